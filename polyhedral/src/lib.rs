@@ -1,0 +1,113 @@
+//! Dependences, scheduling and tiling: `Scop` in, `Dependences` and `TiledSchedule` out.
+//!
+//! This is the only crate that links ISL (through `isl-rs`, which builds ISL 0.27 from source).
+//! Every ISL object lives inside one function call of this crate, behind the safe wrappers of
+//! [`isl`]; everything that crosses the crate boundary is plain data: ISL text, or the plain
+//! [`ast::Ast`] that code generation prints. Later stages ask polyhedral questions through the
+//! functions here, never by handling ISL objects.
+
+pub mod ast;
+
+pub use ast::{Ast, Expr, OpKind};
+use frontend::ir::{Scop, StmtId};
+
+/// Errors of this crate.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// ISL reported an error (the message is ISL's last error).
+    #[error("ISL error: {0}")]
+    Isl(String),
+    /// The schedule violates a dependence: a compiler bug, never silently wrong code.
+    #[error("internal error: the schedule violates dependences:\n{0}")]
+    IllegalSchedule(String),
+    /// Something this version does not handle; the message says what.
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Statement-level dependences as ISL union maps between statement instance spaces
+/// (`S0[i, j] -> S1[i', j']`), restricted to the domains.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dependences {
+    /// Read after write (exact dataflow: last writer to each read).
+    pub flow: String,
+    /// Write after read (each write after the reads since the previous write of the element).
+    pub anti: String,
+    /// Write after write (each write after the previous write of the same element).
+    pub output: String,
+}
+
+/// Fusion heuristic for the scheduler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Fuse {
+    /// Separate every strongly connected component.
+    Min,
+    /// Fuse nests of equal depth that share data.
+    #[default]
+    Smart,
+    /// Fuse all that is legal.
+    Max,
+}
+
+/// How to schedule and tile.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScheduleConfig {
+    pub fuse: Fuse,
+    /// Keep the source order (the original 2d+1 schedule) instead of calling the scheduler.
+    pub original: bool,
+    /// Tile sizes for the dimensions of each tiled band, outermost first; the last size repeats
+    /// for deeper bands. `None`: no tiling (every nest is one task).
+    pub tile_sizes: Option<Vec<i64>>,
+    /// ISL operation budget for scheduling; past it the original schedule is used with a warning.
+    pub max_operations: u64,
+}
+
+impl Default for ScheduleConfig {
+    fn default() -> Self {
+        ScheduleConfig { fuse: Fuse::Smart, original: false, tile_sizes: Some(vec![32]), max_operations: 2_000_000 }
+    }
+}
+
+/// One outermost loop nest of the final schedule: a group of statements executed, in
+/// sequence with the other nests, as a set of tiles. Tiles are the units of tasks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Nest {
+    /// Statements of the nest, in id order.
+    pub statements: Vec<StmtId>,
+    /// Tile sizes of the tiled band (empty when the nest is not tiled).
+    pub tile_sizes: Vec<i64>,
+    /// The nest's full schedule: a union map from statement instances to a flat time space of
+    /// the same dimension for every statement; the first `tile_sizes.len()` output dimensions are
+    /// the tile coordinates (in tile units, e.g. `floor(i / 32)`), the rest order the instances
+    /// inside one tile.
+    pub schedule: String,
+    /// The map from statement instances to their tile, `{ S0[i, j] -> N3[t0, t1] : ... }`, where the
+    /// tuple name `N<k>` names nest `k`; zero-dimensional `N<k>[]` for an untiled nest.
+    pub tile_map: String,
+    /// The tiles that hold at least one instance, `[params] -> { N3[t0, t1] : ... }`.
+    pub tile_domain: String,
+}
+
+/// The scheduled and tiled SCoP: nests in execution order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TiledSchedule {
+    /// The schedule tree as ISL prints it, after tiling (for `--emit schedule`).
+    pub tree: String,
+    pub nests: Vec<Nest>,
+}
+
+/// A dependence between tiles: `relation` maps tiles of nest `src` to the tiles of nest `dst` that
+/// must wait for them; never a tile to itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TileDep {
+    pub src: usize,
+    pub dst: usize,
+    /// `[params] -> { N<src>[..] -> N<dst>[..] : ... }`, coalesced.
+    pub relation: String,
+}
+
+/// A diagnostic that does not stop compilation (for example the scheduler's budget ran out).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Warning(pub String);

@@ -1,0 +1,1 @@
+//! streamrt: the dataflow task runtime.

@@ -1,0 +1,1 @@
+//! Tiled schedule to task program.

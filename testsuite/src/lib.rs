@@ -1,0 +1,1 @@
+//! Test harness: compile C programs, run them, compare their outputs.
