@@ -5,16 +5,23 @@
  * (stream, key) tokens it waits for and the one token it produces when it finishes; keys are
  * integer tuples (tile coordinates) inside the box the stream was declared with. A task becomes
  * ready when every token it waits for has been produced; ready tasks run on worker threads.
- * Nothing else is synchronized: no barrier between tasks.
+ * Nothing else is synchronized: no barrier between tasks. Tokens are never consumed: a produced
+ * token satisfies every task that waits for it, spawned before or after it was produced. A task
+ * may wait for a token whose producer is spawned later in the same graph.
+ *
+ * Memory: a task's body happens after the bodies of all the tasks it waits for, and every body
+ * happens before tf_graph_end returns; no other fence is needed to read what they wrote.
  *
  * Threads: all functions below are called by the control thread only (the thread that called
- * tf_graph_begin). Task bodies run on worker threads, and on the control thread while it waits in
- * tf_graph_end. The number of workers is TILEDFLOW_NUM_THREADS (default: all cores); with 1, tasks
- * run on the control thread alone.
+ * tf_graph_begin). TILEDFLOW_NUM_THREADS (default: all cores) counts the control thread: with N,
+ * N - 1 worker threads are started on the first tf_graph_begin and reused by later graphs, and
+ * the control thread runs tasks too while it waits in tf_graph_end; with 1, tasks run on the
+ * control thread alone, in tf_graph_end. Idle workers sleep.
  *
  * Errors (a key outside its stream's box, an unknown stream, a task left waiting for a token that
- * is never produced, a token produced twice, a panic in the runtime) print a message naming the
- * task and key to stderr and exit the process with status 70; they are never undefined behaviour.
+ * is never produced, a token produced twice, calls out of order, a bad TILEDFLOW_NUM_THREADS, a
+ * panic in the runtime) print "streamrt: error: ..." naming the task and key to stderr and exit
+ * the process with status 70; they are never undefined behaviour.
  */
 #ifndef STREAMRT_H
 #define STREAMRT_H
@@ -33,7 +40,8 @@ typedef void (*tf_task_fn)(const void *env, const long *coords);
 /* One dataflow graph: the tasks of one execution of one SCoP. Opaque. */
 typedef struct tf_graph tf_graph;
 
-/* Creates a graph. Workers are started on first use and kept for later graphs. */
+/* Creates a graph. Workers are started on first use and kept for later graphs: graphs may
+ * follow one another any number of times, and several threads may each drive a graph at once. */
 tf_graph *tf_graph_begin(void);
 
 /* Declares a stream whose keys are the integer points of the box lo[d] <= key[d] <= hi[d],
@@ -43,17 +51,21 @@ tf_graph *tf_graph_begin(void);
 int tf_stream_new(tf_graph *g, const char *name, int ndims, const long *lo, const long *hi);
 
 /* Starts describing a task that runs fn(env, key) and, when fn returns, produces the token
- * (out_stream, key). `key` (copied) has the out stream's ndims values. */
+ * (out_stream, key). `key` (copied) has the out stream's ndims values (NULL allowed when ndims
+ * is 0). `env` is not copied: it must stay valid until tf_graph_end returns. No other task of the
+ * graph may produce the same token. */
 void tf_task_begin(tf_graph *g, int out_stream, const long *key, tf_task_fn fn, const void *env);
 
-/* Adds an input to the task being described: it waits for the token (stream, key). Naming the
- * same token twice is allowed and waits once. */
+/* Adds an input to the task being described (between tf_task_begin and tf_task_end): it waits
+ * for the token (stream, key). Naming the same token twice is allowed and waits once. */
 void tf_task_input(tf_graph *g, int stream, const long *key);
 
 /* Finishes the description; the task may start at once. */
 void tf_task_end(tf_graph *g);
 
-/* Runs tasks until all spawned tasks have finished, then frees the graph. */
+/* Runs tasks until all spawned tasks have finished, then frees the graph. If some tasks can
+ * never run (they wait for tokens that no task produces, or for tokens of such tasks), prints
+ * which task waits for which token and exits with status 70. */
 void tf_graph_end(tf_graph *g);
 
 #ifdef __cplusplus

@@ -1,1 +1,52 @@
-//! streamrt: the dataflow task runtime.
+//! streamrt: the dataflow task runtime of tiledflow-generated programs.
+//!
+//! A sequential *control thread* builds a [`Graph`]: it declares streams (a named box of integer
+//! keys; a key is a tile's coordinates) and spawns tasks in program order. A task waits for a
+//! set of `(stream, key)` tokens and produces exactly one token, `(out stream, its key)`, when
+//! its body returns. Tokens are never consumed: a produced token satisfies every reader. Ready
+//! tasks run on a [`Runtime`]'s workers (work stealing, crossbeam deques) and on the control
+//! thread while it waits in [`Graph::wait`].
+//!
+//! The runtime knows nothing of polyhedra or of the compiler: its inputs are streams, keys and
+//! task bodies; it depends on no compiler crate.
+//!
+//! Roles and modules:
+//! - [`Graph`], [`StreamId`], [`scope`] (module `graph`): the safe API; validates keys and ids.
+//! - [`Runtime`] (module `runtime`): the threads, deques and the sleep/wake protocol.
+//! - module `task`: tasks, token slots and the dependence protocol (all the unsafe code but FFI).
+//! - module `stream`: key boxes and their linearization.
+//! - [`ffi`]: the C ABI of `include/streamrt.h`; errors there print `streamrt: error: ...` and
+//!   exit with status 70.
+//!
+//! The protocol (slot and task states, atomic orderings, why no task is lost or run twice, why
+//! the end-of-graph wait terminates) is described in the crate's `README.md`.
+//!
+//! Not yet here: tracing (`TILEDFLOW_TRACE`) and statistics (`TILEDFLOW_STATS`); they would hook
+//! into `task::TaskRef::run` (the only place a body runs) and `task::Core::spawn`.
+
+#![warn(missing_docs, unsafe_op_in_unsafe_fn)]
+
+mod error;
+pub mod ffi;
+mod graph;
+mod runtime;
+mod stream;
+mod task;
+
+pub use error::{Error, StuckReport, StuckWait};
+pub use graph::{scope, Graph, StreamId};
+pub use runtime::{threads_from_env, Runtime, MAX_THREADS, THREADS_ENV};
+pub use stream::MAX_KEYS;
+pub use task::MAX_TASKS;
+
+/// The largest number of key dimensions of a stream (`TF_MAX_DIMS` in `streamrt.h`).
+pub const MAX_DIMS: usize = 8;
+
+/// The exit status of a program that misused the runtime or whose graph got stuck.
+pub const EXIT_STATUS: i32 = 70;
+
+/// Prints `streamrt: error: <message>` and exits the process with [`EXIT_STATUS`].
+pub(crate) fn fatal(message: impl std::fmt::Display) -> ! {
+    eprintln!("streamrt: error: {message}");
+    std::process::exit(EXIT_STATUS)
+}

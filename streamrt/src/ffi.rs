@@ -1,0 +1,210 @@
+//! The C ABI declared in `include/streamrt.h`: a thin layer over [`crate::Graph`].
+//!
+//! Every function catches panics, checks its pointers and the calling thread, and turns any
+//! [`Error`] into the message `streamrt: error: <what>` on stderr and `exit(70)`. Ownership:
+//! `tf_graph_begin` allocates the graph, `tf_graph_end` frees it; names and keys are copied, so
+//! the caller keeps ownership of every pointer it passes; `env` is borrowed until the graph
+//! ends. Graphs run on [`Runtime::global`] (thread count from `TILEDFLOW_NUM_THREADS`).
+
+use std::ffi::{c_char, c_int, c_long, c_void, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::thread::{self, ThreadId};
+
+use crate::task::{Body, CTaskFn};
+use crate::{Error, Graph, Runtime, MAX_DIMS};
+
+/// The opaque `tf_graph` of the C ABI: a graph and the thread that controls it.
+pub struct TfGraph {
+    graph: Graph<'static>,
+    owner: ThreadId,
+}
+
+/// Runs `f`, turning an error or a panic into the fatal exit.
+fn guard<T>(function: &str, f: impl FnOnce() -> Result<T, Error>) -> T {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(value)) => value,
+        Ok(Err(error)) => crate::fatal(error),
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            crate::fatal(format_args!(
+                "internal error (a panic) in {function}: {message}"
+            ))
+        }
+    }
+}
+
+/// The graph behind `g`, checked for null and for the calling thread.
+///
+/// # Safety
+/// `g` is null or a pointer returned by `tf_graph_begin` and not yet passed to `tf_graph_end`.
+unsafe fn graph<'a>(g: *mut TfGraph, function: &str) -> Result<&'a mut Graph<'static>, Error> {
+    // SAFETY: per this function's contract, a non-null `g` is a live graph that only its
+    // control thread (checked below) uses, so no other reference to it exists.
+    let g = unsafe { g.as_mut() }
+        .ok_or_else(|| Error::Misuse(format!("{function} called with a NULL graph")))?;
+    if g.owner != thread::current().id() {
+        return Err(Error::Misuse(format!(
+            "{function} called from a thread other than the one that called tf_graph_begin"
+        )));
+    }
+    Ok(&mut g.graph)
+}
+
+/// Copies `n` values from `key`.
+///
+/// # Safety
+/// `key` is null or points to at least `n` readable `long`s.
+unsafe fn read_key(key: *const c_long, n: usize, function: &str) -> Result<[i64; MAX_DIMS], Error> {
+    let mut out = [0i64; MAX_DIMS];
+    if n == 0 {
+        return Ok(out);
+    }
+    if key.is_null() {
+        return Err(Error::Misuse(format!(
+            "{function}: NULL key for a stream with {n} dimension(s)"
+        )));
+    }
+    // SAFETY: non-null, and the caller provides `n <= MAX_DIMS` readable values.
+    let values = unsafe { std::slice::from_raw_parts(key, n.min(MAX_DIMS)) };
+    for (o, &v) in out.iter_mut().zip(values) {
+        // `long` is 64 bits on the LP64 targets we support, 32 on others.
+        #[allow(clippy::useless_conversion)]
+        let v = i64::from(v);
+        *o = v;
+    }
+    Ok(out)
+}
+
+/// Creates a graph on the global runtime (starting it on first use). The graph must be ended
+/// with `tf_graph_end` on the same thread.
+#[no_mangle]
+pub extern "C" fn tf_graph_begin() -> *mut TfGraph {
+    guard("tf_graph_begin", || {
+        let rt = Runtime::global()?;
+        let g = TfGraph {
+            graph: Graph::new(rt),
+            owner: thread::current().id(),
+        };
+        Ok(Box::into_raw(Box::new(g)))
+    })
+}
+
+/// Declares a stream; returns its id (0, 1, 2, ... in declaration order).
+///
+/// # Safety
+/// `g` comes from `tf_graph_begin`; `name` is null or a NUL-terminated string; `lo` and `hi`
+/// point to `ndims` values each (may be null when `ndims` is 0).
+#[no_mangle]
+pub unsafe extern "C" fn tf_stream_new(
+    g: *mut TfGraph,
+    name: *const c_char,
+    ndims: c_int,
+    lo: *const c_long,
+    hi: *const c_long,
+) -> c_int {
+    guard("tf_stream_new", || {
+        // SAFETY: per this function's contract.
+        let graph = unsafe { graph(g, "tf_stream_new") }?;
+        let name = if name.is_null() {
+            "(unnamed)".to_string()
+        } else {
+            // SAFETY: per this function's contract, a NUL-terminated string.
+            unsafe { CStr::from_ptr(name) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        let n = usize::try_from(ndims)
+            .ok()
+            .filter(|&n| n <= MAX_DIMS)
+            .ok_or_else(|| Error::BadDims {
+                name: name.clone(),
+                ndims: i64::from(ndims),
+                max: MAX_DIMS,
+            })?;
+        // SAFETY: per this function's contract, `n` values each.
+        let lo = unsafe { read_key(lo, n, "tf_stream_new (lo)") }?;
+        // SAFETY: as above.
+        let hi = unsafe { read_key(hi, n, "tf_stream_new (hi)") }?;
+        let id = graph.stream(&name, &lo[..n], &hi[..n])?;
+        c_int::try_from(id.index())
+            .map_err(|_| Error::Misuse(format!("too many streams (at most {})", c_int::MAX)))
+    })
+}
+
+/// Starts describing a task that runs `fn(env, key)` and then produces `(out_stream, key)`.
+///
+/// # Safety
+/// `g` comes from `tf_graph_begin`; `key` points to the out stream's `ndims` values; `fn` may be
+/// called with `env` from any thread, concurrently with the other tasks, until `tf_graph_end`
+/// returns.
+#[no_mangle]
+pub unsafe extern "C" fn tf_task_begin(
+    g: *mut TfGraph,
+    out_stream: c_int,
+    key: *const c_long,
+    f: Option<CTaskFn>,
+    env: *const c_void,
+) {
+    guard("tf_task_begin", || {
+        // SAFETY: per this function's contract.
+        let graph = unsafe { graph(g, "tf_task_begin") }?;
+        let out = i64::from(out_stream);
+        let n = graph.stream_ndims(out, &|| "the output of a task (tf_task_begin)".to_string())?;
+        // SAFETY: per this function's contract, `n` values.
+        let key = unsafe { read_key(key, n, "tf_task_begin") }?;
+        let f = f.ok_or_else(|| Error::Misuse("tf_task_begin: NULL task function".to_string()))?;
+        // SAFETY: the caller promises `f(env, coords)` may run on any thread until the graph ends.
+        let body = unsafe { Body::c(f, env) };
+        graph.begin_task(out, &key[..n], body)
+    });
+}
+
+/// Adds the input `(stream, key)` to the task being described.
+///
+/// # Safety
+/// `g` comes from `tf_graph_begin`; `key` points to the stream's `ndims` values.
+#[no_mangle]
+pub unsafe extern "C" fn tf_task_input(g: *mut TfGraph, stream: c_int, key: *const c_long) {
+    guard("tf_task_input", || {
+        // SAFETY: per this function's contract.
+        let graph = unsafe { graph(g, "tf_task_input") }?;
+        let id = i64::from(stream);
+        let n = graph.stream_ndims(id, &|| "an input of a task (tf_task_input)".to_string())?;
+        // SAFETY: per this function's contract, `n` values.
+        let key = unsafe { read_key(key, n, "tf_task_input") }?;
+        graph.add_input(id, &key[..n])
+    });
+}
+
+/// Finishes the description; the task may start at once.
+///
+/// # Safety
+/// `g` comes from `tf_graph_begin`.
+#[no_mangle]
+pub unsafe extern "C" fn tf_task_end(g: *mut TfGraph) {
+    guard("tf_task_end", || {
+        // SAFETY: per this function's contract.
+        let graph = unsafe { graph(g, "tf_task_end") }?;
+        graph.end_task()
+    });
+}
+
+/// Runs tasks until all have finished, then frees the graph.
+///
+/// # Safety
+/// `g` comes from `tf_graph_begin` and is not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn tf_graph_end(g: *mut TfGraph) {
+    guard("tf_graph_end", || {
+        // SAFETY: per this function's contract (checks null and thread before we take it).
+        unsafe { graph(g, "tf_graph_end") }?;
+        // SAFETY: `g` is a live graph from `tf_graph_begin`, owned by this thread; the caller
+        // gives it up.
+        let g = unsafe { Box::from_raw(g) };
+        g.graph.wait()
+    });
+}

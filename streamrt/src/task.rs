@@ -1,0 +1,553 @@
+//! Tasks and the dependence protocol: token slots, waiter lists, readiness counters, completion.
+//!
+//! This module owns every raw pointer of the runtime (see `README.md` in the crate for the
+//! protocol and the argument that it is race-free). Its pieces:
+//!
+//! - [`Task`]: a heap record created by the control thread in [`Core::spawn`] and freed by the
+//!   thread that runs it ([`TaskRef::run`]), or by [`Core::finish`] if it can never run.
+//! - Token slot words (one `AtomicPtr` per key of a [`Stream`]), in three states:
+//!   `EMPTY` (not produced, nobody waits), a pointer to the head of a list of [`WaitNode`]s
+//!   (not produced, tasks wait), `PRODUCED`. Only the control thread pushes nodes (CAS), only
+//!   the token's single producer swaps in `PRODUCED`; `PRODUCED` is final.
+//! - [`TaskRef`]: the unique right to run one ready task. It is created exactly once per task,
+//!   by whoever brings the task's `missing` counter to zero, and consumed by [`TaskRef::run`].
+//! - [`GraphState`]: the per-graph word `finished << 32 | active` that lets the control thread
+//!   tell "all done" from "stuck", plus the first panic of a task body.
+//! - [`Core`]: the control thread's side of one graph: the streams, which tokens have a
+//!   producer, the spawn count, and the end-of-graph wait.
+//!
+//! Where tracing and statistics will hook in: [`TaskRef::run`] is the only place a task body
+//! runs (start/end timestamps, worker index from the [`Sink`]), and [`Core::spawn`] the only
+//! place a task is created.
+
+use std::any::Any;
+use std::ffi::{c_long, c_void};
+use std::marker::PhantomData;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr::{self, NonNull};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::runtime::{GraphEnd, Inner, Sink};
+use crate::stream::Stream;
+use crate::{Error, StuckReport, StuckWait, MAX_DIMS};
+
+/// Slot word: the token is not produced and no task waits for it.
+const EMPTY: *mut () = ptr::null_mut();
+/// Slot word: the token is produced (final state). A dangling address (8, no provenance) that
+/// is never the address of a heap-allocated node.
+const PRODUCED: *mut () = NonNull::<u64>::dangling().as_ptr().cast();
+
+/// The largest number of tasks in one graph (the `finished` half of the graph word).
+pub const MAX_TASKS: u64 = u32::MAX as u64;
+
+/// One unit of the graph word: a finished task.
+const FINISHED_ONE: u64 = 1 << 32;
+/// Mask of the `active` half of the graph word.
+const ACTIVE_MASK: u64 = FINISHED_ONE - 1;
+
+/// A C task body: `fn(env, coords)`.
+pub type CTaskFn = unsafe extern "C" fn(*const c_void, *const c_long);
+
+/// What a task runs: a Rust closure or a C function with its environment pointer.
+pub(crate) struct Body<'env>(BodyKind<'env>);
+
+/// A boxed Rust task body.
+type RustBody<'env> = Box<dyn FnOnce(&[i64]) + Send + 'env>;
+
+enum BodyKind<'env> {
+    Rust(RustBody<'env>),
+    C { f: CTaskFn, env: CEnv },
+}
+
+/// A C environment pointer, sent to the worker that runs the task.
+struct CEnv(*const c_void);
+
+// SAFETY: the C ABI documents that `env` is shared by the task bodies and read from worker
+// threads; whoever builds a C body (`Body::c`) promises that this is sound for its data.
+unsafe impl Send for CEnv {}
+
+impl<'env> Body<'env> {
+    /// A Rust closure body, called with the task's key.
+    pub(crate) fn rust(f: impl FnOnce(&[i64]) + Send + 'env) -> Body<'env> {
+        Body(BodyKind::Rust(Box::new(f)))
+    }
+
+    /// A C body `f(env, coords)`.
+    ///
+    /// # Safety
+    /// `f` must be safe to call from any thread with `env` and a pointer to the task's key (valid
+    /// during the call) until the graph ends, concurrently with the other tasks of the graph.
+    pub(crate) unsafe fn c(f: CTaskFn, env: *const c_void) -> Body<'env> {
+        Body(BodyKind::C { f, env: CEnv(env) })
+    }
+
+    /// Forgets the borrow lifetime so that the body can be stored in a type-erased task.
+    ///
+    /// # Safety
+    /// The caller must run or drop the body before `'env` ends.
+    unsafe fn erase(self) -> Body<'static> {
+        match self.0 {
+            BodyKind::Rust(f) => {
+                // SAFETY: only the lifetime bound of the trait object changes (same layout); the
+                // caller keeps the body from outliving 'env.
+                let f: RustBody<'static> = unsafe { std::mem::transmute(f) };
+                Body(BodyKind::Rust(f))
+            }
+            BodyKind::C { f, env } => Body(BodyKind::C { f, env }),
+        }
+    }
+
+    /// Runs the body with `key`.
+    fn call(self, key: &[i64]) {
+        match self.0 {
+            BodyKind::Rust(f) => f(key),
+            BodyKind::C { f, env } => {
+                let mut coords = [0 as c_long; MAX_DIMS];
+                for (c, &k) in coords.iter_mut().zip(key) {
+                    // Keys came from `c_long`s (C ABI) or fit one by the stream's box, which the
+                    // C side declared with `long` bounds.
+                    *c = k as c_long;
+                }
+                // SAFETY: promised by `Body::c`'s caller; `coords` outlives the call.
+                unsafe { f(env.0, coords.as_ptr()) }
+            }
+        }
+    }
+}
+
+/// One input of a task, linked into the waiter list of the slot it waits for.
+///
+/// Written by the control thread before it is published (Release CAS on the slot), then only
+/// read, by the token's producer, which reads `next` and `task` *before* decrementing the
+/// task's counter (after the decrement the node may be freed).
+struct WaitNode {
+    task: *mut Task,
+    next: *mut WaitNode,
+}
+
+/// A spawned task.
+///
+/// States: *registering* (the control thread holds the `+1` guard in `missing`), *waiting*
+/// (`missing > 0`, nodes in slot lists), *ready* (a [`TaskRef`] exists, in a deque), *running*,
+/// then freed. Fields other than `missing` are written only while one thread owns the task:
+/// the control thread while registering, the `TaskRef` holder afterwards.
+struct Task {
+    /// Inputs not yet produced, plus 1 while the control thread registers them.
+    missing: AtomicUsize,
+    /// Intrusive link of the ready list built by [`TaskRef::run`] (owner only).
+    next_ready: *mut Task,
+    graph: *const GraphState,
+    stream: *const Stream,
+    /// The output token's slot index in `stream`.
+    idx: usize,
+    body: Body<'static>,
+    /// One node per distinct input.
+    waits: Box<[WaitNode]>,
+}
+
+/// The unique right to run one ready task (its `missing` counter reached zero).
+///
+/// Not `Clone`: it is created once per task and consumed by [`TaskRef::run`], which is why a
+/// task runs at most once.
+pub(crate) struct TaskRef(NonNull<Task>);
+
+// SAFETY: a TaskRef is the sole owner of its task (see the type doc); the task's fields are
+// `Send` (the body is `Send`, the raw pointers point to graph data shared by design).
+unsafe impl Send for TaskRef {}
+
+impl TaskRef {
+    /// Runs the task's body, publishes its token, and hands the tasks this made ready to `sink`.
+    ///
+    /// Never unwinds for a panicking body (the panic is recorded in the graph); a panic in the
+    /// runtime itself is a bug that the caller turns into a fatal error.
+    pub(crate) fn run(self, rt: &Inner, sink: &Sink<'_>) {
+        // SAFETY: `self` is the unique owner of a ready task: every producer of its inputs is done
+        // with its node (they read it before their decrement), the control thread released its
+        // guard, and it is in no deque any more. So nothing else references the record.
+        let task = unsafe { Box::from_raw(self.0.as_ptr()) };
+        let Task {
+            graph,
+            stream,
+            idx,
+            body,
+            ..
+        } = *task;
+        // SAFETY: the graph state and the streams live until `Core::finish` has seen every task
+        // finish (the graph word update below is this task's last access to them).
+        let (graph, stream) = unsafe { (&*graph, &*stream) };
+
+        let key = stream.coords(idx);
+        let key = &key[..stream.ndims()];
+        if graph.poisoned.load(Ordering::Relaxed) {
+            // An earlier task panicked: skip the body but still produce the token, so that the
+            // graph drains quickly and the panic reaches the waiter.
+            let _ = catch_unwind(AssertUnwindSafe(move || drop(body)));
+        } else if let Err(payload) = catch_unwind(AssertUnwindSafe(|| body.call(key))) {
+            graph.record_panic(stream.token_name(idx), payload);
+        }
+
+        // Publish the token and take the list of waiting inputs.
+        let head = stream.slots[idx].swap(PRODUCED, Ordering::AcqRel);
+        assert_ne!(
+            head,
+            PRODUCED,
+            "token {} published twice",
+            stream.token_name(idx)
+        );
+        let mut ready: *mut Task = ptr::null_mut();
+        let mut n_ready: u64 = 0;
+        let mut node = head.cast::<WaitNode>();
+        while !node.is_null() {
+            // SAFETY: the node was published by a Release CAS that our AcqRel swap follows in the
+            // slot's modification order, so its fields are visible; its task cannot be freed
+            // before our decrement below, which comes after these reads.
+            let (next, waiter) = unsafe { ((*node).next, (*node).task) };
+            // SAFETY: as above, `waiter` is alive until its counter reaches zero.
+            if unsafe { (*waiter).missing.fetch_sub(1, Ordering::AcqRel) } == 1 {
+                // SAFETY: our decrement made the waiter ready, so we own it exclusively.
+                unsafe { (*waiter).next_ready = ready };
+                ready = waiter;
+                n_ready += 1;
+            }
+            node = next;
+        }
+
+        // This task finishes and `n_ready` tasks become active, in one step: the active count
+        // never drops to zero while some task is ready or running.
+        let old = graph
+            .word
+            .fetch_add(FINISHED_ONE + n_ready - 1, Ordering::AcqRel);
+        let active_after = (old & ACTIVE_MASK) + n_ready - 1;
+        // From here on `graph` and `stream` must not be touched: the control thread may free
+        // them as soon as it sees the last task finish.
+
+        while let Some(t) = NonNull::new(ready) {
+            // SAFETY: we still own `t` (not pushed yet); read its link before handing it over.
+            ready = unsafe { (*t.as_ptr()).next_ready };
+            rt.push(sink, TaskRef(t));
+        }
+        // A worker goes on to pop one of them from its own deque: it wakes sleepers for the
+        // others only. A control thread may stop looking for work (its own graph may be done
+        // while this task belonged to another graph), so it wakes sleepers for all of them.
+        let to_wake = match sink {
+            Sink::Local(_) => n_ready.saturating_sub(1),
+            Sink::Global => n_ready,
+        };
+        if to_wake > 0 {
+            rt.notify_work(to_wake);
+        }
+        if n_ready == 0 && active_after == 0 {
+            rt.notify_graph_idle();
+        }
+    }
+}
+
+/// The part of a graph that workers touch besides its streams: the graph word and panics.
+pub(crate) struct GraphState {
+    /// `finished << 32 | active`: `finished` counts tasks that completed, `active` tasks that
+    /// are ready or running. Updated by RMWs only (so every update continues the release
+    /// sequence the control thread acquires at the end).
+    word: AtomicU64,
+    /// Set when a body panicked: later bodies of this graph are skipped.
+    poisoned: AtomicBool,
+    /// The first panic: (task name, message).
+    panic: Mutex<Option<(String, String)>>,
+}
+
+impl GraphState {
+    fn new() -> GraphState {
+        GraphState {
+            word: AtomicU64::new(0),
+            poisoned: AtomicBool::new(false),
+            panic: Mutex::new(None),
+        }
+    }
+
+    /// `(finished, active)`, read with Acquire: once `finished` equals the number of tasks
+    /// spawned, every task body's writes are visible to the caller.
+    pub(crate) fn snapshot(&self) -> (u64, u64) {
+        let w = self.word.load(Ordering::Acquire);
+        (w >> 32, w & ACTIVE_MASK)
+    }
+
+    fn record_panic(&self, task: String, payload: Box<dyn Any + Send>) {
+        let message = if let Some(s) = payload.downcast_ref::<&str>() {
+            (*s).to_string()
+        } else if let Some(s) = payload.downcast_ref::<String>() {
+            s.clone()
+        } else {
+            "(a panic payload that is not a string)".to_string()
+        };
+        self.poisoned.store(true, Ordering::Relaxed);
+        let mut first = self.panic.lock().unwrap_or_else(PoisonError::into_inner);
+        if first.is_none() {
+            *first = Some((task, message));
+        }
+    }
+
+    fn take_panic(&self) -> Option<(String, String)> {
+        self.panic
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+}
+
+/// The control thread's side of one graph: streams, producers, spawn count, end-of-graph wait.
+///
+/// `'env` bounds the data that task bodies borrow. Every task is run or freed before the core
+/// is dropped ([`Core::finish`], also called by `Drop`), so a `Core<'env>` that is dropped
+/// (never leaked) keeps bodies from outliving `'env`. The public API hands out graphs with a
+/// non-`'static` `'env` only by `&mut` (see [`crate::scope`]), so they cannot be leaked.
+pub(crate) struct Core<'env> {
+    rt: Arc<Inner>,
+    state: Arc<GraphState>,
+    streams: Vec<Arc<Stream>>,
+    /// Per stream, one bit per key: a task producing this token was spawned.
+    claimed: Vec<Vec<u64>>,
+    spawned: u64,
+    finished: bool,
+    /// Invariant in `'env` (so `Core<'static>` cannot stand in for a `Core<'env>`).
+    _env: PhantomData<fn(&'env ()) -> &'env ()>,
+}
+
+impl<'env> Core<'env> {
+    /// A new, empty graph on runtime `rt`.
+    pub(crate) fn new(rt: Arc<Inner>) -> Core<'env> {
+        Core {
+            rt,
+            state: Arc::new(GraphState::new()),
+            streams: Vec::new(),
+            claimed: Vec::new(),
+            spawned: 0,
+            finished: false,
+            _env: PhantomData,
+        }
+    }
+
+    /// The runtime this graph runs on.
+    pub(crate) fn runtime(&self) -> &Inner {
+        &self.rt
+    }
+
+    /// Declares a stream and returns its id (its position).
+    pub(crate) fn add_stream(&mut self, name: &str, lo: &[i64], hi: &[i64]) -> Result<u32, Error> {
+        let id = u32::try_from(self.streams.len())
+            .map_err(|_| Error::Misuse(format!("too many streams (at most {})", u32::MAX)))?;
+        let stream = Stream::new(id, name, lo, hi)?;
+        self.claimed.push(vec![0u64; stream.len().div_ceil(64)]);
+        self.streams.push(Arc::new(stream));
+        Ok(id)
+    }
+
+    /// The stream with id `id`, if declared.
+    pub(crate) fn stream(&self, id: usize) -> Option<&Stream> {
+        self.streams.get(id).map(|s| &**s)
+    }
+
+    /// Number of streams declared.
+    pub(crate) fn n_streams(&self) -> usize {
+        self.streams.len()
+    }
+
+    fn is_claimed(&self, stream: u32, idx: usize) -> bool {
+        self.claimed[stream as usize][idx / 64] & (1 << (idx % 64)) != 0
+    }
+
+    /// Spawns a task producing `out` (stream id, slot index) that waits for `inputs` (sorted and
+    /// deduplicated here). The task may start before this returns.
+    pub(crate) fn spawn(
+        &mut self,
+        out: (u32, usize),
+        inputs: &mut Vec<(u32, usize)>,
+        body: Body<'env>,
+    ) -> Result<(), Error> {
+        if self.finished {
+            return Err(Error::Misuse(
+                "task spawned after the graph ended".to_string(),
+            ));
+        }
+        if self.spawned >= MAX_TASKS {
+            return Err(Error::TooManyTasks { max: MAX_TASKS });
+        }
+        // Validate everything before publishing anything: a failed spawn leaves no trace.
+        let in_range = |&(s, idx): &(u32, usize)| {
+            self.streams
+                .get(s as usize)
+                .is_some_and(|st| idx < st.len())
+        };
+        if !in_range(&out) || !inputs.iter().all(in_range) {
+            return Err(Error::Misuse(
+                "internal: unchecked stream or key in spawn".to_string(),
+            ));
+        }
+        if self.is_claimed(out.0, out.1) {
+            let token = self.streams[out.0 as usize].token_name(out.1);
+            return Err(Error::ProducedTwice { token });
+        }
+        self.claimed[out.0 as usize][out.1 / 64] |= 1 << (out.1 % 64);
+        inputs.sort_unstable();
+        inputs.dedup();
+
+        let n_inputs = inputs.len();
+        let waits: Box<[WaitNode]> = (0..n_inputs)
+            .map(|_| WaitNode {
+                task: ptr::null_mut(),
+                next: ptr::null_mut(),
+            })
+            .collect();
+        // SAFETY (for the erasure): `Core::finish` runs or frees every task before the core is
+        // dropped, and a `Core<'env>` is never leaked (see the type doc).
+        let body = unsafe { body.erase() };
+        let task = Box::into_raw(Box::new(Task {
+            missing: AtomicUsize::new(n_inputs + 1),
+            next_ready: ptr::null_mut(),
+            graph: Arc::as_ptr(&self.state),
+            stream: Arc::as_ptr(&self.streams[out.0 as usize]),
+            idx: out.1,
+            body,
+            waits,
+        }));
+        self.spawned += 1;
+
+        // SAFETY: nothing is published yet, so the control thread owns the record; the node array
+        // does not move while the task lives.
+        let nodes = unsafe { (*task).waits.as_mut_ptr() };
+        let mut satisfied = 0;
+        for (i, &(s, idx)) in inputs.iter().enumerate() {
+            let slot = &self.streams[s as usize].slots[idx];
+            // SAFETY: `i < n_inputs`; node `i` is not published yet, so we may write it, and our
+            // guard in `missing` keeps the task (and its nodes) alive.
+            let node = unsafe { nodes.add(i) };
+            // SAFETY: as above.
+            unsafe { (*node).task = task };
+            let mut cur = slot.load(Ordering::Acquire);
+            loop {
+                if cur == PRODUCED {
+                    satisfied += 1;
+                    break;
+                }
+                // SAFETY: as above.
+                unsafe { (*node).next = cur.cast::<WaitNode>() };
+                // Release publishes the node's fields (and the task's initial counter) to the
+                // producer; a failure can only be the producer's swap to PRODUCED, read with
+                // Acquire so that its body's writes happen before this task's.
+                match slot.compare_exchange_weak(
+                    cur,
+                    node.cast::<()>(),
+                    Ordering::Release,
+                    Ordering::Acquire,
+                ) {
+                    Ok(_) => break,
+                    Err(now) => cur = now,
+                }
+            }
+        }
+
+        // Release the guard together with the inputs found produced.
+        let release = satisfied + 1;
+        // SAFETY: the guard keeps the task alive up to this decrement.
+        if unsafe { (*task).missing.fetch_sub(release, Ordering::AcqRel) } == release {
+            // Ready now. Count it active before it can run (the push publishes the increment).
+            self.state.word.fetch_add(1, Ordering::Relaxed);
+            // SAFETY: `task` came from Box::into_raw, so it is not null.
+            let t = TaskRef(unsafe { NonNull::new_unchecked(task) });
+            self.rt.push(&Sink::Global, t);
+            self.rt.notify_work(1);
+        }
+        Ok(())
+    }
+
+    /// Runs tasks until every spawned task finished (or none can make progress), then reports the
+    /// first panic of a body or the tasks that can never run. Idempotent: later calls return
+    /// `Ok(())`. After it returns, no thread touches this graph's tasks or streams.
+    pub(crate) fn finish(&mut self) -> Result<(), Error> {
+        if self.finished {
+            return Ok(());
+        }
+        self.finished = true;
+        // A panic escaping the wait would drop the streams under running tasks: make it fatal.
+        let guard = crate::runtime::FatalOnUnwind("waiting for the end of a graph");
+        let end = self.rt.wait_graph(&self.state, self.spawned);
+        let stuck = match end {
+            GraphEnd::Done => None,
+            GraphEnd::Stuck => Some(self.reclaim_stuck()),
+        };
+        std::mem::forget(guard);
+        if let Some((task, message)) = self.state.take_panic() {
+            return Err(Error::TaskPanicked { task, message });
+        }
+        match stuck {
+            Some(report) => Err(Error::Stuck(report)),
+            None => Ok(()),
+        }
+    }
+
+    /// Lists and frees the tasks of a graph that can make no more progress.
+    fn reclaim_stuck(&mut self) -> StuckReport {
+        let (finished, active) = self.state.snapshot();
+        // `wait_graph` returned Stuck: no task is ready or running and none can be spawned, so no
+        // other thread touches this graph's tasks or slots any more.
+        assert_eq!(active, 0, "reclaim_stuck with active tasks");
+        let mut waits: Vec<(u32, usize, u32, usize)> = Vec::new();
+        let mut tasks: Vec<*mut Task> = Vec::new();
+        for stream in &self.streams {
+            for (idx, slot) in stream.slots.iter().enumerate() {
+                let word = slot.load(Ordering::Acquire);
+                if word == EMPTY || word == PRODUCED {
+                    continue;
+                }
+                let mut node = word.cast::<WaitNode>();
+                while !node.is_null() {
+                    // SAFETY: quiescent graph (above): every node in a list belongs to a task that
+                    // never ran, so it is alive; nothing else reads or writes it.
+                    let (next, task) = unsafe { ((*node).next, (*node).task) };
+                    // SAFETY: as above.
+                    let (task_stream, task_idx) = unsafe { ((*(*task).stream).id, (*task).idx) };
+                    waits.push((task_stream, task_idx, stream.id, idx));
+                    tasks.push(task);
+                    node = next;
+                }
+            }
+        }
+        tasks.sort_unstable();
+        tasks.dedup();
+        debug_assert_eq!(tasks.len() as u64, self.spawned - finished);
+        let n_tasks = tasks.len();
+        for task in tasks {
+            // SAFETY: each stuck task is freed once (deduplicated); its body is dropped unrun.
+            drop(unsafe { Box::from_raw(task) });
+        }
+        for stream in &self.streams {
+            for slot in stream.slots.iter() {
+                if slot.load(Ordering::Relaxed) != PRODUCED {
+                    slot.store(EMPTY, Ordering::Relaxed);
+                }
+            }
+        }
+        waits.sort_unstable();
+        let n_waits = waits.len();
+        let waits = waits
+            .into_iter()
+            .take(StuckReport::MAX_LISTED)
+            .map(|(ts, ti, ks, ki)| StuckWait {
+                task: self.streams[ts as usize].token_name(ti),
+                token: self.streams[ks as usize].token_name(ki),
+                has_producer: self.is_claimed(ks, ki),
+            })
+            .collect();
+        StuckReport {
+            n_tasks,
+            n_waits,
+            waits,
+        }
+    }
+}
+
+impl Drop for Core<'_> {
+    fn drop(&mut self) {
+        // Errors are reported by `Graph`; here only the guarantee matters: no task outlives us.
+        let _ = self.finish();
+    }
+}
