@@ -2,5 +2,91 @@
 //!
 //! Owns: libclang (all of it lives in the `clang` module), SCoP detection, affine expression
 //! extraction, diagnostics with `file:line:col`. Produces plain data ([`ir`]); never links ISL.
+//!
+//! Pipeline inside the crate: `clang` lowers the translation unit to owned data; `pragma` finds
+//! the `#pragma scop` / `#pragma endscop` regions in the main file's tokens; `scop` walks the
+//! statements of each region and builds the [`ir::Scop`] with the help of `affine` (quasi-affine
+//! expressions and conditions printed in ISL syntax). A region that is not a static control part
+//! is dropped with a [`Diagnostic`] and stays as written. [`scop_to_string`] prints a SCoP as
+//! text (`--emit scop`, tests).
+//!
+//! Semantics: every ISL string describes exactly what the C code does. In particular C's `/`
+//! and `%` truncate towards zero: a dividend proven non-negative uses `floor`/`mod` directly,
+//! any other is split into its non-negative and negative cases (a disjunction), never
+//! approximated. Unsigned arithmetic (which wraps) is refused.
+//!
+//! Architecture invariants: no ISL object exists in this crate (ISL syntax is only text); no
+//! libclang handle leaves `clang`, the only module with `unsafe` code; libclang's warnings on a
+//! file that parses are not repeated (the C compiler reports them), its errors are
+//! [`Error::Parse`].
 
+#![deny(unsafe_code)] // only the `clang` module may use unsafe code
+#![forbid(unsafe_op_in_unsafe_fn)]
+
+mod affine;
+mod clang;
+mod diagnostic;
 pub mod ir;
+mod pragma;
+mod print;
+mod scop;
+mod text;
+
+use std::path::Path;
+
+pub use diagnostic::{Diagnostic, Error, Severity};
+pub use print::scop_to_string;
+
+/// How to parse: the user's compiler flags.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Arguments passed to libclang (`-I`, `-D`, `-U`, `-std=...`).
+    pub clang_args: Vec<String>,
+}
+
+/// Reads and parses the C file at `path`; returns its SCoPs and the diagnostics about regions
+/// that were not extracted.
+pub fn parse_file(path: &Path, opts: &Options) -> Result<(ir::SourceFile, Vec<Diagnostic>), Error> {
+    let name = path.to_string_lossy().into_owned();
+    let bytes = std::fs::read(path).map_err(|source| Error::Io {
+        path: name.clone(),
+        source,
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| Error::Io {
+        path: name.clone(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+    })?;
+    parse_source(&name, &text, opts)
+}
+
+/// Parses `text` as the contents of the file `path_for_messages` (which need not exist; its
+/// directory is where relative `#include "..."` are searched).
+pub fn parse_source(
+    path_for_messages: &str,
+    text: &str,
+    opts: &Options,
+) -> Result<(ir::SourceFile, Vec<Diagnostic>), Error> {
+    // The input is C whatever its name says (libclang would read a name without a known
+    // extension as a precompiled AST), unless the user chose a language.
+    let mut args = opts.clang_args.clone();
+    if !args.iter().any(|a| a.starts_with("-x")) {
+        args.splice(0..0, ["-x".to_string(), "c".to_string()]);
+    }
+    let parsed = clang::parse(path_for_messages, text, &args).map_err(|e| Error::Clang(e.0))?;
+    if parsed
+        .diagnostics
+        .iter()
+        .any(|d| d.severity == Severity::Error)
+    {
+        return Err(Error::Parse(parsed.diagnostics));
+    }
+    let (scops, diagnostics) = scop::extract(path_for_messages, text, &parsed);
+    Ok((
+        ir::SourceFile {
+            path: path_for_messages.to_string(),
+            text: text.to_string(),
+            scops,
+        },
+        diagnostics,
+    ))
+}

@@ -1,0 +1,1815 @@
+//! SCoP extraction: turns each `#pragma scop` region of the lowered AST into an [`ir::Scop`],
+//! or into one diagnostic saying why the region is not a static control part.
+//!
+//! A region is accepted only if everything in it is understood exactly:
+//! - control: `for` loops whose counter starts at an affine value, moves by a constant step and
+//!   is bounded by an affine condition monotone in the counter; `if`/`else` with affine
+//!   conditions (`&&`, `||`, `!`, comparisons, ternaries);
+//! - statements: expression statements that assign (`=`, `op=`, `++`, `--`) an array element or
+//!   a scalar, reading array elements with affine subscripts, scalars, literals and pure math
+//!   functions;
+//! - affine expressions: `+`, `-`, multiplication by constants, `/` and `%` by constants with
+//!   C's truncation (see [`crate::affine`]), casts to `int`/`long`, ternaries, enumeration
+//!   constants and parameters (signed integer scalars never assigned in the region);
+//! - text: every iterator and variable reference of a statement is visible in the statement's
+//!   own tokens, so that it can be re-emitted with substitutions.
+//!
+//! The first construct that breaks a rule ends the region with a [`Refusal`] pointing at it;
+//! the region then stays as written.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::affine::{AffineError, Cmp, Formula, LinExpr, Names, Pw, Term};
+use crate::clang::{
+    BinOp, CType, Decl, DeclKind, Function, Kind, Node, ParsedFile, ScalarClass, Token, TokenKind,
+    UnOp,
+};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::ir::{
+    Access, AccessKind, Array, ArrayId, BodyPiece, Param, Scop, Span, Statement, StmtId, Storage,
+};
+use crate::pragma::{self, Region};
+use crate::text::{snippet, LineIndex};
+
+/// Identifiers ISL's parser reads as keywords (case-insensitively).
+const ISL_KEYWORDS: &[&str] = &[
+    "exists", "and", "or", "implies", "not", "infty", "infinity", "nan", "min", "max", "rat",
+    "true", "false", "ceild", "floord", "mod", "ceil", "floor",
+];
+
+/// Prefix reserved for identifiers of generated code.
+const RESERVED_PREFIX: &str = "tf_";
+
+/// Math functions without side effects that statements may call (also with an `f` or `l`
+/// suffix).
+const PURE_FUNCTIONS: &[&str] = &[
+    "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "fabs", "abs",
+    "labs", "llabs", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
+    "asinh", "acosh", "atanh", "floor", "ceil", "round", "trunc", "fmin", "fmax", "fmod", "hypot",
+    "copysign", "erf", "erfc", "tgamma", "lgamma",
+];
+
+/// Why a region is not a static control part: the offending construct and the reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    pub offset: usize,
+    pub what: String,
+    pub why: String,
+}
+
+impl Refusal {
+    fn new(offset: usize, what: impl Into<String>, why: impl Into<String>) -> Refusal {
+        Refusal {
+            offset,
+            what: what.into(),
+            why: why.into(),
+        }
+    }
+
+    fn diagnostic(&self, path: &str, lines: &LineIndex) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            file: path.to_string(),
+            loc: lines.loc(self.offset),
+            message: format!("not a static control part: {} ({})", self.what, self.why),
+        }
+    }
+}
+
+type Result<T> = std::result::Result<T, Refusal>;
+
+/// Extracts the SCoPs of all pragma regions of the file.
+pub(crate) fn extract(path: &str, text: &str, parsed: &ParsedFile) -> (Vec<Scop>, Vec<Diagnostic>) {
+    let lines = LineIndex::new(text);
+    let directives = pragma::directives(&parsed.tokens, &parsed.skipped, &lines);
+    let (regions, problems) = pragma::regions(&directives, &lines);
+    let mut refusals: Vec<Refusal> = problems
+        .into_iter()
+        .map(|p| Refusal::new(p.offset, p.what, p.why))
+        .collect();
+    let mut scops = Vec::new();
+    for region in &regions {
+        match build(text, parsed, &directives, region, &lines) {
+            Ok(scop) => scops.push(scop),
+            Err(r) => refusals.push(r),
+        }
+    }
+    refusals.sort_by_key(|r| r.offset);
+    (
+        scops,
+        refusals
+            .iter()
+            .map(|r| r.diagnostic(path, &lines))
+            .collect(),
+    )
+}
+
+fn build(
+    text: &str,
+    parsed: &ParsedFile,
+    directives: &[pragma::Directive],
+    region: &Region,
+    lines: &LineIndex,
+) -> Result<Scop> {
+    let inner = region.inner;
+    let function = parsed
+        .functions
+        .iter()
+        .find(|f| f.body.span.start < region.outer.start && region.outer.end <= f.body.span.end)
+        .ok_or_else(|| {
+            Refusal::new(
+                region.offset,
+                "`#pragma scop`",
+                "the region is not inside a function body",
+            )
+        })?;
+    check_region_text(text, parsed, directives, region)?;
+    let selected = select(&function.body, inner, text)?;
+    if selected.is_empty() {
+        return Err(Refusal::new(
+            region.offset,
+            "`#pragma scop`",
+            "the region contains no statement",
+        ));
+    }
+    let mut b = Builder::new(text, &parsed.tokens);
+    for n in &selected {
+        collect_writes(n, &mut b.written, &mut b.counters);
+    }
+    b.positions.push(0);
+    for n in &selected {
+        b.stmt(n)?;
+    }
+    check_counters_not_live_out(&function.body, region, &b.counters, &mut Vec::new(), false)?;
+    b.finish(function, region, lines)
+}
+
+/// The generated code does not leave the loop counters with their final values, so a counter
+/// must not be read after the region (or before it, inside a loop around it) unless a `for`
+/// loop assigns it first. Walks the function body around the region; `reinit` holds the
+/// counters assigned by the inits of the enclosing `for` loops.
+fn check_counters_not_live_out(
+    n: &Node,
+    region: &Region,
+    counters: &HashSet<String>,
+    reinit: &mut Vec<String>,
+    in_loop_around: bool,
+) -> Result<()> {
+    if !n.in_main_file || (region.inner.start <= n.span.start && n.span.end <= region.inner.end) {
+        return Ok(());
+    }
+    let around = matches!(n.kind, Kind::For | Kind::While | Kind::Do)
+        && n.span.start <= region.outer.start
+        && region.outer.end <= n.span.end;
+    let in_loop = in_loop_around || around;
+    if n.kind == Kind::DeclRef {
+        if let Some(d) = &n.decl {
+            let relevant = n.offset >= region.outer.end || in_loop;
+            if relevant && counters.contains(&d.key) && !reinit.contains(&d.key) {
+                return Err(Refusal::new(
+                    n.offset,
+                    format!("`{}`", d.name),
+                    "a loop counter of the region is used after it, but its final value is not kept",
+                ));
+            }
+        }
+    }
+    let pushed = match (&n.kind, n.children.first()) {
+        (Kind::For, Some(init))
+            if n.children.len() == 4 && init.kind == Kind::Binary(BinOp::Assign) =>
+        {
+            init.children
+                .first()
+                .and_then(base_decl)
+                .map(|d| d.key.clone())
+        }
+        _ => None,
+    };
+    if let Some(k) = &pushed {
+        reinit.push(k.clone());
+    }
+    let r = n
+        .children
+        .iter()
+        .try_for_each(|c| check_counters_not_live_out(c, region, counters, reinit, in_loop));
+    if pushed.is_some() {
+        reinit.pop();
+    }
+    r
+}
+
+/// Identifiers with the reserved prefix, preprocessor directives and skipped code inside the
+/// region cannot be handled: replacing the region would lose or clash with them.
+fn check_region_text(
+    text: &str,
+    parsed: &ParsedFile,
+    directives: &[pragma::Directive],
+    region: &Region,
+) -> Result<()> {
+    let inner = region.inner;
+    let within = |o: usize| inner.start <= o && o < inner.end;
+    if let Some(t) = parsed.tokens.iter().find(|t| {
+        within(t.span.start)
+            && t.kind == TokenKind::Identifier
+            && t.spelling.starts_with(RESERVED_PREFIX)
+    }) {
+        return Err(Refusal::new(
+            t.span.start,
+            format!("identifier `{}`", t.spelling),
+            format!("the prefix `{RESERVED_PREFIX}` is reserved for generated code"),
+        ));
+    }
+    if let Some(d) = directives
+        .iter()
+        .find(|d| within(d.offset) && d.name != "pragma")
+    {
+        return Err(Refusal::new(
+            d.offset,
+            format!("`#{}` directive", d.name),
+            "preprocessor directives inside the region would be lost when it is replaced",
+        ));
+    }
+    if let Some(s) = parsed
+        .skipped
+        .iter()
+        .find(|s| s.start < inner.end && inner.start < s.end)
+    {
+        return Err(Refusal::new(
+            s.start.max(inner.start),
+            format!(
+                "`{}`",
+                snippet(
+                    text,
+                    Span {
+                        start: s.start.max(inner.start),
+                        end: s.end.min(inner.end)
+                    }
+                )
+            ),
+            "code excluded by the preprocessor inside the region would be lost when it is replaced",
+        ));
+    }
+    Ok(())
+}
+
+/// The statements whose extents lie inside `inner`: the children of the innermost compound
+/// statement holding the region.
+fn select<'n>(node: &'n Node, inner: Span, text: &str) -> Result<Vec<&'n Node>> {
+    let mut inside = Vec::new();
+    for child in &node.children {
+        if !child.in_main_file {
+            continue;
+        }
+        let s = child.span;
+        if s.end <= inner.start || s.start >= inner.end {
+            continue;
+        }
+        if inner.start <= s.start && s.end <= inner.end {
+            inside.push(child);
+            continue;
+        }
+        if s.start <= inner.start && inner.end <= s.end && inside.is_empty() {
+            return select(child, inner, text);
+        }
+        let first_line = text
+            .get(s.start..s.end)
+            .and_then(|t| t.lines().next())
+            .map_or(0, str::len);
+        return Err(Refusal::new(
+            s.start,
+            format!(
+                "`{}`",
+                snippet(
+                    text,
+                    Span {
+                        start: s.start,
+                        end: s.start + first_line
+                    }
+                )
+            ),
+            "the pragmas cut through this statement",
+        ));
+    }
+    if !inside.is_empty() && node.kind != Kind::Compound {
+        return Err(Refusal::new(
+            node.span.start,
+            format!("`{}`", snippet(text, node.span)),
+            "the pragmas cut through this statement",
+        ));
+    }
+    Ok(inside)
+}
+
+/// Skips parentheses and implicit conversions.
+fn strip(mut n: &Node) -> &Node {
+    loop {
+        match n.kind {
+            Kind::Paren | Kind::Unexposed if n.children.len() == 1 => n = &n.children[0],
+            _ => return n,
+        }
+    }
+}
+
+/// The variable at the root of an lvalue (`A` in `A[i][j]`, `x` in `(x)`).
+fn base_decl(n: &Node) -> Option<&Decl> {
+    let n = strip(n);
+    match n.kind {
+        Kind::DeclRef => n.decl.as_ref(),
+        Kind::Subscript => n.children.first().and_then(base_decl),
+        _ => None,
+    }
+}
+
+/// Records every variable assigned in the region (by statements or as loop counters).
+fn collect_writes(n: &Node, written: &mut HashSet<String>, counters: &mut HashSet<String>) {
+    match &n.kind {
+        Kind::Binary(BinOp::Assign) | Kind::CompoundAssign(_) => {
+            if let Some(d) = n.children.first().and_then(base_decl) {
+                written.insert(d.key.clone());
+            }
+        }
+        Kind::Unary(UnOp::PreInc | UnOp::PostInc | UnOp::PreDec | UnOp::PostDec) => {
+            if let Some(d) = n.children.first().and_then(base_decl) {
+                written.insert(d.key.clone());
+            }
+        }
+        Kind::VarDecl => {
+            if let Some(d) = &n.decl {
+                written.insert(d.key.clone());
+            }
+        }
+        Kind::For if n.children.len() == 4 => {
+            let init = &n.children[0];
+            match init.kind {
+                Kind::Binary(BinOp::Assign) => {
+                    if let Some(d) = init.children.first().and_then(base_decl) {
+                        counters.insert(d.key.clone());
+                    }
+                }
+                Kind::DeclStmt => {
+                    for v in &init.children {
+                        if let Some(d) = &v.decl {
+                            counters.insert(d.key.clone());
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        _ => {}
+    }
+    for c in &n.children {
+        collect_writes(c, written, counters);
+    }
+}
+
+fn is_isl_keyword(name: &str) -> bool {
+    ISL_KEYWORDS.iter().any(|k| k.eq_ignore_ascii_case(name))
+}
+
+/// A name ISL reads as an identifier: C identifier characters and not a keyword.
+fn is_isl_identifier(name: &str) -> bool {
+    !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && !is_isl_keyword(name)
+}
+
+/// Names later stages use for their own tuples.
+fn is_reserved_tuple_name(name: &str) -> bool {
+    let digits_after = |p: char| {
+        name.strip_prefix(p)
+            .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit()))
+    };
+    digits_after('S') || digits_after('N')
+}
+
+fn is_pure_function(name: &str) -> bool {
+    PURE_FUNCTIONS.iter().any(|f| {
+        name == *f || name.strip_suffix('f') == Some(f) || name.strip_suffix('l') == Some(f)
+    })
+}
+
+/// The rank and element type of a variable's type: pointer (at most one, outermost), then
+/// arrays, then an arithmetic element.
+fn array_shape(ty: &CType) -> std::result::Result<(usize, String), String> {
+    let mut rank = 0;
+    let mut t = ty;
+    loop {
+        match t {
+            CType::Pointer(inner) if rank == 0 => t = inner,
+            CType::Pointer(_) => {
+                return Err("arrays of pointers and pointers to pointers may alias".to_string())
+            }
+            CType::Array(inner) => t = inner,
+            CType::Scalar { spelling, .. } => return Ok((rank, spelling.clone())),
+            CType::Other(s) => return Err(format!("its element type `{s}` is not arithmetic")),
+        }
+        rank += 1;
+    }
+}
+
+fn affine_refusal(n: &Node, text: &str, e: AffineError) -> Refusal {
+    match e {
+        AffineError::Overflow => Refusal::new(
+            n.span.start,
+            code(text, n),
+            "integer overflow in constant arithmetic",
+        ),
+        AffineError::TooManyPieces => Refusal::new(
+            n.span.start,
+            code(text, n),
+            "too many cases (nested conditionals)",
+        ),
+    }
+}
+
+fn code(text: &str, n: &Node) -> String {
+    format!("`{}`", snippet(text, n.span))
+}
+
+/// A dimension of the original schedule.
+#[derive(Clone, Copy, Debug)]
+enum SchedDim {
+    /// Position among the siblings of a sequence.
+    Pos(usize),
+    /// The iterator at this depth; negated for a decreasing loop.
+    Iter(usize, bool),
+}
+
+struct LoopCtx {
+    key: String,
+    name: String,
+    formula: Formula,
+    /// Proven bounds on the counter, for the non-negativity of dividends.
+    lower: Option<i128>,
+    upper: Option<i128>,
+}
+
+struct ParamInfo {
+    key: String,
+    name: String,
+    c_type: String,
+    storage: Storage,
+}
+
+struct ArrayInfo {
+    key: String,
+    name: String,
+    elem_type: String,
+    rank: usize,
+    storage: Storage,
+    written: bool,
+}
+
+struct RawAccess {
+    kind: AccessKind,
+    array: usize,
+    subscripts: Vec<Pw>,
+}
+
+/// A reference to a declaration inside a statement's tree.
+struct RawRef {
+    offset: usize,
+    in_main_file: bool,
+    key: String,
+    name: String,
+}
+
+struct RawStmt {
+    iter_keys: Vec<String>,
+    iter_names: Vec<String>,
+    domain: Formula,
+    schedule: Vec<SchedDim>,
+    accesses: Vec<RawAccess>,
+    refs: Vec<RawRef>,
+    span: Span,
+}
+
+struct Builder<'a> {
+    text: &'a str,
+    tokens: &'a [Token],
+    /// Keys of the variables assigned anywhere in the region, loop counters included.
+    written: HashSet<String>,
+    /// Keys of the loop counters of the region.
+    counters: HashSet<String>,
+    loops: Vec<LoopCtx>,
+    conds: Vec<Formula>,
+    /// Next schedule position at each nesting level (last = current level).
+    positions: Vec<usize>,
+    sched: Vec<SchedDim>,
+    params: Vec<ParamInfo>,
+    arrays: Vec<ArrayInfo>,
+    stmts: Vec<RawStmt>,
+    /// Every loop counter name with the offset of its loop.
+    counter_names: Vec<(String, usize)>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(text: &'a str, tokens: &'a [Token]) -> Builder<'a> {
+        Builder {
+            text,
+            tokens,
+            written: HashSet::new(),
+            counters: HashSet::new(),
+            loops: Vec::new(),
+            conds: Vec::new(),
+            positions: Vec::new(),
+            sched: Vec::new(),
+            params: Vec::new(),
+            arrays: Vec::new(),
+            stmts: Vec::new(),
+            counter_names: Vec::new(),
+        }
+    }
+
+    fn code(&self, n: &Node) -> String {
+        code(self.text, n)
+    }
+
+    fn next_position(&mut self) -> usize {
+        match self.positions.last_mut() {
+            Some(p) => {
+                *p += 1;
+                *p - 1
+            }
+            None => 0,
+        }
+    }
+
+    // ----- statements ------------------------------------------------------------------------
+
+    fn stmt(&mut self, n: &Node) -> Result<()> {
+        let text = self.text;
+        let refuse = |why: &str| Err(Refusal::new(n.span.start, code(text, n), why.to_string()));
+        match &n.kind {
+            Kind::Compound => {
+                for c in &n.children {
+                    self.stmt(c)?;
+                }
+                Ok(())
+            }
+            Kind::Null => Ok(()),
+            Kind::For => self.for_loop(n),
+            Kind::If => self.if_stmt(n),
+            Kind::While | Kind::Do => refuse("only `for` loops with affine bounds are supported"),
+            Kind::Switch => refuse("`switch` is not supported"),
+            Kind::Return | Kind::Break | Kind::Continue | Kind::Goto | Kind::Label => {
+                refuse("jumps out of the control flow are not supported")
+            }
+            Kind::DeclStmt => refuse("declarations inside the region are not supported"),
+            Kind::TooDeep => refuse("nested too deeply"),
+            Kind::Binary(_)
+            | Kind::CompoundAssign(_)
+            | Kind::Unary(_)
+            | Kind::Subscript
+            | Kind::DeclRef
+            | Kind::IntLit
+            | Kind::FloatLit
+            | Kind::CharLit
+            | Kind::StringLit
+            | Kind::Paren
+            | Kind::Cast
+            | Kind::Unexposed
+            | Kind::Call
+            | Kind::Conditional
+            | Kind::Member
+            | Kind::SizeOf => self.expr_stmt(n),
+            Kind::Other(kind) => refuse(&format!("unsupported statement ({kind})")),
+            Kind::VarDecl | Kind::TypeRef => refuse("unsupported statement"),
+        }
+    }
+
+    fn if_stmt(&mut self, n: &Node) -> Result<()> {
+        if n.children.len() < 2 || n.children.len() > 3 {
+            return Err(Refusal::new(
+                n.span.start,
+                self.code(n),
+                "unsupported form of `if`",
+            ));
+        }
+        let cond = self.condition(&n.children[0])?;
+        let not_cond = cond
+            .not()
+            .map_err(|e| affine_refusal(&n.children[0], self.text, e))?;
+        self.conds.push(cond);
+        let then = self.stmt(&n.children[1]);
+        self.conds.pop();
+        then?;
+        if let Some(else_branch) = n.children.get(2) {
+            self.conds.push(not_cond);
+            let r = self.stmt(else_branch);
+            self.conds.pop();
+            r?;
+        }
+        Ok(())
+    }
+
+    fn for_loop(&mut self, n: &Node) -> Result<()> {
+        let [init, cond, inc, body] = n.children.as_slice() else {
+            return Err(Refusal::new(
+                n.span.start,
+                self.code(n),
+                "a `for` loop needs an initialization, a condition and an increment",
+            ));
+        };
+        let (decl, lb_node) = self.loop_init(init)?;
+        let name = decl.name.clone();
+        if !is_isl_identifier(&name) {
+            return Err(Refusal::new(
+                init.span.start,
+                format!("loop counter `{name}`"),
+                "its name is an ISL keyword",
+            ));
+        }
+        if let Some(outer) = self.loops.iter().find(|l| l.name == name) {
+            let why = if outer.key == decl.key {
+                "it is already the counter of an enclosing loop"
+            } else {
+                "it shadows the counter of an enclosing loop"
+            };
+            return Err(Refusal::new(
+                init.span.start,
+                format!("loop counter `{name}`"),
+                why,
+            ));
+        }
+        let lb = self.affine(lb_node)?;
+        let depth = self.loops.len();
+        self.loops.push(LoopCtx {
+            key: decl.key.clone(),
+            name: name.clone(),
+            formula: Formula::True,
+            lower: None,
+            upper: None,
+        });
+        self.counter_names.push((name, init.span.start));
+        let r = self.for_loop_in_scope(n, depth, &lb, cond, inc, body);
+        self.loops.pop();
+        r
+    }
+
+    fn for_loop_in_scope(
+        &mut self,
+        n: &Node,
+        depth: usize,
+        lb: &Pw,
+        cond: &Node,
+        inc: &Node,
+        body: &Node,
+    ) -> Result<()> {
+        let step = self.loop_step(inc, depth)?;
+        let it = LinExpr::term(Term::Iter(depth));
+        let text = self.text;
+        let ar = |e: AffineError| affine_refusal(n, text, e);
+        // Start: i >= lb (increasing) or i <= lb (decreasing), and i - lb a multiple of the step.
+        let mut starts = Vec::new();
+        for (g, v) in &lb.pieces {
+            let dist = if step > 0 { it.sub(v) } else { v.sub(&it) }.map_err(ar)?;
+            starts.push(Formula::and(vec![
+                g.clone(),
+                Formula::ge(dist.clone()),
+                Formula::stride(dist, step),
+            ]));
+        }
+        let start = Formula::or(starts);
+        // Bounds known before the condition is read (used to prove dividends non-negative).
+        let (lower, upper) = self.bounds_from(&start, depth);
+        if let Some(l) = self.loops.last_mut() {
+            l.lower = lower;
+            l.upper = upper;
+        }
+        let cond_f = self.condition(cond)?;
+        self.check_loop_condition(cond, &cond_f, depth, step > 0)?;
+        let formula = Formula::and(vec![start, cond_f]);
+        let (lower, upper) = self.bounds_from(&formula, depth);
+        if let Some(l) = self.loops.last_mut() {
+            l.formula = formula;
+            l.lower = lower;
+            l.upper = upper;
+        }
+        let pos = self.next_position();
+        self.sched.push(SchedDim::Pos(pos));
+        self.sched.push(SchedDim::Iter(depth, step > 0));
+        self.positions.push(0);
+        let r = self.stmt(body);
+        self.positions.pop();
+        self.sched.truncate(self.sched.len() - 2);
+        r
+    }
+
+    /// The counter's declaration and its initial value from `i = lb` or `int i = lb`.
+    fn loop_init<'n>(&self, init: &'n Node) -> Result<(&'n Decl, &'n Node)> {
+        let text = self.text;
+        let refuse = |why: &str| Refusal::new(init.span.start, code(text, init), why.to_string());
+        let (decl, value) = match &init.kind {
+            Kind::Binary(BinOp::Assign) if init.children.len() == 2 => {
+                let lhs = strip(&init.children[0]);
+                match (&lhs.kind, &lhs.decl) {
+                    (Kind::DeclRef, Some(d)) => (d, &init.children[1]),
+                    _ => return Err(refuse("the initialization must assign the loop counter")),
+                }
+            }
+            Kind::DeclStmt => match init.children.as_slice() {
+                [v] if v.kind == Kind::VarDecl => {
+                    let d = v
+                        .decl
+                        .as_ref()
+                        .ok_or_else(|| refuse("unknown declaration"))?;
+                    let value = v
+                        .children
+                        .iter()
+                        .rev()
+                        .find(|c| c.kind != Kind::TypeRef)
+                        .ok_or_else(|| refuse("the loop counter has no initial value"))?;
+                    (d, value)
+                }
+                _ => {
+                    return Err(refuse(
+                        "the initialization must declare exactly one loop counter",
+                    ))
+                }
+            },
+            _ => return Err(refuse("the initialization must assign the loop counter")),
+        };
+        if !matches!(decl.kind, DeclKind::Var | DeclKind::Parm) || decl.file_scope {
+            return Err(refuse("the loop counter must be a local variable"));
+        }
+        if !matches!(
+            decl.ty,
+            CType::Scalar {
+                class: ScalarClass::SignedInt,
+                ..
+            }
+        ) {
+            return Err(refuse("the loop counter must have a signed integer type"));
+        }
+        Ok((decl, value))
+    }
+
+    /// The constant step of `i++`, `i--`, `i += c`, `i -= c`, `i = i + c`, ...
+    fn loop_step(&mut self, inc: &Node, depth: usize) -> Result<i128> {
+        let key = self.loops[depth].key.clone();
+        let is_counter = |n: &Node| {
+            let n = strip(n);
+            n.kind == Kind::DeclRef && n.decl.as_ref().is_some_and(|d| d.key == key)
+        };
+        let text = self.text;
+        let refuse = |why: &str| Refusal::new(inc.span.start, code(text, inc), why.to_string());
+        let step = match &inc.kind {
+            Kind::Unary(op @ (UnOp::PreInc | UnOp::PostInc | UnOp::PreDec | UnOp::PostDec))
+                if inc.children.len() == 1 && is_counter(&inc.children[0]) =>
+            {
+                if matches!(op, UnOp::PreInc | UnOp::PostInc) {
+                    1
+                } else {
+                    -1
+                }
+            }
+            Kind::CompoundAssign(op @ (BinOp::AddAssign | BinOp::SubAssign))
+                if inc.children.len() == 2 && is_counter(&inc.children[0]) =>
+            {
+                let c = self
+                    .affine(&inc.children[1])?
+                    .as_constant()
+                    .ok_or_else(|| refuse("the loop step must be a constant"))?;
+                if *op == BinOp::AddAssign {
+                    c
+                } else {
+                    -c
+                }
+            }
+            Kind::Binary(BinOp::Assign)
+                if inc.children.len() == 2 && is_counter(&inc.children[0]) =>
+            {
+                let rhs = self.affine(&inc.children[1])?;
+                let v = rhs
+                    .as_affine()
+                    .ok_or_else(|| refuse("the loop step must be a constant"))?;
+                let mut rest = v.clone();
+                let a = rest.terms.remove(&Term::Iter(depth)).unwrap_or(0);
+                match (a, rest.as_constant()) {
+                    (1, Some(c)) => c,
+                    _ => {
+                        return Err(refuse(
+                            "the increment must add a constant to the loop counter",
+                        ))
+                    }
+                }
+            }
+            _ => {
+                return Err(refuse(
+                    "the increment must add a constant to the loop counter",
+                ))
+            }
+        };
+        if step == 0 {
+            return Err(refuse("the loop step is zero"));
+        }
+        Ok(step)
+    }
+
+    /// The loop condition must bound the counter on the side it moves to, so that the set of
+    /// values satisfying it is exactly the set of iterations executed.
+    fn check_loop_condition(
+        &self,
+        cond: &Node,
+        f: &Formula,
+        depth: usize,
+        increasing: bool,
+    ) -> Result<()> {
+        let it = Term::Iter(depth);
+        let name = &self.loops[depth].name;
+        let mut bad: Option<&str> = None;
+        f.for_each_atom(&mut |atom| {
+            let (e, is_eq) = match atom {
+                Formula::Ge(e) => (e, false),
+                Formula::Eq(e) | Formula::Stride(e, _) => (e, true),
+                _ => return,
+            };
+            let a = e.coefficient(&it);
+            if e.mentions_nested(&it) {
+                bad = Some("the loop counter appears inside a division or modulo in the condition");
+            } else if a != 0 && (is_eq || (increasing && a > 0) || (!increasing && a < 0)) {
+                bad = Some(
+                    "the condition is not a bound on the loop counter in the direction it moves",
+                );
+            }
+        });
+        if let Some(why) = bad {
+            return Err(Refusal::new(cond.span.start, self.code(cond), why));
+        }
+        if !bounds_counter(f, &it) {
+            return Err(Refusal::new(
+                cond.span.start,
+                self.code(cond),
+                format!("the condition does not bound the loop counter `{name}`"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Constant bounds on the counter at `depth` implied by the top-level conjuncts of `f`.
+    fn bounds_from(&self, f: &Formula, depth: usize) -> (Option<i128>, Option<i128>) {
+        let it = Term::Iter(depth);
+        let atoms: Vec<&Formula> = match f {
+            Formula::And(parts) => parts.iter().collect(),
+            other => vec![other],
+        };
+        let (mut lower, mut upper): (Option<i128>, Option<i128>) = (None, None);
+        for atom in atoms {
+            let Formula::Ge(e) = atom else { continue };
+            let a = e.coefficient(&it);
+            if e.mentions_nested(&it) || a.abs() != 1 {
+                continue;
+            }
+            let mut rest = e.clone();
+            rest.terms.remove(&it);
+            if a == 1 {
+                // i >= -rest
+                if let Some(v) = self.max_value(&rest).and_then(|m| m.checked_neg()) {
+                    lower = Some(lower.map_or(v, |l| l.max(v)));
+                }
+            } else if let Some(v) = self.max_value(&rest) {
+                // i <= rest
+                upper = Some(upper.map_or(v, |u| u.min(v)));
+            }
+        }
+        (lower, upper)
+    }
+
+    fn term_range(&self, t: &Term) -> (Option<i128>, Option<i128>) {
+        match t {
+            Term::Iter(d) => self
+                .loops
+                .get(*d)
+                .map_or((None, None), |l| (l.lower, l.upper)),
+            Term::Param(_) | Term::Out(_) => (None, None),
+            Term::Floor(e, c) => (
+                self.min_value(e).map(|v| v.div_euclid(*c)),
+                self.max_value(e).map(|v| v.div_euclid(*c)),
+            ),
+            Term::Mod(_, c) => (Some(0), Some(c - 1)),
+        }
+    }
+
+    fn min_value(&self, e: &LinExpr) -> Option<i128> {
+        let mut total = e.constant;
+        for (t, &a) in &e.terms {
+            let (lo, hi) = self.term_range(t);
+            let v = if a > 0 { lo? } else { hi? };
+            total = total.checked_add(a.checked_mul(v)?)?;
+        }
+        Some(total)
+    }
+
+    fn max_value(&self, e: &LinExpr) -> Option<i128> {
+        let mut total = e.constant;
+        for (t, &a) in &e.terms {
+            let (lo, hi) = self.term_range(t);
+            let v = if a > 0 { hi? } else { lo? };
+            total = total.checked_add(a.checked_mul(v)?)?;
+        }
+        Some(total)
+    }
+
+    // ----- affine expressions and conditions ------------------------------------------------
+
+    /// An affine condition (`&&`, `||`, `!`, comparisons, ternaries, integer values).
+    fn condition(&mut self, n: &Node) -> Result<Formula> {
+        let n = strip(n);
+        let text = self.text;
+        let ar = |e| affine_refusal(n, text, e);
+        match &n.kind {
+            Kind::Binary(op @ (BinOp::LAnd | BinOp::LOr)) if n.children.len() == 2 => {
+                let a = self.condition(&n.children[0])?;
+                let b = self.condition(&n.children[1])?;
+                Ok(if *op == BinOp::LAnd {
+                    Formula::and(vec![a, b])
+                } else {
+                    Formula::or(vec![a, b])
+                })
+            }
+            Kind::Unary(UnOp::LNot) if n.children.len() == 1 => {
+                self.condition(&n.children[0])?.not().map_err(ar)
+            }
+            Kind::Binary(
+                op @ (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne),
+            ) if n.children.len() == 2 => {
+                let cmp = match op {
+                    BinOp::Lt => Cmp::Lt,
+                    BinOp::Le => Cmp::Le,
+                    BinOp::Gt => Cmp::Gt,
+                    BinOp::Ge => Cmp::Ge,
+                    BinOp::Eq => Cmp::Eq,
+                    _ => Cmp::Ne,
+                };
+                // Blame the operand that is not an integer, not the implicit conversion of the
+                // other one to its type.
+                for c in &n.children {
+                    let core = strip(c);
+                    if !matches!(
+                        core.ty,
+                        CType::Scalar {
+                            class: ScalarClass::SignedInt,
+                            ..
+                        }
+                    ) {
+                        self.affine(core)?;
+                    }
+                }
+                let a = self.affine(&n.children[0])?;
+                let b = self.affine(&n.children[1])?;
+                a.compare(cmp, &b).map_err(ar)
+            }
+            Kind::Conditional if n.children.len() == 3 => {
+                let c = self.condition(&n.children[0])?;
+                let a = self.condition(&n.children[1])?;
+                let b = self.condition(&n.children[2])?;
+                let not_c = c.not().map_err(ar)?;
+                Ok(Formula::or(vec![
+                    Formula::and(vec![c, a]),
+                    Formula::and(vec![not_c, b]),
+                ]))
+            }
+            _ => {
+                let v = self.affine(n)?;
+                v.compare(Cmp::Ne, &Pw::single(LinExpr::constant(0)))
+                    .map_err(ar)
+            }
+        }
+    }
+
+    /// A quasi-affine integer expression with C's semantics.
+    fn affine(&mut self, n: &Node) -> Result<Pw> {
+        let text = self.text;
+        let refuse = |why: &str| Err(Refusal::new(n.span.start, code(text, n), why.to_string()));
+        let ar = |e| affine_refusal(n, text, e);
+        match strip(n).kind {
+            Kind::Subscript => {
+                return refuse("array elements are data-dependent values, not affine expressions")
+            }
+            Kind::Call => return refuse("function calls are not affine expressions"),
+            _ => {}
+        }
+        match &n.ty {
+            CType::Scalar {
+                class: ScalarClass::SignedInt,
+                ..
+            } => {}
+            CType::Scalar {
+                class: ScalarClass::UnsignedInt,
+                ..
+            } => {
+                return refuse(
+                    "unsigned arithmetic wraps around, so it is not affine over the integers",
+                )
+            }
+            CType::Scalar {
+                class: ScalarClass::Float,
+                ..
+            } => {
+                return refuse(
+                    "floating-point value where an affine integer expression is required",
+                )
+            }
+            _ => return refuse("not an integer expression"),
+        }
+        match &n.kind {
+            Kind::IntLit | Kind::SizeOf => match n.int_value {
+                Some(v) => Ok(Pw::single(LinExpr::constant(i128::from(v)))),
+                None => refuse("not an integer constant that fits 64 bits"),
+            },
+            Kind::Paren | Kind::Unexposed if n.children.len() == 1 => self.affine(&n.children[0]),
+            Kind::Cast if n.int_value.is_some() => Ok(Pw::single(LinExpr::constant(i128::from(
+                n.int_value.unwrap_or(0),
+            )))),
+            Kind::Cast => {
+                let Some(operand) = n.children.last().filter(|c| c.kind != Kind::TypeRef) else {
+                    return refuse("unsupported cast");
+                };
+                match &n.ty {
+                    CType::Scalar { unqualified, .. }
+                        if matches!(
+                            unqualified.as_str(),
+                            "int" | "long" | "long long" | "__int128"
+                        ) => {}
+                    _ => return refuse("casts to types narrower than `int` may change the value"),
+                }
+                self.affine(operand)
+            }
+            Kind::DeclRef => self.symbol(n),
+            Kind::Unary(UnOp::Minus) if n.children.len() == 1 => {
+                self.affine(&n.children[0])?.map(|v| v.neg()).map_err(ar)
+            }
+            Kind::Unary(UnOp::Plus) if n.children.len() == 1 => self.affine(&n.children[0]),
+            Kind::Binary(op @ (BinOp::Add | BinOp::Sub)) if n.children.len() == 2 => {
+                let a = self.affine(&n.children[0])?;
+                let b = self.affine(&n.children[1])?;
+                if *op == BinOp::Add {
+                    a.zip(&b, |x, y| x.add(y))
+                } else {
+                    a.zip(&b, |x, y| x.sub(y))
+                }
+                .map_err(ar)
+            }
+            Kind::Binary(BinOp::Mul) if n.children.len() == 2 => {
+                let a = self.affine(&n.children[0])?;
+                let b = self.affine(&n.children[1])?;
+                if let Some(k) = b.as_constant() {
+                    a.map(|v| v.scale(k)).map_err(ar)
+                } else if let Some(k) = a.as_constant() {
+                    b.map(|v| v.scale(k)).map_err(ar)
+                } else {
+                    refuse("product of two non-constant expressions is not affine")
+                }
+            }
+            Kind::Binary(op @ (BinOp::Div | BinOp::Rem)) if n.children.len() == 2 => {
+                let a = self.affine(&n.children[0])?;
+                let b = self.affine(&n.children[1])?;
+                let Some(c) = b.as_constant() else {
+                    return refuse("division by a non-constant expression is not affine");
+                };
+                if c == 0 {
+                    return refuse("division by zero");
+                }
+                let nonneg = |e: &LinExpr| self.min_value(e).is_some_and(|v| v >= 0);
+                if *op == BinOp::Div {
+                    a.c_div(c, &nonneg)
+                } else {
+                    a.c_rem(c, &nonneg)
+                }
+                .map_err(ar)
+            }
+            Kind::Conditional if n.children.len() == 3 => {
+                let c = self.condition(&n.children[0])?;
+                let a = self.affine(&n.children[1])?;
+                let b = self.affine(&n.children[2])?;
+                Pw::select(&c, &a, &b).map_err(ar)
+            }
+            Kind::TooDeep => refuse("nested too deeply"),
+            _ => refuse("not an affine expression"),
+        }
+    }
+
+    /// A variable inside an affine expression: an enclosing iterator, an enumeration constant
+    /// or a parameter.
+    fn symbol(&mut self, n: &Node) -> Result<Pw> {
+        let Some(d) = &n.decl else {
+            return Err(Refusal::new(
+                n.span.start,
+                self.code(n),
+                "unknown declaration",
+            ));
+        };
+        let refuse = |why: String| Err(Refusal::new(n.span.start, format!("`{}`", d.name), why));
+        match d.kind {
+            DeclKind::EnumConstant => {
+                return Ok(Pw::single(LinExpr::constant(i128::from(
+                    d.enum_value.unwrap_or(0),
+                ))));
+            }
+            DeclKind::Var | DeclKind::Parm => {}
+            _ => return refuse("not a variable".to_string()),
+        }
+        if let Some(depth) = self.loops.iter().position(|l| l.key == d.key) {
+            return Ok(Pw::single(LinExpr::term(Term::Iter(depth))));
+        }
+        if self.counters.contains(&d.key) {
+            return refuse("loop counter used outside its loop".to_string());
+        }
+        if self.written.contains(&d.key) {
+            return refuse("assigned inside the region, so it cannot be a parameter".to_string());
+        }
+        if !matches!(
+            d.ty,
+            CType::Scalar {
+                class: ScalarClass::SignedInt,
+                ..
+            }
+        ) {
+            return refuse("parameters must be signed integer variables".to_string());
+        }
+        if let Some(k) = self.params.iter().position(|p| p.key == d.key) {
+            return Ok(Pw::single(LinExpr::term(Term::Param(k))));
+        }
+        if !is_isl_identifier(&d.name) {
+            return refuse("its name is an ISL keyword, so it cannot be a parameter".to_string());
+        }
+        if self.params.iter().any(|p| p.name == d.name) {
+            return refuse("two different variables with this name are parameters".to_string());
+        }
+        let c_type = match &d.ty {
+            CType::Scalar { unqualified, .. } => unqualified.clone(),
+            _ => String::new(),
+        };
+        self.params.push(ParamInfo {
+            key: d.key.clone(),
+            name: d.name.clone(),
+            c_type,
+            storage: if d.file_scope {
+                Storage::File
+            } else {
+                Storage::Local
+            },
+        });
+        Ok(Pw::single(LinExpr::term(Term::Param(
+            self.params.len() - 1,
+        ))))
+    }
+
+    // ----- statement bodies ------------------------------------------------------------------
+
+    fn expr_stmt(&mut self, n: &Node) -> Result<()> {
+        if !n.in_main_file {
+            return Err(Refusal::new(
+                n.span.start,
+                self.code(n),
+                "the statement is not written in this file",
+            ));
+        }
+        let end = self
+            .statement_end(n.span.start, n.span.end)
+            .ok_or_else(|| {
+                Refusal::new(
+                    n.span.start,
+                    self.code(n),
+                    "the statement's text is not delimited by its own `;` (macro?)",
+                )
+            })?;
+        let span = Span {
+            start: n.span.start,
+            end,
+        };
+        let mut accesses = Vec::new();
+        let top = strip_parens(n);
+        match &top.kind {
+            Kind::Binary(BinOp::Assign) if top.children.len() == 2 => {
+                self.access(&top.children[0], &[AccessKind::Write], &mut accesses)?;
+                self.reads(&top.children[1], &mut accesses)?;
+            }
+            Kind::CompoundAssign(_) if top.children.len() == 2 => {
+                self.access(
+                    &top.children[0],
+                    &[AccessKind::Read, AccessKind::Write],
+                    &mut accesses,
+                )?;
+                self.reads(&top.children[1], &mut accesses)?;
+            }
+            Kind::Unary(UnOp::PreInc | UnOp::PostInc | UnOp::PreDec | UnOp::PostDec)
+                if top.children.len() == 1 =>
+            {
+                self.access(
+                    &top.children[0],
+                    &[AccessKind::Read, AccessKind::Write],
+                    &mut accesses,
+                )?;
+            }
+            _ => return Err(Refusal::new(
+                n.span.start,
+                self.code(n),
+                "only assignments, compound assignments and increments are supported as statements",
+            )),
+        }
+        let mut refs = Vec::new();
+        collect_refs(n, &mut refs);
+        let mut schedule = self.sched.clone();
+        schedule.push(SchedDim::Pos(self.next_position()));
+        let mut parts: Vec<Formula> = self.loops.iter().map(|l| l.formula.clone()).collect();
+        parts.extend(self.conds.iter().cloned());
+        self.stmts.push(RawStmt {
+            iter_keys: self.loops.iter().map(|l| l.key.clone()).collect(),
+            iter_names: self.loops.iter().map(|l| l.name.clone()).collect(),
+            domain: Formula::and(parts),
+            schedule,
+            accesses,
+            refs,
+            span,
+        });
+        Ok(())
+    }
+
+    /// End (after the `;`) of the expression statement starting at `start`: the first `;` at
+    /// bracket depth 0, which must not come before the expression's end.
+    fn statement_end(&self, start: usize, min_end: usize) -> Option<usize> {
+        let first = self.tokens.partition_point(|t| t.span.start < start);
+        let mut depth = 0i32;
+        for t in &self.tokens[first..] {
+            if t.kind != TokenKind::Punctuation {
+                continue;
+            }
+            match t.spelling.as_str() {
+                "(" | "[" | "{" => depth += 1,
+                ")" | "]" | "}" => {
+                    depth -= 1;
+                    if depth < 0 {
+                        return None;
+                    }
+                }
+                ";" if depth == 0 => {
+                    // Between the expression and its `;` only the closing parentheses of a
+                    // macro call may lie (`x = SCALAR_VAL(0.5);` ends inside the call).
+                    let tail =
+                        &self.tokens[self.tokens.partition_point(|u| u.span.start < min_end)..];
+                    let closing_only = tail
+                        .iter()
+                        .take_while(|u| u.span.start < t.span.start)
+                        .all(|u| u.spelling == ")");
+                    return (t.span.end >= min_end && closing_only).then_some(t.span.end);
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// An lvalue accessed as `kinds` (a write, or a read then a write).
+    fn access(&mut self, n: &Node, kinds: &[AccessKind], out: &mut Vec<RawAccess>) -> Result<()> {
+        let target = strip(n);
+        let mut subscripts_nodes = Vec::new();
+        let mut base = target;
+        while base.kind == Kind::Subscript && base.children.len() == 2 {
+            subscripts_nodes.push(&base.children[1]);
+            base = strip(&base.children[0]);
+        }
+        subscripts_nodes.reverse();
+        let writes = kinds.contains(&AccessKind::Write);
+        if matches!(base.kind, Kind::Unary(UnOp::Deref | UnOp::AddrOf)) {
+            return Err(Refusal::new(
+                target.span.start,
+                self.code(target),
+                "pointer operations are not supported",
+            ));
+        }
+        if base.kind == Kind::Member {
+            return Err(Refusal::new(
+                target.span.start,
+                self.code(target),
+                "struct and union members are not supported",
+            ));
+        }
+        let (Kind::DeclRef, Some(d)) = (&base.kind, &base.decl) else {
+            let why = if writes {
+                "only array elements and scalar variables may be assigned"
+            } else {
+                "only array elements and scalar variables may be read"
+            };
+            return Err(Refusal::new(target.span.start, self.code(target), why));
+        };
+        if !matches!(d.kind, DeclKind::Var | DeclKind::Parm) {
+            return Err(Refusal::new(
+                target.span.start,
+                self.code(target),
+                "not a variable",
+            ));
+        }
+        if self.loops.iter().any(|l| l.key == d.key) {
+            if writes {
+                return Err(Refusal::new(
+                    target.span.start,
+                    self.code(target),
+                    "assignment to a loop counter",
+                ));
+            }
+            return Ok(()); // an iterator value: no memory access
+        }
+        if subscripts_nodes.is_empty() && self.counters.contains(&d.key) {
+            return Err(Refusal::new(
+                target.span.start,
+                format!("`{}`", d.name),
+                "loop counter used outside its loop",
+            ));
+        }
+        let (rank, elem_type) = array_shape(&d.ty)
+            .map_err(|why| Refusal::new(target.span.start, format!("`{}`", d.name), why))?;
+        if rank != subscripts_nodes.len() {
+            let why = if subscripts_nodes.is_empty() {
+                format!(
+                    "the array `{}` is used as a pointer; it must be accessed element by element",
+                    d.name
+                )
+            } else {
+                format!(
+                    "`{}` has {rank} dimension(s) but is accessed with {} subscript(s)",
+                    d.name,
+                    subscripts_nodes.len()
+                )
+            };
+            return Err(Refusal::new(target.span.start, self.code(target), why));
+        }
+        let mut subscripts = Vec::new();
+        for s in subscripts_nodes {
+            subscripts.push(self.affine(s).map_err(|r| Refusal {
+                why: format!("subscript is not affine: {}", r.why),
+                ..r
+            })?);
+        }
+        let array = self.array_index(d, rank, elem_type);
+        for &kind in kinds {
+            if kind == AccessKind::Write {
+                self.arrays[array].written = true;
+            }
+            out.push(RawAccess {
+                kind,
+                array,
+                subscripts: subscripts.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    fn array_index(&mut self, d: &Decl, rank: usize, elem_type: String) -> usize {
+        if let Some(k) = self.arrays.iter().position(|a| a.key == d.key) {
+            return k;
+        }
+        self.arrays.push(ArrayInfo {
+            key: d.key.clone(),
+            name: d.name.clone(),
+            elem_type,
+            rank,
+            storage: if d.file_scope {
+                Storage::File
+            } else {
+                Storage::Local
+            },
+            written: false,
+        });
+        self.arrays.len() - 1
+    }
+
+    /// The reads of a right-hand side.
+    fn reads(&mut self, n: &Node, out: &mut Vec<RawAccess>) -> Result<()> {
+        let text = self.text;
+        let refuse = |why: &str| Err(Refusal::new(n.span.start, code(text, n), why.to_string()));
+        match &n.kind {
+            Kind::IntLit | Kind::FloatLit | Kind::CharLit => Ok(()),
+            Kind::SizeOf if n.int_value.is_some() => Ok(()),
+            Kind::Subscript => self.access(n, &[AccessKind::Read], out),
+            Kind::DeclRef => match n.decl.as_ref().map(|d| d.kind) {
+                Some(DeclKind::EnumConstant) => Ok(()),
+                Some(DeclKind::Var | DeclKind::Parm) => self.access(n, &[AccessKind::Read], out),
+                _ => refuse("unsupported reference"),
+            },
+            Kind::Paren | Kind::Unexposed if n.children.len() == 1 => {
+                self.reads(&n.children[0], out)
+            }
+            Kind::Cast => match n.children.last() {
+                Some(c) if c.kind != Kind::TypeRef => self.reads(c, out),
+                _ => refuse("unsupported cast"),
+            },
+            Kind::Unary(UnOp::Plus | UnOp::Minus | UnOp::Not | UnOp::LNot)
+                if n.children.len() == 1 =>
+            {
+                self.reads(&n.children[0], out)
+            }
+            Kind::Unary(UnOp::AddrOf | UnOp::Deref) => {
+                refuse("pointer operations are not supported")
+            }
+            Kind::Unary(UnOp::PreInc | UnOp::PostInc | UnOp::PreDec | UnOp::PostDec)
+            | Kind::Binary(BinOp::Assign)
+            | Kind::CompoundAssign(_) => {
+                refuse("side effects nested inside an expression are not supported")
+            }
+            Kind::Binary(_) | Kind::Conditional => {
+                for c in &n.children {
+                    self.reads(c, out)?;
+                }
+                Ok(())
+            }
+            Kind::Call => {
+                let callee = n.children.first().map(strip);
+                let name = match callee {
+                    Some(c)
+                        if c.kind == Kind::DeclRef
+                            && c.decl
+                                .as_ref()
+                                .is_some_and(|d| d.kind == DeclKind::Function) =>
+                    {
+                        c.decl.as_ref().map(|d| d.name.clone()).unwrap_or_default()
+                    }
+                    _ => return refuse("indirect calls may have side effects"),
+                };
+                if !is_pure_function(&name) {
+                    return Err(Refusal::new(
+                        n.span.start,
+                        format!("call to `{name}`"),
+                        "only pure math functions may be called inside a SCoP",
+                    ));
+                }
+                for c in &n.children[1..] {
+                    self.reads(c, out)?;
+                }
+                Ok(())
+            }
+            Kind::Member => refuse("struct and union members are not supported"),
+            Kind::TooDeep => refuse("nested too deeply"),
+            _ => refuse("unsupported expression"),
+        }
+    }
+
+    // ----- result ----------------------------------------------------------------------------
+
+    fn finish(self, function: &Function, region: &Region, lines: &LineIndex) -> Result<Scop> {
+        let param_names: Vec<String> = self.params.iter().map(|p| p.name.clone()).collect();
+        if let Some((name, offset)) = self
+            .counter_names
+            .iter()
+            .find(|(n, _)| param_names.contains(n))
+        {
+            return Err(Refusal::new(
+                *offset,
+                format!("loop counter `{name}`"),
+                "a parameter has the same name",
+            ));
+        }
+        // Scalars that turned out to be parameters are values, not memory.
+        let param_keys: HashSet<&str> = self.params.iter().map(|p| p.key.as_str()).collect();
+        let mut new_id: Vec<Option<ArrayId>> = Vec::new();
+        let mut arrays: Vec<Array> = Vec::new();
+        let mut taken: HashSet<String> = param_names.iter().cloned().collect();
+        taken.extend(self.counter_names.iter().map(|(n, _)| n.clone()));
+        for a in &self.arrays {
+            if param_keys.contains(a.key.as_str()) {
+                new_id.push(None);
+                continue;
+            }
+            let id = ArrayId(u32::try_from(arrays.len()).unwrap_or(u32::MAX));
+            let isl_name = unique_isl_name(&a.name, &taken);
+            taken.insert(isl_name.clone());
+            arrays.push(Array {
+                id,
+                name: a.name.clone(),
+                isl_name,
+                elem_type: a.elem_type.clone(),
+                rank: a.rank,
+                storage: a.storage,
+                written: a.written,
+            });
+            new_id.push(Some(id));
+        }
+        let array_keys: HashMap<&str, ArrayId> = self
+            .arrays
+            .iter()
+            .zip(&new_id)
+            .filter_map(|(a, id)| id.map(|id| (a.key.as_str(), id)))
+            .collect();
+        let prefix = if param_names.is_empty() {
+            String::new()
+        } else {
+            format!("[{}] -> ", param_names.join(", "))
+        };
+        let sched_len = self
+            .stmts
+            .iter()
+            .map(|s| s.schedule.len())
+            .max()
+            .unwrap_or(1);
+        let mut statements = Vec::new();
+        for (k, s) in self.stmts.iter().enumerate() {
+            let id = StmtId(u32::try_from(k).unwrap_or(u32::MAX));
+            let names = Names {
+                iters: &s.iter_names,
+                params: &param_names,
+                outs: &[],
+            };
+            let tuple = format!("{id}[{}]", s.iter_names.join(", "));
+            let domain = match &s.domain {
+                Formula::True => format!("{prefix}{{ {tuple} }}"),
+                f => format!("{prefix}{{ {tuple} : {} }}", names.formula(f)),
+            };
+            let mut dims: Vec<String> = s
+                .schedule
+                .iter()
+                .map(|d| match d {
+                    SchedDim::Pos(p) => p.to_string(),
+                    SchedDim::Iter(depth, true) => s.iter_names[*depth].clone(),
+                    SchedDim::Iter(depth, false) => format!("-{}", s.iter_names[*depth]),
+                })
+                .collect();
+            dims.resize(sched_len, "0".to_string());
+            let schedule = format!("{prefix}{{ {tuple} -> [{}] }}", dims.join(", "));
+            let mut accesses: Vec<Access> = Vec::new();
+            for a in &s.accesses {
+                let Some(array) = new_id[a.array] else {
+                    continue;
+                };
+                let relation = access_relation(
+                    &prefix,
+                    &tuple,
+                    &arrays[array.index()].isl_name,
+                    &a.subscripts,
+                    &s.iter_names,
+                    &param_names,
+                )
+                .map_err(|e| affine_refusal_at(s.span.start, self.text, s.span, e))?;
+                let access = Access {
+                    kind: a.kind,
+                    array,
+                    relation,
+                };
+                if !accesses.contains(&access) {
+                    accesses.push(access);
+                }
+            }
+            let body = self.body_pieces(s, &array_keys, &arrays)?;
+            statements.push(Statement {
+                id,
+                iterators: s.iter_names.clone(),
+                domain,
+                schedule,
+                accesses,
+                body,
+                span: s.span,
+                loc: lines.loc(s.span.start),
+            });
+        }
+        let params = self
+            .params
+            .iter()
+            .map(|p| Param {
+                name: p.name.clone(),
+                c_type: p.c_type.clone(),
+                storage: p.storage,
+            })
+            .collect();
+        Ok(Scop {
+            function: function.name.clone(),
+            region: region.outer,
+            insert_at: lines.line_start(function.span.start),
+            loc: region.loc,
+            params,
+            context: format!("{prefix}{{ : }}"),
+            arrays,
+            statements,
+        })
+    }
+
+    /// Splits the statement's text at its iterator and variable references, after checking that
+    /// every such reference is visible in the text (and every such name in the text is one).
+    fn body_pieces(
+        &self,
+        s: &RawStmt,
+        array_keys: &HashMap<&str, ArrayId>,
+        arrays: &[Array],
+    ) -> Result<Vec<BodyPiece>> {
+        #[derive(Clone, Copy, PartialEq)]
+        enum Target {
+            Iter(usize),
+            Var(ArrayId),
+        }
+        let target_of = |key: &str| -> Option<Target> {
+            if let Some(k) = s.iter_keys.iter().position(|i| i == key) {
+                return Some(Target::Iter(k));
+            }
+            array_keys.get(key).map(|&id| Target::Var(id))
+        };
+        let mut at: HashMap<usize, (Target, &str)> = HashMap::new();
+        for r in &s.refs {
+            let Some(target) = target_of(&r.key) else {
+                continue;
+            };
+            let token = self
+                .tokens
+                .get(self.tokens.partition_point(|t| t.span.start < r.offset))
+                .filter(|t| t.span.start == r.offset);
+            let visible = r.in_main_file
+                && s.span.start <= r.offset
+                && r.offset < s.span.end
+                && token.is_some_and(|t| t.kind == TokenKind::Identifier && t.spelling == r.name);
+            if !visible {
+                return Err(Refusal::new(
+                    s.span.start,
+                    format!("`{}`", snippet(self.text, s.span)),
+                    format!(
+                        "the statement comes from a macro expansion that hides its use of `{}`",
+                        r.name
+                    ),
+                ));
+            }
+            at.insert(r.offset, (target, r.name.as_str()));
+        }
+        let mut sensitive: HashSet<&str> = s.iter_names.iter().map(|n| n.as_str()).collect();
+        sensitive.extend(arrays.iter().map(|a| a.name.as_str()));
+        let mut pieces = Vec::new();
+        let mut pos = s.span.start;
+        let first = self.tokens.partition_point(|t| t.span.start < s.span.start);
+        for t in self.tokens[first..]
+            .iter()
+            .take_while(|t| t.span.end <= s.span.end)
+        {
+            if t.kind != TokenKind::Identifier {
+                continue;
+            }
+            let target = match at.get(&t.span.start) {
+                Some((target, name)) if *name == t.spelling => *target,
+                _ if sensitive.contains(t.spelling.as_str()) => {
+                    return Err(Refusal::new(
+                        t.span.start,
+                        format!("`{}`", t.spelling),
+                        "this occurrence is not a plain reference to the variable (macro argument or token pasting), so the statement cannot be re-emitted",
+                    ));
+                }
+                _ => continue,
+            };
+            if pos < t.span.start {
+                pieces.push(BodyPiece::Text(self.text[pos..t.span.start].to_string()));
+            }
+            pieces.push(match target {
+                Target::Iter(k) => BodyPiece::Iter(k),
+                Target::Var(id) => BodyPiece::Var(id),
+            });
+            pos = t.span.end;
+        }
+        if pos < s.span.end {
+            pieces.push(BodyPiece::Text(self.text[pos..s.span.end].to_string()));
+        }
+        Ok(pieces)
+    }
+}
+
+fn affine_refusal_at(offset: usize, text: &str, span: Span, e: AffineError) -> Refusal {
+    let why = match e {
+        AffineError::Overflow => "integer overflow in constant arithmetic",
+        AffineError::TooManyPieces => "too many cases (nested conditionals)",
+    };
+    Refusal::new(offset, format!("`{}`", snippet(text, span)), why)
+}
+
+fn strip_parens(mut n: &Node) -> &Node {
+    while n.kind == Kind::Paren && n.children.len() == 1 {
+        n = &n.children[0];
+    }
+    n
+}
+
+/// Every declaration reference in a statement's tree.
+fn collect_refs(n: &Node, out: &mut Vec<RawRef>) {
+    if n.kind == Kind::DeclRef {
+        if let Some(d) = &n.decl {
+            out.push(RawRef {
+                offset: n.offset,
+                in_main_file: n.in_main_file,
+                key: d.key.clone(),
+                name: d.name.clone(),
+            });
+        }
+    }
+    for c in &n.children {
+        collect_refs(c, out);
+    }
+}
+
+/// Whether every way of satisfying `f` bounds `it` (an atom mentioning it, in a conjunction).
+fn bounds_counter(f: &Formula, it: &Term) -> bool {
+    match f {
+        Formula::Ge(e) | Formula::Eq(e) => e.coefficient(it) != 0,
+        Formula::And(parts) => parts.iter().any(|p| bounds_counter(p, it)),
+        Formula::Or(parts) => parts.iter().all(|p| bounds_counter(p, it)),
+        Formula::False => true,
+        Formula::True | Formula::Stride(..) => false,
+    }
+}
+
+/// The array's C name, or a variant of it when that would clash in ISL strings.
+fn unique_isl_name(name: &str, taken: &HashSet<String>) -> String {
+    let ok = |n: &str| is_isl_identifier(n) && !is_reserved_tuple_name(n) && !taken.contains(n);
+    if ok(name) {
+        return name.to_string();
+    }
+    let base: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let first = format!("{base}_");
+    if ok(&first) {
+        return first;
+    }
+    (1..)
+        .map(|k| format!("{base}_{k}"))
+        .find(|n| ok(n))
+        .unwrap_or(first)
+}
+
+/// `[n] -> { S0[i, j] -> A[i, j + 1] }`, or with output dimensions constrained piecewise when a
+/// subscript has several pieces.
+fn access_relation(
+    prefix: &str,
+    tuple: &str,
+    array: &str,
+    subscripts: &[Pw],
+    iters: &[String],
+    params: &[String],
+) -> std::result::Result<String, AffineError> {
+    if let Some(simple) = subscripts
+        .iter()
+        .map(|s| s.as_affine())
+        .collect::<Option<Vec<&LinExpr>>>()
+    {
+        let names = Names {
+            iters,
+            params,
+            outs: &[],
+        };
+        let dims: Vec<String> = simple.iter().map(|e| names.expr(e)).collect();
+        return Ok(format!(
+            "{prefix}{{ {tuple} -> {array}[{}] }}",
+            dims.join(", ")
+        ));
+    }
+    let outs: Vec<String> = (0..subscripts.len())
+        .map(|k| format!("{RESERVED_PREFIX}o{k}"))
+        .collect();
+    let names = Names {
+        iters,
+        params,
+        outs: &outs,
+    };
+    let mut conjuncts = Vec::new();
+    for (k, s) in subscripts.iter().enumerate() {
+        let out = LinExpr::term(Term::Out(k));
+        let mut cases = Vec::new();
+        for (g, v) in &s.pieces {
+            cases.push(Formula::and(vec![g.clone(), Formula::eq(out.sub(v)?)]));
+        }
+        conjuncts.push(Formula::or(cases));
+    }
+    let f = Formula::and(conjuncts);
+    Ok(format!(
+        "{prefix}{{ {tuple} -> {array}[{}] : {} }}",
+        outs.join(", "),
+        names.formula(&f)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn isl_names_avoid_keywords_and_statement_names() {
+        let taken: HashSet<String> = ["n".to_string(), "and_".to_string()].into_iter().collect();
+        assert_eq!(unique_isl_name("A", &taken), "A");
+        assert_eq!(unique_isl_name("S0", &taken), "S0_");
+        assert_eq!(unique_isl_name("N12", &taken), "N12_");
+        assert_eq!(unique_isl_name("Floor", &taken), "Floor_");
+        assert_eq!(unique_isl_name("and", &taken), "and_1");
+        assert_eq!(unique_isl_name("n", &taken), "n_");
+        assert_eq!(unique_isl_name("S", &taken), "S");
+        assert_eq!(unique_isl_name("S0x", &taken), "S0x");
+    }
+
+    #[test]
+    fn pure_functions_accept_float_and_long_double_variants() {
+        assert!(is_pure_function("sqrt"));
+        assert!(is_pure_function("sqrtf"));
+        assert!(is_pure_function("powl"));
+        assert!(!is_pure_function("printf"));
+        assert!(!is_pure_function("sqrtx"));
+    }
+}
