@@ -1,15 +1,43 @@
 //! Dependences, scheduling and tiling: `Scop` in, `Dependences` and `TiledSchedule` out.
 //!
 //! This is the only crate that links ISL (through `isl-rs`, which builds ISL 0.27 from source).
-//! Every ISL object lives inside one function call of this crate, behind the safe wrappers of
-//! [`isl`]; everything that crosses the crate boundary is plain data: ISL text, or the plain
-//! [`ast::Ast`] that code generation prints. Later stages ask polyhedral questions through the
-//! functions here, never by handling ISL objects.
+//! Every ISL object lives inside one function call of this crate, behind the safe wrappers of the
+//! private `isl` module (the crate's only `unsafe` code); everything that crosses the crate
+//! boundary is plain data: ISL text, or the plain [`ast::Ast`] that code generation prints. Later
+//! stages ask polyhedral questions through the functions here, never by handling ISL objects.
+//!
+//! The pipeline, one module each:
+//! - [`dependences`] (`deps`): flow, anti and output dependences by exact dataflow analysis;
+//! - [`schedule`] (`schedule`): ISL scheduler or original order, nests, tiling of their
+//!   outermost permutable bands;
+//! - [`verify`] (`verify`): the schedule respects every dependence and runs every instance once;
+//! - [`tile_dependences`] (`tile`): dependences between tiles, for the task graph;
+//! - [`nest_body_ast`], [`points_ast`], [`tile_sources_ast`] (`astgen`): generated loops as a
+//!   plain [`Ast`].
+//!
+//! Every function parses its inputs into a fresh ISL context, so all of them may run on any
+//! thread. Malformed inputs are [`Error::InvalidInput`], never a panic.
+
+#![deny(unsafe_code)]
 
 pub mod ast;
+mod astgen;
+mod deps;
+#[allow(unsafe_code)]
+mod isl;
+mod maps;
+mod schedule;
+mod scop;
+mod tile;
+mod verify;
 
 pub use ast::{Ast, Expr, OpKind};
-use frontend::ir::{Scop, StmtId};
+pub use astgen::{nest_body_ast, points_ast, tile_sources_ast};
+pub use deps::dependences;
+pub use schedule::schedule;
+pub use tile::tile_dependences;
+pub use verify::verify;
+use frontend::ir::StmtId;
 
 /// Errors of this crate.
 #[derive(Debug, thiserror::Error)]
@@ -23,6 +51,10 @@ pub enum Error {
     /// Something this version does not handle; the message says what.
     #[error("unsupported: {0}")]
     Unsupported(String),
+    /// An argument is malformed (ISL text that does not parse, a nest index out of range, ...);
+    /// the message names the offending value.
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -111,3 +143,20 @@ pub struct TileDep {
 /// A diagnostic that does not stop compilation (for example the scheduler's budget ran out).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Warning(pub String);
+
+/// Whether two ISL union sets (ISL text, e.g. `[n] -> { S0[i] : 0 <= i < n }`) hold the same points
+/// for every parameter value; for tests and assertions that must not depend on ISL's printing.
+pub fn sets_equal(a: &str, b: &str) -> Result<bool> {
+    let ctx = isl::Ctx::new()?;
+    let a = isl::UnionSet::read(&ctx, a).map_err(|e| maps::input_error("set", a, e))?;
+    let b = isl::UnionSet::read(&ctx, b).map_err(|e| maps::input_error("set", b, e))?;
+    a.is_equal(&b)
+}
+
+/// Whether two ISL union maps (ISL text) hold the same pairs for every parameter value.
+pub fn maps_equal(a: &str, b: &str) -> Result<bool> {
+    let ctx = isl::Ctx::new()?;
+    let a = isl::UnionMap::read(&ctx, a).map_err(|e| maps::input_error("map", a, e))?;
+    let b = isl::UnionMap::read(&ctx, b).map_err(|e| maps::input_error("map", b, e))?;
+    a.is_equal(&b)
+}

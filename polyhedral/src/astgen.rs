@@ -1,0 +1,216 @@
+//! Code generation queries: ISL's AST generator over a schedule map, converted into the plain
+//! [`Ast`] so that `taskgen` prints C without touching ISL.
+//!
+//! Every AST is built with the SCoP's context, loop iterators named `{prefix}0`, `{prefix}1`, ... by schedule
+//! dimension (a dimension ISL needs no loop for still uses up its name), and ISL's default user
+//! nodes: a call named by the domain tuple whose arguments are the domain coordinates.
+
+use crate::ast::{Ast, Expr, OpKind};
+use crate::isl::{AstBuild, AstExpr, AstExprView, AstNode, AstNodeView, AstOp, Ctx, Set, Side, UnionMap, UnionSet};
+use crate::maps::{fixed_prefix, input_error, names, pad_to_common_depth};
+use crate::scop::parse_context;
+use crate::{Error, Result, TileDep, TiledSchedule};
+use frontend::ir::Scop;
+use std::collections::HashSet;
+
+/// Code for the instances of one tile of nest `nest`: the nest's schedule with its first
+/// `tile_sizes.len()` dimensions fixed to the parameters named `tile_coords` (fresh names, e.g.
+/// `tf_k0`). Loops use iterators `{iter_prefix}<dim>`; user nodes are statements (`S3`) whose
+/// arguments are the statement's original iterator values. For coordinates outside the nest's
+/// tile domain the code runs nothing.
+pub fn nest_body_ast(scop: &Scop, sched: &TiledSchedule, nest: usize, tile_coords: &[String], iter_prefix: &str) -> Result<Ast> {
+    let the_nest = sched
+        .nests
+        .get(nest)
+        .ok_or_else(|| Error::InvalidInput(format!("nest {nest} does not exist (the schedule has {})", sched.nests.len())))?;
+    if tile_coords.len() != the_nest.tile_sizes.len() {
+        return Err(Error::InvalidInput(format!(
+            "nest N{nest} has {} tile dimensions, got {} tile coordinates",
+            the_nest.tile_sizes.len(),
+            tile_coords.len()
+        )));
+    }
+    let ctx = Ctx::new()?;
+    let context = parse_context(&ctx, scop)?;
+    let schedule = UnionMap::read(&ctx, &the_nest.schedule).map_err(|e| input_error("nest schedule", &the_nest.schedule, e))?;
+    let (schedule, depth) = pad_to_common_depth(schedule)?;
+    let mut taken = param_names(scop, &context)?;
+    check_fresh(tile_coords, &taken)?;
+    taken.extend(tile_coords.iter().cloned());
+    check_prefix(iter_prefix, depth, &taken)?;
+
+    // No loop for the tile dimensions: they equal the coordinates. (Telling ISL that the tile is in
+    // the tile domain does not shorten the code and makes its generation slower.)
+    let schedule = schedule.intersect_range(UnionSet::read(&ctx, &fixed_prefix("", depth, tile_coords))?)?;
+    build(context, schedule, iter_prefix, depth)
+}
+
+/// Enumerates, in lexicographic order, the points of the ISL set `set` (one space, e.g. a nest's
+/// tile domain) with the SCoP's parameters and context; user nodes are named by the set's tuple
+/// name (`N0`) with the point's coordinates. An empty set gives an empty block.
+pub fn points_ast(scop: &Scop, set: &str, iter_prefix: &str) -> Result<Ast> {
+    let ctx = Ctx::new()?;
+    let context = parse_context(&ctx, scop)?;
+    let points = UnionSet::read(&ctx, set).map_err(|e| input_error("set", set, e))?;
+    enumerate(scop, context, points, iter_prefix, set)
+}
+
+/// For a tile dependence, code enumerating the source tiles `s` with `(s -> t)` in `dep.relation`
+/// for a target tile `t` whose coordinates are the parameters `dst_coords`; user nodes `N<src>`
+/// with `s`'s coordinates.
+pub fn tile_sources_ast(scop: &Scop, dep: &TileDep, dst_coords: &[String], iter_prefix: &str) -> Result<Ast> {
+    let ctx = Ctx::new()?;
+    let context = parse_context(&ctx, scop)?;
+    let relation = UnionMap::read(&ctx, &dep.relation).map_err(|e| input_error("tile dependence", &dep.relation, e))?;
+    let dst_name = format!("N{}", dep.dst);
+    for map in relation.maps()? {
+        if map.tuple_name(Side::Out).as_deref() != Some(dst_name.as_str()) || map.n_dims(Side::Out)? != dst_coords.len() {
+            return Err(Error::InvalidInput(format!(
+                "the tile dependence `{}` does not target {dst_name} with {} coordinates",
+                dep.relation,
+                dst_coords.len()
+            )));
+        }
+    }
+    check_fresh(dst_coords, &param_names(scop, &context)?)?;
+    let target = UnionSet::read(&ctx, &fixed_prefix(&dst_name, dst_coords.len(), dst_coords))?;
+    let sources = relation.intersect_range(target)?.domain()?.coalesce()?;
+    enumerate(scop, context, sources, iter_prefix, &dep.relation)
+}
+
+/// The lexicographic enumeration of the points of `points` (one space).
+fn enumerate<'c>(scop: &Scop, context: Set<'c>, points: UnionSet<'c>, iter_prefix: &str, what: &str) -> Result<Ast> {
+    let mut sets = points.sets()?;
+    if sets.is_empty() {
+        return Ok(Ast::Block(Vec::new()));
+    }
+    if sets.len() > 1 {
+        return Err(Error::Unsupported(format!("enumerating points of {} spaces at once: `{what}`", sets.len())));
+    }
+    let set = sets.remove(0);
+    if set.tuple_name().is_none() {
+        return Err(Error::InvalidInput(format!("the points of `{what}` have no tuple name to call")));
+    }
+    let depth = set.n_dims()?;
+    let mut taken = param_names(scop, &context)?;
+    taken.extend(set.param_names()?);
+    check_prefix(iter_prefix, depth, &taken)?;
+    let schedule = UnionMap::from_map(set.identity()?.reset_out_tuple_id()?)?;
+    build(context, schedule, iter_prefix, depth)
+}
+
+/// Runs ISL's AST generator and converts its result.
+fn build<'c>(context: Set<'c>, schedule: UnionMap<'c>, iter_prefix: &str, depth: usize) -> Result<Ast> {
+    let build = AstBuild::from_context(context)?.set_iterators(&names(iter_prefix, depth))?;
+    let node = build.node_from_schedule_map(schedule)?;
+    convert_node(&node)
+}
+
+/// The parameters of the SCoP and of its context.
+fn param_names(scop: &Scop, context: &Set<'_>) -> Result<HashSet<String>> {
+    let mut names: HashSet<String> = scop.params.iter().map(|p| p.name.clone()).collect();
+    names.extend(context.param_names()?);
+    Ok(names)
+}
+
+/// New parameter names must be distinct identifiers that are not parameters already.
+fn check_fresh(new: &[String], taken: &HashSet<String>) -> Result<()> {
+    let mut seen = HashSet::new();
+    for name in new {
+        if !is_identifier(name) {
+            return Err(Error::InvalidInput(format!("`{name}` is not an identifier")));
+        }
+        if taken.contains(name) || !seen.insert(name) {
+            return Err(Error::InvalidInput(format!("the coordinate name `{name}` is already used")));
+        }
+    }
+    Ok(())
+}
+
+/// Iterator names `{prefix}<k>` must be identifiers that no parameter uses.
+fn check_prefix(prefix: &str, depth: usize, taken: &HashSet<String>) -> Result<()> {
+    if !is_identifier(&format!("{prefix}0")) {
+        return Err(Error::InvalidInput(format!("`{prefix}` cannot start an iterator name")));
+    }
+    for name in names(prefix, depth) {
+        if taken.contains(&name) {
+            return Err(Error::InvalidInput(format!("the iterator name `{name}` is a parameter too")));
+        }
+    }
+    Ok(())
+}
+
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic()) && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+}
+
+fn convert_node(node: &AstNode<'_>) -> Result<Ast> {
+    Ok(match node.view()? {
+        AstNodeView::For { iterator, init, cond, inc, body } => Ast::For {
+            iter: id_name(&iterator)?,
+            init: convert_expr(&init)?,
+            cond: convert_expr(&cond)?,
+            inc: convert_expr(&inc)?,
+            body: Box::new(convert_node(&body)?),
+        },
+        AstNodeView::If { cond, then, els } => Ast::If {
+            cond: convert_expr(&cond)?,
+            then: Box::new(convert_node(&then)?),
+            els: els.map(|e| convert_node(&e)).transpose()?.map(Box::new),
+        },
+        AstNodeView::Block(children) => Ast::Block(children.iter().map(convert_node).collect::<Result<_>>()?),
+        AstNodeView::Mark(inner) => convert_node(&inner)?,
+        AstNodeView::User(call) => match call.view()? {
+            AstExprView::Op(AstOp::Call, args) if !args.is_empty() => Ast::User {
+                name: id_name(&args[0])?,
+                args: args[1..].iter().map(convert_expr).collect::<Result<_>>()?,
+            },
+            _ => return Err(Error::Isl("an ISL user node that is not a call".into())),
+        },
+    })
+}
+
+fn id_name(expr: &AstExpr<'_>) -> Result<String> {
+    match expr.view()? {
+        AstExprView::Id(name) => Ok(name),
+        _ => Err(Error::Isl("expected an identifier in ISL's AST".into())),
+    }
+}
+
+fn convert_expr(expr: &AstExpr<'_>) -> Result<Expr> {
+    Ok(match expr.view()? {
+        AstExprView::Id(name) => Expr::Id(name),
+        AstExprView::Int(value) => Expr::Int(value),
+        AstExprView::Op(op, args) => {
+            let kind = match op {
+                AstOp::And => OpKind::And,
+                AstOp::AndThen => OpKind::AndThen,
+                AstOp::Or => OpKind::Or,
+                AstOp::OrElse => OpKind::OrElse,
+                AstOp::Max => OpKind::Max,
+                AstOp::Min => OpKind::Min,
+                AstOp::Minus => OpKind::Minus,
+                AstOp::Add => OpKind::Add,
+                AstOp::Sub => OpKind::Sub,
+                AstOp::Mul => OpKind::Mul,
+                AstOp::Div => OpKind::Div,
+                AstOp::FdivQ => OpKind::FdivQ,
+                AstOp::PdivQ => OpKind::PdivQ,
+                AstOp::PdivR => OpKind::PdivR,
+                AstOp::ZdivR => OpKind::ZdivR,
+                AstOp::Cond => OpKind::Cond,
+                AstOp::Select => OpKind::Select,
+                AstOp::Eq => OpKind::Eq,
+                AstOp::Le => OpKind::Le,
+                AstOp::Lt => OpKind::Lt,
+                AstOp::Ge => OpKind::Ge,
+                AstOp::Gt => OpKind::Gt,
+                AstOp::Call | AstOp::Access | AstOp::Member | AstOp::AddressOf => {
+                    return Err(Error::Unsupported(format!("the ISL AST operation {op:?} inside an expression")));
+                }
+            };
+            Expr::Op(kind, args.iter().map(convert_expr).collect::<Result<_>>()?)
+        }
+    })
+}

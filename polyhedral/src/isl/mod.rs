@@ -1,0 +1,212 @@
+//! Safe wrappers over the parts of ISL 0.27 that this crate uses; the only module with `unsafe` code.
+//!
+//! Ownership follows ISL's annotations: a method that takes `self` by value passes an object ISL
+//! consumes (`__isl_take`), one that takes `&self` lends it (`__isl_keep`), and every returned
+//! object is owned by the caller (`__isl_give`). `Clone` is `isl_*_copy` (a reference count),
+//! `Drop` is `isl_*_free`. A NULL result (or an `isl_bool`/`isl_size` of -1) becomes
+//! [`Error::Isl`](crate::Error::Isl) with ISL's last error message: the context is created with
+//! `on_error = continue`, so ISL never prints or aborts.
+//!
+//! Every object borrows the [`Ctx`] it belongs to, so none outlives it, and none is `Send` or `Sync`
+//! (an `isl_ctx` is single-threaded). The raw pointers never leave this module.
+//!
+//! The library is the static `libisl.a` that the `isl-rs` crate builds and links; the declarations
+//! are our own ([`ffi`]), because isl-rs's wrappers expose their pointer as a public `usize` (so
+//! they are `Send`) and have a callable `free` beside a freeing `Drop`.
+
+mod ast_build;
+mod ctx;
+mod ffi;
+mod flow;
+mod map;
+mod schedule;
+mod set;
+
+// Link the static ISL that isl-rs builds; none of its Rust items are used.
+use isl_rs as _;
+
+pub use ast_build::{AstBuild, AstExpr, AstExprView, AstNode, AstNodeView, AstOp};
+pub use ctx::Ctx;
+pub use flow::AccessInfo;
+pub use map::{Map, Side, UnionMap};
+pub use schedule::{NodeKind, Schedule, ScheduleConstraints, ScheduleNode};
+pub use set::{Set, UnionSet};
+
+use crate::{Error, Result};
+use std::ffi::{CStr, CString};
+use std::os::raw::c_char;
+
+/// Defines an owning wrapper `$name<'c>` around `*mut ffi::$raw`, with `Clone` = `$copy` and
+/// `Drop` = `$free`.
+macro_rules! isl_object {
+    ($(#[$doc:meta])* $name:ident, $raw:ident, $copy:ident, $free:ident) => {
+        $(#[$doc])*
+        pub struct $name<'c> {
+            raw: std::ptr::NonNull<crate::isl::ffi::$raw>,
+            ctx: &'c crate::isl::Ctx,
+        }
+
+        #[allow(dead_code)]
+        impl<'c> $name<'c> {
+            /// Takes ownership of an object ISL gave; NULL becomes ISL's last error.
+            pub(in crate::isl) fn from_raw(
+                ctx: &'c crate::isl::Ctx,
+                raw: *mut crate::isl::ffi::$raw,
+            ) -> crate::Result<Self> {
+                match std::ptr::NonNull::new(raw) {
+                    Some(raw) => Ok($name { raw, ctx }),
+                    None => Err(ctx.take_error()),
+                }
+            }
+
+            /// Gives the object to an ISL function that takes it.
+            pub(in crate::isl) fn into_raw(self) -> *mut crate::isl::ffi::$raw {
+                let raw = self.raw.as_ptr();
+                std::mem::forget(self);
+                raw
+            }
+
+            /// Lends the object to an ISL function that keeps it.
+            pub(in crate::isl) fn as_raw(&self) -> *mut crate::isl::ffi::$raw {
+                self.raw.as_ptr()
+            }
+
+            /// The context the object belongs to.
+            pub fn ctx(&self) -> &'c crate::isl::Ctx {
+                self.ctx
+            }
+        }
+
+        impl Clone for $name<'_> {
+            fn clone(&self) -> Self {
+                // SAFETY: `self.raw` is a live object; the copy function only increments its
+                // reference count and returns the same non-NULL pointer, now owned once more.
+                let raw = unsafe { crate::isl::ffi::$copy(self.raw.as_ptr()) };
+                let raw = std::ptr::NonNull::new(raw)
+                    .expect(concat!(stringify!($copy), " of a live object returns it"));
+                $name { raw, ctx: self.ctx }
+            }
+        }
+
+        impl Drop for $name<'_> {
+            fn drop(&mut self) {
+                // SAFETY: this wrapper owns one reference to `self.raw` and releases it exactly once.
+                unsafe {
+                    crate::isl::ffi::$free(self.raw.as_ptr());
+                }
+            }
+        }
+    };
+}
+pub(crate) use isl_object;
+
+/// Converts a string ISL gave (`__isl_give char *`, allocated with `malloc`) and frees it.
+fn take_c_string(ctx: &Ctx, raw: *mut c_char) -> Result<String> {
+    if raw.is_null() {
+        return Err(ctx.take_error());
+    }
+    // SAFETY: `raw` is a non-NULL, NUL-terminated string that ISL allocated for us.
+    let text = unsafe { CStr::from_ptr(raw) }.to_string_lossy().into_owned();
+    // SAFETY: ISL allocated `raw` with malloc and gave it to us; it is freed exactly once.
+    unsafe { libc::free(raw.cast()) };
+    Ok(text)
+}
+
+/// Copies a string that ISL lends (owned by an ISL object, not to be freed).
+fn borrowed_c_string(raw: *const c_char) -> Option<String> {
+    if raw.is_null() {
+        return None;
+    }
+    // SAFETY: `raw` is a non-NULL, NUL-terminated string kept alive by the object that lent it,
+    // which the caller still holds.
+    Some(unsafe { CStr::from_ptr(raw) }.to_string_lossy().into_owned())
+}
+
+/// A Rust string as a C string for ISL's parsers.
+fn c_string(text: &str) -> Result<CString> {
+    CString::new(text).map_err(|_| Error::Isl(format!("ISL text contains a NUL byte: {text:?}")))
+}
+
+/// Interprets an `isl_bool`: -1 is ISL's last error.
+fn check_bool(ctx: &Ctx, value: ffi::isl_bool) -> Result<bool> {
+    match value {
+        0 => Ok(false),
+        v if v > 0 => Ok(true),
+        _ => Err(ctx.take_error()),
+    }
+}
+
+/// Interprets an `isl_size`: -1 is ISL's last error.
+fn check_size(ctx: &Ctx, value: ffi::isl_size) -> Result<usize> {
+    usize::try_from(value).map_err(|_| ctx.take_error())
+}
+
+/// Interprets an `isl_stat`: -1 is ISL's last error.
+fn check_stat(ctx: &Ctx, value: ffi::isl_stat) -> Result<()> {
+    if value < 0 {
+        Err(ctx.take_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// A count or position as ISL's `int`.
+fn to_c_int(value: usize) -> Result<std::os::raw::c_int> {
+    std::os::raw::c_int::try_from(value)
+        .map_err(|_| Error::Isl(format!("{value} does not fit ISL's int")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_error_is_an_error_and_the_context_stays_usable() {
+        let ctx = Ctx::new().unwrap();
+        match UnionSet::read(&ctx, "{ S0[i] : 0 <= i < }") {
+            Err(Error::Isl(msg)) => assert!(msg.contains("syntax error"), "{msg}"),
+            Err(other) => panic!("unexpected error {other}"),
+            Ok(_) => panic!("a malformed set parsed"),
+        }
+        let set = UnionSet::read(&ctx, "[n] -> { S0[i] : 0 <= i < n }").unwrap();
+        assert!(!set.is_empty().unwrap());
+    }
+
+    #[test]
+    fn clones_share_the_object_and_are_freed_independently() {
+        let ctx = Ctx::new().unwrap();
+        let a = UnionMap::read(&ctx, "{ S0[i] -> S0[i + 1] : 0 <= i < 10 }").unwrap();
+        let b = a.clone();
+        let domain = a.domain().unwrap();
+        assert!(domain.is_equal(&UnionSet::read(&ctx, "{ S0[i] : 0 <= i < 10 }").unwrap()).unwrap());
+        assert_eq!(b.maps().unwrap().len(), 1);
+        assert!(b.is_single_valued().unwrap());
+    }
+
+    #[test]
+    fn operation_budget_stops_isl_and_is_reported() {
+        let ctx = Ctx::new().unwrap();
+        ctx.set_max_operations(1);
+        assert!(UnionSet::read(&ctx, "[n] -> { S0[i, j] : 0 <= i < n and 0 <= j < i }").is_err());
+        assert!(ctx.quota_hit());
+        ctx.set_max_operations(0);
+        assert!(UnionSet::read(&ctx, "{ S0[i] : 0 <= i < 4 }").is_ok());
+    }
+
+    #[test]
+    fn ast_of_a_simple_loop() {
+        let ctx = Ctx::new().unwrap();
+        let build = AstBuild::from_context(Set::read(&ctx, "[n] -> { : n >= 0 }").unwrap())
+            .unwrap()
+            .set_iterators(&["c0".to_string()])
+            .unwrap();
+        let node = build.node_from_schedule_map(UnionMap::read(&ctx, "[n] -> { S0[i] -> [i] : 0 <= i < n }").unwrap()).unwrap();
+        match node.view().unwrap() {
+            AstNodeView::For { iterator, body, .. } => {
+                assert!(matches!(iterator.view().unwrap(), AstExprView::Id(name) if name == "c0"));
+                assert!(matches!(body.view().unwrap(), AstNodeView::User(_)));
+            }
+            _ => panic!("expected a for loop"),
+        };
+    }
+}

@@ -1,0 +1,171 @@
+//! Sets (`isl_set`, one space) and union sets (`isl_union_set`, any number of spaces).
+
+use super::map::Map;
+use super::{borrowed_c_string, c_string, check_bool, check_size, ffi, isl_object, take_c_string, Ctx};
+use crate::Result;
+
+isl_object!(
+    /// An `isl_set`: integer points of one space, possibly with parameters.
+    Set, isl_set, isl_set_copy, isl_set_free
+);
+
+isl_object!(
+    /// An `isl_union_set`: a union of sets in different spaces.
+    UnionSet, isl_union_set, isl_union_set_copy, isl_union_set_free
+);
+
+impl<'c> Set<'c> {
+    /// Parses ISL text, e.g. `[n] -> { S0[i] : 0 <= i < n }` or a parameter set `[n] -> { : n > 0 }`.
+    pub fn read(ctx: &'c Ctx, text: &str) -> Result<Self> {
+        let text = c_string(text)?;
+        // SAFETY: `ctx` is live and `text` a NUL-terminated string that ISL only reads.
+        let raw = unsafe { ffi::isl_set_read_from_str(ctx.as_raw(), text.as_ptr()) };
+        Set::from_raw(ctx, raw)
+    }
+
+    /// The identity map on the set.
+    pub fn identity(self) -> Result<Map<'c>> {
+        let ctx = self.ctx;
+        // SAFETY: `self` is given to ISL (take); the result is owned.
+        let raw = unsafe { ffi::isl_set_identity(self.into_raw()) };
+        Map::from_raw(ctx, raw)
+    }
+
+    /// The name of the set's tuple (`S0` in `{ S0[i] }`), if it has one.
+    pub fn tuple_name(&self) -> Option<String> {
+        // SAFETY: `self` is live (keep); the name is owned by the set, copied at once.
+        borrowed_c_string(unsafe { ffi::isl_set_get_tuple_name(self.as_raw()) })
+    }
+
+    /// The number of set dimensions.
+    pub fn n_dims(&self) -> Result<usize> {
+        // SAFETY: `self` is live (keep).
+        let n = unsafe { ffi::isl_set_dim(self.as_raw(), ffi::ISL_DIM_SET) };
+        check_size(self.ctx, n)
+    }
+
+    /// The names of the parameters, in ISL's order.
+    pub fn param_names(&self) -> Result<Vec<String>> {
+        // SAFETY: `self` is live (keep).
+        let n = check_size(self.ctx, unsafe { ffi::isl_set_dim(self.as_raw(), ffi::ISL_DIM_PARAM) })?;
+        (0..n)
+            .map(|pos| {
+                let pos_raw = u32::try_from(pos).map_err(|_| crate::Error::Isl(format!("parameter {pos} is too large")))?;
+                // SAFETY: `self` is live (keep) and `pos` < its number of parameters; the name is
+                // owned by the set and copied at once.
+                let name = borrowed_c_string(unsafe { ffi::isl_set_get_dim_name(self.as_raw(), ffi::ISL_DIM_PARAM, pos_raw) });
+                name.ok_or_else(|| crate::Error::Isl(format!("parameter {pos} has no name")))
+            })
+            .collect()
+    }
+
+}
+
+impl<'c> UnionSet<'c> {
+    /// Parses ISL text, e.g. `[n] -> { S0[i] : 0 <= i < n; S1[] }`.
+    pub fn read(ctx: &'c Ctx, text: &str) -> Result<Self> {
+        let text = c_string(text)?;
+        // SAFETY: `ctx` is live and `text` a NUL-terminated string that ISL only reads.
+        let raw = unsafe { ffi::isl_union_set_read_from_str(ctx.as_raw(), text.as_ptr()) };
+        UnionSet::from_raw(ctx, raw)
+    }
+
+    /// The empty union set.
+    pub fn empty(ctx: &'c Ctx) -> Result<Self> {
+        // SAFETY: `ctx` is live; the result is owned.
+        let raw = unsafe { ffi::isl_union_set_empty_ctx(ctx.as_raw()) };
+        UnionSet::from_raw(ctx, raw)
+    }
+
+    pub fn from_set(set: Set<'c>) -> Result<Self> {
+        let ctx = set.ctx;
+        // SAFETY: `set` is given to ISL (take); the result is owned.
+        let raw = unsafe { ffi::isl_union_set_from_set(set.into_raw()) };
+        UnionSet::from_raw(ctx, raw)
+    }
+
+    /// The union set as ISL text.
+    pub fn to_str(&self) -> Result<String> {
+        // SAFETY: `self` is live (keep); the result is a malloc'd string we own.
+        let raw = unsafe { ffi::isl_union_set_to_str(self.as_raw()) };
+        take_c_string(self.ctx, raw)
+    }
+
+    pub fn union(self, other: UnionSet<'c>) -> Result<Self> {
+        let ctx = self.ctx;
+        // SAFETY: both are given to ISL (take, take); the result is owned.
+        let raw = unsafe { ffi::isl_union_set_union(self.into_raw(), other.into_raw()) };
+        UnionSet::from_raw(ctx, raw)
+    }
+
+    pub fn intersect(self, other: UnionSet<'c>) -> Result<Self> {
+        let ctx = self.ctx;
+        // SAFETY: both are given to ISL (take, take); the result is owned.
+        let raw = unsafe { ffi::isl_union_set_intersect(self.into_raw(), other.into_raw()) };
+        UnionSet::from_raw(ctx, raw)
+    }
+
+    pub fn subtract(self, other: UnionSet<'c>) -> Result<Self> {
+        let ctx = self.ctx;
+        // SAFETY: both are given to ISL (take, take); the result is owned.
+        let raw = unsafe { ffi::isl_union_set_subtract(self.into_raw(), other.into_raw()) };
+        UnionSet::from_raw(ctx, raw)
+    }
+
+    /// Restricts the parameters to the parameter set `params`.
+    pub fn intersect_params(self, params: Set<'c>) -> Result<Self> {
+        let ctx = self.ctx;
+        // SAFETY: both are given to ISL (take, take); the result is owned.
+        let raw = unsafe { ffi::isl_union_set_intersect_params(self.into_raw(), params.into_raw()) };
+        UnionSet::from_raw(ctx, raw)
+    }
+
+    /// Simplifies the representation (same points).
+    pub fn coalesce(self) -> Result<Self> {
+        let ctx = self.ctx;
+        // SAFETY: `self` is given to ISL (take); the result is owned.
+        let raw = unsafe { ffi::isl_union_set_coalesce(self.into_raw()) };
+        UnionSet::from_raw(ctx, raw)
+    }
+
+    pub fn is_empty(&self) -> Result<bool> {
+        // SAFETY: `self` is live (keep).
+        let b = unsafe { ffi::isl_union_set_is_empty(self.as_raw()) };
+        check_bool(self.ctx, b)
+    }
+
+    pub fn is_equal(&self, other: &UnionSet<'c>) -> Result<bool> {
+        // SAFETY: both are live (keep, keep).
+        let b = unsafe { ffi::isl_union_set_is_equal(self.as_raw(), other.as_raw()) };
+        check_bool(self.ctx, b)
+    }
+
+    pub fn is_subset(&self, other: &UnionSet<'c>) -> Result<bool> {
+        // SAFETY: both are live (keep, keep).
+        let b = unsafe { ffi::isl_union_set_is_subset(self.as_raw(), other.as_raw()) };
+        check_bool(self.ctx, b)
+    }
+
+    /// The sets of the union, one per space (in ISL's order).
+    pub fn sets(&self) -> Result<Vec<Set<'c>>> {
+        // SAFETY: `self` is live (keep); the list is owned and freed below.
+        let list = unsafe { ffi::isl_union_set_get_set_list(self.as_raw()) };
+        if list.is_null() {
+            return Err(self.ctx.take_error());
+        }
+        let result = (|| {
+            // SAFETY: `list` is a live list (keep).
+            let n = check_size(self.ctx, unsafe { ffi::isl_set_list_size(list) })?;
+            (0..n)
+                .map(|k| {
+                    // SAFETY: `list` is live and `k` < its size; the element is owned.
+                    let raw = unsafe { ffi::isl_set_list_get_at(list, super::to_c_int(k)?) };
+                    Set::from_raw(self.ctx, raw)
+                })
+                .collect()
+        })();
+        // SAFETY: the list is owned here and freed once; its elements were copied out.
+        unsafe { ffi::isl_set_list_free(list) };
+        result
+    }
+}

@@ -1,0 +1,276 @@
+//! Scheduling and tiling: the ISL scheduler (or the original order) gives a schedule tree, whose
+//! outermost nests are found, tiled and flattened into [`Nest`]s.
+//!
+//! Fusion heuristics ([`Fuse`]) map to ISL scheduler options (the default algorithm, with
+//! validity = proximity = coincidence = flow ∪ anti ∪ output, and the SCoP context):
+//! - `Min`: `schedule_serialize_sccs` — every strongly connected component of the dependence
+//!   graph gets its own loop nest (maximal distribution).
+//! - `Smart`: ISL's defaults — clustering of strongly connected components, fusing those that
+//!   share a band without losing band depth or coincidence.
+//! - `Max`: `schedule_whole_component` — each weakly connected component is scheduled as a whole
+//!   (maximal fusion; components without dependences between them stay separate).
+//!
+//! `schedule_outer_coincidence` stays off: a time-iterated stencil has no coincident outer
+//! dimension, and with the option on ISL gives it one-member bands, i.e. a chain of
+//! one-dimensional time tiles with no parallelism between them. With it off, ISL finds skewed
+//! multi-dimensional permutable bands, whose tiles run as wavefronts under the dataflow runtime.
+//! Coincidence constraints are still given, so ISL prefers parallel band members when it can.
+//!
+//! The scheduler's work is bounded by [`ScheduleConfig::max_operations`]; past it (or on any
+//! scheduler failure) the original order is used and a [`Warning`] says so.
+//!
+//! The original order (`ScheduleConfig::original`, or the fallback) groups statements by the first
+//! value of their 2d+1 schedules (one group per outermost loop or top-level statement), in that
+//! order. In a group, the outermost `p` loop dimensions (positions 1, 3, ... of the 2d+1 schedule,
+//! `p` at most the depth of the group's shallowest statement) form a permutable band when every
+//! dependence inside the group has a non-negative distance on each of them; the band is
+//! `[x1, .., xp]` followed by the group's full original schedule, which is legal and tileable
+//! because tile and point coordinates then never decrease along a dependence and equal ones leave
+//! the original order.
+//!
+//! Nests: below the root, a band or leaf is one nest with every statement; a sequence or set node
+//! makes each of its filter children a nest, in order (recursively when a child is itself a
+//! sequence or set). The outermost band of a nest is tiled with `isl_schedule_node_band_tile`
+//! (`tile_scale_tile_loops = 0`, `tile_shift_point_loops = 0`, so tile coordinates are
+//! `floor(i / size)` and point coordinates are `i`) when it is permutable. A band of the ISL
+//! scheduler that is not permutable has only its first member tiled (split off first): the first
+//! schedule dimension of a nest never decreases along a dependence inside the nest, so its tiles
+//! are ordered. An untiled nest has zero tile dimensions. A statement whose domain is empty is in
+//! no nest.
+
+use crate::deps::IslDeps;
+use crate::isl::{Ctx, NodeKind, Schedule, ScheduleConstraints, ScheduleNode, UnionMap, UnionSet};
+use crate::maps::{pad_to_common_depth, projection};
+use crate::scop::{stmt_of_name, ScopSets};
+use crate::{Dependences, Error, Fuse, Nest, Result, ScheduleConfig, TiledSchedule, Warning};
+use frontend::ir::{Scop, StmtId};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Schedules and tiles `scop` so that `deps` (its dependences) are respected.
+pub fn schedule(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig) -> Result<(TiledSchedule, Vec<Warning>)> {
+    if let Some(sizes) = &cfg.tile_sizes {
+        if sizes.is_empty() || sizes.iter().any(|&s| s <= 0) {
+            return Err(Error::InvalidInput(format!("tile sizes must be a non-empty list of positive integers, got {sizes:?}")));
+        }
+    }
+    let ctx = Ctx::new()?;
+    ctx.set_tile_scale_tile_loops(false)?;
+    ctx.set_tile_shift_point_loops(false)?;
+    let sets = ScopSets::parse(&ctx, scop)?;
+    if sets.domains.is_empty()? {
+        return Ok((TiledSchedule { tree: String::new(), nests: Vec::new() }, Vec::new()));
+    }
+    let deps = IslDeps::parse(&ctx, deps)?.all()?;
+    let deps = deps.intersect_domain(sets.domains.clone())?.intersect_range(sets.domains.clone())?;
+    let mut warnings = Vec::new();
+    let (tree, from_scheduler) = if cfg.original {
+        (original_tree(scop, &sets, &deps)?, false)
+    } else {
+        match scheduled_tree(&ctx, &sets, &deps, cfg) {
+            Ok(tree) => (tree, true),
+            Err(err) => {
+                let why = if ctx.quota_hit() {
+                    format!("ran past its budget of {} operations", cfg.max_operations)
+                } else {
+                    format!("failed ({err})")
+                };
+                warnings.push(Warning(format!("the ISL scheduler {why}; keeping the original statement order")));
+                (original_tree(scop, &sets, &deps)?, false)
+            }
+        }
+    };
+    let (tree, nests) = tile_nests(tree, cfg.tile_sizes.as_deref(), from_scheduler)?;
+    Ok((TiledSchedule { tree: tree.to_block_str()?, nests }, warnings))
+}
+
+/// The ISL scheduler's tree for the fusion heuristic of `cfg`, within its operation budget.
+fn scheduled_tree<'c>(ctx: &'c Ctx, sets: &ScopSets<'c>, deps: &UnionMap<'c>, cfg: &ScheduleConfig) -> Result<Schedule<'c>> {
+    ctx.set_schedule_outer_coincidence(false)?;
+    ctx.set_schedule_serialize_sccs(cfg.fuse == Fuse::Min)?;
+    ctx.set_schedule_whole_component(cfg.fuse == Fuse::Max)?;
+    let constraints = ScheduleConstraints::on_domain(sets.domains.clone())?
+        .set_context(sets.context.clone())?
+        .set_validity(deps.clone())?
+        .set_proximity(deps.clone())?
+        .set_coincidence(deps.clone())?;
+    ctx.set_max_operations(cfg.max_operations);
+    let tree = constraints.compute_schedule();
+    ctx.set_max_operations(0);
+    tree
+}
+
+/// The original order as a schedule tree (see the module documentation).
+fn original_tree<'c>(scop: &Scop, sets: &ScopSets<'c>, deps: &UnionMap<'c>) -> Result<Schedule<'c>> {
+    let ctx = sets.domains.ctx();
+    let (original, depth) = pad_to_common_depth(sets.original.clone())?;
+    // Statement domains by statement, and statements by their first schedule value.
+    let mut domain_of = BTreeMap::new();
+    for set in sets.domains.sets()? {
+        if let Some(stmt) = set.tuple_name().as_deref().and_then(stmt_of_name) {
+            domain_of.insert(stmt, set);
+        }
+    }
+    let mut groups: BTreeMap<i64, Vec<StmtId>> = BTreeMap::new();
+    for map in original.maps()? {
+        let Some(stmt) = map.tuple_name(crate::isl::Side::In).as_deref().and_then(stmt_of_name) else {
+            continue;
+        };
+        let first = if depth == 0 { Some(0) } else { map.plain_fixed_out(0)? };
+        let Some(first) = first else {
+            return Err(Error::Unsupported(format!(
+                "{stmt}: the original schedule `{}` does not start with a constant",
+                scop.statement(stmt).schedule
+            )));
+        };
+        groups.entry(first).or_default().push(stmt);
+    }
+    let mut tree: Option<Schedule<'c>> = None;
+    for stmts in groups.values() {
+        let mut domain = UnionSet::empty(ctx)?;
+        for stmt in stmts {
+            if let Some(set) = domain_of.get(stmt) {
+                domain = domain.union(UnionSet::from_set(set.clone())?)?;
+            }
+        }
+        let group_sched = original.clone().intersect_domain(domain.clone())?;
+        let group_deps = deps.clone().intersect_domain(domain.clone())?.intersect_range(domain.clone())?;
+        let shallowest = stmts.iter().map(|&s| scop.statement(s).iterators.len()).min().unwrap_or(0);
+        let max_band = shallowest.min(depth.saturating_sub(1) / 2);
+        let mut band = 0;
+        while band < max_band {
+            let dim = group_sched.clone().apply_range(UnionMap::read(ctx, &projection(depth, "", &[2 * band + 1]))?)?;
+            let distances = group_deps.clone().apply_domain(dim.clone())?.apply_range(dim)?.deltas()?;
+            if !distances.is_subset(&UnionSet::read(ctx, "{ [d] : d >= 0 }")?)? {
+                break;
+            }
+            band += 1;
+        }
+        let mut group = Schedule::from_domain(domain)?;
+        if depth > 1 {
+            let rest: Vec<usize> = (1..depth).collect();
+            group = group.insert_partial_schedule(group_sched.clone().apply_range(UnionMap::read(ctx, &projection(depth, "", &rest))?)?)?;
+        }
+        if band > 0 {
+            let loops: Vec<usize> = (0..band).map(|k| 2 * k + 1).collect();
+            group = group.insert_partial_schedule(group_sched.apply_range(UnionMap::read(ctx, &projection(depth, "", &loops))?)?)?;
+            group = group.root()?.child(0)?.band_set_permutable(true)?.schedule()?;
+        }
+        tree = Some(match tree {
+            None => group,
+            Some(before) => before.sequence(group)?,
+        });
+    }
+    match tree {
+        Some(tree) => Ok(tree),
+        None => Schedule::from_domain(sets.domains.clone()),
+    }
+}
+
+/// Finds the nests of `tree`, tiles their outermost bands, and flattens each into a [`Nest`].
+fn tile_nests<'c>(tree: Schedule<'c>, tile_sizes: Option<&[i64]>, from_scheduler: bool) -> Result<(Schedule<'c>, Vec<Nest>)> {
+    let root = tree.root()?;
+    let mut paths = Vec::new();
+    if root.n_children()? > 0 {
+        collect_nests(&root.child(0)?, vec![0], &mut paths)?;
+    }
+    drop(root);
+    let mut tree = tree;
+    let mut nests = Vec::new();
+    for path in &paths {
+        let mut node = tree.root()?;
+        for &pos in path {
+            node = node.child(pos)?;
+        }
+        let domain = node.domain()?;
+        if domain.is_empty()? {
+            continue;
+        }
+        let mut sizes = Vec::new();
+        if let (NodeKind::Band, Some(ts)) = (node.kind()?, tile_sizes) {
+            let n = node.band_n_member()?;
+            let permutable = node.band_permutable()?;
+            let members = if permutable {
+                n
+            } else if from_scheduler {
+                1
+            } else {
+                0
+            };
+            if members > 0 {
+                if members < n {
+                    node = node.band_split(members)?;
+                }
+                sizes = (0..members).map(|i| ts[i.min(ts.len() - 1)]).collect();
+                node = node.band_tile(&sizes)?;
+            }
+        }
+        let nest_id = nests.len();
+        let flat = node.subtree_schedule_union_map()?.intersect_domain(domain.clone())?;
+        let (flat, depth) = pad_to_common_depth(flat)?;
+        let keep: Vec<usize> = (0..sizes.len()).collect();
+        let name = format!("N{nest_id}");
+        let tile_map = flat.clone().apply_range(UnionMap::read(tree.ctx(), &projection(depth, &name, &keep))?)?.coalesce()?;
+        let tile_domain = tile_map.clone().range()?.coalesce()?;
+        let mut statements: Vec<StmtId> =
+            domain.sets()?.iter().filter_map(|s| s.tuple_name().as_deref().and_then(stmt_of_name)).collect();
+        statements.sort();
+        statements.dedup();
+        nests.push(Nest {
+            statements,
+            tile_sizes: sizes,
+            schedule: flat.coalesce()?.to_str()?,
+            tile_map: tile_map.to_str()?,
+            tile_domain: tile_domain.to_str()?,
+        });
+        tree = node.schedule()?;
+    }
+    Ok((tree, nests))
+}
+
+/// Appends to `out` the path (child positions from the root) of every nest at or below `node`,
+/// the child of a domain or filter node at `path`.
+fn collect_nests(node: &ScheduleNode<'_>, path: Vec<usize>, out: &mut Vec<Vec<usize>>) -> Result<()> {
+    match node.kind()? {
+        NodeKind::Band | NodeKind::Leaf => out.push(path),
+        NodeKind::Sequence | NodeKind::Set => {
+            for pos in 0..node.n_children()? {
+                let filter = node.child(pos)?;
+                if filter.kind()? != NodeKind::Filter || filter.n_children()? != 1 {
+                    return Err(Error::Unsupported(format!("a schedule tree child of kind {:?} under a sequence", filter.kind()?)));
+                }
+                let mut child_path = path.clone();
+                child_path.extend([pos, 0]);
+                collect_nests(&filter.child(0)?, child_path, out)?;
+            }
+        }
+        other => {
+            return Err(Error::Unsupported(format!("a schedule tree node of kind {other:?} above the outermost band")));
+        }
+    }
+    Ok(())
+}
+
+impl fmt::Display for TiledSchedule {
+    /// The schedule tree, then each nest: statements, tile sizes, schedule, tile map, tile domain.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "tree:")?;
+        for line in self.tree.lines() {
+            writeln!(f, "  {line}")?;
+        }
+        for (k, nest) in self.nests.iter().enumerate() {
+            let stmts: Vec<String> = nest.statements.iter().map(|s| s.to_string()).collect();
+            let sizes: Vec<String> = nest.tile_sizes.iter().map(|s| s.to_string()).collect();
+            writeln!(f, "nest N{k}: {}", stmts.join(" "))?;
+            if sizes.is_empty() {
+                writeln!(f, "  tile sizes: none (one tile)")?;
+            } else {
+                writeln!(f, "  tile sizes: {}", sizes.join(" "))?;
+            }
+            writeln!(f, "  schedule: {}", nest.schedule)?;
+            writeln!(f, "  tile map: {}", nest.tile_map)?;
+            writeln!(f, "  tile domain: {}", nest.tile_domain)?;
+        }
+        Ok(())
+    }
+}

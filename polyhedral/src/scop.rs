@@ -1,0 +1,97 @@
+//! The [`Scop`]'s ISL strings parsed into ISL objects of one context, with errors that name the
+//! statement and the field that does not parse.
+
+use crate::isl::{Ctx, Map, Set, Side, UnionMap, UnionSet};
+use crate::{Error, Result};
+use frontend::ir::{AccessKind, Scop, StmtId};
+
+/// The polyhedral description of a SCoP, every relation restricted to the statement domains and
+/// to the context.
+pub(crate) struct ScopSets<'c> {
+    /// The parameter constraints ([`Scop::context`]).
+    pub context: Set<'c>,
+    /// All statement instances.
+    pub domains: UnionSet<'c>,
+    /// Statement instances to the elements they read.
+    pub reads: UnionMap<'c>,
+    /// Statement instances to the elements they write.
+    pub writes: UnionMap<'c>,
+    /// The original (2d+1) schedule, padded with zeros to the same number of dimensions.
+    pub original: UnionMap<'c>,
+}
+
+impl<'c> ScopSets<'c> {
+    pub fn parse(ctx: &'c Ctx, scop: &Scop) -> Result<Self> {
+        let context = parse_context(ctx, scop)?;
+        let mut domains = UnionSet::empty(ctx)?;
+        let mut reads = UnionMap::empty(ctx)?;
+        let mut writes = UnionMap::empty(ctx)?;
+        let mut schedules = Vec::new();
+        for (idx, stmt) in scop.statements.iter().enumerate() {
+            let name = stmt.id.to_string();
+            if stmt.id.index() != idx {
+                return Err(Error::InvalidInput(format!("statement {idx} has id {name}")));
+            }
+            let domain = Set::read(ctx, &stmt.domain).map_err(|e| field_error(&name, "domain", &stmt.domain, e))?;
+            if domain.tuple_name().as_deref() != Some(name.as_str()) {
+                return Err(Error::InvalidInput(format!(
+                    "{name}: the domain `{}` is not in the space {name}",
+                    stmt.domain
+                )));
+            }
+            domains = domains.union(UnionSet::from_set(domain)?)?;
+            let schedule = Map::read(ctx, &stmt.schedule).map_err(|e| field_error(&name, "schedule", &stmt.schedule, e))?;
+            check_domain_name(&schedule, &name, "schedule", &stmt.schedule)?;
+            schedules.push(schedule);
+            for access in &stmt.accesses {
+                let rel = Map::read(ctx, &access.relation).map_err(|e| field_error(&name, "access", &access.relation, e))?;
+                check_domain_name(&rel, &name, "access", &access.relation)?;
+                let rel = UnionMap::from_map(rel)?;
+                match access.kind {
+                    AccessKind::Read => reads = reads.union(rel)?,
+                    AccessKind::Write => writes = writes.union(rel)?,
+                }
+            }
+        }
+        let depth = schedules.iter().map(|s| s.n_dims(Side::Out)).collect::<Result<Vec<_>>>()?;
+        let max_depth = depth.iter().copied().max().unwrap_or(0);
+        let mut original = UnionMap::empty(ctx)?;
+        for (schedule, depth) in schedules.into_iter().zip(depth) {
+            original = original.union(UnionMap::from_map(schedule.pad_out_with_zeros(max_depth - depth)?)?)?;
+        }
+        let domains = domains.intersect_params(context.clone())?.coalesce()?;
+        let reads = reads.intersect_domain(domains.clone())?.coalesce()?;
+        let writes = writes.intersect_domain(domains.clone())?.coalesce()?;
+        let original = original.intersect_domain(domains.clone())?;
+        Ok(ScopSets { context, domains, reads, writes, original })
+    }
+}
+
+/// The SCoP's parameter context as a parameter set.
+pub(crate) fn parse_context<'c>(ctx: &'c Ctx, scop: &Scop) -> Result<Set<'c>> {
+    let context = Set::read(ctx, &scop.context).map_err(|e| field_error("the SCoP", "context", &scop.context, e))?;
+    if context.n_dims()? != 0 {
+        return Err(Error::InvalidInput(format!("the SCoP context `{}` is not a parameter set", scop.context)));
+    }
+    Ok(context)
+}
+
+/// The statement a tuple name `S<k>` denotes.
+pub(crate) fn stmt_of_name(name: &str) -> Option<StmtId> {
+    name.strip_prefix('S')?.parse().ok().map(StmtId)
+}
+
+fn check_domain_name(map: &Map<'_>, name: &str, what: &str, text: &str) -> Result<()> {
+    if map.tuple_name(Side::In).as_deref() == Some(name) {
+        Ok(())
+    } else {
+        Err(Error::InvalidInput(format!("{name}: the {what} `{text}` does not start from the space {name}")))
+    }
+}
+
+fn field_error(owner: &str, what: &str, text: &str, err: Error) -> Error {
+    match err {
+        Error::Isl(msg) => Error::InvalidInput(format!("{owner}: cannot parse the {what} `{text}`: {msg}")),
+        other => other,
+    }
+}

@@ -1,0 +1,171 @@
+//! Scheduling and tiling: nests, tile maps and tile domains checked against relations derived by
+//! hand, the fusion heuristics, the original order and the fallback on the operation budget.
+
+mod common;
+
+use frontend::ir::StmtId;
+use polyhedral::{dependences, maps_equal, schedule, sets_equal, verify, Fuse, ScheduleConfig};
+
+fn cfg(tile_sizes: Option<Vec<i64>>) -> ScheduleConfig {
+    ScheduleConfig { tile_sizes, ..ScheduleConfig::default() }
+}
+
+/// `C[i][j] *= 2` has no dependences: ISL keeps i and j in one permutable band, which is tiled by
+/// 32 x 32, so the tile of S0[i, j] is (floor(i/32), floor(j/32)), i.e. 32a <= i <= 32a + 31.
+#[test]
+fn two_d_loop_is_tiled_by_floor_of_32() {
+    let scop = common::scale_2d();
+    let deps = dependences(&scop).unwrap();
+    let (sched, warnings) = schedule(&scop, &deps, &ScheduleConfig::default()).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(sched.nests.len(), 1);
+    let nest = &sched.nests[0];
+    assert_eq!(nest.statements, vec![StmtId(0)]);
+    assert_eq!(nest.tile_sizes, vec![32, 32]);
+    let want = "[N, M] -> { S0[i, j] -> N0[a, b] : 0 <= i < N and 0 <= j < M and 32a <= i <= 32a + 31 and 32b <= j <= 32b + 31 }";
+    assert!(maps_equal(&nest.tile_map, want).unwrap(), "tile map {}", nest.tile_map);
+    let want = "[N, M] -> { N0[a, b] : 0 <= 32a < N and 0 <= 32b < M }";
+    assert!(sets_equal(&nest.tile_domain, want).unwrap(), "tile domain {}", nest.tile_domain);
+    verify(&scop, &deps, &sched).unwrap();
+}
+
+/// Sizes apply outermost first and the last one repeats: [16] tiles both dimensions by 16;
+/// [16, 8] tiles i by 16 and j by 8.
+#[test]
+fn tile_sizes_repeat_the_last_one() {
+    let scop = common::scale_2d();
+    let deps = dependences(&scop).unwrap();
+    for (sizes, (si, sj)) in [(vec![16], (16, 16)), (vec![16, 8], (16, 8))] {
+        let (sched, _) = schedule(&scop, &deps, &cfg(Some(sizes))).unwrap();
+        let nest = &sched.nests[0];
+        assert_eq!(nest.tile_sizes, vec![si, sj]);
+        let want = format!(
+            "[N, M] -> {{ S0[i, j] -> N0[a, b] : 0 <= i < N and 0 <= j < M and {si}a <= i < {si}a + {si} and {sj}b <= j < {sj}b + {sj} }}"
+        );
+        assert!(maps_equal(&nest.tile_map, &want).unwrap(), "tile map {}", nest.tile_map);
+    }
+}
+
+/// Without tile sizes, a nest is one tile: `N0[]`, present when the nest has instances.
+#[test]
+fn untiled_nest_has_zero_tile_dimensions() {
+    let scop = common::scale_2d();
+    let deps = dependences(&scop).unwrap();
+    let (sched, _) = schedule(&scop, &deps, &cfg(None)).unwrap();
+    let nest = &sched.nests[0];
+    assert!(nest.tile_sizes.is_empty());
+    assert!(maps_equal(&nest.tile_map, "[N, M] -> { S0[i, j] -> N0[] : 0 <= i < N and 0 <= j < M }").unwrap(), "{}", nest.tile_map);
+    assert!(sets_equal(&nest.tile_domain, "[N, M] -> { N0[] : N > 0 and M > 0 }").unwrap(), "{}", nest.tile_domain);
+}
+
+/// jacobi-1d has no parallel outer loop, but t and a skewed i form a permutable band: it must be
+/// tiled in two dimensions (the wavefront parallelism the dataflow runtime exploits), not as a
+/// chain of one-dimensional time tiles.
+#[test]
+fn stencil_gets_two_dimensional_tiles() {
+    for scop in [common::jacobi_1d(), common::seidel_1d()] {
+        let deps = dependences(&scop).unwrap();
+        let (sched, _) = schedule(&scop, &deps, &ScheduleConfig::default()).unwrap();
+        assert_eq!(sched.nests.len(), 1, "{sched}");
+        assert_eq!(sched.nests[0].tile_sizes, vec![32, 32], "{sched}");
+        verify(&scop, &deps, &sched).unwrap();
+    }
+}
+
+/// The original order makes one nest per outermost loop. For the producer and consumer these are
+/// two nests; their 1-D loops have no dependence inside a nest, so each is tiled.
+#[test]
+fn original_order_has_one_nest_per_outer_loop() {
+    let scop = common::producer_consumer();
+    let deps = dependences(&scop).unwrap();
+    let config = ScheduleConfig { original: true, tile_sizes: Some(vec![4]), ..ScheduleConfig::default() };
+    let (sched, warnings) = schedule(&scop, &deps, &config).unwrap();
+    assert!(warnings.is_empty());
+    let stmts: Vec<Vec<StmtId>> = sched.nests.iter().map(|n| n.statements.clone()).collect();
+    assert_eq!(stmts, vec![vec![StmtId(0)], vec![StmtId(1)]]);
+    assert!(maps_equal(&sched.nests[0].tile_map, "[N] -> { S0[i] -> N0[a] : 0 <= i < N and 4a <= i <= 4a + 3 }").unwrap());
+    assert!(maps_equal(&sched.nests[1].tile_map, "[N] -> { S1[i] -> N1[a] : 0 <= i < N and 4a <= i <= 4a + 3 }").unwrap());
+    verify(&scop, &deps, &sched).unwrap();
+}
+
+/// In the original order, a loop is tiled only while the dependences inside the nest have
+/// non-negative distances on it: jacobi-1d's S1[t, i] -> S0[t + 1, i - 1] has distance -1 on i,
+/// so only t is tiled (floor(t/8)).
+#[test]
+fn original_order_tiles_only_permutable_loops() {
+    let scop = common::jacobi_1d();
+    let deps = dependences(&scop).unwrap();
+    let config = ScheduleConfig { original: true, tile_sizes: Some(vec![8]), ..ScheduleConfig::default() };
+    let (sched, _) = schedule(&scop, &deps, &config).unwrap();
+    assert_eq!(sched.nests.len(), 1);
+    assert_eq!(sched.nests[0].tile_sizes, vec![8]);
+    let want = "[T, N] -> { S0[t, i] -> N0[a] : 0 <= t < T and 1 <= i <= N - 2 and 8a <= t <= 8a + 7; \
+                            S1[t, i] -> N0[a] : 0 <= t < T and 1 <= i <= N - 2 and 8a <= t <= 8a + 7 }";
+    assert!(maps_equal(&sched.nests[0].tile_map, want).unwrap(), "{}", sched.nests[0].tile_map);
+    verify(&scop, &deps, &sched).unwrap();
+}
+
+/// Minimal fusion keeps the producer and the consumer apart; every heuristic gives a legal
+/// schedule in which each statement is in exactly one nest.
+#[test]
+fn fusion_heuristics_are_legal() {
+    let scop = common::producer_consumer();
+    let deps = dependences(&scop).unwrap();
+    for fuse in [Fuse::Min, Fuse::Smart, Fuse::Max] {
+        let config = ScheduleConfig { fuse, ..ScheduleConfig::default() };
+        let (sched, warnings) = schedule(&scop, &deps, &config).unwrap();
+        assert!(warnings.is_empty(), "{fuse:?}: {warnings:?}");
+        let mut stmts: Vec<StmtId> = sched.nests.iter().flat_map(|n| n.statements.clone()).collect();
+        stmts.sort();
+        assert_eq!(stmts, vec![StmtId(0), StmtId(1)], "{fuse:?}: {sched}");
+        if fuse == Fuse::Min {
+            assert_eq!(sched.nests.len(), 2, "{sched}");
+        }
+        verify(&scop, &deps, &sched).unwrap();
+    }
+}
+
+/// A budget of one operation stops the scheduler: the original order is used, with a warning.
+#[test]
+fn exhausted_budget_falls_back_to_the_original_order() {
+    let scop = common::jacobi_1d();
+    let deps = dependences(&scop).unwrap();
+    let config = ScheduleConfig { max_operations: 1, ..ScheduleConfig::default() };
+    let (sched, warnings) = schedule(&scop, &deps, &config).unwrap();
+    assert_eq!(warnings.len(), 1);
+    assert!(warnings[0].0.contains("budget"), "{warnings:?}");
+    let (original, _) = schedule(&scop, &deps, &ScheduleConfig { original: true, ..ScheduleConfig::default() }).unwrap();
+    assert_eq!(sched, original);
+    verify(&scop, &deps, &sched).unwrap();
+}
+
+#[test]
+fn non_positive_tile_size_is_rejected() {
+    let scop = common::scale_2d();
+    let deps = dependences(&scop).unwrap();
+    for sizes in [vec![], vec![32, 0], vec![-4]] {
+        let err = schedule(&scop, &deps, &cfg(Some(sizes.clone()))).unwrap_err();
+        assert!(err.to_string().contains("tile sizes"), "{sizes:?}: {err}");
+    }
+}
+
+/// Statements outside loops and a statement whose domain is empty (`common::init_then_sum`): the
+/// first two are their own (untiled) nests in the original order; the empty one is in no nest.
+#[test]
+fn statements_outside_loops_and_empty_domains() {
+    let scop = common::init_then_sum();
+    let deps = dependences(&scop).unwrap();
+    for original in [true, false] {
+        let config = ScheduleConfig { original, ..ScheduleConfig::default() };
+        let (sched, _) = schedule(&scop, &deps, &config).unwrap();
+        let stmts: Vec<StmtId> = sched.nests.iter().flat_map(|n| n.statements.clone()).collect();
+        assert!(!stmts.contains(&StmtId(2)), "{sched}");
+        if original {
+            assert_eq!(sched.nests.len(), 2, "{sched}");
+            assert!(sched.nests[0].tile_sizes.is_empty());
+            // One tile whenever the context holds (domains include the context N >= 0).
+            assert!(sets_equal(&sched.nests[0].tile_domain, "[N] -> { N0[] : N >= 0 }").unwrap(), "{}", sched.nests[0].tile_domain);
+        }
+        verify(&scop, &deps, &sched).unwrap();
+    }
+}
