@@ -1,1 +1,223 @@
-//! The tiledflow driver.
+//! The tiledflow driver: runs the pipeline of the stage crates on one file.
+//!
+//! `frontend` → `polyhedral` (dependences, schedule, verify, tile dependences) → `taskgen`
+//! (task program, C). Each stage's output can be printed instead of the C file (`Emit`), so that a
+//! wrong result is traced to the first stage whose output is wrong.
+//!
+//! Failure policy: a SCoP that a later stage cannot handle is left as written with a warning
+//! (an error under `strict`); a violated dependence found by the verifier is an internal error
+//! and nothing is written. Errors say whether they are the user's ([`Error::User`]: bad input,
+//! exit status 1) or the compiler's ([`Error::Internal`]: exit status 2).
+
+pub mod cc;
+pub mod text;
+
+use frontend::ir::SourceFile;
+use polyhedral::{Dependences, ScheduleConfig, TiledSchedule};
+use std::path::Path;
+use taskgen::{EmitOptions, ScopCode, TaskProgram, Target};
+
+/// What to print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Emit {
+    Scop,
+    Deps,
+    Schedule,
+    Tasks,
+    #[default]
+    C,
+}
+
+/// Options of one compilation.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub emit: Emit,
+    pub target: Target,
+    pub schedule: ScheduleConfig,
+    /// `-I`, `-D`, `-U`, `-std=` and similar flags for parsing.
+    pub clang_args: Vec<String>,
+    /// `#line` directives in the output (for the C compiler's diagnostics).
+    pub line_directives: bool,
+    /// A SCoP that cannot be transformed is an error instead of a warning.
+    pub strict: bool,
+}
+
+/// A failed compilation.
+#[derive(Debug)]
+pub enum Error {
+    /// The input is at fault (syntax error, missing file, unsupported code under `strict`).
+    User(String),
+    /// The compiler is at fault.
+    Internal(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::User(m) => write!(f, "{m}"),
+            Error::Internal(m) => write!(f, "internal error: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// One SCoP's trip through the pipeline, for `-v`.
+#[derive(Clone, Debug)]
+pub struct ScopReport {
+    pub function: String,
+    pub line: u32,
+    pub n_statements: usize,
+    pub n_classes: usize,
+    pub n_tile_deps: usize,
+    pub micros: u128,
+}
+
+/// The result of a compilation.
+#[derive(Clone, Debug)]
+pub struct Output {
+    /// The requested text (C, or a printed intermediate form).
+    pub text: String,
+    /// Warnings and notes, already formatted `file:line:col: warning: ...`.
+    pub diagnostics: Vec<String>,
+    pub reports: Vec<ScopReport>,
+}
+
+/// The stages' results for one SCoP, as far as the requested output needs them.
+struct Compiled {
+    deps: Dependences,
+    sched: Option<TiledSchedule>,
+    program: Option<TaskProgram>,
+}
+
+fn polyhedral_error(e: polyhedral::Error) -> Error {
+    match e {
+        polyhedral::Error::IllegalSchedule(m) => Error::Internal(format!("the schedule violates dependences:\n{m}")),
+        other => Error::Internal(other.to_string()),
+    }
+}
+
+/// Compiles the file at `path`.
+pub fn compile_file(path: &Path, opts: &Options) -> Result<Output, Error> {
+    let fopts = frontend::Options { clang_args: opts.clang_args.clone() };
+    let (file, diags) = frontend::parse_file(path, &fopts).map_err(frontend_error)?;
+    compile_parsed(file, diags.iter().map(|d| d.to_string()).collect(), opts)
+}
+
+/// Compiles source text given in memory (`path` names it in messages).
+pub fn compile_source(path: &str, text: &str, opts: &Options) -> Result<Output, Error> {
+    let fopts = frontend::Options { clang_args: opts.clang_args.clone() };
+    let (file, diags) = frontend::parse_source(path, text, &fopts).map_err(frontend_error)?;
+    compile_parsed(file, diags.iter().map(|d| d.to_string()).collect(), opts)
+}
+
+fn frontend_error(e: frontend::Error) -> Error {
+    match e {
+        frontend::Error::Clang(m) => Error::Internal(m),
+        other => Error::User(other.to_string()),
+    }
+}
+
+fn compile_parsed(file: SourceFile, mut diagnostics: Vec<String>, opts: &Options) -> Result<Output, Error> {
+    if opts.strict {
+        if let Some(w) = diagnostics.iter().find(|d| d.contains("warning:")) {
+            return Err(Error::User(w.clone()));
+        }
+    }
+    if file.scops.is_empty() {
+        diagnostics.push(format!("{}: note: no static control part found; the file is unchanged", file.path));
+    }
+    if opts.emit == Emit::Scop {
+        let text = file.scops.iter().map(text::scop).collect::<Vec<_>>().join("\n");
+        return Ok(Output { text, diagnostics, reports: Vec::new() });
+    }
+    let mut compiled = Vec::new();
+    let mut reports = Vec::new();
+    for scop in &file.scops {
+        let start = std::time::Instant::now();
+        match compile_scop(&file.path, scop, opts, &mut diagnostics) {
+            Ok(c) => {
+                reports.push(ScopReport {
+                    function: scop.function.clone(),
+                    line: scop.loc.line,
+                    n_statements: scop.statements.len(),
+                    n_classes: c.program.as_ref().map_or(0, |p| p.classes.len()),
+                    n_tile_deps: c.program.as_ref().map_or(0, |p| p.classes.iter().map(|k| k.inputs.len()).sum()),
+                    micros: start.elapsed().as_micros(),
+                });
+                compiled.push((scop, c));
+            }
+            Err(Error::User(m)) => {
+                let msg = format!(
+                    "{}:{}:{}: warning: SCoP left as written: {m}",
+                    file.path, scop.loc.line, scop.loc.col
+                );
+                if opts.strict {
+                    return Err(Error::User(msg));
+                }
+                diagnostics.push(msg);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    let text = match opts.emit {
+        Emit::Scop => file.scops.iter().map(text::scop).collect::<Vec<_>>().join("\n"),
+        Emit::Deps => compiled.iter().map(|(s, c)| text::deps(s, &c.deps)).collect::<Vec<_>>().join("\n"),
+        Emit::Schedule => compiled
+            .iter()
+            .filter_map(|(s, c)| c.sched.as_ref().map(|t| text::schedule(s, t)))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Emit::Tasks => compiled
+            .iter()
+            .filter_map(|(s, c)| c.program.as_ref().map(|p| text::tasks(s, p)))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Emit::C => {
+            let codes: Vec<ScopCode<'_>> = compiled
+                .iter()
+                .filter_map(|(scop, c)| c.program.as_ref().map(|program| ScopCode { scop, program }))
+                .collect();
+            let eo = EmitOptions { target: opts.target, line_directives: opts.line_directives };
+            taskgen::emit_file(&file, &codes, &eo)
+        }
+    };
+    Ok(Output { text, diagnostics, reports })
+}
+
+fn compile_scop(
+    path: &str,
+    scop: &frontend::ir::Scop,
+    opts: &Options,
+    diagnostics: &mut Vec<String>,
+) -> Result<Compiled, Error> {
+    let deps = polyhedral::dependences(scop).map_err(polyhedral_error)?;
+    if opts.emit == Emit::Deps {
+        return Ok(Compiled { deps, sched: None, program: None });
+    }
+    let (sched, warnings) = polyhedral::schedule(scop, &deps, &opts.schedule).map_err(polyhedral_error)?;
+    for w in warnings {
+        diagnostics.push(format!("{path}:{}:{}: warning: {}", scop.loc.line, scop.loc.col, w.0));
+    }
+    polyhedral::verify(scop, &deps, &sched).map_err(polyhedral_error)?;
+    if opts.emit == Emit::Schedule {
+        return Ok(Compiled { deps, sched: Some(sched), program: None });
+    }
+    let tile_deps = polyhedral::tile_dependences(scop, &deps, &sched).map_err(polyhedral_error)?;
+    let program = taskgen::build(scop, &deps, &sched, &tile_deps).map_err(polyhedral_error)?;
+    Ok(Compiled { deps, sched: Some(sched), program: Some(program) })
+}
+
+/// Writes `text` to `path` atomically: a temporary file in the same directory, then a rename, so
+/// that a failed or interrupted run never leaves a partial file.
+pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(text.as_bytes())?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}

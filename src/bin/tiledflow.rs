@@ -1,1 +1,197 @@
-fn main() {}
+//! `tiledflow`: the source-to-source compiler.
+//!
+//! Exit status: 0 on success, 1 when the input is at fault, 2 on an internal error. The output
+//! file is written only on success (a temporary file, then a rename).
+
+use clap::{Parser, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tiledflow::{Emit, Error, Options};
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum TargetArg {
+    /// Every tile is a task on the streamrt dataflow runtime
+    Tasks,
+    /// Tiled code run in order on one thread
+    Seq,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum EmitArg {
+    /// The static control parts: domains, schedules, accesses (ISL text)
+    Scop,
+    /// Flow, anti and output dependences
+    Deps,
+    /// The tiled schedule and its nests
+    Schedule,
+    /// Task classes and their input dependences
+    Tasks,
+    /// The generated C program
+    C,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum FuseArg {
+    Min,
+    Smart,
+    Max,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ScheduleArg {
+    /// The ISL scheduler (PLuTo-style: tiling and outer parallelism)
+    Auto,
+    /// The source order
+    Original,
+}
+
+const EXAMPLES: &str = "\
+Examples:
+  tiledflow jacobi-2d.c -o jacobi-2d.tasks.c      dataflow tasks on streamrt
+  tiledflow gemm.c --target seq -o -              tiled sequential C on stdout
+  tiledflow gemm.c --emit deps -I utilities       print the dependences
+  tiledflow gemm.c --tile-sizes 16,64 -o out.c    tile sizes per band dimension
+
+Compile the output with `cc out.c libstreamrt.a -lpthread -ldl -lm`, or use tiledflow-cc,
+which does all of this as a drop-in C compiler. Clang-style -I, -D, -U and -std= options are
+passed to the parser.";
+
+/// Compiles the affine loop nests of a C file into tiled dataflow task programs.
+#[derive(Parser, Debug)]
+#[command(name = "tiledflow", version, about, after_help = EXAMPLES)]
+struct Cli {
+    /// The C source file
+    input: PathBuf,
+    /// Output file (`-` for standard output); required when emitting C
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Code to generate
+    #[arg(long, value_enum, default_value = "tasks")]
+    target: TargetArg,
+    /// Print an intermediate form instead of C (to standard output unless -o is given)
+    #[arg(long, value_enum, default_value = "c")]
+    emit: EmitArg,
+    /// Tile sizes for the dimensions of each tiled band, outermost first (the last repeats)
+    #[arg(long, value_delimiter = ',', default_value = "32")]
+    tile_sizes: Vec<i64>,
+    /// Do not tile: each loop nest is one task
+    #[arg(long)]
+    no_tile: bool,
+    /// Fusion heuristic of the scheduler
+    #[arg(long, value_enum, default_value = "smart")]
+    fuse: FuseArg,
+    /// Scheduler
+    #[arg(long, value_enum, default_value = "auto")]
+    schedule: ScheduleArg,
+    /// Emit #line directives pointing at the input file
+    #[arg(long)]
+    line_directives: bool,
+    /// Fail when a SCoP cannot be transformed instead of leaving it as written
+    #[arg(long)]
+    strict: bool,
+    /// Print one line per SCoP: statements, task classes, tile dependences, time
+    #[arg(short, long)]
+    verbose: bool,
+    /// Preprocessor and language flags for the parser (-I, -D, -U, -std=, -include)
+    #[arg(skip)]
+    clang_args: Vec<String>,
+}
+
+/// Splits the C-compiler-style flags (which clap cannot express: `-std=c99`, `-DN=10`) from the rest.
+fn split_cc_flags(args: Vec<String>) -> (Vec<String>, Vec<String>) {
+    let mut ours = Vec::new();
+    let mut cc = Vec::new();
+    let mut it = args.into_iter();
+    if let Some(argv0) = it.next() {
+        ours.push(argv0);
+    }
+    while let Some(a) = it.next() {
+        if a == "-I" || a == "-D" || a == "-U" || a == "-include" || a == "-isystem" {
+            cc.push(a);
+            if let Some(v) = it.next() {
+                cc.push(v);
+            }
+        } else if a.starts_with("-std=") || (a.len() > 2 && (a.starts_with("-I") || a.starts_with("-D") || a.starts_with("-U"))) {
+            cc.push(a);
+        } else {
+            ours.push(a);
+        }
+    }
+    (ours, cc)
+}
+
+fn main() -> ExitCode {
+    let (ours, cc) = split_cc_flags(std::env::args().collect());
+    let mut cli = Cli::parse_from(ours);
+    cli.clang_args = cc;
+    match run(&cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Error::User(m)) => {
+            eprintln!("tiledflow: error: {m}");
+            ExitCode::from(1)
+        }
+        Err(e @ Error::Internal(_)) => {
+            eprintln!("tiledflow: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<(), Error> {
+    let emit = match cli.emit {
+        EmitArg::Scop => Emit::Scop,
+        EmitArg::Deps => Emit::Deps,
+        EmitArg::Schedule => Emit::Schedule,
+        EmitArg::Tasks => Emit::Tasks,
+        EmitArg::C => Emit::C,
+    };
+    if emit == Emit::C && cli.output.is_none() {
+        return Err(Error::User("no output file: give -o FILE (or -o - for standard output)".into()));
+    }
+    if cli.tile_sizes.iter().any(|&t| t < 1) {
+        return Err(Error::User("--tile-sizes: every size must be at least 1".into()));
+    }
+    let mut opts = Options {
+        emit,
+        target: match cli.target {
+            TargetArg::Tasks => taskgen::Target::Tasks,
+            TargetArg::Seq => taskgen::Target::Seq,
+        },
+        clang_args: cli.clang_args.clone(),
+        line_directives: cli.line_directives,
+        strict: cli.strict,
+        ..Options::default()
+    };
+    opts.schedule.tile_sizes = if cli.no_tile { None } else { Some(cli.tile_sizes.clone()) };
+    opts.schedule.original = matches!(cli.schedule, ScheduleArg::Original);
+    opts.schedule.fuse = match cli.fuse {
+        FuseArg::Min => polyhedral::Fuse::Min,
+        FuseArg::Smart => polyhedral::Fuse::Smart,
+        FuseArg::Max => polyhedral::Fuse::Max,
+    };
+    let out = tiledflow::compile_file(&cli.input, &opts)?;
+    for d in &out.diagnostics {
+        eprintln!("{d}");
+    }
+    if cli.verbose {
+        for r in &out.reports {
+            eprintln!(
+                "{}: SCoP in {}() at line {}: {} statements, {} task classes, {} tile dependences, {:.1} ms",
+                cli.input.display(),
+                r.function,
+                r.line,
+                r.n_statements,
+                r.n_classes,
+                r.n_tile_deps,
+                r.micros as f64 / 1000.0
+            );
+        }
+    }
+    match cli.output.as_deref() {
+        None => print!("{}", out.text),
+        Some(p) if p.as_os_str() == "-" => print!("{}", out.text),
+        Some(p) => tiledflow::write_atomically(p, &out.text)
+            .map_err(|e| Error::User(format!("cannot write {}: {e}", p.display())))?,
+    }
+    Ok(())
+}

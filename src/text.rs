@@ -1,0 +1,93 @@
+//! Printed forms of the intermediate results, for `--emit scop|deps|schedule|tasks`.
+//!
+//! Every form starts with a header naming the SCoP (function and line) and prints ISL text as the
+//! stage produced it, one relation per line, in id order, so that outputs are deterministic.
+
+use frontend::ir::{AccessKind, BodyPiece, Scop, Storage};
+use polyhedral::{Dependences, TiledSchedule};
+use std::fmt::Write;
+use taskgen::TaskProgram;
+
+fn header(s: &mut String, scop: &Scop) {
+    let _ = writeln!(s, "# SCoP in {}() at line {}", scop.function, scop.loc.line);
+}
+
+/// Domains, schedules, accesses, parameters and arrays of a SCoP.
+pub fn scop(scop: &Scop) -> String {
+    let mut s = String::new();
+    header(&mut s, scop);
+    let params: Vec<String> = scop.params.iter().map(|p| format!("{} {}", p.c_type, p.name)).collect();
+    let _ = writeln!(s, "params: [{}]", params.join(", "));
+    let _ = writeln!(s, "context: {}", scop.context);
+    for a in &scop.arrays {
+        let storage = match a.storage {
+            Storage::File => "file",
+            Storage::Local => "local",
+        };
+        let _ = writeln!(
+            s,
+            "array {}: {} {} rank {} ({storage}{})",
+            a.id,
+            a.elem_type,
+            a.name,
+            a.rank,
+            if a.written { ", written" } else { "" }
+        );
+    }
+    for st in &scop.statements {
+        let _ = writeln!(s, "{}: line {}", st.id, st.loc.line);
+        let _ = writeln!(s, "  domain:   {}", st.domain);
+        let _ = writeln!(s, "  schedule: {}", st.schedule);
+        for acc in &st.accesses {
+            let kind = match acc.kind {
+                AccessKind::Read => "read ",
+                AccessKind::Write => "write",
+            };
+            let _ = writeln!(s, "  {kind}:    {}", acc.relation);
+        }
+        let body: String = st
+            .body
+            .iter()
+            .map(|p| match p {
+                BodyPiece::Text(t) => t.clone(),
+                BodyPiece::Iter(k) => st.iterators.get(*k).cloned().unwrap_or_default(),
+                BodyPiece::Var(id) => scop.array(*id).name.clone(),
+            })
+            .collect();
+        let _ = writeln!(s, "  body:     {}", body.split_whitespace().collect::<Vec<_>>().join(" "));
+    }
+    s
+}
+
+/// Flow, anti and output dependences.
+pub fn deps(scop: &Scop, d: &Dependences) -> String {
+    let mut s = String::new();
+    header(&mut s, scop);
+    let _ = writeln!(s, "flow:   {}", d.flow);
+    let _ = writeln!(s, "anti:   {}", d.anti);
+    let _ = writeln!(s, "output: {}", d.output);
+    s
+}
+
+/// The tiled schedule: ISL's tree, then each nest's tiles.
+pub fn schedule(scop: &Scop, t: &TiledSchedule) -> String {
+    let mut s = String::new();
+    header(&mut s, scop);
+    let _ = writeln!(s, "{}", t.tree.trim_end());
+    for (k, nest) in t.nests.iter().enumerate() {
+        let stmts: Vec<String> = nest.statements.iter().map(|x| x.to_string()).collect();
+        let _ = writeln!(s, "nest N{k}: statements [{}], tile sizes {:?}", stmts.join(", "), nest.tile_sizes);
+        let _ = writeln!(s, "  schedule: {}", nest.schedule);
+        let _ = writeln!(s, "  tile map: {}", nest.tile_map);
+        let _ = writeln!(s, "  tiles:    {}", nest.tile_domain);
+    }
+    s
+}
+
+/// Task classes and their inputs.
+pub fn tasks(scop: &Scop, p: &TaskProgram) -> String {
+    let mut s = String::new();
+    header(&mut s, scop);
+    s.push_str(&p.to_text());
+    s
+}

@@ -1,0 +1,207 @@
+//! Printing of polyhedral's plain [`Ast`]/[`Expr`] as C.
+//!
+//! Loop counters are `long`. ISL's division and remainder operators map to C operators where
+//! ISL guarantees C's truncating semantics agree (non-negative dividend, or a remainder compared
+//! with zero) and to the `tf_floord` helper otherwise; `min`/`max` map to `tf_min`/`tf_max`. The
+//! helpers are defined by [`HELPERS`], which every generated file includes once.
+//!
+//! User nodes are printed by a caller-supplied closure, since what an instance of `S3` or of a
+//! tile `N0` becomes depends on the context (a statement body, a task spawn, a key bound).
+
+use polyhedral::{Ast, Expr, OpKind};
+use std::fmt::Write;
+
+/// C definitions used by printed expressions.
+pub const HELPERS: &str = "\
+static inline long tf_floord(long a, long b) { long q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
+static inline long tf_min(long a, long b) { return a < b ? a : b; }
+static inline long tf_max(long a, long b) { return a > b ? a : b; }
+";
+
+/// Prints an expression, fully parenthesized (so it can be substituted anywhere).
+pub fn expr(e: &Expr) -> String {
+    let mut s = String::new();
+    write_expr(&mut s, e);
+    s
+}
+
+fn write_expr(out: &mut String, e: &Expr) {
+    match e {
+        Expr::Int(v) => {
+            if v.starts_with('-') {
+                let _ = write!(out, "({v})");
+            } else {
+                out.push_str(v);
+            }
+        }
+        Expr::Id(name) => out.push_str(name),
+        Expr::Op(op, args) => write_op(out, *op, args),
+    }
+}
+
+fn write_op(out: &mut String, op: OpKind, args: &[Expr]) {
+    let infix = |out: &mut String, sym: &str| {
+        out.push('(');
+        for (k, a) in args.iter().enumerate() {
+            if k > 0 {
+                let _ = write!(out, " {sym} ");
+            }
+            write_expr(out, a);
+        }
+        out.push(')');
+    };
+    let call = |out: &mut String, f: &str| {
+        // n-ary min/max/floord nest to the left: f(f(a, b), c).
+        let mut acc = String::new();
+        write_expr(&mut acc, &args[0]);
+        for a in &args[1..] {
+            let mut rhs = String::new();
+            write_expr(&mut rhs, a);
+            acc = format!("{f}({acc}, {rhs})");
+        }
+        out.push_str(&acc);
+    };
+    match op {
+        OpKind::And | OpKind::AndThen => infix(out, "&&"),
+        OpKind::Or | OpKind::OrElse => infix(out, "||"),
+        OpKind::Max => call(out, "tf_max"),
+        OpKind::Min => call(out, "tf_min"),
+        OpKind::Minus => {
+            out.push_str("(-");
+            write_expr(out, &args[0]);
+            out.push(')');
+        }
+        OpKind::Add => infix(out, "+"),
+        OpKind::Sub => infix(out, "-"),
+        OpKind::Mul => infix(out, "*"),
+        OpKind::Div | OpKind::PdivQ => infix(out, "/"),
+        OpKind::PdivR | OpKind::ZdivR => infix(out, "%"),
+        OpKind::FdivQ => call(out, "tf_floord"),
+        OpKind::Cond | OpKind::Select => {
+            out.push('(');
+            write_expr(out, &args[0]);
+            out.push_str(" ? ");
+            write_expr(out, &args[1]);
+            out.push_str(" : ");
+            write_expr(out, &args[2]);
+            out.push(')');
+        }
+        OpKind::Eq => infix(out, "=="),
+        OpKind::Le => infix(out, "<="),
+        OpKind::Lt => infix(out, "<"),
+        OpKind::Ge => infix(out, ">="),
+        OpKind::Gt => infix(out, ">"),
+    }
+}
+
+/// Prints a statement tree at indentation `depth` (two spaces a level). `user` prints one
+/// instance (`name`, `args`) at the given indentation, each line ending in a newline.
+pub fn stmt(out: &mut String, ast: &Ast, depth: usize, user: &mut dyn FnMut(&mut String, &str, &[Expr], usize)) {
+    let pad = "  ".repeat(depth);
+    match ast {
+        Ast::Block(items) => {
+            for item in items {
+                stmt(out, item, depth, user);
+            }
+        }
+        Ast::For { iter, init, cond, inc, body } => {
+            let _ = writeln!(
+                out,
+                "{pad}for (long {iter} = {}; {}; {iter} += {}) {{",
+                expr(init),
+                expr(cond),
+                expr(inc)
+            );
+            stmt(out, body, depth + 1, user);
+            let _ = writeln!(out, "{pad}}}");
+        }
+        Ast::If { cond, then, els } => {
+            let _ = writeln!(out, "{pad}if {} {{", paren(&expr(cond)));
+            stmt(out, then, depth + 1, user);
+            match els {
+                Some(e) => {
+                    let _ = writeln!(out, "{pad}}} else {{");
+                    stmt(out, e, depth + 1, user);
+                    let _ = writeln!(out, "{pad}}}");
+                }
+                None => {
+                    let _ = writeln!(out, "{pad}}}");
+                }
+            }
+        }
+        Ast::User { name, args } => user(out, name, args, depth),
+    }
+}
+
+fn paren(s: &str) -> String {
+    if s.starts_with('(') && balanced_outer(s) {
+        s.to_string()
+    } else {
+        format!("({s})")
+    }
+}
+
+/// Whether the parenthesis opening `s` closes at its last character.
+fn balanced_outer(s: &str) -> bool {
+    let mut depth = 0i32;
+    for (k, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return k == s.len() - 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn id(s: &str) -> Expr {
+        Expr::Id(s.into())
+    }
+    fn int(v: i64) -> Expr {
+        Expr::Int(v.to_string())
+    }
+
+    #[test]
+    fn expressions_are_parenthesized_and_use_helpers() {
+        let e = Expr::Op(OpKind::Min, vec![id("n"), Expr::Op(OpKind::Add, vec![id("c0"), int(31)]), int(-4)]);
+        assert_eq!(expr(&e), "tf_min(tf_min(n, (c0 + 31)), (-4))");
+        let f = Expr::Op(OpKind::FdivQ, vec![Expr::Op(OpKind::Sub, vec![id("n"), int(1)]), int(32)]);
+        assert_eq!(expr(&f), "tf_floord((n - 1), 32)");
+    }
+
+    #[test]
+    fn loops_and_conditions_print_as_c() {
+        let ast = Ast::For {
+            iter: "c0".into(),
+            init: int(0),
+            cond: Expr::Op(OpKind::Le, vec![id("c0"), id("n")]),
+            inc: int(1),
+            body: Box::new(Ast::If {
+                cond: Expr::Op(OpKind::Ge, vec![id("c0"), int(2)]),
+                then: Box::new(Ast::User { name: "S0".into(), args: vec![id("c0")] }),
+                els: None,
+            }),
+        };
+        let mut out = String::new();
+        stmt(&mut out, &ast, 1, &mut |out, name, args, depth| {
+            let _ = writeln!(out, "{}{name}({});", "  ".repeat(depth), expr(&args[0]));
+        });
+        assert_eq!(out, "  for (long c0 = 0; (c0 <= n); c0 += 1) {\n    if (c0 >= 2) {\n      S0(c0);\n    }\n  }\n");
+    }
+
+    #[test]
+    fn paren_keeps_single_outer_group_only() {
+        assert_eq!(paren("(a) && (b)"), "((a) && (b))");
+        assert_eq!(paren("(a && b)"), "(a && b)");
+    }
+}

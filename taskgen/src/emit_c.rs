@@ -1,0 +1,376 @@
+//! C code for task programs: the output file is the input file with each SCoP region replaced by
+//! its control program and, before the SCoP's function, the task bodies.
+//!
+//! How task bodies reach the kernel's variables (they run on other threads, outside the kernel's
+//! stack frame): an environment struct per SCoP, filled in the kernel and passed to every task.
+//! - arrays declared in the function (parameters, locals) are captured as `void *` plus their inner
+//!   dimensions, measured with `sizeof` where the kernel declares them (which works alike for fixed
+//!   sizes, C99 VLA parameters and pointers to arrays); the task re-declares them as pointers to
+//!   arrays of those dimensions. Pointer-to-pointer "arrays" have no such dimensions: a static
+//!   assertion stops their compilation rather than letting the cast be wrong;
+//! - scalars written by the SCoP are captured by address and statements use `(*name)`;
+//! - scalars only read (parameters, coefficients) are captured by value;
+//! - variables at file scope are named directly.
+//!
+//! Generated identifiers start with `tf_`, which the frontend refuses in user code of SCoPs.
+
+use crate::c_ast::{self, HELPERS};
+use crate::program::{names, TaskClass, TaskProgram, DST_NAME, KEY_NAME};
+use frontend::ir::{Array, BodyPiece, Scop, SourceFile, Storage};
+use polyhedral::Expr;
+use std::fmt::Write;
+
+/// The C header of streamrt, copied into every generated file that uses the runtime so that the
+/// output compiles with no include path; the runtime library is still needed to link.
+pub const STREAMRT_H: &str = include_str!("../../streamrt/include/streamrt.h");
+
+/// What the control program does with the tiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Target {
+    /// Every tile is a task on streamrt, synchronized point to point.
+    #[default]
+    Tasks,
+    /// Tiles run in order on the calling thread (no runtime).
+    Seq,
+}
+
+/// Options of C emission.
+#[derive(Clone, Debug, Default)]
+pub struct EmitOptions {
+    pub target: Target,
+    /// Emit `#line` directives so that diagnostics of the C compiler point at the user's file.
+    pub line_directives: bool,
+}
+
+/// One SCoP with its task program, ready to emit.
+pub struct ScopCode<'a> {
+    pub scop: &'a Scop,
+    pub program: &'a TaskProgram,
+}
+
+/// Writes the output file: `file.text` with every SCoP of `scops` (in source order) replaced.
+pub fn emit_file(file: &SourceFile, scops: &[ScopCode<'_>], opts: &EmitOptions) -> String {
+    let text = &file.text;
+    let mut out = String::with_capacity(text.len() * 2);
+    let mut pos = 0;
+    let mut first = 0;
+    while first < scops.len() {
+        // The SCoPs of one function share its insertion point: their task functions go first.
+        let at = scops[first].scop.insert_at;
+        let end = first + scops[first..].iter().take_while(|sc| sc.scop.insert_at == at).count();
+        out.push_str(&text[pos..at]);
+        pos = at;
+        if first == 0 {
+            out.push_str("/* ---- tiledflow: runtime interface and helpers ---- */\n");
+            if opts.target == Target::Tasks {
+                out.push_str(STREAMRT_H);
+            }
+            out.push_str(HELPERS);
+        }
+        for (n, sc) in scops.iter().enumerate().take(end).skip(first) {
+            out.push_str(&task_functions(n, sc));
+        }
+        for (n, sc) in scops.iter().enumerate().take(end).skip(first) {
+            if opts.line_directives {
+                let _ = writeln!(out, "#line {} \"{}\"", line_of(text, pos), c_string(&file.path));
+            }
+            out.push_str(&text[pos..sc.scop.region.start]);
+            out.push_str(&control_program(n, sc, opts.target));
+            pos = sc.scop.region.end;
+        }
+        if opts.line_directives {
+            let _ = writeln!(out, "#line {} \"{}\"", line_of(text, pos), c_string(&file.path));
+        }
+        first = end;
+    }
+    out.push_str(&text[pos..]);
+    out
+}
+
+/// 1-based line number of byte offset `pos`.
+fn line_of(text: &str, pos: usize) -> usize {
+    text[..pos].bytes().filter(|&b| b == b'\n').count() + 1
+}
+
+fn c_string(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// How the task bodies reach a variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Capture {
+    /// File scope: named directly.
+    Direct,
+    /// Local array: `void *` and inner dimensions.
+    Array,
+    /// Local scalar written by the SCoP: by address.
+    Pointer,
+    /// Local scalar only read: by value.
+    Value,
+}
+
+fn capture(a: &Array) -> Capture {
+    match (a.storage, a.rank, a.written) {
+        (Storage::File, _, _) => Capture::Direct,
+        (Storage::Local, 0, true) => Capture::Pointer,
+        (Storage::Local, 0, false) => Capture::Value,
+        (Storage::Local, _, _) => Capture::Array,
+    }
+}
+
+fn env_struct(n: usize) -> String {
+    format!("tf_env{n}")
+}
+
+fn task_fn(n: usize, class: usize) -> String {
+    format!("tf_scop{n}_{}", class_name(class))
+}
+
+fn class_name(class: usize) -> String {
+    format!("n{class}")
+}
+
+/// `[d]` suffixes of an array's inner dimensions, read from the environment.
+fn inner_dims(a: &Array, env: &str) -> String {
+    (0..a.rank.saturating_sub(1)).map(|d| format!("[{env}->{}_d[{d}]]", a.name)).collect()
+}
+
+/// The environment struct and one function per task class.
+fn task_functions(n: usize, sc: &ScopCode<'_>) -> String {
+    let scop = sc.scop;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "/* ---- tiledflow: SCoP {n} of {}() (line {}): {} task classes ---- */",
+        scop.function,
+        scop.loc.line,
+        sc.program.classes.len()
+    );
+    let _ = writeln!(s, "struct {} {{", env_struct(n));
+    let mut fields = 0;
+    for p in scop.params.iter().filter(|p| p.storage == Storage::Local) {
+        let _ = writeln!(s, "  {} {};", p.c_type, p.name);
+        fields += 1;
+    }
+    for a in &scop.arrays {
+        match capture(a) {
+            Capture::Direct => {}
+            Capture::Array => {
+                let _ = writeln!(s, "  void *{};", a.name);
+                if a.rank > 1 {
+                    let _ = writeln!(s, "  long {}_d[{}];", a.name, a.rank - 1);
+                }
+                fields += 1;
+            }
+            Capture::Pointer => {
+                let _ = writeln!(s, "  {} *{};", a.elem_type, a.name);
+                fields += 1;
+            }
+            Capture::Value => {
+                let _ = writeln!(s, "  {} {};", a.elem_type, a.name);
+                fields += 1;
+            }
+        }
+    }
+    if fields == 0 {
+        s.push_str("  char tf_unused;\n");
+    }
+    s.push_str("};\n");
+    for (k, class) in sc.program.classes.iter().enumerate() {
+        s.push_str(&task_function(n, k, class, scop));
+    }
+    s
+}
+
+fn task_function(n: usize, k: usize, class: &TaskClass, scop: &Scop) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "static void {}(const void *tf_envp, const long *tf_key)", task_fn(n, k));
+    s.push_str("{\n");
+    let _ = writeln!(s, "  const struct {} *tf_env = (const struct {} *)tf_envp;", env_struct(n), env_struct(n));
+    for p in scop.params.iter().filter(|p| p.storage == Storage::Local) {
+        let _ = writeln!(s, "  const {} {} = tf_env->{};", p.c_type, p.name, p.name);
+    }
+    for a in &scop.arrays {
+        match capture(a) {
+            Capture::Direct => {}
+            Capture::Array => {
+                let dims = inner_dims(a, "tf_env");
+                let _ = writeln!(
+                    s,
+                    "  {} (*const {}){dims} = ({} (*){dims})tf_env->{};",
+                    a.elem_type, a.name, a.elem_type, a.name
+                );
+            }
+            Capture::Pointer => {
+                let _ = writeln!(s, "  {} *const {} = tf_env->{};", a.elem_type, a.name, a.name);
+            }
+            Capture::Value => {
+                let _ = writeln!(s, "  const {} {} = tf_env->{};", a.elem_type, a.name, a.name);
+            }
+        }
+    }
+    for (d, key) in names(KEY_NAME, class.n_dims).iter().enumerate() {
+        let _ = writeln!(s, "  const long {key} = tf_key[{d}];");
+    }
+    s.push_str("  (void)tf_env; (void)tf_key;\n");
+    c_ast::stmt(&mut s, &class.body, 1, &mut |out, name, args, depth| {
+        statement(out, scop, name, args, depth);
+    });
+    s.push_str("}\n");
+    s
+}
+
+/// One statement instance: the user's text with iterators replaced.
+fn statement(out: &mut String, scop: &Scop, name: &str, args: &[Expr], depth: usize) {
+    let pad = "  ".repeat(depth);
+    let Some(stmt) = name.strip_prefix('S').and_then(|k| k.parse::<usize>().ok()).and_then(|k| scop.statements.get(k))
+    else {
+        // polyhedral only produces statement names of this SCoP.
+        let _ = writeln!(out, "{pad}#error \"tiledflow internal error: unknown statement {name}\"");
+        return;
+    };
+    out.push_str(&pad);
+    for piece in &stmt.body {
+        match piece {
+            BodyPiece::Text(t) => out.push_str(t),
+            BodyPiece::Iter(k) => match args.get(*k) {
+                Some(e) => out.push_str(&c_ast::expr(e)),
+                None => out.push_str("tf_missing_iterator"),
+            },
+            BodyPiece::Var(id) => {
+                let a = scop.array(*id);
+                if capture(a) == Capture::Pointer {
+                    let _ = write!(out, "(*{})", a.name);
+                } else {
+                    out.push_str(&a.name);
+                }
+            }
+        }
+    }
+    out.push('\n');
+}
+
+/// The code that replaces a SCoP region.
+fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
+    let scop = sc.scop;
+    let prog = sc.program;
+    let mut s = String::new();
+    let _ = writeln!(s, "  {{ /* tiledflow: SCoP {n}, {} */", if target == Target::Tasks { "dataflow tasks" } else { "tiled, sequential" });
+    // Environment.
+    let _ = writeln!(s, "    struct {} tf_env = {{", env_struct(n));
+    for p in scop.params.iter().filter(|p| p.storage == Storage::Local) {
+        let _ = writeln!(s, "      .{} = {},", p.name, p.name);
+    }
+    for a in &scop.arrays {
+        match capture(a) {
+            Capture::Direct => {}
+            Capture::Array => {
+                let _ = writeln!(s, "      .{} = (void *){},", a.name, a.name);
+                if a.rank > 1 {
+                    let dims: Vec<String> = (1..a.rank)
+                        .map(|d| {
+                            let outer = format!("{}{}", a.name, "[0]".repeat(d));
+                            let inner = format!("{}{}", a.name, "[0]".repeat(d + 1));
+                            format!("(long)(sizeof({outer}) / sizeof({inner}))")
+                        })
+                        .collect();
+                    let _ = writeln!(s, "      .{}_d = {{ {} }},", a.name, dims.join(", "));
+                }
+            }
+            Capture::Pointer => {
+                let _ = writeln!(s, "      .{} = &{},", a.name, a.name);
+            }
+            Capture::Value => {
+                let _ = writeln!(s, "      .{} = {},", a.name, a.name);
+            }
+        }
+    }
+    s.push_str("    };\n");
+    for a in scop.arrays.iter().filter(|a| capture(a) == Capture::Array && a.rank > 1) {
+        let _ = writeln!(
+            s,
+            "    _Static_assert(!__builtin_types_compatible_p(__typeof__({n}[0]), __typeof__(&{n}[0][0])), \
+             \"tiledflow: array {n} is a pointer to pointers; only arrays and pointers to arrays are supported\");",
+            n = a.name
+        );
+    }
+    match target {
+        Target::Seq => {
+            for (k, class) in prog.classes.iter().enumerate() {
+                let d = class.n_dims.max(1);
+                c_ast::stmt(&mut s, &class.tiles, 2, &mut |out, _name, args, depth| {
+                    let pad = "  ".repeat(depth);
+                    let _ = writeln!(out, "{pad}{{ const long tf_key[{d}] = {{ {} }};", key_list(args));
+                    let _ = writeln!(out, "{pad}  {}(&tf_env, tf_key); }}", task_fn(n, k));
+                });
+            }
+        }
+        Target::Tasks => {
+            s.push_str("    tf_graph *tf_g = tf_graph_begin();\n");
+            let _ = writeln!(s, "    int tf_st[{}];", prog.classes.len().max(1));
+            // Streams: one per class, its box measured by a first pass over the tiles.
+            for (k, class) in prog.classes.iter().enumerate() {
+                let d = class.n_dims.max(1);
+                let _ = writeln!(s, "    {{ /* stream of {} */", class.name);
+                let _ = writeln!(s, "      long tf_lo[{d}], tf_hi[{d}];");
+                let _ = writeln!(s, "      for (int tf_x = 0; tf_x < {d}; tf_x++) {{ tf_lo[tf_x] = 0; tf_hi[tf_x] = -1; }}");
+                if class.n_dims > 0 {
+                    s.push_str("      int tf_first = 1;\n");
+                    c_ast::stmt(&mut s, &class.tiles, 3, &mut |out, _name, args, depth| {
+                        let pad = "  ".repeat(depth);
+                        let _ = writeln!(out, "{pad}{{ const long tf_key[{d}] = {{ {} }};", key_list(args));
+                        let _ = writeln!(out, "{pad}  for (int tf_x = 0; tf_x < {d}; tf_x++) {{");
+                        let _ = writeln!(out, "{pad}    if (tf_first || tf_key[tf_x] < tf_lo[tf_x]) tf_lo[tf_x] = tf_key[tf_x];");
+                        let _ = writeln!(out, "{pad}    if (tf_first || tf_key[tf_x] > tf_hi[tf_x]) tf_hi[tf_x] = tf_key[tf_x];");
+                        let _ = writeln!(out, "{pad}  }}");
+                        let _ = writeln!(out, "{pad}  tf_first = 0; }}");
+                    });
+                }
+                let _ = writeln!(
+                    s,
+                    "      tf_st[{k}] = tf_stream_new(tf_g, \"{}\", {}, tf_lo, tf_hi);",
+                    class.name, class.n_dims
+                );
+                s.push_str("    }\n");
+            }
+            // Tasks, in the order of the tiled schedule.
+            for (k, class) in prog.classes.iter().enumerate() {
+                let d = class.n_dims.max(1);
+                c_ast::stmt(&mut s, &class.tiles, 2, &mut |out, _name, args, depth| {
+                    let pad = "  ".repeat(depth);
+                    let _ = writeln!(out, "{pad}{{");
+                    let _ = writeln!(out, "{pad}  const long tf_key[{d}] = {{ {} }};", key_list(args));
+                    let _ = writeln!(out, "{pad}  tf_task_begin(tf_g, tf_st[{k}], tf_key, {}, &tf_env);", task_fn(n, k));
+                    for (dd, dst) in names(DST_NAME, class.n_dims).iter().enumerate() {
+                        let _ = writeln!(out, "{pad}  const long {dst} = tf_key[{dd}]; (void){dst};");
+                    }
+                    for input in &class.inputs {
+                        let src = &prog.classes[input.src];
+                        let sd = src.n_dims.max(1);
+                        let src_idx = input.src;
+                        c_ast::stmt(out, &input.sources, depth + 1, &mut |out, _name, args, depth| {
+                            let pad = "  ".repeat(depth);
+                            let _ = writeln!(
+                                out,
+                                "{pad}{{ const long tf_src[{sd}] = {{ {} }}; tf_task_input(tf_g, tf_st[{src_idx}], tf_src); }}",
+                                key_list(args)
+                            );
+                        });
+                    }
+                    let _ = writeln!(out, "{pad}  tf_task_end(tf_g);");
+                    let _ = writeln!(out, "{pad}}}");
+                });
+            }
+            s.push_str("    tf_graph_end(tf_g);\n");
+        }
+    }
+    s.push_str("  }\n");
+    s
+}
+
+fn key_list(args: &[Expr]) -> String {
+    if args.is_empty() {
+        return "0".to_string();
+    }
+    args.iter().map(c_ast::expr).collect::<Vec<_>>().join(", ")
+}
