@@ -1,1 +1,32 @@
-//! Test harness: compile C programs, run them, compare their outputs.
+//! Test harness for tiledflow's end-to-end and differential tests: locate the kernels and the
+//! built tools, compile C programs (with `cc` or with the `tiledflow-cc` driver), run them under
+//! a time limit, read the arrays they dump, and compare two runs array by array.
+//!
+//! The main oracle is [`differential`]: a kernel compiled by the system compiler is the
+//! reference; each [`Variant`] (usually `tiledflow-cc` with some options) must dump exactly the
+//! same arrays, bit for bit, because generated code keeps every statement's arithmetic and both
+//! sides are compiled with `-ffp-contract=off`.
+//!
+//! What this crate must not do: depend on the compiler crates. It drives the built binaries as a
+//! user would, so a test here exercises exactly what a user runs.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod compare;
+pub mod differential;
+pub mod dump;
+pub mod paths;
+pub mod process;
+
+pub use compare::{compare, ArrayMismatch, Mismatch, Tolerance, ValueDiff};
+pub use differential::{
+    define_flags, differential, differential_with, original_flags, run_original,
+    DifferentialOptions, Variant, KEEP_ENV,
+};
+pub use dump::{parse_dump, DumpedArray};
+pub use paths::{
+    bin_dir, kernel_dir, kernel_names, kernel_path, kernels_dir, reference_cc, repo_root,
+    tool_path, utilities_dir,
+};
+pub use process::{compile, compile_with_stderr, run};

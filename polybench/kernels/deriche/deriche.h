@@ -1,0 +1,71 @@
+/* deriche.h: problem sizes and element type of deriche, Deriche recursive edge-detection filter on a W x H image.
+ * Part of tiledflow's kernels in the PolyBench/C 4.2 layout; see ../README.md. */
+#ifndef PB_KERNEL_DERICHE_H
+#define PB_KERNEL_DERICHE_H
+
+/* Dataset: LARGE unless one of -DMINI_DATASET ... -DEXTRALARGE_DATASET is given. */
+#if !defined(MINI_DATASET) && !defined(SMALL_DATASET) && !defined(MEDIUM_DATASET) && \
+    !defined(LARGE_DATASET) && !defined(EXTRALARGE_DATASET)
+#define LARGE_DATASET
+#endif
+
+/* Sizes of each dataset. */
+#if defined(MINI_DATASET)
+#define DERICHE_W_DEFAULT 64
+#define DERICHE_H_DEFAULT 64
+#elif defined(SMALL_DATASET)
+#define DERICHE_W_DEFAULT 192
+#define DERICHE_H_DEFAULT 128
+#elif defined(MEDIUM_DATASET)
+#define DERICHE_W_DEFAULT 720
+#define DERICHE_H_DEFAULT 480
+#elif defined(LARGE_DATASET)
+#define DERICHE_W_DEFAULT 4096
+#define DERICHE_H_DEFAULT 2160
+#elif defined(EXTRALARGE_DATASET)
+#define DERICHE_W_DEFAULT 7680
+#define DERICHE_H_DEFAULT 4320
+#endif
+
+/* Each size can be overridden on its own, e.g. -DH=37. */
+#ifndef W
+#define W DERICHE_W_DEFAULT
+#endif
+#ifndef H
+#define H DERICHE_H_DEFAULT
+#endif
+
+/* Loop bounds used by the kernel. */
+#define _PB_W W
+#define _PB_H H
+
+/* Element type: float unless -DDATA_TYPE_IS_INT, -DDATA_TYPE_IS_FLOAT or
+ * -DDATA_TYPE_IS_DOUBLE says otherwise. */
+#if !defined(DATA_TYPE_IS_INT) && !defined(DATA_TYPE_IS_FLOAT) && !defined(DATA_TYPE_IS_DOUBLE)
+#define DATA_TYPE_IS_FLOAT
+#endif
+
+#if defined(DATA_TYPE_IS_INT)
+#define DATA_TYPE int
+#define DATA_PRINTF_MODIFIER "%d "
+#define SCALAR_VAL(x) x
+#define SQRT_FUN(x) sqrt(x)
+#define EXP_FUN(x) exp(x)
+#define POW_FUN(x, y) pow(x, y)
+#elif defined(DATA_TYPE_IS_FLOAT)
+#define DATA_TYPE float
+#define DATA_PRINTF_MODIFIER "%.9g "
+#define SCALAR_VAL(x) x##f
+#define SQRT_FUN(x) sqrtf(x)
+#define EXP_FUN(x) expf(x)
+#define POW_FUN(x, y) powf(x, y)
+#elif defined(DATA_TYPE_IS_DOUBLE)
+#define DATA_TYPE double
+#define DATA_PRINTF_MODIFIER "%.17g "
+#define SCALAR_VAL(x) x
+#define SQRT_FUN(x) sqrt(x)
+#define EXP_FUN(x) exp(x)
+#define POW_FUN(x, y) pow(x, y)
+#endif
+
+#endif /* PB_KERNEL_DERICHE_H */
