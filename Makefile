@@ -18,7 +18,7 @@ demo: build
 	@bash scripts/demo.sh $(BIN_DIR)
 
 test: build
-	$(CARGO) test --workspace
+	$(CARGO) test --workspace --no-fail-fast
 
 clean:
 	$(CARGO) clean

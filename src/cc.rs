@@ -117,7 +117,8 @@ mod tests {
     fn sources_flags_and_linking_are_classified() {
         let c = parse(&v("-O2 -I inc -DN=10 -std=c99 a.c -o prog b.o -lm --tiledflow-strict")).unwrap();
         assert_eq!(c.args, v("-O2 -I inc -DN=10 -std=c99 a.c -o prog b.o -lm"));
-        assert_eq!(c.sources, vec![4]);
+        // -O2, -I, inc, -DN=10, -std=c99, then a.c
+        assert_eq!(c.sources, vec![5]);
         assert_eq!(c.parser_flags, v("-I inc -DN=10 -std=c99"));
         assert!(c.links);
         assert!(c.strict);
@@ -135,7 +136,7 @@ mod tests {
     #[test]
     fn non_c_languages_are_not_transformed() {
         let c = parse(&v("-x c++ a.c -x c b.c")).unwrap();
-        assert_eq!(c.sources, vec![4]);
+        assert_eq!(c.sources, vec![5]);
     }
 
     #[test]
