@@ -13,7 +13,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use crate::compare::{compare, Tolerance};
 use crate::dump::{parse_dump, DumpedArray};
 use crate::paths::{kernel_path, reference_cc, tool_path, utilities_dir};
-use crate::process::{compile, compile_in_env, expect_success, run};
+use crate::process::{compile, compile_in_env, expect_success, run, DEFAULT_COMPILE_TIMEOUT};
 
 /// How to build and run the transformed program: a compiler driver taking `cc`'s flags, the
 /// arguments added after the base flags, and the environment of the build and of the run.
@@ -105,6 +105,8 @@ pub struct DifferentialOptions {
     pub tolerance: Tolerance,
     /// Time limit for each program run (a hung program fails the check).
     pub run_timeout: Duration,
+    /// Time limit for each variant's build (a compiler that runs away fails the check).
+    pub compile_timeout: Duration,
 }
 
 impl Default for DifferentialOptions {
@@ -112,6 +114,7 @@ impl Default for DifferentialOptions {
         DifferentialOptions {
             tolerance: Tolerance::Exact,
             run_timeout: Duration::from_secs(120),
+            compile_timeout: DEFAULT_COMPILE_TIMEOUT,
         }
     }
 }
@@ -208,6 +211,7 @@ fn check_variant(
         &all_flags,
         exe,
         &variant.compile_env,
+        options.compile_timeout,
     )
     .context("building")?;
     let env: Vec<(&str, &str)> = variant

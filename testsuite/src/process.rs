@@ -13,12 +13,17 @@ use anyhow::{anyhow, bail, Context, Result};
 /// How much of a failed command's stderr an error message quotes (its end).
 const STDERR_QUOTE_LIMIT: usize = 8000;
 
+/// Time limit of [`compile`] and [`compile_with_stderr`]: generous, it only turns a compiler that
+/// runs away into an error instead of a hung test suite.
+pub const DEFAULT_COMPILE_TIMEOUT: Duration = Duration::from_secs(600);
+
 /// Compiles and links `sources` into the executable `out`:
 /// `<cc_or_driver> <flags...> <sources...> -o <out> -lm`.
 ///
 /// `cc_or_driver` is `cc`, a path such as `bin_dir()/tiledflow-cc`, or anything else that takes
 /// `cc`'s flags. `-lm` is appended because kernels may call libm. A failure (the compiler cannot
-/// be started or exits non-zero) is an error carrying the command line and the compiler's stderr.
+/// be started, exits non-zero, or runs longer than [`DEFAULT_COMPILE_TIMEOUT`] and is killed) is
+/// an error carrying the command line and the compiler's stderr.
 pub fn compile<S, F>(
     cc_or_driver: impl AsRef<OsStr>,
     sources: &[S],
@@ -44,16 +49,24 @@ where
     S: AsRef<OsStr>,
     F: AsRef<OsStr>,
 {
-    compile_in_env(cc_or_driver, sources, flags, out, &[])
+    compile_in_env(
+        cc_or_driver,
+        sources,
+        flags,
+        out,
+        &[],
+        DEFAULT_COMPILE_TIMEOUT,
+    )
 }
 
-/// [`compile_with_stderr`] with extra environment variables for the compiler.
+/// [`compile_with_stderr`] with extra environment variables for the compiler and a time limit.
 pub(crate) fn compile_in_env<S, F>(
     cc_or_driver: impl AsRef<OsStr>,
     sources: &[S],
     flags: &[F],
     out: &Path,
     env: &[(String, String)],
+    timeout: Duration,
 ) -> Result<String>
 where
     S: AsRef<OsStr>,
@@ -62,11 +75,18 @@ where
     let mut cmd = Command::new(cc_or_driver.as_ref());
     cmd.args(flags).args(sources).arg("-o").arg(out).arg("-lm");
     cmd.envs(env.iter().map(|(k, v)| (k, v)));
-    cmd.stdin(Stdio::null());
     let shown = show_command(&cmd);
-    let output = cmd
-        .output()
-        .with_context(|| format!("cannot start `{shown}`"))?;
+    let output = match run_command(cmd, timeout)? {
+        Ok(output) => output,
+        Err(partial_stderr) => bail!(
+            "compilation did not finish within {timeout:?} and was killed: `{shown}`\n\
+             --- compiler stderr ---\n{}",
+            tail(
+                &String::from_utf8_lossy(&partial_stderr),
+                STDERR_QUOTE_LIMIT
+            )
+        ),
+    };
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     if !output.status.success() {
         bail!(
@@ -87,6 +107,25 @@ where
 pub fn run(exe: &Path, env: &[(&str, &str)], timeout: Duration) -> Result<Output> {
     let mut cmd = Command::new(exe);
     cmd.envs(env.iter().map(|&(k, v)| (k, v)));
+    let shown = show_command(&cmd);
+    match run_command(cmd, timeout)? {
+        Ok(output) => Ok(output),
+        Err(partial_stderr) => {
+            bail!(
+            "`{shown}` did not finish within {timeout:?} and was killed\n--- its stderr ---\n{}",
+            tail(&String::from_utf8_lossy(&partial_stderr), STDERR_QUOTE_LIMIT)
+        )
+        }
+    }
+}
+
+/// Runs `cmd` with stdin closed and stdout/stderr captured. `Ok(Ok(output))` when it finished
+/// (whatever its status), `Ok(Err(stderr so far))` when it ran past `timeout` and was killed,
+/// `Err` when it could not be started or waited for.
+fn run_command(
+    mut cmd: Command,
+    timeout: Duration,
+) -> Result<std::result::Result<Output, Vec<u8>>> {
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -100,17 +139,14 @@ pub fn run(exe: &Path, env: &[(&str, &str)], timeout: Duration) -> Result<Output
         wait_with_timeout(&mut child, timeout).with_context(|| format!("waiting for `{shown}`"))?;
     let stdout = join_drain(stdout);
     let stderr = join_drain(stderr);
-    match status {
+    Ok(match status {
         Some(status) => Ok(Output {
             status,
             stdout,
             stderr,
         }),
-        None => bail!(
-            "`{shown}` did not finish within {timeout:?} and was killed\n--- its stderr ---\n{}",
-            tail(&String::from_utf8_lossy(&stderr), STDERR_QUOTE_LIMIT)
-        ),
-    }
+        None => Err(stderr),
+    })
 }
 
 /// Waits for `child`; after `timeout` kills it and returns `None`.

@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use testsuite::{
-    compare, compile, compile_with_stderr, differential, kernel_dir, kernel_names, kernel_path,
-    parse_dump, run, run_original, utilities_dir, ArrayMismatch, DumpedArray, Tolerance, ValueDiff,
-    Variant,
+    compare, compile, compile_with_stderr, differential, differential_with, kernel_dir,
+    kernel_names, kernel_path, parse_dump, run, run_original, utilities_dir, ArrayMismatch,
+    DifferentialOptions, DumpedArray, Tolerance, ValueDiff, Variant,
 };
 
 /// The 30 kernels of PolyBench/C 4.2.
@@ -597,4 +597,31 @@ fn differential_rejects_unknown_kernels_and_bad_defines() {
     assert!(err.contains("no kernel `no-such-kernel`"), "{err}");
     let err = error_text(differential("gemm", &[("N I", "3")], &[]));
     assert!(err.contains("define `N I` is not a C identifier"), "{err}");
+}
+
+#[test]
+fn differential_reports_a_driver_that_does_not_finish() {
+    let tmp = tempfile::tempdir().unwrap();
+    let slow = fake_driver(tmp.path(), "slow-cc", "echo thinking >&2\nexec sleep 30");
+    let options = DifferentialOptions {
+        compile_timeout: Duration::from_millis(500),
+        ..DifferentialOptions::default()
+    };
+    let start = Instant::now();
+    let err = error_text(differential_with(
+        "gemm",
+        &[("MINI_DATASET", "")],
+        &[Variant::new("slow", &slow)],
+        &options,
+    ));
+    assert!(
+        start.elapsed() < Duration::from_secs(25),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert!(
+        err.contains("variant `slow`: building: compilation did not finish within 500ms"),
+        "{err}"
+    );
+    assert!(err.contains("thinking"), "{err}");
 }
