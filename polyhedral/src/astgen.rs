@@ -6,8 +6,8 @@
 //! nodes: a call named by the domain tuple whose arguments are the domain coordinates.
 
 use crate::ast::{Ast, Expr, OpKind};
-use crate::isl::{AstBuild, AstExpr, AstExprView, AstNode, AstNodeView, AstOp, Ctx, Set, Side, UnionMap, UnionSet};
-use crate::maps::{fixed_prefix, input_error, names, pad_to_common_depth};
+use crate::isl::{AstBuild, AstExpr, AstExprView, AstNode, AstNodeView, AstOp, Ctx, Map, Set, Side, UnionMap, UnionSet};
+use crate::maps::{fixed_prefix, input_error, names, pad_to_common_depth, tuple};
 use crate::scop::parse_context;
 use crate::{Error, Result, TileDep, TiledSchedule};
 use frontend::ir::Scop;
@@ -57,16 +57,26 @@ pub fn points_ast(scop: &Scop, set: &str, iter_prefix: &str) -> Result<Ast> {
 
 /// For a tile dependence, code enumerating the source tiles `s` with `(s -> t)` in `dep.relation`
 /// for a target tile `t` whose coordinates are the parameters `dst_coords`; user nodes `N<src>`
-/// with `s`'s coordinates.
+/// with `s`'s coordinates, each source once, in lexicographic order.
+///
+/// When the distances `t - s` take few values (at most [`MAX_OFFSETS`], whatever the parameters:
+/// the usual case for tiles of one band), the code is one guarded call per distance `d`:
+/// `if (cond_d(t)) N<src>(t - d)`. Otherwise ISL's AST generator enumerates the source set with
+/// `t` as parameters, which can take ISL minutes for skewed bands with unequal tile sizes.
 pub fn tile_sources_ast(scop: &Scop, dep: &TileDep, dst_coords: &[String], iter_prefix: &str) -> Result<Ast> {
     let ctx = Ctx::new()?;
     let context = parse_context(&ctx, scop)?;
     let relation = UnionMap::read(&ctx, &dep.relation).map_err(|e| input_error("tile dependence", &dep.relation, e))?;
+    let src_name = format!("N{}", dep.src);
     let dst_name = format!("N{}", dep.dst);
-    for map in relation.maps()? {
-        if map.tuple_name(Side::Out).as_deref() != Some(dst_name.as_str()) || map.n_dims(Side::Out)? != dst_coords.len() {
+    let maps = relation.maps()?;
+    for map in &maps {
+        if map.tuple_name(Side::In).as_deref() != Some(src_name.as_str())
+            || map.tuple_name(Side::Out).as_deref() != Some(dst_name.as_str())
+            || map.n_dims(Side::Out)? != dst_coords.len()
+        {
             return Err(Error::InvalidInput(format!(
-                "the tile dependence `{}` does not target {dst_name} with {} coordinates",
+                "the tile dependence `{}` does not go from {src_name} to {dst_name} with {} coordinates",
                 dep.relation,
                 dst_coords.len()
             )));
@@ -74,8 +84,90 @@ pub fn tile_sources_ast(scop: &Scop, dep: &TileDep, dst_coords: &[String], iter_
     }
     check_fresh(dst_coords, &param_names(scop, &context)?)?;
     let target = UnionSet::read(&ctx, &fixed_prefix(&dst_name, dst_coords.len(), dst_coords))?;
+    if let [map] = maps.as_slice() {
+        if let Some(offsets) = few_offsets(map)? {
+            return guarded_sources(context, &relation, &offsets, (&src_name, &dst_name), &target, dst_coords);
+        }
+    }
     let sources = relation.intersect_range(target)?.domain()?.coalesce()?;
     enumerate(scop, context, sources, iter_prefix, &dep.relation)
+}
+
+/// The most distances for which [`tile_sources_ast`] emits one guarded call each.
+pub const MAX_OFFSETS: usize = 64;
+
+/// The distances `t - s` of a map between two spaces of one dimension, if they are at most
+/// [`MAX_OFFSETS`] points for all parameter values together; lexicographically decreasing (so
+/// that the sources `t - d` come in increasing order).
+fn few_offsets(map: &Map<'_>) -> Result<Option<Vec<Vec<i64>>>> {
+    let n = map.n_dims(Side::Out)?;
+    if map.n_dims(Side::In)? != n {
+        return Ok(None);
+    }
+    let mut offsets = map.clone().reset_tuple_id(Side::In)?.reset_tuple_id(Side::Out)?.deltas()?.project_out_params()?;
+    if !offsets.is_bounded()? {
+        return Ok(None);
+    }
+    let mut points = Vec::new();
+    while !offsets.is_empty()? {
+        if points.len() == MAX_OFFSETS {
+            return Ok(None);
+        }
+        let first = offsets.clone().lexmin()?;
+        let Some(point) = (0..n).map(|k| first.plain_fixed(k)).collect::<Result<Option<Vec<i64>>>>()? else {
+            return Ok(None);
+        };
+        points.push(point);
+        offsets = offsets.subtract(first)?;
+    }
+    points.reverse();
+    Ok(Some(points))
+}
+
+/// `if (cond_d(t)) N<src>(t - d)` for each distance `d`, where `cond_d` says that `t - d -> t` is in
+/// `relation`; conditions that always hold are left out.
+fn guarded_sources<'c>(
+    context: Set<'c>,
+    relation: &UnionMap<'c>,
+    offsets: &[Vec<i64>],
+    (src_name, dst_name): (&str, &str),
+    target: &UnionSet<'c>,
+    dst_coords: &[String],
+) -> Result<Ast> {
+    let ctx = context.ctx();
+    // The build must know the coordinate parameters that the conditions use.
+    // Conditions are sets in its (zero-dimensional) schedule space, so is its context.
+    let build = AstBuild::from_context(context.intersect(target.clone().params()?)?.params_to_set()?)?;
+    let s = names("s", dst_coords.len());
+    let t = names("t", dst_coords.len());
+    let mut calls = Vec::new();
+    for d in offsets {
+        let eqs: Vec<String> = (0..d.len()).map(|k| format!("{} = {} - ({})", s[k], t[k], d[k])).collect();
+        let cond = if eqs.is_empty() { String::new() } else { format!(" : {}", eqs.join(" and ")) };
+        let shift = format!("{{ {} -> {}{cond} }}", tuple(src_name, &s), tuple(dst_name, &t));
+        // The targets with a source at distance d, as a condition on the coordinate parameters.
+        let pairs = relation.clone().intersect(UnionMap::read(ctx, &shift)?)?;
+        let when = pairs.range()?.intersect(target.clone())?.params()?;
+        if when.is_empty()? {
+            continue;
+        }
+        let args = dst_coords
+            .iter()
+            .zip(d)
+            .map(|(c, &dk)| match dk {
+                0 => Expr::Id(c.clone()),
+                dk if dk > 0 => Expr::Op(OpKind::Sub, vec![Expr::Id(c.clone()), Expr::Int(dk.to_string())]),
+                dk => Expr::Op(OpKind::Add, vec![Expr::Id(c.clone()), Expr::Int((-dk).to_string())]),
+            })
+            .collect();
+        let call = Ast::User { name: src_name.to_string(), args };
+        let cond = convert_expr(&build.expr_from_set(when.params_to_set()?)?)?;
+        calls.push(match cond {
+            Expr::Int(one) if one == "1" => call,
+            cond => Ast::If { cond, then: Box::new(call), els: None },
+        });
+    }
+    Ok(Ast::Block(calls))
 }
 
 /// The lexicographic enumeration of the points of `points` (one space).
@@ -95,7 +187,7 @@ fn enumerate<'c>(scop: &Scop, context: Set<'c>, points: UnionSet<'c>, iter_prefi
     let mut taken = param_names(scop, &context)?;
     taken.extend(set.param_names()?);
     check_prefix(iter_prefix, depth, &taken)?;
-    let schedule = UnionMap::from_map(set.identity()?.reset_out_tuple_id()?)?;
+    let schedule = UnionMap::from_map(set.identity()?.reset_tuple_id(Side::Out)?)?;
     build(context, schedule, iter_prefix, depth)
 }
 

@@ -94,11 +94,22 @@ pub struct ScheduleConfig {
     pub tile_sizes: Option<Vec<i64>>,
     /// ISL operation budget for scheduling; past it the original schedule is used with a warning.
     pub max_operations: u64,
+    /// Wall-clock budget for the ISL scheduler (`None`: unbounded); past it the original
+    /// schedule is used with a warning. ISL counts operations (allocations and simplex pivots)
+    /// but a pivot on huge numbers can take milliseconds: PolyBench adi needs fewer than 200000
+    /// operations and a minute, so the operation budget alone does not bound the time.
+    pub time_limit: Option<std::time::Duration>,
 }
 
 impl Default for ScheduleConfig {
     fn default() -> Self {
-        ScheduleConfig { fuse: Fuse::Smart, original: false, tile_sizes: Some(vec![32]), max_operations: 2_000_000 }
+        ScheduleConfig {
+            fuse: Fuse::Smart,
+            original: false,
+            tile_sizes: Some(vec![32]),
+            max_operations: 2_000_000,
+            time_limit: Some(std::time::Duration::from_secs(10)),
+        }
     }
 }
 

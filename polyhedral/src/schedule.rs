@@ -16,8 +16,9 @@
 //! multi-dimensional permutable bands, whose tiles run as wavefronts under the dataflow runtime.
 //! Coincidence constraints are still given, so ISL prefers parallel band members when it can.
 //!
-//! The scheduler's work is bounded by [`ScheduleConfig::max_operations`]; past it (or on any
-//! scheduler failure) the original order is used and a [`Warning`] says so.
+//! The scheduler's work is bounded by [`ScheduleConfig::max_operations`] and
+//! [`ScheduleConfig::time_limit`]; past either (or on any scheduler failure) the original order is
+//! used and a [`Warning`] says so.
 //!
 //! The original order (`ScheduleConfig::original`, or the fallback) groups statements by the first
 //! value of their 2d+1 schedules (one group per outermost loop or top-level statement), in that
@@ -39,13 +40,14 @@
 //! no nest.
 
 use crate::deps::IslDeps;
-use crate::isl::{Ctx, NodeKind, Schedule, ScheduleConstraints, ScheduleNode, UnionMap, UnionSet};
+use crate::isl::{Ctx, NodeKind, Schedule, ScheduleConstraints, ScheduleNode, Set, UnionMap, UnionSet};
 use crate::maps::{pad_to_common_depth, projection};
 use crate::scop::{stmt_of_name, ScopSets};
 use crate::{Dependences, Error, Fuse, Nest, Result, ScheduleConfig, TiledSchedule, Warning};
 use frontend::ir::{Scop, StmtId};
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::mpsc;
 
 /// Schedules and tiles `scop` so that `deps` (its dependences) are respected.
 pub fn schedule(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig) -> Result<(TiledSchedule, Vec<Warning>)> {
@@ -67,14 +69,9 @@ pub fn schedule(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig) -> Result
     let (tree, from_scheduler) = if cfg.original {
         (original_tree(scop, &sets, &deps)?, false)
     } else {
-        match scheduled_tree(&ctx, &sets, &deps, cfg) {
+        match scheduled_tree(&ctx, &sets, &deps, cfg)? {
             Ok(tree) => (tree, true),
-            Err(err) => {
-                let why = if ctx.quota_hit() {
-                    format!("ran past its budget of {} operations", cfg.max_operations)
-                } else {
-                    format!("failed ({err})")
-                };
+            Err(why) => {
                 warnings.push(Warning(format!("the ISL scheduler {why}; keeping the original statement order")));
                 (original_tree(scop, &sets, &deps)?, false)
             }
@@ -84,20 +81,96 @@ pub fn schedule(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig) -> Result
     Ok((TiledSchedule { tree: tree.to_block_str()?, nests }, warnings))
 }
 
-/// The ISL scheduler's tree for the fusion heuristic of `cfg`, within its operation budget.
-fn scheduled_tree<'c>(ctx: &'c Ctx, sets: &ScopSets<'c>, deps: &UnionMap<'c>, cfg: &ScheduleConfig) -> Result<Schedule<'c>> {
-    ctx.set_schedule_outer_coincidence(false)?;
-    ctx.set_schedule_serialize_sccs(cfg.fuse == Fuse::Min)?;
-    ctx.set_schedule_whole_component(cfg.fuse == Fuse::Max)?;
-    let constraints = ScheduleConstraints::on_domain(sets.domains.clone())?
-        .set_context(sets.context.clone())?
-        .set_validity(deps.clone())?
-        .set_proximity(deps.clone())?
-        .set_coincidence(deps.clone())?;
-    ctx.set_max_operations(cfg.max_operations);
-    let tree = constraints.compute_schedule();
-    ctx.set_max_operations(0);
-    tree
+/// The ISL scheduler's tree for the fusion heuristic of `cfg`, within its budgets; `Ok(Err(why))`
+/// when the scheduler gave up (the caller falls back to the original order).
+///
+/// The scheduler runs on a thread of its own, with its own ISL context, on the printed domains,
+/// context and dependences, and sends back the printed tree. When the time limit passes first, that
+/// thread is left to finish on its own, using a core until ISL completes or its operation budget
+/// runs out (its result is dropped): ISL cannot be interrupted from another thread without a data
+/// race on the context.
+fn scheduled_tree<'c>(
+    ctx: &'c Ctx,
+    sets: &ScopSets<'c>,
+    deps: &UnionMap<'c>,
+    cfg: &ScheduleConfig,
+) -> Result<std::result::Result<Schedule<'c>, String>> {
+    let problem = SchedulingProblem {
+        domains: sets.domains.to_str()?,
+        context: sets.context.to_str()?,
+        deps: deps.to_str()?,
+        fuse: cfg.fuse,
+        max_operations: cfg.max_operations,
+    };
+    let (tx, rx) = mpsc::channel();
+    let spawned = std::thread::Builder::new().name("isl-scheduler".into()).spawn(move || {
+        // The receiver may be gone (time limit passed): nothing to do then.
+        let _ = tx.send(problem.solve());
+    });
+    if let Err(err) = spawned {
+        return Ok(Err(format!("could not start ({err})")));
+    }
+    let outcome = match cfg.time_limit {
+        Some(limit) => rx.recv_timeout(limit).map_err(|e| match e {
+            mpsc::RecvTimeoutError::Timeout => format!("did not finish within {limit:?}"),
+            mpsc::RecvTimeoutError::Disconnected => "stopped without a result".to_string(),
+        }),
+        None => rx.recv().map_err(|_| "stopped without a result".to_string()),
+    };
+    Ok(match outcome {
+        Ok(Outcome::Done(text)) => Ok(Schedule::read(ctx, &text)?),
+        Ok(Outcome::OverBudget) => Err(format!("ran past its budget of {} operations", cfg.max_operations)),
+        Ok(Outcome::Failed(msg)) => Err(format!("failed ({msg})")),
+        Err(why) => Err(why),
+    })
+}
+
+/// A scheduling problem as text, so that it can move to the scheduler's thread.
+struct SchedulingProblem {
+    domains: String,
+    context: String,
+    deps: String,
+    fuse: Fuse,
+    max_operations: u64,
+}
+
+/// What the scheduler's thread reports.
+enum Outcome {
+    /// The schedule tree, printed.
+    Done(String),
+    OverBudget,
+    Failed(String),
+}
+
+impl SchedulingProblem {
+    /// Runs the ISL scheduler (validity = proximity = coincidence = all dependences) in a fresh
+    /// context with the options of the module documentation.
+    fn solve(&self) -> Outcome {
+        let ctx = match Ctx::new() {
+            Ok(ctx) => ctx,
+            Err(err) => return Outcome::Failed(err.to_string()),
+        };
+        let run = || -> Result<String> {
+            ctx.set_schedule_outer_coincidence(false)?;
+            ctx.set_schedule_serialize_sccs(self.fuse == Fuse::Min)?;
+            ctx.set_schedule_whole_component(self.fuse == Fuse::Max)?;
+            let deps = UnionMap::read(&ctx, &self.deps)?;
+            let constraints = ScheduleConstraints::on_domain(UnionSet::read(&ctx, &self.domains)?)?
+                .set_context(Set::read(&ctx, &self.context)?)?
+                .set_validity(deps.clone())?
+                .set_proximity(deps.clone())?
+                .set_coincidence(deps)?;
+            ctx.set_max_operations(self.max_operations);
+            let tree = constraints.compute_schedule();
+            ctx.set_max_operations(0);
+            tree?.to_str()
+        };
+        match run() {
+            Ok(text) => Outcome::Done(text),
+            Err(_) if ctx.quota_hit() => Outcome::OverBudget,
+            Err(err) => Outcome::Failed(err.to_string()),
+        }
+    }
 }
 
 /// The original order as a schedule tree (see the module documentation).

@@ -60,8 +60,8 @@ impl<'c> ScopSets<'c> {
             original = original.union(UnionMap::from_map(schedule.pad_out_with_zeros(max_depth - depth)?)?)?;
         }
         let domains = domains.intersect_params(context.clone())?.coalesce()?;
-        let reads = reads.intersect_domain(domains.clone())?.coalesce()?;
-        let writes = writes.intersect_domain(domains.clone())?.coalesce()?;
+        let reads = reads.intersect_domain(domains.clone())?;
+        let writes = writes.intersect_domain(domains.clone())?;
         let original = original.intersect_domain(domains.clone())?;
         Ok(ScopSets { context, domains, reads, writes, original })
     }

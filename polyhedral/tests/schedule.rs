@@ -139,6 +139,20 @@ fn exhausted_budget_falls_back_to_the_original_order() {
     verify(&scop, &deps, &sched).unwrap();
 }
 
+/// A time limit too short for any scheduling (1 µs: starting the scheduler's thread and its ISL
+/// context alone takes longer) also falls back to the original order, with a warning.
+#[test]
+fn exhausted_time_limit_falls_back_to_the_original_order() {
+    let scop = common::jacobi_1d();
+    let deps = dependences(&scop).unwrap();
+    let config = ScheduleConfig { time_limit: Some(std::time::Duration::from_micros(1)), ..ScheduleConfig::default() };
+    let (sched, warnings) = schedule(&scop, &deps, &config).unwrap();
+    assert_eq!(warnings.len(), 1);
+    assert!(warnings[0].0.contains("did not finish within"), "{warnings:?}");
+    let (original, _) = schedule(&scop, &deps, &ScheduleConfig { original: true, ..ScheduleConfig::default() }).unwrap();
+    assert_eq!(sched, original);
+}
+
 #[test]
 fn non_positive_tile_size_is_rejected() {
     let scop = common::scale_2d();

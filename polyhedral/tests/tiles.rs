@@ -72,3 +72,66 @@ fn stencil_tile_dependences_go_forward() {
         assert!(n_edges > 0);
     }
 }
+
+/// Tiles of one skewed band depend on their neighbours at a few fixed distances: the sources are
+/// then one guarded call per distance, without loops (ISL's AST generator over the source set is
+/// slow for such relations). The calls must name exactly the other tiles that hold a source
+/// instance of a dependence, in lexicographic order.
+#[test]
+fn uniform_tile_dependences_give_guarded_calls() {
+    fn has_loop(ast: &polyhedral::Ast) -> bool {
+        match ast {
+            polyhedral::Ast::For { .. } => true,
+            polyhedral::Ast::Block(items) => items.iter().any(has_loop),
+            polyhedral::Ast::If { then, els, .. } => has_loop(then) || els.as_deref().is_some_and(has_loop),
+            polyhedral::Ast::User { .. } => false,
+        }
+    }
+    let scop = common::jacobi_1d();
+    let deps = dependences(&scop).unwrap();
+    let (sched, _) = schedule(&scop, &deps, &ScheduleConfig { tile_sizes: Some(vec![4]), ..ScheduleConfig::default() }).unwrap();
+    let tile_deps = tile_dependences(&scop, &deps, &sched).unwrap();
+    assert_eq!(tile_deps.len(), 1, "one nest, one tile dependence");
+    let names = vec!["d0".to_string(), "d1".to_string()];
+    let ast = polyhedral::tile_sources_ast(&scop, &tile_deps[0], &names, "s").unwrap();
+    assert!(!has_loop(&ast), "{}", common::show(&ast));
+
+    // Oracle: the tile of every instance (from running each tile's body) and jacobi-1d's
+    // instance dependences written by hand (see `deps.rs`): S0[t, j] -> S1[t, i] and
+    // S1[t, j] -> S0[t + 1, i] for |i - j| <= 1, S0[t, i] -> S0[t + 1, i], S1[t, i] -> S1[t + 1, i].
+    use std::collections::{BTreeMap, BTreeSet};
+    let params = [("T", 6), ("N", 11)];
+    let body = polyhedral::nest_body_ast(&scop, &sched, 0, &["k0".into(), "k1".into()], "c").unwrap();
+    let mut tile_of: BTreeMap<(String, i64, i64), Vec<i64>> = BTreeMap::new();
+    for tile in common::points(&scop, &sched.nests[0].tile_domain, &params) {
+        let env = [params[0], params[1], ("k0", tile[0]), ("k1", tile[1])];
+        for (stmt, args) in common::run(&body, &env) {
+            tile_of.insert((stmt, args[0], args[1]), tile.clone());
+        }
+    }
+    let mut want: BTreeMap<Vec<i64>, BTreeSet<Vec<i64>>> = BTreeMap::new();
+    for ((stmt, t, i), dst) in &tile_of {
+        let mut sources = Vec::new();
+        for j in [i - 1, *i, i + 1] {
+            match stmt.as_str() {
+                "S1" => sources.push(("S0", *t, j)),
+                _ => sources.push(("S1", t - 1, j)),
+            }
+        }
+        sources.push((stmt.as_str(), t - 1, *i));
+        for (s, u, j) in sources {
+            if let Some(src) = tile_of.get(&(s.to_string(), u, j)) {
+                if src != dst {
+                    want.entry(dst.clone()).or_default().insert(src.clone());
+                }
+            }
+        }
+    }
+    assert!(!want.is_empty());
+    for dst in tile_of.values().collect::<BTreeSet<_>>() {
+        let env = [params[0], params[1], ("d0", dst[0]), ("d1", dst[1])];
+        let got: Vec<Vec<i64>> = common::run(&ast, &env).into_iter().map(|(_, s)| s).collect();
+        let expected: Vec<Vec<i64>> = want.get(dst).map(|s| s.iter().cloned().collect()).unwrap_or_default();
+        assert_eq!(got, expected, "sources of tile {dst:?}\n{}", common::show(&ast));
+    }
+}

@@ -30,7 +30,7 @@ fn computed_schedules_are_accepted() {
         for fuse in [Fuse::Min, Fuse::Smart, Fuse::Max] {
             for original in [false, true] {
                 for tile_sizes in [None, Some(vec![4]), Some(vec![3, 5])] {
-                    let config = ScheduleConfig { fuse, original, tile_sizes, max_operations: 2_000_000 };
+                    let config = ScheduleConfig { fuse, original, tile_sizes, ..ScheduleConfig::default() };
                     let (sched, _) = schedule(&scop, &deps, &config).unwrap();
                     if let Err(err) = verify(&scop, &deps, &sched) {
                         panic!("{config:?}: {err}\n{sched}");

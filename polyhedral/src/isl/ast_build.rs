@@ -129,6 +129,14 @@ impl<'c> AstBuild<'c> {
         AstBuild::from_raw(ctx, raw)
     }
 
+    /// An expression that is true exactly for the points of `set`, a set in the build's schedule
+    /// space (zero-dimensional for a fresh build: a condition on the parameters).
+    pub fn expr_from_set(&self, set: Set<'c>) -> Result<AstExpr<'c>> {
+        // SAFETY: `self` is kept, `set` given (take); the result is owned.
+        let raw = unsafe { ffi::isl_ast_build_expr_from_set(self.as_raw(), set.into_raw()) };
+        AstExpr::from_raw(self.ctx(), raw)
+    }
+
     /// Code that executes the domain of `schedule` in the lexicographic order of its range.
     pub fn node_from_schedule_map(&self, schedule: UnionMap<'c>) -> Result<AstNode<'c>> {
         // SAFETY: `self` is kept, `schedule` given (take); the result is owned.

@@ -116,11 +116,20 @@ unsafe extern "C" {
 
     // set.h
     pub fn isl_set_read_from_str(ctx: *mut isl_ctx, s: *const c_char) -> *mut isl_set; // give
+    pub fn isl_set_to_str(set: *mut isl_set) -> *mut c_char; // keep; give (malloc'd)
     pub fn isl_set_copy(set: *mut isl_set) -> *mut isl_set;
     pub fn isl_set_free(set: *mut isl_set) -> *mut isl_set;
     pub fn isl_set_get_tuple_name(set: *mut isl_set) -> *const c_char; // keep; owned by set
     pub fn isl_set_dim(set: *mut isl_set, dim_type: c_int) -> isl_size; // keep
+    pub fn isl_set_intersect(a: *mut isl_set, b: *mut isl_set) -> *mut isl_set; // take, take
+    pub fn isl_set_subtract(a: *mut isl_set, b: *mut isl_set) -> *mut isl_set; // take, take
+    pub fn isl_set_project_out(set: *mut isl_set, dim_type: c_int, first: c_uint, n: c_uint) -> *mut isl_set; // take
+    pub fn isl_set_lexmin(set: *mut isl_set) -> *mut isl_set; // take
+    pub fn isl_set_from_params(set: *mut isl_set) -> *mut isl_set; // take
+    pub fn isl_set_is_bounded(set: *mut isl_set) -> isl_bool; // keep
+    pub fn isl_set_plain_get_val_if_fixed(set: *mut isl_set, dim_type: c_int, pos: c_uint) -> *mut isl_val; // keep; give
     pub fn isl_set_identity(set: *mut isl_set) -> *mut isl_map; // take
+    pub fn isl_set_is_empty(set: *mut isl_set) -> isl_bool; // keep
     pub fn isl_set_get_dim_name(set: *mut isl_set, dim_type: c_int, pos: c_uint) -> *const c_char; // keep; owned by set
 
     // union_set.h
@@ -134,6 +143,7 @@ unsafe extern "C" {
     pub fn isl_union_set_intersect(a: *mut isl_union_set, b: *mut isl_union_set) -> *mut isl_union_set;
     pub fn isl_union_set_subtract(a: *mut isl_union_set, b: *mut isl_union_set) -> *mut isl_union_set;
     pub fn isl_union_set_intersect_params(uset: *mut isl_union_set, set: *mut isl_set) -> *mut isl_union_set;
+    pub fn isl_union_set_params(uset: *mut isl_union_set) -> *mut isl_set; // take
     pub fn isl_union_set_coalesce(uset: *mut isl_union_set) -> *mut isl_union_set; // take
     pub fn isl_union_set_is_empty(uset: *mut isl_union_set) -> isl_bool; // keep
     pub fn isl_union_set_is_equal(a: *mut isl_union_set, b: *mut isl_union_set) -> isl_bool; // keep, keep
@@ -152,6 +162,7 @@ unsafe extern "C" {
     pub fn isl_map_add_dims(map: *mut isl_map, dim_type: c_int, n: c_uint) -> *mut isl_map; // take
     pub fn isl_map_fix_si(map: *mut isl_map, dim_type: c_int, pos: c_uint, value: c_int) -> *mut isl_map;
     pub fn isl_map_get_tuple_name(map: *mut isl_map, dim_type: c_int) -> *const c_char; // keep
+    pub fn isl_map_deltas(map: *mut isl_map) -> *mut isl_set; // take
     pub fn isl_map_reset_tuple_id(map: *mut isl_map, dim_type: c_int) -> *mut isl_map; // take
     pub fn isl_map_plain_get_val_if_fixed(map: *mut isl_map, dim_type: c_int, pos: c_uint) -> *mut isl_val; // keep; give
     pub fn isl_map_sample(map: *mut isl_map) -> *mut isl_basic_map; // take
@@ -166,6 +177,7 @@ unsafe extern "C" {
     pub fn isl_union_map_empty_ctx(ctx: *mut isl_ctx) -> *mut isl_union_map;
     pub fn isl_union_map_from_map(map: *mut isl_map) -> *mut isl_union_map; // take
     pub fn isl_union_map_union(a: *mut isl_union_map, b: *mut isl_union_map) -> *mut isl_union_map;
+    pub fn isl_union_map_intersect(a: *mut isl_union_map, b: *mut isl_union_map) -> *mut isl_union_map;
     pub fn isl_union_map_subtract(a: *mut isl_union_map, b: *mut isl_union_map) -> *mut isl_union_map;
     pub fn isl_union_map_intersect_domain_union_set(
         umap: *mut isl_union_map,
@@ -252,6 +264,8 @@ unsafe extern "C" {
         partial: *mut isl_multi_union_pw_aff,
     ) -> *mut isl_schedule; // take, take
     pub fn isl_schedule_sequence(a: *mut isl_schedule, b: *mut isl_schedule) -> *mut isl_schedule; // take, take
+    pub fn isl_schedule_read_from_str(ctx: *mut isl_ctx, s: *const c_char) -> *mut isl_schedule; // give
+    pub fn isl_schedule_to_str(schedule: *mut isl_schedule) -> *mut c_char; // keep; give
     pub fn isl_schedule_get_root(schedule: *mut isl_schedule) -> *mut isl_schedule_node; // keep; give
     pub fn isl_schedule_copy(schedule: *mut isl_schedule) -> *mut isl_schedule;
     pub fn isl_schedule_free(schedule: *mut isl_schedule) -> *mut isl_schedule;
@@ -286,6 +300,7 @@ unsafe extern "C" {
     pub fn isl_id_list_add(list: *mut isl_id_list, el: *mut isl_id) -> *mut isl_id_list; // take, take
     pub fn isl_ast_build_from_context(set: *mut isl_set) -> *mut isl_ast_build; // take
     pub fn isl_ast_build_set_iterators(build: *mut isl_ast_build, iterators: *mut isl_id_list) -> *mut isl_ast_build; // take, take
+    pub fn isl_ast_build_expr_from_set(build: *mut isl_ast_build, set: *mut isl_set) -> *mut isl_ast_expr; // keep, take
     pub fn isl_ast_build_node_from_schedule_map(build: *mut isl_ast_build, schedule: *mut isl_union_map) -> *mut isl_ast_node; // keep, take
     pub fn isl_ast_build_copy(build: *mut isl_ast_build) -> *mut isl_ast_build;
     pub fn isl_ast_build_free(build: *mut isl_ast_build) -> *mut isl_ast_build;

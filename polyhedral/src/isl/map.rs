@@ -1,6 +1,6 @@
 //! Maps (`isl_map`, one pair of spaces) and union maps (`isl_union_map`).
 
-use super::set::UnionSet;
+use super::set::{Set, UnionSet};
 use super::{borrowed_c_string, c_string, check_bool, check_size, ffi, isl_object, take_c_string, Ctx};
 use crate::{Error, Result};
 use std::os::raw::{c_int, c_uint};
@@ -77,30 +77,29 @@ impl<'c> Map<'c> {
         Ok(map)
     }
 
-    /// Removes the name of the output tuple (`S0[i] -> N0[t]` becomes `S0[i] -> [t]`).
-    pub fn reset_out_tuple_id(self) -> Result<Self> {
+    /// Removes the name of one side's tuple (`S0[i] -> N0[t]` becomes `S0[i] -> [t]`).
+    pub fn reset_tuple_id(self, side: Side) -> Result<Self> {
         let ctx = self.ctx;
         // SAFETY: `self` is given to ISL (take); the result is owned.
-        let raw = unsafe { ffi::isl_map_reset_tuple_id(self.into_raw(), ffi::ISL_DIM_OUT) };
+        let raw = unsafe { ffi::isl_map_reset_tuple_id(self.into_raw(), side.raw()) };
         Map::from_raw(ctx, raw)
+    }
+
+    /// `{ y - x : (x -> y) in self }`; both sides must be the same space.
+    pub fn deltas(self) -> Result<Set<'c>> {
+        let ctx = self.ctx;
+        // SAFETY: `self` is given to ISL (take); the result is owned.
+        let raw = unsafe { ffi::isl_map_deltas(self.into_raw()) };
+        Set::from_raw(ctx, raw)
     }
 
     /// The value of output dimension `pos` if the constraints fix it to an integer constant
     /// (a syntactic check), `None` otherwise.
     pub fn plain_fixed_out(&self, pos: usize) -> Result<Option<i64>> {
         let pos_raw = c_uint::try_from(pos).map_err(|_| Error::Isl(format!("dimension {pos} is too large")))?;
-        // SAFETY: `self` is live (keep); the value is owned and freed below.
+        // SAFETY: `self` is live (keep); the value is owned and handed to take_int_val.
         let val = unsafe { ffi::isl_map_plain_get_val_if_fixed(self.as_raw(), ffi::ISL_DIM_OUT, pos_raw) };
-        if val.is_null() {
-            return Err(self.ctx.take_error());
-        }
-        // SAFETY: `val` is a live value (keep).
-        let is_int = check_bool(self.ctx, unsafe { ffi::isl_val_is_int(val) });
-        // SAFETY: `val` is a live value (keep).
-        let num = unsafe { ffi::isl_val_get_num_si(val) };
-        // SAFETY: `val` is owned and freed once.
-        unsafe { ffi::isl_val_free(val) };
-        Ok(if is_int? { Some(num) } else { None })
+        take_int_val(self.ctx, val)
     }
 
     /// One element of the map (parameters included), as ISL text; for error reports.
@@ -117,6 +116,20 @@ impl<'c> Map<'c> {
         unsafe { ffi::isl_basic_map_free(bmap) };
         text
     }
+}
+
+/// Reads and frees a value ISL gave: `Some` if it is an integer that fits `i64`.
+pub(super) fn take_int_val(ctx: &Ctx, val: *mut ffi::isl_val) -> Result<Option<i64>> {
+    if val.is_null() {
+        return Err(ctx.take_error());
+    }
+    // SAFETY: `val` is a live value (keep).
+    let is_int = check_bool(ctx, unsafe { ffi::isl_val_is_int(val) });
+    // SAFETY: `val` is a live value (keep); the numerator of an integer is the integer.
+    let num = unsafe { ffi::isl_val_get_num_si(val) };
+    // SAFETY: `val` is owned and freed once.
+    unsafe { ffi::isl_val_free(val) };
+    Ok(if is_int? { Some(num) } else { None })
 }
 
 impl<'c> UnionMap<'c> {
@@ -153,6 +166,13 @@ impl<'c> UnionMap<'c> {
         let ctx = self.ctx;
         // SAFETY: both are given to ISL (take, take); the result is owned.
         let raw = unsafe { ffi::isl_union_map_union(self.into_raw(), other.into_raw()) };
+        UnionMap::from_raw(ctx, raw)
+    }
+
+    pub fn intersect(self, other: UnionMap<'c>) -> Result<Self> {
+        let ctx = self.ctx;
+        // SAFETY: both are given to ISL (take, take); the result is owned.
+        let raw = unsafe { ffi::isl_union_map_intersect(self.into_raw(), other.into_raw()) };
         UnionMap::from_raw(ctx, raw)
     }
 

@@ -2,7 +2,7 @@
 
 use super::map::UnionMap;
 use super::set::{Set, UnionSet};
-use super::{check_bool, check_size, ffi, isl_object, take_c_string, to_c_int, Ctx};
+use super::{c_string, check_bool, check_size, ffi, isl_object, take_c_string, to_c_int, Ctx};
 use crate::{Error, Result};
 use std::os::raw::c_long;
 
@@ -82,6 +82,21 @@ impl<'c> ScheduleConstraints<'c> {
 }
 
 impl<'c> Schedule<'c> {
+    /// Parses a tree printed by [`Schedule::to_str`] (or [`Schedule::to_block_str`]).
+    pub fn read(ctx: &'c Ctx, text: &str) -> Result<Self> {
+        let text = c_string(text)?;
+        // SAFETY: `ctx` is live and `text` a NUL-terminated string that ISL only reads.
+        let raw = unsafe { ffi::isl_schedule_read_from_str(ctx.as_raw(), text.as_ptr()) };
+        Schedule::from_raw(ctx, raw)
+    }
+
+    /// The tree as one-line (flow style) YAML, which [`Schedule::read`] parses back.
+    pub fn to_str(&self) -> Result<String> {
+        // SAFETY: `self` is live (keep); the result is a malloc'd string we own.
+        let raw = unsafe { ffi::isl_schedule_to_str(self.as_raw()) };
+        take_c_string(self.ctx(), raw)
+    }
+
     /// The tree with only a domain node: every instance at the same time.
     pub fn from_domain(domain: UnionSet<'c>) -> Result<Self> {
         let ctx = domain.ctx();

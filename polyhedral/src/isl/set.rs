@@ -23,6 +23,75 @@ impl<'c> Set<'c> {
         Set::from_raw(ctx, raw)
     }
 
+    /// The set as ISL text.
+    pub fn to_str(&self) -> Result<String> {
+        // SAFETY: `self` is live (keep); the result is a malloc'd string we own.
+        let raw = unsafe { ffi::isl_set_to_str(self.as_raw()) };
+        take_c_string(self.ctx, raw)
+    }
+
+    pub fn intersect(self, other: Set<'c>) -> Result<Self> {
+        let ctx = self.ctx;
+        // SAFETY: both are given to ISL (take, take); the result is owned.
+        let raw = unsafe { ffi::isl_set_intersect(self.into_raw(), other.into_raw()) };
+        Set::from_raw(ctx, raw)
+    }
+
+    pub fn subtract(self, other: Set<'c>) -> Result<Self> {
+        let ctx = self.ctx;
+        // SAFETY: both are given to ISL (take, take); the result is owned.
+        let raw = unsafe { ffi::isl_set_subtract(self.into_raw(), other.into_raw()) };
+        Set::from_raw(ctx, raw)
+    }
+
+    /// Eliminates the parameters: the points that are in the set for some parameter values.
+    pub fn project_out_params(self) -> Result<Self> {
+        let ctx = self.ctx;
+        let n = self.param_names()?.len();
+        let n = u32::try_from(n).map_err(|_| crate::Error::Isl(format!("{n} parameters is too many")))?;
+        // SAFETY: `self` is given to ISL (take); the range covers all parameters; the result is owned.
+        let raw = unsafe { ffi::isl_set_project_out(self.into_raw(), ffi::ISL_DIM_PARAM, 0, n) };
+        Set::from_raw(ctx, raw)
+    }
+
+    /// The lexicographically smallest point (for each parameter value).
+    pub fn lexmin(self) -> Result<Self> {
+        let ctx = self.ctx;
+        // SAFETY: `self` is given to ISL (take); the result is owned.
+        let raw = unsafe { ffi::isl_set_lexmin(self.into_raw()) };
+        Set::from_raw(ctx, raw)
+    }
+
+    /// A parameter set as a (zero-dimensional) set.
+    pub fn params_to_set(self) -> Result<Self> {
+        let ctx = self.ctx;
+        // SAFETY: `self` is given to ISL (take); the result is owned.
+        let raw = unsafe { ffi::isl_set_from_params(self.into_raw()) };
+        Set::from_raw(ctx, raw)
+    }
+
+    /// Whether the set is bounded (for every parameter value).
+    pub fn is_bounded(&self) -> Result<bool> {
+        // SAFETY: `self` is live (keep).
+        let b = unsafe { ffi::isl_set_is_bounded(self.as_raw()) };
+        check_bool(self.ctx, b)
+    }
+
+    pub fn is_empty(&self) -> Result<bool> {
+        // SAFETY: `self` is live (keep).
+        let b = unsafe { ffi::isl_set_is_empty(self.as_raw()) };
+        check_bool(self.ctx, b)
+    }
+
+    /// The value of dimension `pos` if the constraints fix it to an integer constant (a syntactic
+    /// check), `None` otherwise.
+    pub fn plain_fixed(&self, pos: usize) -> Result<Option<i64>> {
+        let pos = u32::try_from(pos).map_err(|_| crate::Error::Isl(format!("dimension {pos} is too large")))?;
+        // SAFETY: `self` is live (keep); the value is owned and freed below.
+        let val = unsafe { ffi::isl_set_plain_get_val_if_fixed(self.as_raw(), ffi::ISL_DIM_SET, pos) };
+        super::map::take_int_val(self.ctx, val)
+    }
+
     /// The identity map on the set.
     pub fn identity(self) -> Result<Map<'c>> {
         let ctx = self.ctx;
@@ -118,6 +187,14 @@ impl<'c> UnionSet<'c> {
         // SAFETY: both are given to ISL (take, take); the result is owned.
         let raw = unsafe { ffi::isl_union_set_intersect_params(self.into_raw(), params.into_raw()) };
         UnionSet::from_raw(ctx, raw)
+    }
+
+    /// Projects out all set dimensions of every space, keeping the constraints on the parameters.
+    pub fn params(self) -> Result<Set<'c>> {
+        let ctx = self.ctx;
+        // SAFETY: `self` is given to ISL (take); the result is owned.
+        let raw = unsafe { ffi::isl_union_set_params(self.into_raw()) };
+        Set::from_raw(ctx, raw)
     }
 
     /// Simplifies the representation (same points).
