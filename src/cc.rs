@@ -1,107 +1,415 @@
-//! `tiledflow-cc`: a drop-in C compiler driver.
+//! `tiledflow-cc`: a drop-in C compiler driver, as pure functions over its command line.
 //!
-//! It reads a cc command line, runs tiledflow on each C source into a private temporary
-//! directory, and runs the real compiler (`TILEDFLOW_CC`, default `cc`) on the transformed
-//! sources with every other argument unchanged; when the command links, it adds the streamrt
-//! library. A source tiledflow cannot handle is compiled untouched with one warning, unless
-//! `--tiledflow-strict` (or `TILEDFLOW_STRICT=1`) makes that an error.
+//! [`parse`] classifies a cc command line: which arguments are C sources tiledflow transforms,
+//! which flags the parser needs too (`-I`, `-D`, `-U`, `-std=`, ...), whether the command links,
+//! and where dependency files (`-MD`, `-MF`, ...) go. Everything that is not tiledflow's is kept,
+//! in order, for the real compiler. The binary (`src/bin/tiledflow-cc.rs`) runs tiledflow on each
+//! source into a private temporary directory, runs the real compiler (`TILEDFLOW_CC`, default
+//! `cc`) on the transformed sources, links streamrt when the command links, and makes the
+//! dependency files name the user's sources ([`fix_dependency_file`]).
 //!
-//! Options that start with `--tiledflow-` are tiledflow's and never reach the compiler:
-//! `--tiledflow-strict`, `--tiledflow-target=tasks|seq`, `--tiledflow-tile-sizes=32,16`,
-//! `--tiledflow-no-tile`.
+//! What is transformed: C sources (`.c`, or any file or `-` after `-x c`) of a command that
+//! compiles (`-c`, `-S`, or a link). Preprocessing-only commands (`-E`, `-M`, `-MM`,
+//! `-fsyntax-only`) and other languages reach the compiler untouched.
+//!
+//! Options that start with `--tiledflow-` are tiledflow's and never reach the compiler; they are
+//! listed in [`TILEDFLOW_OPTIONS`]. An unknown one is an error. This module runs no process and
+//! touches no file except in [`fix_dependency_file`].
 
 use std::path::{Path, PathBuf};
+use taskgen::Target;
+
+/// Options of tiledflow itself: `(name, value, what it does)`. `--tiledflow-help` prints them.
+pub const TILEDFLOW_OPTIONS: &[(&str, &str, &str)] = &[
+    (
+        "strict",
+        "",
+        "fail when a source cannot be transformed (also TILEDFLOW_STRICT=1)",
+    ),
+    ("target", "tasks|seq", "code to generate (default tasks)"),
+    (
+        "tile-sizes",
+        "N[,N...]",
+        "tile sizes per band dimension, outermost first",
+    ),
+    ("no-tile", "", "do not tile: each loop nest is one task"),
+    (
+        "verbose",
+        "",
+        "print one line per SCoP on stderr (statements, bands, tasks, time)",
+    ),
+    (
+        "keep",
+        "DIR",
+        "also write each transformed source to DIR (which must exist)",
+    ),
+    ("help", "", "print this help"),
+];
+
+/// The code generation targets by name, for `--tiledflow-target=`.
+pub const TARGETS: &[(&str, Target)] = &[("tasks", Target::Tasks), ("seq", Target::Seq)];
+
+/// What the command makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Compiles and links a program or library (neither `-c`, `-S`, `-E` nor `-M`/`-MM`).
+    Link,
+    /// Compiles to objects or assembly (`-c`, `-S`).
+    Compile,
+    /// Preprocesses or checks only (`-E`, `-M`, `-MM`, `-fsyntax-only`): nothing is transformed.
+    Preprocess,
+}
+
+/// tiledflow's own options of one command.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TiledflowOptions {
+    pub strict: bool,
+    pub target: Target,
+    pub tile_sizes: Option<Vec<i64>>,
+    pub no_tile: bool,
+    pub verbose: bool,
+    pub keep: Option<PathBuf>,
+    pub help: bool,
+}
 
 /// A cc command line, classified.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CcCommand {
     /// All arguments for the real compiler, in order; `sources` index into it.
     pub args: Vec<String>,
-    /// Positions in `args` of the C source files tiledflow transforms.
+    /// Positions in `args` of the C sources tiledflow transforms (`-` is standard input).
     pub sources: Vec<usize>,
-    /// Flags the parser needs too (-I, -D, -U, -std=, -include, -isystem).
+    /// Flags the parser needs too: `-I`, `-D`, `-U`, `-std=`, `-include`, `-isystem`, ...
     pub parser_flags: Vec<String>,
-    /// Whether the command links (no -c, -S, -E, or dependency-only -M/-MM).
-    pub links: bool,
-    pub strict: bool,
-    pub target: Option<String>,
-    pub tile_sizes: Option<String>,
-    pub no_tile: bool,
+    pub mode: Mode,
+    /// Whether the command names any input (a file, `-`, or `-l`): without one (`cc --version`)
+    /// nothing is linked.
+    pub has_inputs: bool,
+    /// `-o FILE`.
+    pub output: Option<String>,
+    /// Whether the compiler writes dependency files as a side effect (`-MD`, `-MMD`).
+    pub writes_dependencies: bool,
+    /// `-MF FILE`.
+    pub dependency_file: Option<String>,
+    pub ours: TiledflowOptions,
+}
+
+impl CcCommand {
+    /// Whether the command links a program, so that streamrt must be linked too.
+    pub fn links(&self) -> bool {
+        self.mode == Mode::Link && self.has_inputs
+    }
 }
 
 /// Options of cc that take their value in the next argument.
 const TAKES_VALUE: &[&str] = &[
-    "-o", "-I", "-D", "-U", "-include", "-imacros", "-isystem", "-iquote", "-idirafter", "-x", "-MF", "-MT", "-MQ",
-    "-L", "-l", "-Xlinker", "-Xassembler", "-Xpreprocessor", "-T", "-u", "-z",
+    "-o",
+    "-I",
+    "-D",
+    "-U",
+    "-include",
+    "-imacros",
+    "-isystem",
+    "-iquote",
+    "-idirafter",
+    "-isysroot",
+    "-iprefix",
+    "-iwithprefix",
+    "-iwithprefixbefore",
+    "-imultilib",
+    "-x",
+    "-MF",
+    "-MT",
+    "-MQ",
+    "-L",
+    "-l",
+    "-Xlinker",
+    "-Xassembler",
+    "-Xpreprocessor",
+    "-T",
+    "-u",
+    "-z",
+    "-e",
+    "--param",
+    "-aux-info",
+    "-dumpbase",
+    "-dumpdir",
+    "-B",
+];
+
+/// Separate-value options whose flag and value the parser needs.
+const PARSER_TAKES_VALUE: &[&str] = &[
+    "-I",
+    "-D",
+    "-U",
+    "-include",
+    "-imacros",
+    "-isystem",
+    "-iquote",
+    "-idirafter",
+    "-isysroot",
+];
+
+/// Attached-value prefixes the parser needs (`-Idir`, `-DN=10`, `-std=c99`).
+const PARSER_PREFIXES: &[&str] = &[
+    "-I",
+    "-D",
+    "-U",
+    "-std=",
+    "-isystem",
+    "-iquote",
+    "-idirafter",
+    "--sysroot=",
 ];
 
 /// Classifies a cc command line (without argv[0]).
 pub fn parse(argv: &[String]) -> Result<CcCommand, String> {
-    let mut cmd = CcCommand { links: true, ..CcCommand::default() };
-    let mut language_c = true; // `-x LANG` changes how later sources are read
+    let mut cmd = CcCommand {
+        args: Vec::new(),
+        sources: Vec::new(),
+        parser_flags: Vec::new(),
+        mode: Mode::Link,
+        has_inputs: false,
+        output: None,
+        writes_dependencies: false,
+        dependency_file: None,
+        ours: TiledflowOptions::default(),
+    };
+    let mut preprocess_only = false;
+    let mut compile_only = false;
+    // `-x LANG` makes later inputs LANG; `-x none` (or no `-x`) goes back to file name suffixes.
+    let mut language: Option<String> = None;
     let mut k = 0;
     while k < argv.len() {
         let a = &argv[k];
         if let Some(opt) = a.strip_prefix("--tiledflow-") {
-            match opt.split_once('=') {
-                None if opt == "strict" => cmd.strict = true,
-                None if opt == "no-tile" => cmd.no_tile = true,
-                Some(("target", v)) => cmd.target = Some(v.to_string()),
-                Some(("tile-sizes", v)) => cmd.tile_sizes = Some(v.to_string()),
-                _ => return Err(format!("unknown option {a} (tiledflow options: --tiledflow-strict, --tiledflow-no-tile, --tiledflow-target=tasks|seq, --tiledflow-tile-sizes=N,...)")),
-            }
+            tiledflow_option(&mut cmd.ours, opt)?;
             k += 1;
             continue;
         }
         if TAKES_VALUE.contains(&a.as_str()) {
-            let v = argv.get(k + 1).ok_or_else(|| format!("missing argument after {a}"))?;
-            if matches!(a.as_str(), "-I" | "-D" | "-U" | "-include" | "-isystem") {
-                cmd.parser_flags.push(a.clone());
-                cmd.parser_flags.push(v.clone());
+            let v = argv
+                .get(k + 1)
+                .ok_or_else(|| format!("missing argument after {a}"))?;
+            match a.as_str() {
+                "-o" => cmd.output = Some(v.clone()),
+                "-MF" => cmd.dependency_file = Some(v.clone()),
+                "-x" => language = Some(v.clone()).filter(|l| l != "none"),
+                "-l" => cmd.has_inputs = true,
+                _ => {}
             }
-            if a == "-x" {
-                language_c = v == "c";
+            if PARSER_TAKES_VALUE.contains(&a.as_str()) {
+                cmd.parser_flags.extend([a.clone(), v.clone()]);
             }
-            cmd.args.push(a.clone());
-            cmd.args.push(v.clone());
+            cmd.args.extend([a.clone(), v.clone()]);
             k += 2;
             continue;
         }
         match a.as_str() {
-            "-c" | "-S" | "-E" | "-M" | "-MM" => cmd.links = false,
-            _ => {}
-        }
-        if a.starts_with("-std=") || (a.len() > 2 && (a.starts_with("-I") || a.starts_with("-D") || a.starts_with("-U"))) {
-            cmd.parser_flags.push(a.clone());
-        } else if let Some(lang) = a.strip_prefix("-x") {
-            language_c = lang == "c";
-        }
-        let is_source = !a.starts_with('-') && (language_c && a.ends_with(".c"));
-        if is_source {
-            cmd.sources.push(cmd.args.len());
+            "-c" | "-S" => compile_only = true,
+            "-E" | "-M" | "-MM" | "-fsyntax-only" => preprocess_only = true,
+            "-MD" | "-MMD" => cmd.writes_dependencies = true,
+            "-ansi" => cmd.parser_flags.push(a.clone()),
+            "-" => {
+                cmd.has_inputs = true;
+                if language.as_deref() == Some("c") {
+                    cmd.sources.push(cmd.args.len());
+                }
+            }
+            _ if a.starts_with('-') => {
+                if let Some(lang) = a.strip_prefix("-x") {
+                    language = Some(lang.to_string()).filter(|l| l != "none");
+                } else if let Some(o) = a.strip_prefix("-o") {
+                    cmd.output = Some(o.to_string());
+                } else if let Some(f) = a.strip_prefix("-MF") {
+                    cmd.dependency_file = Some(f.to_string());
+                } else if a.starts_with("-l") {
+                    cmd.has_inputs = true;
+                } else if PARSER_PREFIXES
+                    .iter()
+                    .any(|p| a.len() > p.len() && a.starts_with(p))
+                {
+                    cmd.parser_flags.push(a.clone());
+                }
+            }
+            _ => {
+                cmd.has_inputs = true;
+                let is_c = match language.as_deref() {
+                    Some(lang) => lang == "c",
+                    None => a.ends_with(".c"),
+                };
+                if is_c {
+                    cmd.sources.push(cmd.args.len());
+                }
+            }
         }
         cmd.args.push(a.clone());
         k += 1;
     }
+    cmd.mode = if preprocess_only {
+        Mode::Preprocess
+    } else if compile_only {
+        Mode::Compile
+    } else {
+        Mode::Link
+    };
+    if cmd.mode == Mode::Preprocess {
+        cmd.sources.clear();
+    }
     Ok(cmd)
 }
 
-/// The streamrt library for linking: `TILEDFLOW_RUNTIME` if set, else `libstreamrt.a` next to the
-/// driver (the build tree) or in `../lib` (an installation).
-pub fn find_runtime(exe: &Path) -> Result<PathBuf, String> {
-    if let Ok(p) = std::env::var("TILEDFLOW_RUNTIME") {
-        return Ok(PathBuf::from(p));
-    }
-    let dir = exe.parent().unwrap_or(Path::new("."));
-    for cand in [dir.join("libstreamrt.a"), dir.join("../lib/libstreamrt.a")] {
-        if cand.is_file() {
-            return Ok(cand);
+fn tiledflow_option(ours: &mut TiledflowOptions, opt: &str) -> Result<(), String> {
+    let (name, value) = match opt.split_once('=') {
+        Some((n, v)) => (n, Some(v)),
+        None => (opt, None),
+    };
+    let Some(&(_, wants, _)) = TILEDFLOW_OPTIONS.iter().find(|(n, _, _)| *n == name) else {
+        return Err(format!("unknown option --tiledflow-{opt}\n{}", help_text()));
+    };
+    let value = match (wants.is_empty(), value) {
+        (true, None) => "",
+        (false, Some(v)) => v,
+        (true, Some(_)) => return Err(format!("--tiledflow-{name} takes no value")),
+        (false, None) => {
+            return Err(format!(
+                "--tiledflow-{name} needs a value: --tiledflow-{name}={wants}"
+            ))
+        }
+    };
+    match name {
+        "strict" => ours.strict = true,
+        "no-tile" => ours.no_tile = true,
+        "verbose" => ours.verbose = true,
+        "help" => ours.help = true,
+        "keep" => ours.keep = Some(PathBuf::from(value)),
+        "target" => {
+            ours.target = TARGETS
+                .iter()
+                .find(|(n, _)| *n == value)
+                .map(|&(_, t)| t)
+                .ok_or_else(|| {
+                    let names: Vec<&str> = TARGETS.iter().map(|(n, _)| *n).collect();
+                    format!(
+                        "--tiledflow-target={value}: expected one of {}",
+                        names.join(", ")
+                    )
+                })?
+        }
+        "tile-sizes" => {
+            let sizes: Result<Vec<i64>, _> =
+                value.split(',').map(|x| x.trim().parse::<i64>()).collect();
+            match sizes {
+                Ok(s) if !s.is_empty() && s.iter().all(|&x| x >= 1) => ours.tile_sizes = Some(s),
+                _ => {
+                    return Err(format!(
+                        "--tiledflow-tile-sizes={value}: expected positive integers separated by commas"
+                    ))
+                }
+            }
+        }
+        other => {
+            return Err(format!(
+                "--tiledflow-{other} is listed but not handled (a tiledflow bug)"
+            ))
         }
     }
+    Ok(())
+}
+
+/// The help of `--tiledflow-help`, and the list an unknown option's error shows.
+pub fn help_text() -> String {
+    let mut s = String::from("tiledflow options (every other argument goes to the compiler):\n");
+    for (name, value, what) in TILEDFLOW_OPTIONS {
+        let flag = if value.is_empty() {
+            format!("--tiledflow-{name}")
+        } else {
+            format!("--tiledflow-{name}={value}")
+        };
+        s.push_str(&format!("  {flag:<36} {what}\n"));
+    }
+    s
+}
+
+/// The streamrt library for linking: `TILEDFLOW_RUNTIME` if set, else `libstreamrt.a` next to the
+/// driver (the build tree, `target/<profile>/`) or in `../lib` (an installation, `PREFIX/bin/`
+/// and `PREFIX/lib/`).
+pub fn find_runtime(exe: &Path) -> Result<PathBuf, String> {
+    if let Some(p) = std::env::var_os("TILEDFLOW_RUNTIME").filter(|p| !p.is_empty()) {
+        let p = PathBuf::from(p);
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(format!("TILEDFLOW_RUNTIME={}: no such file", p.display()))
+        };
+    }
+    let dir = exe.parent().unwrap_or(Path::new("."));
+    let candidates = [dir.join("libstreamrt.a"), dir.join("../lib/libstreamrt.a")];
+    if let Some(found) = candidates.iter().find(|c| c.is_file()) {
+        return Ok(found.clone());
+    }
     Err(format!(
-        "cannot find libstreamrt.a next to {} or in ../lib (build it with `cargo build -p streamrt`, or set TILEDFLOW_RUNTIME)",
+        "cannot find libstreamrt.a next to {} or in ../lib (build it with `cargo build -p streamrt`, \
+         install with `make install`, or set TILEDFLOW_RUNTIME)",
         exe.display()
     ))
+}
+
+/// Where the compiler writes the dependency file of a command with `-MD`/`-MMD`, as gcc and
+/// clang choose it: `-MF FILE`; else `-o`'s name with the suffix `.d`; else, per source, its
+/// base name with the suffix `.d` in the working directory. All candidates are returned;
+/// [`fix_dependency_file`] only rewrites what names a temporary of ours.
+pub fn dependency_files(cmd: &CcCommand) -> Vec<PathBuf> {
+    if let Some(f) = &cmd.dependency_file {
+        return vec![PathBuf::from(f)];
+    }
+    let mut files = Vec::new();
+    if let Some(o) = &cmd.output {
+        files.push(Path::new(o).with_extension("d"));
+    }
+    for &k in &cmd.sources {
+        if let Some(name) = Path::new(&cmd.args[k]).file_name() {
+            files.push(Path::new(name).with_extension("d"));
+        }
+    }
+    files
+}
+
+/// A path as gcc and clang write it in a make rule: spaces and `#` escaped with `\`, `$` doubled.
+pub fn make_escape(path: &str) -> String {
+    let mut s = String::with_capacity(path.len());
+    for c in path.chars() {
+        match c {
+            ' ' | '\t' | '#' => {
+                s.push('\\');
+                s.push(c);
+            }
+            '$' => s.push_str("$$"),
+            _ => s.push(c),
+        }
+    }
+    s
+}
+
+/// Rewrites a dependency file so that it names the user's sources instead of their transformed
+/// copies: each `(temporary directory, user's directory)` pair of `renames` replaces the first by
+/// the second (the file names are the same). Returns whether the file changed; a file that does
+/// not exist is left alone.
+pub fn fix_dependency_file(path: &Path, renames: &[(String, String)]) -> std::io::Result<bool> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    let mut fixed = text.clone();
+    for (tmp, user) in renames {
+        fixed = fixed.replace(&make_escape(tmp), &make_escape(user));
+    }
+    if fixed == text {
+        return Ok(false);
+    }
+    std::fs::write(path, fixed)?;
+    Ok(true)
 }
 
 #[cfg(test)]
@@ -115,37 +423,170 @@ mod tests {
 
     #[test]
     fn sources_flags_and_linking_are_classified() {
-        let c = parse(&v("-O2 -I inc -DN=10 -std=c99 a.c -o prog b.o -lm --tiledflow-strict")).unwrap();
+        let c = parse(&v(
+            "-O2 -I inc -DN=10 -std=c99 a.c -o prog b.o -lm --tiledflow-strict",
+        ))
+        .unwrap();
         assert_eq!(c.args, v("-O2 -I inc -DN=10 -std=c99 a.c -o prog b.o -lm"));
         // -O2, -I, inc, -DN=10, -std=c99, then a.c
         assert_eq!(c.sources, vec![5]);
         assert_eq!(c.parser_flags, v("-I inc -DN=10 -std=c99"));
-        assert!(c.links);
-        assert!(c.strict);
+        assert_eq!(c.output.as_deref(), Some("prog"));
+        assert!(c.links());
+        assert!(c.ours.strict);
+    }
+
+    #[test]
+    fn every_cc_flag_of_a_typical_build_passes_through() {
+        let line = "-c -g -O3 -march=native -Wall -Wextra -Werror=implicit -fPIC -fno-strict-aliasing \
+                    -std=gnu11 -Iinc -isystem sys -iquote q -UNDEBUG -D X -DY=2 -include cfg.h -MD -MP -MT t.o \
+                    -MQ $q -MF t.d -Wl,-O1 -L lib -Llib2 -l m -lz --param max-inline-insns-single=10 x.c -o t.o";
+        let c = parse(&v(line)).unwrap();
+        assert_eq!(c.args, v(line));
+        assert_eq!(c.mode, Mode::Compile);
+        assert!(!c.links());
+        assert_eq!(c.sources.len(), 1);
+        assert_eq!(c.args[c.sources[0]], "x.c");
+        assert_eq!(
+            c.parser_flags,
+            v("-std=gnu11 -Iinc -isystem sys -iquote q -UNDEBUG -D X -DY=2 -include cfg.h")
+        );
+        assert!(c.writes_dependencies);
+        assert_eq!(c.dependency_file.as_deref(), Some("t.d"));
+        assert_eq!(dependency_files(&c), vec![PathBuf::from("t.d")]);
     }
 
     #[test]
     fn compile_only_does_not_link_and_output_is_not_a_source() {
         let c = parse(&v("-c x.c -o x.c.o")).unwrap();
-        assert!(!c.links);
+        assert!(!c.links());
         assert_eq!(c.sources, vec![1]);
         let c = parse(&v("-c -o out.c y.c")).unwrap();
         assert_eq!(c.sources, vec![3]);
+        let c = parse(&v("-S y.c")).unwrap();
+        assert_eq!(c.mode, Mode::Compile);
     }
 
     #[test]
-    fn non_c_languages_are_not_transformed() {
-        let c = parse(&v("-x c++ a.c -x c b.c")).unwrap();
-        assert_eq!(c.sources, vec![5]);
+    fn several_sources_objects_and_libraries_in_one_link() {
+        let c = parse(&v("a.c sub/b.c c.o libd.a -L. -ld -o prog")).unwrap();
+        assert_eq!(c.sources, vec![0, 1]);
+        assert!(c.links());
+        assert_eq!(
+            dependency_files(&c),
+            vec![
+                PathBuf::from("prog.d"),
+                PathBuf::from("a.d"),
+                PathBuf::from("b.d")
+            ]
+        );
+    }
+
+    #[test]
+    fn commands_without_inputs_do_not_link() {
+        for line in [
+            "--version",
+            "-v",
+            "-dumpversion",
+            "-print-search-dirs",
+            "-O2 -o x",
+        ] {
+            let c = parse(&v(line)).unwrap();
+            assert!(!c.links(), "{line}");
+            assert!(c.sources.is_empty(), "{line}");
+        }
+        assert!(parse(&v("-lm")).unwrap().links());
+    }
+
+    #[test]
+    fn preprocessing_and_dependency_only_commands_transform_nothing() {
+        for line in [
+            "-E a.c",
+            "-M a.c",
+            "-MM -MF a.d a.c",
+            "-fsyntax-only a.c",
+            "-E -x c -",
+        ] {
+            let c = parse(&v(line)).unwrap();
+            assert_eq!(c.mode, Mode::Preprocess, "{line}");
+            assert!(c.sources.is_empty(), "{line}");
+            assert!(!c.links(), "{line}");
+        }
+        let c = parse(&v("-MMD -c a.c")).unwrap();
+        assert_eq!(c.mode, Mode::Compile);
+        assert!(c.writes_dependencies);
+        assert_eq!(dependency_files(&c), vec![PathBuf::from("a.d")]);
+    }
+
+    #[test]
+    fn languages_decide_what_is_c() {
+        let c = parse(&v("-x c++ a.c -x c b.c -xc b.inc -x none d.c e.cpp")).unwrap();
+        assert_eq!(c.sources, vec![5, 7, 10]);
+        // Standard input is C only after `-x c`.
+        let c = parse(&v("-x c -c - -o s.o")).unwrap();
+        assert_eq!(c.sources, vec![3]);
+        assert!(c.has_inputs);
+        let c = parse(&v("-c -")).unwrap();
+        assert!(c.sources.is_empty());
+        let c = parse(&v("a.i b.s c.h")).unwrap();
+        assert!(c.sources.is_empty());
     }
 
     #[test]
     fn tiledflow_options_are_ours_and_unknown_ones_are_errors() {
-        let c = parse(&v("--tiledflow-target=seq --tiledflow-tile-sizes=8,16 a.c")).unwrap();
-        assert_eq!(c.target.as_deref(), Some("seq"));
-        assert_eq!(c.tile_sizes.as_deref(), Some("8,16"));
+        let c = parse(&v("--tiledflow-target=seq --tiledflow-tile-sizes=8,16 --tiledflow-keep=out --tiledflow-verbose a.c"))
+            .unwrap();
+        assert_eq!(c.ours.target, Target::Seq);
+        assert_eq!(c.ours.tile_sizes, Some(vec![8, 16]));
+        assert_eq!(c.ours.keep, Some(PathBuf::from("out")));
+        assert!(c.ours.verbose);
         assert_eq!(c.args, v("a.c"));
-        assert!(parse(&v("--tiledflow-bogus a.c")).unwrap_err().contains("unknown option"));
-        assert!(parse(&v("a.c -o")).unwrap_err().contains("missing argument"));
+        let e = parse(&v("--tiledflow-bogus a.c")).unwrap_err();
+        assert!(e.contains("unknown option --tiledflow-bogus"), "{e}");
+        assert!(e.contains("--tiledflow-tile-sizes=N[,N...]"), "{e}");
+        assert!(parse(&v("--tiledflow-target=gpu a.c"))
+            .unwrap_err()
+            .contains("expected one of tasks, seq"));
+        assert!(parse(&v("--tiledflow-tile-sizes=0 a.c"))
+            .unwrap_err()
+            .contains("positive integers"));
+        assert!(parse(&v("--tiledflow-strict=1 a.c"))
+            .unwrap_err()
+            .contains("takes no value"));
+        assert!(parse(&v("--tiledflow-keep a.c"))
+            .unwrap_err()
+            .contains("needs a value"));
+        assert!(parse(&v("a.c -o"))
+            .unwrap_err()
+            .contains("missing argument after -o"));
+    }
+
+    #[test]
+    fn help_lists_every_option() {
+        let h = help_text();
+        for (name, _, _) in TILEDFLOW_OPTIONS {
+            assert!(h.contains(&format!("--tiledflow-{name}")), "{h}");
+        }
+    }
+
+    #[test]
+    fn dependency_files_name_the_users_sources() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("x.d");
+        std::fs::write(
+            &d,
+            "x.o: /tmp/tf.A\\ b/0/my\\ file.c /usr/include/stdio.h \\\n inc/h.h\n",
+        )
+        .unwrap();
+        let renames = vec![("/tmp/tf.A b/0/".to_string(), "src dir/".to_string())];
+        assert!(fix_dependency_file(&d, &renames).unwrap());
+        assert_eq!(
+            std::fs::read_to_string(&d).unwrap(),
+            "x.o: src\\ dir/my\\ file.c /usr/include/stdio.h \\\n inc/h.h\n"
+        );
+        // Nothing of ours in it: unchanged; a missing file: nothing to do.
+        assert!(!fix_dependency_file(&d, &renames).unwrap());
+        assert!(!fix_dependency_file(&dir.path().join("none.d"), &renames).unwrap());
+        assert_eq!(make_escape("a b#$c"), "a\\ b\\#$$c");
     }
 }

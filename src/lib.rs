@@ -68,9 +68,27 @@ pub struct ScopReport {
     pub function: String,
     pub line: u32,
     pub n_statements: usize,
+    /// Outermost loop nests of the final schedule (tiled bands).
+    pub n_bands: usize,
     pub n_classes: usize,
     pub n_tile_deps: usize,
     pub micros: u128,
+}
+
+impl ScopReport {
+    /// The line `-v` prints: `path: SCoP in f() at line 12: 3 statements, 2 bands, ...`.
+    pub fn line(&self, path: &str) -> String {
+        format!(
+            "{path}: SCoP in {}() at line {}: {} statements, {} bands, {} tile dependences, {} task classes, {:.1} ms",
+            self.function,
+            self.line,
+            self.n_statements,
+            self.n_bands,
+            self.n_tile_deps,
+            self.n_classes,
+            self.micros as f64 / 1000.0
+        )
+    }
 }
 
 /// The result of a compilation.
@@ -141,6 +159,7 @@ fn compile_parsed(file: SourceFile, mut diagnostics: Vec<String>, opts: &Options
                     function: scop.function.clone(),
                     line: scop.loc.line,
                     n_statements: scop.statements.len(),
+                    n_bands: c.sched.as_ref().map_or(0, |t| t.nests.len()),
                     n_classes: c.program.as_ref().map_or(0, |p| p.classes.len()),
                     n_tile_deps: c.program.as_ref().map_or(0, |p| p.classes.iter().map(|k| k.inputs.len()).sum()),
                     micros: start.elapsed().as_micros(),
@@ -216,7 +235,12 @@ pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".tiledflow.").suffix(".tmp");
+    // The file a plain `open` would make (0666 less the umask), not tempfile's private 0600.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut tmp = builder.tempfile_in(dir)?;
     tmp.write_all(text.as_bytes())?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())

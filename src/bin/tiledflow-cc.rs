@@ -1,21 +1,22 @@
 //! `tiledflow-cc`: use as `CC=tiledflow-cc make`. See `tiledflow::cc` for what it does.
+//!
+//! It writes nothing but the outputs the command asks for (and `--tiledflow-keep` copies): its
+//! transformed sources live in a private temporary directory removed at exit, so that any number
+//! of it can run at once (`make -j`). Exit status: the real compiler's; 1 when tiledflow-cc
+//! itself fails (bad option, strict mode, no runtime to link).
 
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
-use tiledflow::{cc, Error, Options};
+use std::process::{Command, ExitCode, Stdio};
+use tiledflow::cc::{self, CcCommand};
+use tiledflow::Options;
+
+/// Set in the real compiler's environment: a `TILEDFLOW_CC` that leads back to tiledflow-cc
+/// would otherwise call itself forever.
+const NESTED: &str = "TILEDFLOW_CC_NESTED";
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    if argv.iter().any(|a| a == "--tiledflow-help") {
-        println!(
-            "tiledflow-cc: a C compiler driver that runs tiledflow on each C source, then the real compiler\n\
-             (TILEDFLOW_CC, default cc), and links the streamrt runtime.\n\n\
-             Options of its own: --tiledflow-strict (or TILEDFLOW_STRICT=1): fail when a source cannot be\n\
-             transformed; --tiledflow-target=tasks|seq; --tiledflow-tile-sizes=N[,N...]; --tiledflow-no-tile.\n\
-             Every other argument goes to the compiler unchanged."
-        );
-        return ExitCode::SUCCESS;
-    }
     match run(&argv) {
         Ok(code) => code,
         Err(m) => {
@@ -25,65 +26,204 @@ fn main() -> ExitCode {
     }
 }
 
+/// A transformed source and where it goes.
+struct Transformed {
+    /// Position of the source in the compiler's arguments.
+    arg: usize,
+    /// The transformed text.
+    text: String,
+}
+
 fn run(argv: &[String]) -> Result<ExitCode, String> {
+    if std::env::var_os(NESTED).is_some() {
+        return Err(
+            "TILEDFLOW_CC leads back to tiledflow-cc; set it to the real C compiler (e.g. cc)"
+                .into(),
+        );
+    }
     let mut cmd = cc::parse(argv)?;
-    cmd.strict |= std::env::var("TILEDFLOW_STRICT").is_ok_and(|v| v == "1");
-    let tmp = tempfile::Builder::new().prefix("tiledflow-cc.").tempdir().map_err(|e| format!("temporary directory: {e}"))?;
-    let mut opts = Options { clang_args: cmd.parser_flags.clone(), line_directives: true, strict: cmd.strict, ..Options::default() };
-    match cmd.target.as_deref() {
-        None | Some("tasks") => opts.target = taskgen::Target::Tasks,
-        Some("seq") => opts.target = taskgen::Target::Seq,
-        Some(t) => return Err(format!("--tiledflow-target={t}: expected tasks or seq")),
+    if cmd.ours.help {
+        println!(
+            "tiledflow-cc: a C compiler driver. It runs tiledflow on each C source, then the real compiler\n\
+             (TILEDFLOW_CC, default cc) with every other argument, and links the streamrt runtime when it links.\n\
+             Example: make CC=tiledflow-cc CFLAGS=-O2\n\n{}",
+            cc::help_text()
+        );
+        return Ok(ExitCode::SUCCESS);
     }
-    if cmd.no_tile {
-        opts.schedule.tile_sizes = None;
-    } else if let Some(ts) = &cmd.tile_sizes {
-        let sizes: Result<Vec<i64>, _> = ts.split(',').map(|x| x.trim().parse::<i64>()).collect();
-        match sizes {
-            Ok(s) if !s.is_empty() && s.iter().all(|&x| x >= 1) => opts.schedule.tile_sizes = Some(s),
-            _ => return Err(format!("--tiledflow-tile-sizes={ts}: expected positive integers separated by commas")),
-        }
-    }
-    let mut args = cmd.args.clone();
-    let mut quote_dirs = Vec::new();
-    for (n, &idx) in cmd.sources.iter().enumerate() {
-        let src = PathBuf::from(&args[idx]);
-        match tiledflow::compile_file(&src, &opts) {
+    cmd.ours.strict |= std::env::var("TILEDFLOW_STRICT").is_ok_and(|v| v == "1");
+    let opts = pipeline_options(&cmd);
+    let mut stdin_text: Option<String> = None;
+    let mut transformed = Vec::new();
+    for &arg in &cmd.sources {
+        let name = cmd.args[arg].clone();
+        let result = if name == "-" {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| format!("reading standard input: {e}"))?;
+            let r = tiledflow::compile_source("<stdin>", &text, &opts);
+            stdin_text = Some(text);
+            r
+        } else {
+            tiledflow::compile_file(Path::new(&name), &opts)
+        };
+        let shown = if name == "-" {
+            "<stdin>"
+        } else {
+            name.as_str()
+        };
+        match result {
             Ok(out) => {
                 for d in out.diagnostics.iter().filter(|d| !d.contains(": note: ")) {
                     eprintln!("{d}");
                 }
-                // Same file name in a private directory: `cc -c` names the object after it.
-                let dir = tmp.path().join(n.to_string());
-                std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-                let dst = dir.join(src.file_name().unwrap_or("source.c".as_ref()));
-                std::fs::write(&dst, out.text).map_err(|e| format!("{}: {e}", dst.display()))?;
-                let parent = src.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-                args[idx] = dst.display().to_string();
-                // Quoted includes are looked up next to the including file first: keep that.
-                quote_dirs.push("-iquote".to_string());
-                quote_dirs.push(parent.display().to_string());
-            }
-            Err(e @ Error::User(_)) | Err(e @ Error::Internal(_)) => {
-                if cmd.strict {
-                    return Err(format!("{}: {e}", src.display()));
+                if cmd.ours.verbose {
+                    for r in &out.reports {
+                        eprintln!("{}", r.line(shown));
+                    }
                 }
-                eprintln!("tiledflow-cc: warning: {}: compiled without tiledflow: {e}", src.display());
+                // A file without a transformed SCoP is compiled as it is.
+                if !out.reports.is_empty() {
+                    let text = format!("#line 1 \"{}\"\n{}", c_string(shown), out.text);
+                    transformed.push(Transformed { arg, text });
+                }
+            }
+            Err(e) => {
+                if cmd.ours.strict {
+                    return Err(format!("{shown}: {e}"));
+                }
+                let first = e.to_string().lines().next().unwrap_or_default().to_string();
+                eprintln!("tiledflow-cc: warning: {shown}: compiled without tiledflow: {first}");
             }
         }
     }
-    args.splice(0..0, quote_dirs);
-    if cmd.links {
-        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-        let rt = cc::find_runtime(&exe)?;
-        args.push(rt.display().to_string());
+    compile(&mut cmd, transformed, stdin_text)
+}
+
+fn pipeline_options(cmd: &CcCommand) -> Options {
+    let mut opts = Options {
+        clang_args: cmd.parser_flags.clone(),
+        line_directives: true,
+        strict: cmd.ours.strict,
+        target: cmd.ours.target,
+        ..Options::default()
+    };
+    if cmd.ours.no_tile {
+        opts.schedule.tile_sizes = None;
+    } else if let Some(ts) = &cmd.ours.tile_sizes {
+        opts.schedule.tile_sizes = Some(ts.clone());
+    }
+    opts
+}
+
+/// Runs the real compiler on the transformed sources, then repairs dependency files.
+fn compile(
+    cmd: &mut CcCommand,
+    transformed: Vec<Transformed>,
+    stdin_text: Option<String>,
+) -> Result<ExitCode, String> {
+    let tmp = tempfile::Builder::new()
+        .prefix("tiledflow-cc.")
+        .tempdir()
+        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    let mut stdin_text = stdin_text;
+    let mut quote_dirs = Vec::new();
+    let mut renames = Vec::new();
+    for (n, t) in transformed.into_iter().enumerate() {
+        let user = cmd.args[t.arg].clone();
+        if user == "-" {
+            // Standard input stays standard input: the compiler reads the transformed text there.
+            stdin_text = Some(t.text);
+            continue;
+        }
+        keep_copy(cmd, &user, &t.text)?;
+        // Same file name in a private directory: `cc -c` names the object after it.
+        let dir = tmp.path().join(n.to_string());
+        std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let user_path = Path::new(&user);
+        let dst = dir.join(user_path.file_name().unwrap_or("source.c".as_ref()));
+        std::fs::write(&dst, &t.text).map_err(|e| format!("{}: {e}", dst.display()))?;
+        let parent = user_path.parent().filter(|p| !p.as_os_str().is_empty());
+        // Quoted includes are looked up next to the including file first: keep that.
+        quote_dirs.extend([
+            "-iquote".to_string(),
+            parent.unwrap_or(Path::new(".")).display().to_string(),
+        ]);
+        renames.push((
+            format!("{}/", dir.display()),
+            parent
+                .map(|p| format!("{}/", p.display()))
+                .unwrap_or_default(),
+        ));
+        cmd.args[t.arg] = dst.display().to_string();
+    }
+    if let (Some(text), Some(keep)) = (&stdin_text, &cmd.ours.keep) {
+        if cmd.sources.iter().any(|&k| cmd.args[k] == "-") {
+            write_keep(keep, "stdin.c", text)?;
+        }
+    }
+    let mut args = quote_dirs;
+    args.append(&mut cmd.args.clone());
+    if cmd.links() {
+        let exe = std::env::current_exe()
+            .map_err(|e| format!("cannot locate tiledflow-cc itself: {e}"))?;
+        // `-x none`: the runtime is a library even after `-x c`.
+        args.extend([
+            "-x".to_string(),
+            "none".to_string(),
+            cc::find_runtime(&exe)?.display().to_string(),
+        ]);
         args.extend(["-lpthread", "-ldl", "-lm"].map(String::from));
     }
-    let compiler = std::env::var("TILEDFLOW_CC").unwrap_or_else(|_| "cc".to_string());
-    let status = Command::new(&compiler).args(&args).status().map_err(|e| format!("cannot run {compiler}: {e}"))?;
+    let compiler_line = std::env::var("TILEDFLOW_CC")
+        .ok()
+        .filter(|c| !c.trim().is_empty())
+        .unwrap_or_else(|| "cc".into());
+    let mut words = compiler_line.split_whitespace();
+    let compiler = words.next().unwrap_or("cc").to_string();
+    let mut command = Command::new(&compiler);
+    command.args(words).args(&args).env(NESTED, "1");
+    if stdin_text.is_some() {
+        command.stdin(Stdio::piped());
+    }
+    let mut child = command
+        .spawn()
+        .map_err(|e| format!("cannot run the C compiler `{compiler}`: {e}"))?;
+    if let (Some(text), Some(mut pipe)) = (stdin_text, child.stdin.take()) {
+        // A compiler that stops reading early (an error) closes the pipe: its status says why.
+        let _ = pipe.write_all(text.as_bytes());
+    }
+    let status = child
+        .wait()
+        .map_err(|e| format!("waiting for `{compiler}`: {e}"))?;
+    if status.success() && cmd.writes_dependencies && !renames.is_empty() {
+        for f in cc::dependency_files(cmd) {
+            cc::fix_dependency_file(&f, &renames).map_err(|e| format!("{}: {e}", f.display()))?;
+        }
+    }
     Ok(match status.code() {
         Some(0) => ExitCode::SUCCESS,
         Some(c) => ExitCode::from(c.clamp(1, 255) as u8),
         None => ExitCode::from(1),
     })
+}
+
+/// `--tiledflow-keep=DIR`: a copy of the transformed source for the user to read.
+fn keep_copy(cmd: &CcCommand, user: &str, text: &str) -> Result<(), String> {
+    match (&cmd.ours.keep, Path::new(user).file_name()) {
+        (Some(dir), Some(name)) => write_keep(dir, &name.to_string_lossy(), text),
+        _ => Ok(()),
+    }
+}
+
+fn write_keep(dir: &Path, name: &str, text: &str) -> Result<(), String> {
+    let path: PathBuf = dir.join(name);
+    tiledflow::write_atomically(&path, text)
+        .map_err(|e| format!("--tiledflow-keep: cannot write {}: {e}", path.display()))
+}
+
+/// `s` as the inside of a C string literal.
+fn c_string(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
 }

@@ -89,7 +89,7 @@ struct Cli {
     /// Fail when a SCoP cannot be transformed instead of leaving it as written
     #[arg(long)]
     strict: bool,
-    /// Print one line per SCoP: statements, task classes, tile dependences, time
+    /// Print one line per SCoP on stderr: statements, bands, tile dependences, task classes, time
     #[arg(short, long)]
     verbose: bool,
     /// Preprocessor and language flags for the parser (-I, -D, -U, -std=, -include)
@@ -122,7 +122,14 @@ fn split_cc_flags(args: Vec<String>) -> (Vec<String>, Vec<String>) {
 
 fn main() -> ExitCode {
     let (ours, cc) = split_cc_flags(std::env::args().collect());
-    let mut cli = Cli::parse_from(ours);
+    let mut cli = match Cli::try_parse_from(ours) {
+        Ok(cli) => cli,
+        // --help and --version print to stdout and succeed; a usage error is the user's (1).
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
+        }
+    };
     cli.clang_args = cc;
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -175,16 +182,7 @@ fn run(cli: &Cli) -> Result<(), Error> {
     }
     if cli.verbose {
         for r in &out.reports {
-            eprintln!(
-                "{}: SCoP in {}() at line {}: {} statements, {} task classes, {} tile dependences, {:.1} ms",
-                cli.input.display(),
-                r.function,
-                r.line,
-                r.n_statements,
-                r.n_classes,
-                r.n_tile_deps,
-                r.micros as f64 / 1000.0
-            );
+            eprintln!("{}", r.line(&cli.input.display().to_string()));
         }
     }
     match cli.output.as_deref() {
