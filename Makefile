@@ -4,7 +4,7 @@
 CARGO ?= cargo
 BIN_DIR := target/debug
 
-.PHONY: all deps build demo test clean
+.PHONY: all deps build demo test clean install
 
 all: build
 
@@ -22,3 +22,17 @@ test: build
 
 clean:
 	$(CARGO) clean
+
+# `make install PREFIX=/usr/local` installs bin/tiledflow, bin/tiledflow-cc, lib/libstreamrt.a and
+# include/streamrt.h (DESTDIR is honoured). tiledflow-cc finds lib/libstreamrt.a from bin/ by
+# itself. INSTALL_PROFILE=dev installs the debug build instead of building a release.
+PREFIX ?= /usr/local
+INSTALL_PROFILE ?= release
+INSTALL_FROM = target/$(if $(filter dev,$(INSTALL_PROFILE)),debug,$(INSTALL_PROFILE))
+
+install: deps
+	$(CARGO) build --workspace --profile $(INSTALL_PROFILE)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(INSTALL_FROM)/tiledflow $(INSTALL_FROM)/tiledflow-cc $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(INSTALL_FROM)/libstreamrt.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 streamrt/include/streamrt.h $(DESTDIR)$(PREFIX)/include/

@@ -240,8 +240,10 @@ pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
     // The file a plain `open` would make (0666 less the umask), not tempfile's private 0600.
     #[cfg(unix)]
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-    let mut tmp = builder.tempfile_in(dir)?;
+    // tempfile adds the temporary's name to its errors: the user knows only `path`.
+    let plain = |e: std::io::Error| e.raw_os_error().map_or(e, std::io::Error::from_raw_os_error);
+    let mut tmp = builder.tempfile_in(dir).map_err(plain)?;
     tmp.write_all(text.as_bytes())?;
-    tmp.persist(path).map_err(|e| e.error)?;
+    tmp.persist(path).map_err(|e| plain(e.error))?;
     Ok(())
 }
