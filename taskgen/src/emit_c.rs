@@ -75,7 +75,14 @@ pub fn emit_file(file: &SourceFile, scops: &[ScopCode<'_>], opts: &EmitOptions) 
                 let _ = writeln!(out, "#line {} \"{}\"", line_of(text, pos), c_string(&file.path));
             }
             out.push_str(&text[pos..sc.scop.region.start]);
+            let used = counters_declared_outside(sc.scop, &text[sc.scop.region.start..sc.scop.region.end]);
+            if !used.is_empty() {
+                let _ = writeln!(out, "  {{ {}", used.iter().map(|c| format!("(void){c};")).collect::<String>());
+            }
             out.push_str(&control_program(n, sc, opts.target));
+            if !used.is_empty() {
+                out.push_str("  }\n");
+            }
             pos = sc.scop.region.end;
         }
         if opts.line_directives {
@@ -373,4 +380,35 @@ fn key_list(args: &[Expr]) -> String {
         return "0".to_string();
     }
     args.iter().map(c_ast::expr).collect::<Vec<_>>().join(", ")
+}
+
+/// The SCoP's loop counters declared before it (`int i, j;` then `for (i = 0; ...)`): the control
+/// program no longer uses them, and `-Wall` would call them unused, so it is preceded by
+/// `(void)i;`. A counter that may be declared inside the region (`for (int i ...)`, `int i;`) is
+/// not in scope there and is left out: any occurrence after a word, `,` or `*` counts as one.
+fn counters_declared_outside(scop: &Scop, region: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for it in scop.statements.iter().flat_map(|st| &st.iterators) {
+        if !names.contains(it) {
+            names.push(it.clone());
+        }
+    }
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    names.retain(|name| {
+        let mut found = false;
+        for (at, _) in region.match_indices(name.as_str()) {
+            let before = region[..at].chars().next_back();
+            let after = region[at + name.len()..].chars().next();
+            if before.is_some_and(is_word) || after.is_some_and(is_word) {
+                continue; // part of a longer identifier
+            }
+            found = true;
+            let prev = region[..at].trim_end().chars().next_back();
+            if prev.is_some_and(|c| is_word(c) || c == ',' || c == '*') {
+                return false;
+            }
+        }
+        found
+    });
+    names
 }
