@@ -28,7 +28,7 @@ clean:
 # itself. INSTALL_PROFILE=dev installs the debug build instead of building a release.
 PREFIX ?= /usr/local
 INSTALL_PROFILE ?= release
-INSTALL_FROM = target/$(if $(filter dev,$(INSTALL_PROFILE)),debug,$(INSTALL_PROFILE))
+INSTALL_FROM = $(or $(CARGO_TARGET_DIR),target)/$(if $(filter dev,$(INSTALL_PROFILE)),debug,$(INSTALL_PROFILE))
 
 install: deps
 	$(CARGO) build --workspace --profile $(INSTALL_PROFILE)

@@ -385,7 +385,7 @@ fn key_list(args: &[Expr]) -> String {
 /// The SCoP's loop counters declared before it (`int i, j;` then `for (i = 0; ...)`): the control
 /// program no longer uses them, and `-Wall` would call them unused, so it is preceded by
 /// `(void)i;`. A counter that may be declared inside the region (`for (int i ...)`, `int i;`) is
-/// not in scope there and is left out: any occurrence after a word, `,` or `*` counts as one.
+/// not in scope there and is left out: any occurrence after a word (a type) or `,` counts as one.
 fn counters_declared_outside(scop: &Scop, region: &str) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for it in scop.statements.iter().flat_map(|st| &st.iterators) {
@@ -404,7 +404,7 @@ fn counters_declared_outside(scop: &Scop, region: &str) -> Vec<String> {
             }
             found = true;
             let prev = region[..at].trim_end().chars().next_back();
-            if prev.is_some_and(|c| is_word(c) || c == ',' || c == '*') {
+            if prev.is_some_and(|c| is_word(c) || c == ',') {
                 return false;
             }
         }
