@@ -1,0 +1,279 @@
+//! The command lines as a C programmer uses them: `tiledflow` (help, version, `-o -`, `-v`,
+//! exit status, no output file on failure) and `tiledflow-cc` (cc's arguments passed on, the
+//! parser's flags, dependency files, standard input, diagnostics at the user's lines, the
+//! fallback for sources it cannot handle, its own options).
+//!
+//! Every program built by tiledflow-cc is run and its output compared with the one `cc` builds.
+
+mod common;
+
+use common::{files_under, reference_cc, run, run_with_input, tool, write, Ran};
+use std::path::Path;
+
+/// Two SCoPs: a 2-D nest whose counters are declared before it, and a 1-D recurrence (one tile
+/// dependence). `B[39]` is `3 * 39 * 40 / 2 = 2340`.
+const TWO_SCOPS: &str = r#"#include <stdio.h>
+#define N 40
+double A[N][N], B[N];
+void k1(void) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      A[i][j] = i + 2 * j;
+#pragma endscop
+}
+void k2(void) {
+#pragma scop
+  for (int i = 1; i < N; i++)
+    B[i] = B[i - 1] + A[i][i];
+#pragma endscop
+}
+int main(void) {
+  int unused1;
+  k1();
+  k2();
+  for (int i = 0; i < N; i++)
+    printf("%g\n", B[i]);
+  return 0;
+}
+"#;
+
+/// A SCoP with a syntax error at line 4, column 20.
+const SYNTAX_ERROR: &str = "void f(int n, double *a) {\n#pragma scop\n  for (int i = 0; i < n; i++)\n    a[i] = a[i] +* ;\n#pragma endscop\n}\n";
+
+fn tiledflow(dir: &Path, args: &[&str]) -> Ran {
+    run(tool("tiledflow").current_dir(dir).args(args))
+}
+
+fn tiledflow_cc(dir: &Path, args: &[&str]) -> Ran {
+    run(tool("tiledflow-cc").current_dir(dir).args(args))
+}
+
+/// Runs `dir/exe` and returns its standard output.
+fn output_of(dir: &Path, exe: &str) -> String {
+    run(&mut std::process::Command::new(dir.join(exe))).expect(0).stdout
+}
+
+#[test]
+fn tiledflow_help_shows_examples_and_version_succeeds() {
+    let dir = tempfile::tempdir().unwrap();
+    let help = tiledflow(dir.path(), &["--help"]).expect(0);
+    assert!(help.stdout.contains("Examples:") && help.stdout.contains("tiledflow-cc"), "{}", help.said());
+    let version = tiledflow(dir.path(), &["--version"]).expect(0);
+    assert!(version.stdout.starts_with("tiledflow "), "{}", version.said());
+}
+
+#[test]
+fn tiledflow_writes_standard_output_for_dash_and_one_verbose_line_per_scop() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "two.c", TWO_SCOPS);
+    let r = tiledflow(dir.path(), &["two.c", "-o", "-", "-v", "--tile-sizes", "8"]).expect(0);
+    assert!(r.stdout.contains("tf_task_begin") && r.stdout.contains("int main(void)"), "{}", r.said());
+    let lines: Vec<&str> = r.stderr.lines().filter(|l| l.contains("SCoP in")).collect();
+    assert_eq!(lines.len(), 2, "{}", r.said());
+    assert!(
+        lines[0].starts_with("two.c: SCoP in k1() at line 6: 1 statements, 1 bands, 0 tile dependences, 1 task classes, "),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].starts_with("two.c: SCoP in k2() at line 13: 1 statements, 1 bands, 1 tile dependences, 1 task classes, "),
+        "{}",
+        lines[1]
+    );
+    assert!(lines.iter().all(|l| l.ends_with(" ms")), "{lines:?}");
+    // Nothing but the input in the directory.
+    assert_eq!(files_under(dir.path()), vec!["two.c"]);
+}
+
+#[test]
+fn tiledflow_user_errors_exit_1_and_leave_no_output_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "bad.c", SYNTAX_ERROR);
+    write(d, "two.c", TWO_SCOPS);
+    write(d, "old.c", "previous output\n");
+    // A syntax error: libclang's diagnostic at the user's line, and no output (an older one stays).
+    let r = tiledflow(d, &["bad.c", "-o", "out.c"]).expect(1);
+    assert!(r.stderr.contains("bad.c:4:20: error: expected expression"), "{}", r.said());
+    let r = tiledflow(d, &["bad.c", "-o", "old.c"]).expect(1);
+    assert!(r.stderr.contains("bad.c:4:20"), "{}", r.said());
+    assert_eq!(std::fs::read_to_string(d.join("old.c")).unwrap(), "previous output\n");
+    // A missing input.
+    let r = tiledflow(d, &["missing.c", "-o", "out.c"]).expect(1);
+    assert!(r.stderr.contains("missing.c: No such file or directory"), "{}", r.said());
+    // Outputs that cannot be written: a missing directory, a directory.
+    let r = tiledflow(d, &["two.c", "-o", "no/such/dir/out.c"]).expect(1);
+    assert!(r.stderr.contains("cannot write no/such/dir/out.c: No such file or directory"), "{}", r.said());
+    std::fs::create_dir(d.join("adir")).unwrap();
+    let r = tiledflow(d, &["two.c", "-o", "adir"]).expect(1);
+    assert!(r.stderr.contains("cannot write adir"), "{}", r.said());
+    // A usage error is the user's too.
+    let r = tiledflow(d, &["two.c", "--no-such-flag"]).expect(1);
+    assert!(r.stderr.contains("--no-such-flag"), "{}", r.said());
+    let r = tiledflow(d, &["two.c"]).expect(1);
+    assert!(r.stderr.contains("no output file"), "{}", r.said());
+    // No temporary left anywhere.
+    assert_eq!(files_under(d), vec!["bad.c", "old.c", "two.c"]);
+}
+
+#[test]
+fn tiledflow_output_file_has_the_usual_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "two.c", TWO_SCOPS);
+    tiledflow(dir.path(), &["two.c", "-o", "out.c"]).expect(0);
+    write(dir.path(), "plain", "");
+    let mode = |n: &str| std::fs::metadata(dir.path().join(n)).unwrap().permissions().mode() & 0o777;
+    // Whatever the umask, as a file created by `open`: not tempfile's private 0600.
+    assert_eq!(mode("out.c"), mode("plain"));
+}
+
+#[test]
+fn cc_builds_several_sources_objects_and_libraries_in_one_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // The SCoP's bound comes from -D and its element type from a header found through -I: the
+    // parser must get both, or the file is compiled without tiledflow (a warning we reject).
+    write(d, "inc/elem.h", "typedef long elem;\nelem twice(elem x);\nelem plus_one(elem x);\n");
+    write(
+        d,
+        "k.c",
+        "#include \"elem.h\"\nvoid k(elem a[M]) {\n#pragma scop\n  for (int i = 1; i < M; i++)\n    a[i] = a[i - 1] * 3 + i;\n#pragma endscop\n}\n",
+    );
+    write(
+        d,
+        "main.c",
+        "#include <stdio.h>\n#include \"elem.h\"\nvoid k(elem a[M]);\nint main(void) {\n  elem a[M] = {1};\n  k(a);\n  for (int i = 0; i < M; i++) printf(\"%ld\\n\", plus_one(twice(a[i])));\n  return 0;\n}\n",
+    );
+    write(d, "twice.c", "#include \"elem.h\"\nelem twice(elem x) { return 2 * x; }\n");
+    write(d, "plus.c", "#include \"elem.h\"\nelem plus_one(elem x) { return x + 1; }\n");
+    for (src, obj) in [("twice.c", "twice.o"), ("plus.c", "plus.o")] {
+        run(reference_cc().current_dir(d).args(["-c", "-I", "inc", src, "-o", obj])).expect(0);
+    }
+    run(std::process::Command::new("ar").current_dir(d).args(["rcs", "libplus.a", "plus.o"])).expect(0);
+    let common = ["-O1", "-g", "-std=c99", "-Wall", "-fno-strict-aliasing", "-I", "inc", "-DM=20", "-UNDEBUG"];
+    let mut args: Vec<&str> = common.to_vec();
+    args.extend(["k.c", "main.c", "twice.o", "-L.", "-lplus", "-o", "prog", "--tiledflow-verbose", "--tiledflow-tile-sizes=4"]);
+    let r = tiledflow_cc(d, &args).expect(0);
+    assert!(r.stderr.contains("k.c: SCoP in k() at line 3: 1 statements"), "{}", r.said());
+    assert!(!r.stderr.contains("warning"), "{}", r.said());
+    let mut args: Vec<&str> = common.to_vec();
+    args.extend(["k.c", "main.c", "twice.o", "-L.", "-lplus", "-o", "ref"]);
+    run(reference_cc().current_dir(d).args(&args)).expect(0);
+    let out = output_of(d, "prog");
+    assert_eq!(out.lines().count(), 20);
+    assert_eq!(out, output_of(d, "ref"));
+}
+
+#[test]
+fn cc_compiles_objects_with_warnings_at_the_users_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "two.c", TWO_SCOPS);
+    let r = tiledflow_cc(d, &["-Wall", "-c", "two.c", "--tiledflow-verbose"]).expect(0);
+    assert!(r.stderr.contains("two.c: SCoP in k2()"), "{}", r.said());
+    // The one warning cc gives for the user's code, at the user's line; the counters of k1,
+    // which the generated code no longer uses, are not called unused.
+    assert!(r.stderr.contains("two.c:19:7: warning: unused variable"), "{}", r.said());
+    assert!(!r.stderr.contains("tiledflow-cc."), "a temporary named in {}", r.said());
+    assert_eq!(r.stderr.matches("unused variable").count(), 1, "{}", r.said());
+    // Compiling only: streamrt is not linked, the object is where cc puts it.
+    assert_eq!(files_under(d), vec!["two.c", "two.o"]);
+    tiledflow_cc(d, &["two.o", "-o", "prog"]).expect(0);
+    assert_eq!(output_of(d, "prog").lines().last(), Some("2340"));
+}
+
+#[test]
+fn cc_dependency_files_name_the_users_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "src dir/k.c", &TWO_SCOPS.replace("#include <stdio.h>", "#include <stdio.h>\n#include \"local.h\""));
+    write(d, "src dir/local.h", "#define LOCAL 1\n");
+    let check = |file: &str, target: &str| {
+        let text = std::fs::read_to_string(d.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(text.starts_with(&format!("{target}: src\\ dir/k.c")), "{file}:\n{text}");
+        assert!(text.contains("src\\ dir/local.h"), "{file}:\n{text}");
+        assert!(!text.contains("tiledflow-cc."), "{file}:\n{text}");
+    };
+    tiledflow_cc(d, &["-MMD", "-MP", "-c", "src dir/k.c", "-o", "k1.o"]).expect(0);
+    check("k1.d", "k1.o");
+    std::fs::create_dir(d.join("deps")).unwrap();
+    tiledflow_cc(d, &["-MD", "-MF", "deps/k2.dep", "-MT", "custom", "-c", "src dir/k.c", "-o", "k2.o"]).expect(0);
+    check("deps/k2.dep", "custom");
+    tiledflow_cc(d, &["-MMD", "-MQ", "$q", "-c", "src dir/k.c"]).expect(0);
+    check("k.d", "$$q");
+    // -M and -MM only preprocess: the user's file, on standard output.
+    let r = tiledflow_cc(d, &["-MM", "src dir/k.c"]).expect(0);
+    assert!(r.stdout.starts_with("k.o: src\\ dir/k.c src\\ dir/local.h"), "{}", r.said());
+    let linked = tiledflow_cc(d, &["-MMD", "src dir/k.c", "-o", "prog"]).expect(0);
+    check("prog.d", "prog");
+    assert_eq!(output_of(d, "prog").lines().last(), Some("2340"), "{}", linked.said());
+}
+
+#[test]
+fn cc_reads_standard_input_after_x_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let r = run_with_input(
+        tool("tiledflow-cc").current_dir(d).args(["-x", "c", "-", "-o", "prog", "--tiledflow-verbose"]),
+        Some(TWO_SCOPS),
+    )
+    .expect(0);
+    assert!(r.stderr.contains("<stdin>: SCoP in k1()"), "{}", r.said());
+    assert_eq!(output_of(d, "prog").lines().last(), Some("2340"));
+    // Without -x, cc itself refuses standard input; so does tiledflow-cc, with cc's message.
+    let r = run_with_input(tool("tiledflow-cc").current_dir(d).args(["-c", "-"]), Some(TWO_SCOPS));
+    let c = run_with_input(reference_cc().current_dir(d).args(["-c", "-"]), Some(TWO_SCOPS));
+    assert_eq!((r.status, r.stderr), (c.status, c.stderr));
+}
+
+#[test]
+fn cc_compiles_a_source_it_cannot_handle_untouched_with_one_warning_unless_strict() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A Latin-1 comment: cc accepts it, tiledflow reads only UTF-8.
+    let mut bytes = b"/* caf\xe9 */\n".to_vec();
+    bytes.extend_from_slice(TWO_SCOPS.as_bytes());
+    std::fs::write(d.join("latin1.c"), bytes).unwrap();
+    let r = tiledflow_cc(d, &["latin1.c", "-o", "prog"]).expect(0);
+    assert_eq!(r.stderr.matches("warning").count(), 1, "{}", r.said());
+    assert!(r.stderr.contains("tiledflow-cc: warning: latin1.c: compiled without tiledflow"), "{}", r.said());
+    assert_eq!(output_of(d, "prog").lines().last(), Some("2340"));
+    let r = tiledflow_cc(d, &["latin1.c", "-o", "strict", "--tiledflow-strict"]).expect(1);
+    assert!(r.stderr.contains("tiledflow-cc: error: latin1.c"), "{}", r.said());
+    let r = run(tool("tiledflow-cc").current_dir(d).env("TILEDFLOW_STRICT", "1").args(["latin1.c", "-o", "strict"]));
+    let r = r.expect(1);
+    assert!(r.stderr.contains("tiledflow-cc: error: latin1.c"), "{}", r.said());
+    assert!(!d.join("strict").exists());
+}
+
+#[test]
+fn cc_own_options_are_checked_and_the_rest_passes_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "two.c", TWO_SCOPS);
+    let r = tiledflow_cc(d, &["two.c", "-o", "prog", "--tiledflow-tile-size=8"]).expect(1);
+    assert!(r.stderr.contains("unknown option --tiledflow-tile-size=8"), "{}", r.said());
+    assert!(r.stderr.contains("--tiledflow-tile-sizes=N[,N...]"), "{}", r.said());
+    let r = tiledflow_cc(d, &["two.c", "--tiledflow-target=gpu"]).expect(1);
+    assert!(r.stderr.contains("expected one of"), "{}", r.said());
+    assert!(!d.join("prog").exists() && !d.join("a.out").exists());
+    let help = tiledflow_cc(d, &["--tiledflow-help"]).expect(0);
+    assert!(help.stdout.contains("--tiledflow-strict"), "{}", help.said());
+    // Commands without inputs are cc's alone, and link nothing.
+    let ours = tiledflow_cc(d, &["--version"]).expect(0);
+    let cc = run(reference_cc().arg("--version")).expect(0);
+    assert_eq!(ours.stdout, cc.stdout);
+    // --tiledflow-keep: the transformed source, for reading; the sequential target has no tasks.
+    std::fs::create_dir(d.join("kept")).unwrap();
+    tiledflow_cc(d, &["-c", "two.c", "--tiledflow-keep=kept", "--tiledflow-target=seq"]).expect(0);
+    let kept = std::fs::read_to_string(d.join("kept/two.c")).unwrap();
+    assert!(kept.starts_with("#line 1 \"two.c\"") && !kept.contains("tf_task_begin"), "{kept}");
+    // A TILEDFLOW_CC that leads back to tiledflow-cc is refused instead of recursing.
+    let me = testsuite::tool_path("tiledflow-cc").unwrap();
+    let r = run(tool("tiledflow-cc").current_dir(d).env("TILEDFLOW_CC", &me).args(["-c", "two.c", "-o", "x.o"]));
+    let r = r.expect(1);
+    assert!(r.stderr.contains("TILEDFLOW_CC leads back to tiledflow-cc"), "{}", r.said());
+}
