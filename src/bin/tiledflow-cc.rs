@@ -9,7 +9,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use tiledflow::cc::{self, CcCommand};
-use tiledflow::Options;
+use tiledflow::{Error, Options};
 
 /// Set in the real compiler's environment: a `TILEDFLOW_CC` that leads back to tiledflow-cc
 /// would otherwise call itself forever.
@@ -53,18 +53,23 @@ fn run(argv: &[String]) -> Result<ExitCode, String> {
     }
     cmd.ours.strict |= std::env::var("TILEDFLOW_STRICT").is_ok_and(|v| v == "1");
     let opts = pipeline_options(&cmd);
-    let mut stdin_text: Option<String> = None;
+    let mut stdin_text: Option<Vec<u8>> = None;
     let mut transformed = Vec::new();
     for &arg in &cmd.sources {
         let name = cmd.args[arg].clone();
         let result = if name == "-" {
-            let mut text = String::new();
+            let mut bytes = Vec::new();
             std::io::stdin()
-                .read_to_string(&mut text)
+                .read_to_end(&mut bytes)
                 .map_err(|e| format!("reading standard input: {e}"))?;
-            let r = tiledflow::compile_source("<stdin>", &text, &opts);
-            stdin_text = Some(text);
+            let r = match std::str::from_utf8(&bytes) {
+                Ok(text) => tiledflow::compile_source("<stdin>", text, &opts),
+                Err(e) => Err(Error::User(format!("<stdin>: not UTF-8: {e}"))),
+            };
+            stdin_text = Some(bytes);
             r
+        } else if !Path::new(&name).exists() {
+            continue; // the compiler says so, as it would without tiledflow
         } else {
             tiledflow::compile_file(Path::new(&name), &opts)
         };
@@ -121,7 +126,7 @@ fn pipeline_options(cmd: &CcCommand) -> Options {
 fn compile(
     cmd: &mut CcCommand,
     transformed: Vec<Transformed>,
-    stdin_text: Option<String>,
+    stdin_text: Option<Vec<u8>>,
 ) -> Result<ExitCode, String> {
     let tmp = tempfile::Builder::new()
         .prefix("tiledflow-cc.")
@@ -134,7 +139,10 @@ fn compile(
         let user = cmd.args[t.arg].clone();
         if user == "-" {
             // Standard input stays standard input: the compiler reads the transformed text there.
-            stdin_text = Some(t.text);
+            if let Some(keep) = &cmd.ours.keep {
+                write_keep(keep, "stdin.c", &t.text)?;
+            }
+            stdin_text = Some(t.text.into_bytes());
             continue;
         }
         keep_copy(cmd, &user, &t.text)?;
@@ -157,11 +165,6 @@ fn compile(
                 .unwrap_or_default(),
         ));
         cmd.args[t.arg] = dst.display().to_string();
-    }
-    if let (Some(text), Some(keep)) = (&stdin_text, &cmd.ours.keep) {
-        if cmd.sources.iter().any(|&k| cmd.args[k] == "-") {
-            write_keep(keep, "stdin.c", text)?;
-        }
     }
     let mut args = quote_dirs;
     args.append(&mut cmd.args.clone());
@@ -192,7 +195,7 @@ fn compile(
         .map_err(|e| format!("cannot run the C compiler `{compiler}`: {e}"))?;
     if let (Some(text), Some(mut pipe)) = (stdin_text, child.stdin.take()) {
         // A compiler that stops reading early (an error) closes the pipe: its status says why.
-        let _ = pipe.write_all(text.as_bytes());
+        let _ = pipe.write_all(&text);
     }
     let status = child
         .wait()

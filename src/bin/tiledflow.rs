@@ -186,10 +186,20 @@ fn run(cli: &Cli) -> Result<(), Error> {
         }
     }
     match cli.output.as_deref() {
-        None => print!("{}", out.text),
-        Some(p) if p.as_os_str() == "-" => print!("{}", out.text),
+        None => write_stdout(&out.text)?,
+        Some(p) if p.as_os_str() == "-" => write_stdout(&out.text)?,
         Some(p) => tiledflow::write_atomically(p, &out.text)
             .map_err(|e| Error::User(format!("cannot write {}: {e}", p.display())))?,
     }
     Ok(())
+}
+
+/// Standard output as a C tool treats it: a reader that quit early (`| head`) is no error.
+fn write_stdout(text: &str) -> Result<(), Error> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::User(format!("cannot write standard output: {e}"))),
+        _ => Ok(()),
+    }
 }
