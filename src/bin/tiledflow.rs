@@ -51,10 +51,14 @@ Examples:
   tiledflow gemm.c --target seq -o -              tiled sequential C on stdout
   tiledflow gemm.c --emit deps -I utilities       print the dependences
   tiledflow gemm.c --tile-sizes 16,64 -o out.c    tile sizes per band dimension
+  tiledflow gemm.c -v -o out.c                    one line per SCoP: statements, bands, tasks
 
 Compile the output with `cc out.c libstreamrt.a -lpthread -ldl -lm`, or use tiledflow-cc,
 which does all of this as a drop-in C compiler. Clang-style -I, -D, -U and -std= options are
-passed to the parser.";
+passed to the parser.
+
+Exit status: 0 on success, 1 when the input or the command line is at fault, 2 on an internal
+error. The output file is written only on success.";
 
 /// Compiles the affine loop nests of a C file into tiled dataflow task programs.
 #[derive(Parser, Debug)]
