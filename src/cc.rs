@@ -101,66 +101,41 @@ impl CcCommand {
     }
 }
 
-/// Options of cc that take their value in the next argument.
-const TAKES_VALUE: &[&str] = &[
-    "-o",
-    "-I",
-    "-D",
-    "-U",
-    "-include",
-    "-imacros",
-    "-isystem",
-    "-iquote",
-    "-idirafter",
-    "-isysroot",
-    "-iprefix",
-    "-iwithprefix",
-    "-iwithprefixbefore",
-    "-imultilib",
-    "-x",
-    "-MF",
-    "-MT",
-    "-MQ",
-    "-L",
-    "-l",
-    "-Xlinker",
-    "-Xassembler",
-    "-Xpreprocessor",
-    "-T",
-    "-u",
-    "-z",
-    "-e",
-    "--param",
-    "-aux-info",
-    "-dumpbase",
-    "-dumpdir",
-    "-B",
+/// Options with a separate value that the parser needs too, flag and value (`-I dir`).
+#[rustfmt::skip]
+pub const PARSER_TAKES_VALUE: &[&str] = &[
+    "-I", "-D", "-U", "-include", "-imacros", "-isystem", "-iquote", "-idirafter", "-isysroot",
 ];
 
-/// Separate-value options whose flag and value the parser needs.
-const PARSER_TAKES_VALUE: &[&str] = &[
-    "-I",
-    "-D",
-    "-U",
-    "-include",
-    "-imacros",
-    "-isystem",
-    "-iquote",
-    "-idirafter",
-    "-isysroot",
+/// Options with an attached value that the parser needs too (`-Idir`, `-DN=10`, `-std=c99`).
+#[rustfmt::skip]
+pub const PARSER_PREFIXES: &[&str] = &[
+    "-I", "-D", "-U", "-std=", "-isystem", "-iquote", "-idirafter", "--sysroot=",
 ];
 
-/// Attached-value prefixes the parser needs (`-Idir`, `-DN=10`, `-std=c99`).
-const PARSER_PREFIXES: &[&str] = &[
-    "-I",
-    "-D",
-    "-U",
-    "-std=",
-    "-isystem",
-    "-iquote",
-    "-idirafter",
-    "--sysroot=",
+/// The other options of cc that take their value in the next argument.
+#[rustfmt::skip]
+const OTHER_TAKES_VALUE: &[&str] = &[
+    "-o", "-x", "-MF", "-MT", "-MQ", "-L", "-l", "-iprefix", "-iwithprefix", "-iwithprefixbefore",
+    "-imultilib", "-Xlinker", "-Xassembler", "-Xpreprocessor", "-T", "-u", "-z", "-e", "--param",
+    "-aux-info", "-dumpbase", "-dumpdir", "-B",
 ];
+
+/// How many arguments a preprocessor or language flag the parser needs spans: 2 for `-I dir`,
+/// 1 for `-Idir`, `-DN=10`, `-std=c99`, `-ansi`; `None` for anything else.
+pub fn parser_flag_len(a: &str) -> Option<usize> {
+    if PARSER_TAKES_VALUE.contains(&a) {
+        Some(2)
+    } else if a == "-ansi"
+        || PARSER_PREFIXES
+            .iter()
+            .any(|p| a.len() > p.len() && a.starts_with(p))
+    {
+        Some(1)
+    } else {
+        None
+    }
+}
 
 /// Classifies a cc command line (without argv[0]).
 pub fn parse(argv: &[String]) -> Result<CcCommand, String> {
@@ -187,7 +162,7 @@ pub fn parse(argv: &[String]) -> Result<CcCommand, String> {
             k += 1;
             continue;
         }
-        if TAKES_VALUE.contains(&a.as_str()) {
+        if PARSER_TAKES_VALUE.contains(&a.as_str()) || OTHER_TAKES_VALUE.contains(&a.as_str()) {
             let v = argv
                 .get(k + 1)
                 .ok_or_else(|| format!("missing argument after {a}"))?;
@@ -209,7 +184,6 @@ pub fn parse(argv: &[String]) -> Result<CcCommand, String> {
             "-c" | "-S" => compile_only = true,
             "-E" | "-M" | "-MM" | "-fsyntax-only" => preprocess_only = true,
             "-MD" | "-MMD" => cmd.writes_dependencies = true,
-            "-ansi" => cmd.parser_flags.push(a.clone()),
             "-" => {
                 cmd.has_inputs = true;
                 if language.as_deref() == Some("c") {
@@ -225,10 +199,7 @@ pub fn parse(argv: &[String]) -> Result<CcCommand, String> {
                     cmd.dependency_file = Some(f.to_string());
                 } else if a.starts_with("-l") {
                     cmd.has_inputs = true;
-                } else if PARSER_PREFIXES
-                    .iter()
-                    .any(|p| a.len() > p.len() && a.starts_with(p))
-                {
+                } else if parser_flag_len(a) == Some(1) {
                     cmd.parser_flags.push(a.clone());
                 }
             }

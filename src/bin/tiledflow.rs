@@ -110,15 +110,12 @@ fn split_cc_flags(args: Vec<String>) -> (Vec<String>, Vec<String>) {
         ours.push(argv0);
     }
     while let Some(a) = it.next() {
-        if a == "-I" || a == "-D" || a == "-U" || a == "-include" || a == "-isystem" {
-            cc.push(a);
-            if let Some(v) = it.next() {
-                cc.push(v);
+        match tiledflow::cc::parser_flag_len(&a) {
+            Some(n) => {
+                cc.push(a);
+                cc.extend(it.by_ref().take(n - 1));
             }
-        } else if a.starts_with("-std=") || (a.len() > 2 && (a.starts_with("-I") || a.starts_with("-D") || a.starts_with("-U"))) {
-            cc.push(a);
-        } else {
-            ours.push(a);
+            None => ours.push(a),
         }
     }
     (ours, cc)
