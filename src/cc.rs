@@ -137,6 +137,54 @@ pub fn parser_flag_len(a: &str) -> Option<usize> {
     }
 }
 
+/// Expands gcc's response files: an argument `@FILE` is replaced by the arguments written in
+/// FILE (separated by white space; quotes and backslashes as in a shell word; nested `@FILE`s
+/// expanded too). As in gcc, `@FILE` naming no readable file stays as it is.
+pub fn expand_response_files(argv: &[String]) -> Vec<String> {
+    fn expand(argv: &[String], depth: usize, out: &mut Vec<String>) {
+        for a in argv {
+            let text = match a.strip_prefix('@') {
+                Some(f) if depth < 16 => std::fs::read_to_string(f).ok(),
+                _ => None,
+            };
+            match text {
+                Some(text) => expand(&split_response_file(&text), depth + 1, out),
+                None => out.push(a.clone()),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    expand(argv, 0, &mut out);
+    out
+}
+
+/// The arguments of a response file.
+fn split_response_file(text: &str) -> Vec<String> {
+    let mut args = Vec::new();
+    let mut cur: Option<String> = None;
+    let mut quote: Option<char> = None;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (_, '\\') => {
+                if let Some(next) = chars.next() {
+                    cur.get_or_insert_with(String::new).push(next);
+                }
+            }
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => cur.get_or_insert_with(String::new).push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                cur.get_or_insert_with(String::new);
+            }
+            (None, c) if c.is_whitespace() => args.extend(cur.take()),
+            (None, c) => cur.get_or_insert_with(String::new).push(c),
+        }
+    }
+    args.extend(cur);
+    args
+}
+
 /// Classifies a cc command line (without argv[0]).
 pub fn parse(argv: &[String]) -> Result<CcCommand, String> {
     let mut cmd = CcCommand {
@@ -530,6 +578,37 @@ mod tests {
         assert!(parse(&v("a.c -o"))
             .unwrap_err()
             .contains("missing argument after -o"));
+    }
+
+    #[test]
+    fn response_files_are_expanded_like_gcc() {
+        let dir = tempfile::tempdir().unwrap();
+        let inner = dir.path().join("inner.rsp");
+        std::fs::write(&inner, "-DINNER").unwrap();
+        let outer = dir.path().join("outer.rsp");
+        let text = format!(
+            "-I 'a dir' \"-DS=\\\"x y\\\"\"\n  b\\ c.c @{} ''\n",
+            inner.display()
+        );
+        std::fs::write(&outer, text).unwrap();
+        let argv = vec![
+            "-c".to_string(),
+            format!("@{}", outer.display()),
+            "@missing.rsp".to_string(),
+        ];
+        assert_eq!(
+            expand_response_files(&argv),
+            vec![
+                "-c",
+                "-I",
+                "a dir",
+                "-DS=\"x y\"",
+                "b c.c",
+                "-DINNER",
+                "",
+                "@missing.rsp"
+            ]
+        );
     }
 
     #[test]

@@ -41,7 +41,7 @@ fn run(argv: &[String]) -> Result<ExitCode, String> {
                 .into(),
         );
     }
-    let mut cmd = cc::parse(argv)?;
+    let mut cmd = cc::parse(&cc::expand_response_files(argv))?;
     if cmd.ours.help {
         println!(
             "tiledflow-cc: a C compiler driver. It runs tiledflow on each C source, then the real compiler\n\
