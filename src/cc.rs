@@ -121,6 +121,18 @@ const OTHER_TAKES_VALUE: &[&str] = &[
     "-aux-info", "-dumpbase", "-dumpdir", "-B",
 ];
 
+/// Flags that make the parser accept what gcc before version 14 accepts with a warning (implicit
+/// function declarations, implicit `int`, integer-pointer conversions), as `cc` does: a build
+/// that compiles with cc must not lose its SCoPs to libclang's stricter defaults. `-w`: the
+/// compiler gives the user's warnings, once.
+pub const LENIENT_PARSER_FLAGS: &[&str] = &[
+    "-w",
+    "-Wno-error=implicit-function-declaration",
+    "-Wno-error=implicit-int",
+    "-Wno-error=int-conversion",
+    "-Wno-error=incompatible-function-pointer-types",
+];
+
 /// How many arguments a preprocessor or language flag the parser needs spans: 2 for `-I dir`,
 /// 1 for `-Idir`, `-DN=10`, `-std=c99`, `-ansi`; `None` for anything else.
 pub fn parser_flag_len(a: &str) -> Option<usize> {

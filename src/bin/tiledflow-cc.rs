@@ -108,7 +108,11 @@ fn run(argv: &[String]) -> Result<ExitCode, String> {
 
 fn pipeline_options(cmd: &CcCommand) -> Options {
     let mut opts = Options {
-        clang_args: cmd.parser_flags.clone(),
+        clang_args: cc::LENIENT_PARSER_FLAGS
+            .iter()
+            .map(|f| f.to_string())
+            .chain(cmd.parser_flags.iter().cloned())
+            .collect(),
         line_directives: true,
         strict: cmd.ours.strict,
         target: cmd.ours.target,

@@ -277,3 +277,18 @@ fn cc_own_options_are_checked_and_the_rest_passes_through() {
     let r = r.expect(1);
     assert!(r.stderr.contains("TILEDFLOW_CC leads back to tiledflow-cc"), "{}", r.said());
 }
+
+#[test]
+fn cc_transforms_sources_that_gcc_accepts_with_warnings_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Implicit declarations and implicit int: errors for libclang 19's C99 defaults, warnings
+    // for gcc 12. The file is still transformed.
+    let text = TWO_SCOPS.replace("int main(void) {", "old(x) { return x; }\nint main(void) {\n  helper();");
+    write(d, "legacy.c", &text);
+    write(d, "helper.c", "void helper(void) {}\n");
+    let r = tiledflow_cc(d, &["-std=gnu99", "legacy.c", "helper.c", "-o", "prog", "--tiledflow-verbose"]).expect(0);
+    assert_eq!(r.stderr.matches("legacy.c: SCoP in").count(), 2, "{}", r.said());
+    assert!(!r.stderr.contains("compiled without tiledflow"), "{}", r.said());
+    assert_eq!(output_of(d, "prog").lines().last(), Some("2340"));
+}
