@@ -11,6 +11,14 @@ use common::{copy_dir, files_under, project_dir, reference_cc, run, tool, Ran};
 use std::path::Path;
 use std::process::Command;
 
+/// Held by each test: `make install` runs `cargo build`, which must not relink the tools while
+/// another test of this file runs them.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 const SOURCES: [&str; 3] = ["src/main.c", "src/blur.c", "src/smooth.c"];
 
 /// Program arguments (n, m, tsteps) of the runs compared: the default sizes and others.
@@ -60,6 +68,7 @@ fn tiledflow_cc_path() -> String {
 
 #[test]
 fn make_j_builds_the_project_with_tiledflow_cc_as_cc() {
+    let _serial = one_at_a_time();
     let tmp = tempfile::tempdir().unwrap();
     let reference = reference_outputs(tmp.path());
     let dir = tmp.path().join("make");
@@ -114,6 +123,7 @@ fn cmake_available() -> bool {
 
 #[test]
 fn cmake_builds_the_project_with_tiledflow_cc_as_cc() {
+    let _serial = one_at_a_time();
     if !cmake_available() {
         return;
     }
@@ -143,6 +153,7 @@ fn cmake_builds_the_project_with_tiledflow_cc_as_cc() {
 
 #[test]
 fn make_install_gives_a_tiledflow_cc_that_finds_its_runtime() {
+    let _serial = one_at_a_time();
     let tmp = tempfile::tempdir().unwrap();
     let prefix = tmp.path().join("prefix");
     let prefix_arg = format!("PREFIX={}", prefix.display());
