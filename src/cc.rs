@@ -9,8 +9,10 @@
 //! dependency files name the user's sources ([`fix_dependency_file`]).
 //!
 //! What is transformed: C sources (`.c`, or any file or `-` after `-x c`) of a command that
-//! compiles (`-c`, `-S`, or a link). Preprocessing-only commands (`-E`, `-M`, `-MM`,
-//! `-fsyntax-only`) and other languages reach the compiler untouched.
+//! compiles (`-c`, `-S`, or a link), also when listed in `@response` files
+//! ([`expand_response_files`]). Preprocessing-only commands (`-E`, `-M`, `-MM`, `-fsyntax-only`)
+//! and other languages reach the compiler untouched. The parser is as lenient as cc
+//! ([`LENIENT_PARSER_FLAGS`]).
 //!
 //! Options that start with `--tiledflow-` are tiledflow's and never reach the compiler; they are
 //! listed in [`TILEDFLOW_OPTIONS`]. An unknown one is an error. This module runs no process and
