@@ -199,7 +199,7 @@ fn split_response_file(text: &str) -> Vec<String> {
     args
 }
 
-/// Classifies a cc command line (without argv[0]).
+/// Classifies a cc command line (without `argv[0]`).
 pub fn parse(argv: &[String]) -> Result<CcCommand, String> {
     let mut cmd = CcCommand {
         args: Vec::new(),
