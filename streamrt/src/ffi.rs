@@ -19,6 +19,15 @@ pub struct TfGraph {
     owner: ThreadId,
 }
 
+/// The calling thread's id, cached per thread (`thread::current()` costs an atomic reference
+/// count on every call, and the check runs on every call of the ABI).
+fn current_thread() -> ThreadId {
+    thread_local! {
+        static ID: ThreadId = thread::current().id();
+    }
+    ID.with(|id| *id)
+}
+
 /// Runs `f`, turning an error or a panic into the fatal exit.
 fn guard<T>(function: &str, f: impl FnOnce() -> Result<T, Error>) -> T {
     match catch_unwind(AssertUnwindSafe(f)) {
@@ -46,7 +55,7 @@ unsafe fn graph<'a>(g: *mut TfGraph, function: &str) -> Result<&'a mut Graph<'st
     // control thread (checked below) uses, so no other reference to it exists.
     let g = unsafe { g.as_mut() }
         .ok_or_else(|| Error::Misuse(format!("{function} called with a NULL graph")))?;
-    if g.owner != thread::current().id() {
+    if g.owner != current_thread() {
         return Err(Error::Misuse(format!(
             "{function} called from a thread other than the one that called tf_graph_begin"
         )));
@@ -87,7 +96,7 @@ pub extern "C" fn tf_graph_begin() -> *mut TfGraph {
         let rt = Runtime::global()?;
         let g = TfGraph {
             graph: Graph::new(rt),
-            owner: thread::current().id(),
+            owner: current_thread(),
         };
         Ok(Box::into_raw(Box::new(g)))
     })

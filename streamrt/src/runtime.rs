@@ -296,21 +296,53 @@ impl Inner {
     /// The control thread's end-of-graph wait: runs tasks (of any graph) until the graph word
     /// says every one of the `spawned` tasks finished, or that none is ready or running.
     pub(crate) fn wait_graph(&self, state: &GraphState, spawned: u64) -> GraphEnd {
+        // A task made ready by the last task this thread ran, to run next.
+        let mut next: Option<TaskRef> = None;
         loop {
             let (finished, active) = state.snapshot();
             if finished == spawned {
+                // `next` belongs to another graph (all of ours finished): hand it over.
+                if let Some(task) = next {
+                    self.push(&Sink::Global, task);
+                    self.notify_work(1);
+                }
                 return GraphEnd::Done;
             }
             if active == 0 {
                 // No task of this graph is ready or running and no more can be spawned: nothing
-                // will ever decrement the counters of the remaining ones.
+                // will ever decrement the counters of the remaining ones. A held `next` belongs
+                // to another graph (one of ours would count as active): hand it over.
+                if let Some(task) = next {
+                    self.push(&Sink::Global, task);
+                    self.notify_work(1);
+                }
                 return GraphEnd::Stuck;
             }
-            if let Some(task) = self.find_work_control() {
-                task.run(self, &Sink::Global);
+            if let Some(task) = next.take().or_else(|| self.find_work_control()) {
+                next = task.run(self, &Sink::Global);
                 continue;
             }
             self.sleep_control(state, spawned);
+        }
+    }
+
+    /// The control thread, between spawns: runs ready tasks while more than `limit` tasks of its
+    /// graph are ready or running (it is ahead of the workers).
+    pub(crate) fn help(&self, state: &GraphState, limit: u64) {
+        let mut next: Option<TaskRef> = None;
+        loop {
+            let (_, active) = state.snapshot();
+            if active <= limit {
+                break;
+            }
+            match next.take().or_else(|| self.find_work_control()) {
+                Some(task) => next = task.run(self, &Sink::Global),
+                None => break,
+            }
+        }
+        if let Some(task) = next {
+            self.push(&Sink::Global, task);
+            self.notify_work(1);
         }
     }
 
@@ -356,17 +388,21 @@ impl Inner {
 fn worker_main(inner: &Inner, local: &Worker<TaskRef>, index: usize) {
     let fatal_guard = FatalOnUnwind("running a worker thread");
     let mut rng = XorShift::new(index as u64 + 1);
+    let sink = Sink::Local(local);
     'work: loop {
-        if let Some(task) = inner.find_work_worker(local, index, &mut rng) {
-            task.run(inner, &Sink::Local(local));
+        if let Some(mut task) = inner.find_work_worker(local, index, &mut rng) {
+            // Run the chain of tasks that each finishing task makes ready first.
+            while let Some(next) = task.run(inner, &sink) {
+                task = next;
+            }
             continue;
         }
         for _ in 0..SPIN_ROUNDS {
             thread::yield_now();
-            if let Some(task) = inner.find_work_worker(local, index, &mut rng) {
-                task.run(inner, &Sink::Local(local));
-                continue 'work;
+            if !inner.has_work() {
+                continue;
             }
+            continue 'work;
         }
         if !inner.sleep_worker() {
             break;

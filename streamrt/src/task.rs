@@ -3,8 +3,10 @@
 //! This module owns every raw pointer of the runtime (see `README.md` in the crate for the
 //! protocol and the argument that it is race-free). Its pieces:
 //!
-//! - [`Task`]: a heap record created by the control thread in [`Core::spawn`] and freed by the
-//!   thread that runs it ([`TaskRef::run`]), or by [`Core::finish`] if it can never run.
+//! - [`Task`]: a record of the graph's [`Pool`], set up by the control thread in [`Core::spawn`]
+//!   and given back to the pool by the thread that runs it ([`TaskRef::run`]) as the body starts;
+//!   [`Core::finish`] drops the bodies of tasks that can never run. Chunks of records are freed
+//!   with the graph.
 //! - Token slot words (one `AtomicPtr` per key of a [`Stream`]), in three states:
 //!   `EMPTY` (not produced, nobody waits), a pointer to the head of a list of [`WaitNode`]s
 //!   (not produced, tasks wait), `PRODUCED`. Only the control thread pushes nodes (CAS), only
@@ -25,7 +27,7 @@ use std::ffi::{c_long, c_void};
 use std::marker::PhantomData;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::{self, NonNull};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::runtime::{GraphEnd, Inner, Sink};
@@ -120,30 +122,78 @@ impl<'env> Body<'env> {
 ///
 /// Written by the control thread before it is published (Release CAS on the slot), then only
 /// read, by the token's producer, which reads `next` and `task` *before* decrementing the
-/// task's counter (after the decrement the node may be freed).
+/// task's counter (after the decrement the node may be reused).
+#[derive(Clone, Copy)]
 struct WaitNode {
     task: *mut Task,
     next: *mut WaitNode,
 }
 
-/// A spawned task.
+impl WaitNode {
+    const NONE: WaitNode = WaitNode {
+        task: ptr::null_mut(),
+        next: ptr::null_mut(),
+    };
+}
+
+/// Inputs kept inside the task record; a task with more keeps them all in `spill`.
+const INLINE_WAITS: usize = 4;
+
+/// A task record: a spawned task, or a vacant record of the graph's pool.
 ///
-/// States: *registering* (the control thread holds the `+1` guard in `missing`), *waiting*
-/// (`missing > 0`, nodes in slot lists), *ready* (a [`TaskRef`] exists, in a deque), *running*,
-/// then freed. Fields other than `missing` are written only while one thread owns the task:
-/// the control thread while registering, the `TaskRef` holder afterwards.
+/// States: *vacant* (in a free list of the pool, `body` is `None`), *registering* (the control
+/// thread holds the `+1` guard in `missing`), *waiting* (`missing > 0`, nodes in slot lists),
+/// *ready* (a [`TaskRef`] exists, in a deque or held by a thread), *running* (the record is
+/// given back to the pool as the body starts: vacant again). Fields other than `missing` are
+/// written only while one thread owns the record: the control thread while it is vacant (taken
+/// from its free list) or registering, the `TaskRef` holder while it is ready.
 struct Task {
     /// Inputs not yet produced, plus 1 while the control thread registers them.
     missing: AtomicUsize,
-    /// Intrusive link of the ready list built by [`TaskRef::run`] (owner only).
-    next_ready: *mut Task,
+    /// Intrusive link: the ready list built by [`TaskRef::run`] (owner only), or a free list.
+    link: *mut Task,
     graph: *const GraphState,
     stream: *const Stream,
     /// The output token's slot index in `stream`.
     idx: usize,
-    body: Body<'static>,
-    /// One node per distinct input.
-    waits: Box<[WaitNode]>,
+    body: Option<Body<'static>>,
+    /// Number of distinct inputs: nodes `inline[..n]`, or `spill[..n]` when `n > INLINE_WAITS`.
+    n_waits: usize,
+    inline: [WaitNode; INLINE_WAITS],
+    /// Nodes of a task with many inputs; resized only while the record is vacant or
+    /// registering (never while a node is published), its capacity kept for later tasks.
+    spill: Vec<WaitNode>,
+}
+
+impl Task {
+    fn vacant() -> Task {
+        Task {
+            missing: AtomicUsize::new(0),
+            link: ptr::null_mut(),
+            graph: ptr::null(),
+            stream: ptr::null(),
+            idx: 0,
+            body: None,
+            n_waits: 0,
+            inline: [WaitNode::NONE; INLINE_WAITS],
+            spill: Vec::new(),
+        }
+    }
+
+    /// Node `i` of the record `t` (`i < n_waits`).
+    ///
+    /// # Safety
+    /// `t` is a live record whose `n_waits` and `spill` are not being changed.
+    unsafe fn node(t: *mut Task, i: usize) -> *mut WaitNode {
+        // SAFETY: per the contract; the node arrays stay in place while the record lives.
+        unsafe {
+            if (*t).n_waits <= INLINE_WAITS {
+                ptr::addr_of_mut!((*t).inline).cast::<WaitNode>().add(i)
+            } else {
+                (*t).spill.as_mut_ptr().add(i)
+            }
+        }
+    }
 }
 
 /// The unique right to run one ready task (its `missing` counter reached zero).
@@ -157,25 +207,28 @@ pub(crate) struct TaskRef(NonNull<Task>);
 unsafe impl Send for TaskRef {}
 
 impl TaskRef {
-    /// Runs the task's body, publishes its token, and hands the tasks this made ready to `sink`.
+    /// Runs the task's body, publishes its token, and hands the tasks this made ready to `sink`,
+    /// except one, which it returns: the caller runs it next (locality: a task made ready by a
+    /// thread runs on that thread first) or, if it cannot, pushes it with [`Inner::push`] and
+    /// [`Inner::notify_work`].
     ///
     /// Never unwinds for a panicking body (the panic is recorded in the graph); a panic in the
     /// runtime itself is a bug that the caller turns into a fatal error.
-    pub(crate) fn run(self, rt: &Inner, sink: &Sink<'_>) {
+    pub(crate) fn run(self, rt: &Inner, sink: &Sink<'_>) -> Option<TaskRef> {
+        let t = self.0.as_ptr();
         // SAFETY: `self` is the unique owner of a ready task: every producer of its inputs is done
-        // with its node (they read it before their decrement), the control thread released its
+        // with its nodes (they read them before their decrement), the control thread released its
         // guard, and it is in no deque any more. So nothing else references the record.
-        let task = unsafe { Box::from_raw(self.0.as_ptr()) };
-        let Task {
-            graph,
-            stream,
-            idx,
-            body,
-            ..
-        } = *task;
+        let (graph, stream, idx, body) =
+            unsafe { ((*t).graph, (*t).stream, (*t).idx, (*t).body.take()) };
         // SAFETY: the graph state and the streams live until `Core::finish` has seen every task
         // finish (the graph word update below is this task's last access to them).
         let (graph, stream) = unsafe { (&*graph, &*stream) };
+        // Everything needed is copied out: the record goes back to the pool now, so that the
+        // control thread reuses it while it is still in cache.
+        // SAFETY: we own the record and do not touch it again.
+        unsafe { graph.give_back(t) };
+        let body = body.expect("a ready task record without a body");
 
         let key = stream.coords(idx);
         let key = &key[..stream.ndims()];
@@ -200,13 +253,13 @@ impl TaskRef {
         let mut node = head.cast::<WaitNode>();
         while !node.is_null() {
             // SAFETY: the node was published by a Release CAS that our AcqRel swap follows in the
-            // slot's modification order, so its fields are visible; its task cannot be freed
-            // before our decrement below, which comes after these reads.
+            // slot's modification order, so its fields are visible; its task cannot be run (and
+            // its record reused) before our decrement below, which comes after these reads.
             let (next, waiter) = unsafe { ((*node).next, (*node).task) };
             // SAFETY: as above, `waiter` is alive until its counter reaches zero.
             if unsafe { (*waiter).missing.fetch_sub(1, Ordering::AcqRel) } == 1 {
                 // SAFETY: our decrement made the waiter ready, so we own it exclusively.
-                unsafe { (*waiter).next_ready = ready };
+                unsafe { (*waiter).link = ready };
                 ready = waiter;
                 n_ready += 1;
             }
@@ -222,24 +275,23 @@ impl TaskRef {
         // From here on `graph` and `stream` must not be touched: the control thread may free
         // them as soon as it sees the last task finish.
 
+        let next = NonNull::new(ready).map(|t| {
+            // SAFETY: we own `t` (not pushed); read its link before handing the others over.
+            ready = unsafe { (*t.as_ptr()).link };
+            TaskRef(t)
+        });
         while let Some(t) = NonNull::new(ready) {
-            // SAFETY: we still own `t` (not pushed yet); read its link before handing it over.
-            ready = unsafe { (*t.as_ptr()).next_ready };
+            // SAFETY: as above.
+            ready = unsafe { (*t.as_ptr()).link };
             rt.push(sink, TaskRef(t));
         }
-        // A worker goes on to pop one of them from its own deque: it wakes sleepers for the
-        // others only. A control thread may stop looking for work (its own graph may be done
-        // while this task belonged to another graph), so it wakes sleepers for all of them.
-        let to_wake = match sink {
-            Sink::Local(_) => n_ready.saturating_sub(1),
-            Sink::Global => n_ready,
-        };
-        if to_wake > 0 {
-            rt.notify_work(to_wake);
+        if n_ready > 1 {
+            rt.notify_work(n_ready - 1);
         }
         if n_ready == 0 && active_after == 0 {
             rt.notify_graph_idle();
         }
+        next
     }
 }
 
@@ -253,6 +305,10 @@ pub(crate) struct GraphState {
     poisoned: AtomicBool,
     /// The first panic: (task name, message).
     panic: Mutex<Option<(String, String)>>,
+    /// Records given back by the threads that ran them (a stack linked by `Task::link`): any
+    /// thread pushes (Release CAS); only the control thread takes, the whole stack at once
+    /// (Acquire swap), so there is no ABA problem.
+    returned: AtomicPtr<Task>,
 }
 
 impl GraphState {
@@ -261,6 +317,27 @@ impl GraphState {
             word: AtomicU64::new(0),
             poisoned: AtomicBool::new(false),
             panic: Mutex::new(None),
+            returned: AtomicPtr::new(ptr::null_mut()),
+        }
+    }
+
+    /// Gives the record `t` back to the graph's pool.
+    ///
+    /// # Safety
+    /// The caller owns `t` (a record of this graph's pool, its body taken) and never touches it
+    /// again.
+    unsafe fn give_back(&self, t: *mut Task) {
+        let mut head = self.returned.load(Ordering::Relaxed);
+        loop {
+            // SAFETY: we own `t` until the CAS below publishes it.
+            unsafe { (*t).link = head };
+            match self
+                .returned
+                .compare_exchange_weak(head, t, Ordering::Release, Ordering::Relaxed)
+            {
+                Ok(_) => return,
+                Err(now) => head = now,
+            }
         }
     }
 
@@ -308,6 +385,8 @@ pub(crate) struct Core<'env> {
     claimed: Vec<Vec<u64>>,
     spawned: u64,
     finished: bool,
+    /// Task records of this graph.
+    pool: Pool,
     /// Invariant in `'env` (so `Core<'static>` cannot stand in for a `Core<'env>`).
     _env: PhantomData<fn(&'env ()) -> &'env ()>,
 }
@@ -322,6 +401,7 @@ impl<'env> Core<'env> {
             claimed: Vec::new(),
             spawned: 0,
             finished: false,
+            pool: Pool::default(),
             _env: PhantomData,
         }
     }
@@ -391,36 +471,33 @@ impl<'env> Core<'env> {
         inputs.dedup();
 
         let n_inputs = inputs.len();
-        let waits: Box<[WaitNode]> = (0..n_inputs)
-            .map(|_| WaitNode {
-                task: ptr::null_mut(),
-                next: ptr::null_mut(),
-            })
-            .collect();
-        // SAFETY (for the erasure): `Core::finish` runs or frees every task before the core is
+        // SAFETY (for the erasure): `Core::finish` runs or drops every body before the core is
         // dropped, and a `Core<'env>` is never leaked (see the type doc).
         let body = unsafe { body.erase() };
-        let task = Box::into_raw(Box::new(Task {
-            missing: AtomicUsize::new(n_inputs + 1),
-            next_ready: ptr::null_mut(),
-            graph: Arc::as_ptr(&self.state),
-            stream: Arc::as_ptr(&self.streams[out.0 as usize]),
-            idx: out.1,
-            body,
-            waits,
-        }));
+        let task = self.pool.take(&self.state);
+        // SAFETY: a vacant record from the pool: the control thread owns it until the guard
+        // release below, and no node of it is published.
+        unsafe {
+            (*task).missing.store(n_inputs + 1, Ordering::Relaxed);
+            (*task).link = ptr::null_mut();
+            (*task).graph = Arc::as_ptr(&self.state);
+            (*task).stream = Arc::as_ptr(&self.streams[out.0 as usize]);
+            (*task).idx = out.1;
+            (*task).body = Some(body);
+            (*task).n_waits = n_inputs;
+            if n_inputs > INLINE_WAITS {
+                (*task).spill.clear();
+                (*task).spill.resize(n_inputs, WaitNode::NONE);
+            }
+        }
         self.spawned += 1;
 
-        // SAFETY: nothing is published yet, so the control thread owns the record; the node array
-        // does not move while the task lives.
-        let nodes = unsafe { (*task).waits.as_mut_ptr() };
         let mut satisfied = 0;
         for (i, &(s, idx)) in inputs.iter().enumerate() {
             let slot = &self.streams[s as usize].slots[idx];
-            // SAFETY: `i < n_inputs`; node `i` is not published yet, so we may write it, and our
-            // guard in `missing` keeps the task (and its nodes) alive.
-            let node = unsafe { nodes.add(i) };
-            // SAFETY: as above.
+            // SAFETY: `i < n_waits`, set above; our guard in `missing` keeps the record ours.
+            let node = unsafe { Task::node(task, i) };
+            // SAFETY: node `i` is not published yet, so we may write it.
             unsafe { (*node).task = task };
             let mut cur = slot.load(Ordering::Acquire);
             loop {
@@ -447,16 +524,31 @@ impl<'env> Core<'env> {
 
         // Release the guard together with the inputs found produced.
         let release = satisfied + 1;
-        // SAFETY: the guard keeps the task alive up to this decrement.
+        // SAFETY: the guard keeps the record ours up to this decrement.
         if unsafe { (*task).missing.fetch_sub(release, Ordering::AcqRel) } == release {
             // Ready now. Count it active before it can run (the push publishes the increment).
             self.state.word.fetch_add(1, Ordering::Relaxed);
-            // SAFETY: `task` came from Box::into_raw, so it is not null.
+            // SAFETY: records are never null.
             let t = TaskRef(unsafe { NonNull::new_unchecked(task) });
             self.rt.push(&Sink::Global, t);
             self.rt.notify_work(1);
         }
+        self.help_if_ahead();
         Ok(())
+    }
+
+    /// The spawning thread helps when it is ahead: when more of this graph's tasks are ready or
+    /// running than a small multiple of the thread count, it runs ready tasks until that is no
+    /// longer so. Checked after every spawn on a single thread (tasks then run as soon as they
+    /// are ready, in program order where they can), every [`HELP_PERIOD`] spawns otherwise (the
+    /// graph word is shared with the workers).
+    fn help_if_ahead(&mut self) {
+        let n = self.rt.n_threads() as u64;
+        if n > 1 && self.spawned & (HELP_PERIOD - 1) != 0 {
+            return;
+        }
+        let limit = if n == 1 { 0 } else { HELP_AHEAD * n };
+        self.rt.help(&self.state, limit);
     }
 
     /// Runs tasks until every spawned task finished (or none can make progress), then reports the
@@ -516,8 +608,9 @@ impl<'env> Core<'env> {
         debug_assert_eq!(tasks.len() as u64, self.spawned - finished);
         let n_tasks = tasks.len();
         for task in tasks {
-            // SAFETY: each stuck task is freed once (deduplicated); its body is dropped unrun.
-            drop(unsafe { Box::from_raw(task) });
+            // SAFETY: quiescent graph (above); each stuck task's body is dropped once
+            // (deduplicated), unrun. The records are freed with the pool.
+            drop(unsafe { (*task).body.take() });
         }
         for stream in &self.streams {
             for slot in stream.slots.iter() {
@@ -549,5 +642,83 @@ impl Drop for Core<'_> {
     fn drop(&mut self) {
         // Errors are reported by `Graph`; here only the guarantee matters: no task outlives us.
         let _ = self.finish();
+        // SAFETY: `finish` returned: no thread touches this graph's records any more (a task
+        // gives its record back before its final graph word update, which `finish` waited for).
+        unsafe { self.pool.free_all() };
+    }
+}
+
+/// How many of a graph's spawns pass between two checks of whether the control thread is
+/// ahead (on more than one thread). A power of two.
+const HELP_PERIOD: u64 = 16;
+/// The control thread helps when more than `HELP_AHEAD * n_threads` tasks are ready or running.
+const HELP_AHEAD: u64 = 2;
+
+/// The control thread's side of a graph's pool of task records.
+///
+/// Records are allocated in chunks, taken by [`Core::spawn`], given back by the thread that runs
+/// the task (to [`GraphState`]'s `returned` stack) and reused, so that a graph holds about as
+/// many records as it has tasks not yet run at once, and spawning rarely allocates. Chunks are
+/// freed with the graph.
+#[derive(Default)]
+struct Pool {
+    /// Vacant records owned by the control thread (linked by `Task::link`).
+    free: *mut Task,
+    /// Every chunk: its first record and length (from `Box<[Task]>::into_raw`).
+    chunks: Vec<(*mut Task, usize)>,
+}
+
+// SAFETY: the pool's records are owned by whoever owns the graph (the control thread); moving
+// the graph to another thread moves that ownership with it.
+unsafe impl Send for Pool {}
+
+impl Pool {
+    const FIRST_CHUNK: usize = 64;
+    const MAX_CHUNK: usize = 4096;
+
+    /// A vacant record: from the control thread's free list, else from those given back, else
+    /// from a new chunk.
+    fn take(&mut self, state: &GraphState) -> *mut Task {
+        if self.free.is_null() {
+            // Acquire: the threads that gave the records back are done with them.
+            self.free = state.returned.swap(ptr::null_mut(), Ordering::Acquire);
+            if self.free.is_null() {
+                self.grow();
+            }
+        }
+        let t = self.free;
+        // SAFETY: records in the free list are vacant and owned by the control thread.
+        self.free = unsafe { (*t).link };
+        t
+    }
+
+    fn grow(&mut self) {
+        let len = self
+            .chunks
+            .last()
+            .map_or(Self::FIRST_CHUNK, |&(_, n)| (2 * n).min(Self::MAX_CHUNK));
+        let chunk: Box<[Task]> = (0..len).map(|_| Task::vacant()).collect();
+        let first = Box::into_raw(chunk).cast::<Task>();
+        for i in (0..len).rev() {
+            // SAFETY: `i < len`, a record of the chunk we just allocated and own.
+            unsafe {
+                let t = first.add(i);
+                (*t).link = self.free;
+                self.free = t;
+            }
+        }
+        self.chunks.push((first, len));
+    }
+
+    /// Frees every chunk.
+    ///
+    /// # Safety
+    /// No thread accesses any record of this pool any more, and the pool is not used afterwards.
+    unsafe fn free_all(&mut self) {
+        self.free = ptr::null_mut();
+        for (first, len) in self.chunks.drain(..) {
+            // SAFETY: from `Box::into_raw` of a `Box<[Task]>` of this length, freed once.
+            drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(first, len)) });
+        }
     }
 }
