@@ -18,6 +18,10 @@
  * the control thread runs tasks too while it waits in tf_graph_end; with 1, tasks run on the
  * control thread alone, in tf_graph_end. Idle workers sleep.
  *
+ * Observability (read once, when the first graph starts): TILEDFLOW_TRACE=file.json writes a
+ * Chrome/Perfetto trace with one event per task (thread, stream name, key); TILEDFLOW_STATS=1
+ * prints tasks, steals and idle time per thread to stderr at the end of each graph.
+ *
  * Errors (a key outside its stream's box, an unknown stream, a task left waiting for a token that
  * is never produced, a token produced twice, calls out of order, a bad TILEDFLOW_NUM_THREADS, a
  * panic in the runtime) print "streamrt: error: ..." naming the task and key to stderr and exit

@@ -17,6 +17,25 @@ pub enum Error {
         /// The largest accepted count.
         max: usize,
     },
+    /// An environment variable of the runtime has a value it does not accept.
+    #[error("invalid {var}={value:?}: expected {expected}")]
+    BadEnv {
+        /// The variable.
+        var: &'static str,
+        /// The rejected value.
+        value: String,
+        /// What is accepted.
+        expected: &'static str,
+    },
+    /// The trace file (`TILEDFLOW_TRACE`) cannot be created.
+    #[error("cannot create the trace file {path} (TILEDFLOW_TRACE): {source}")]
+    Trace {
+        /// The file.
+        path: String,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
     /// The operating system refused to start a worker thread.
     #[error("cannot start worker thread {index}: {source}")]
     SpawnWorker {

@@ -11,6 +11,7 @@
 use std::fmt::Write as _;
 use std::ptr;
 use std::sync::atomic::AtomicPtr;
+use std::sync::Arc;
 
 use crate::{Error, MAX_DIMS};
 
@@ -22,7 +23,7 @@ pub const MAX_KEYS: usize = 1 << 32;
 pub(crate) struct Stream {
     /// Position in the graph's stream list (the id handed to the user).
     pub(crate) id: u32,
-    name: String,
+    name: Arc<str>,
     ndims: usize,
     lo: [i64; MAX_DIMS],
     hi: [i64; MAX_DIMS],
@@ -47,7 +48,7 @@ impl Stream {
         }
         let mut stream = Stream {
             id,
-            name: name.to_string(),
+            name: Arc::from(name),
             ndims,
             lo: [0; MAX_DIMS],
             hi: [0; MAX_DIMS],
@@ -78,6 +79,11 @@ impl Stream {
 
     /// The stream's name, as declared.
     pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The stream's name, shared (for trace events that outlive the stream).
+    pub(crate) fn shared_name(&self) -> &Arc<str> {
         &self.name
     }
 

@@ -232,12 +232,17 @@ impl TaskRef {
 
         let key = stream.coords(idx);
         let key = &key[..stream.ndims()];
+        let started = if rt.obs.on { rt.obs.now() } else { 0 };
         if graph.poisoned.load(Ordering::Relaxed) {
             // An earlier task panicked: skip the body but still produce the token, so that the
             // graph drains quickly and the panic reaches the waiter.
             let _ = catch_unwind(AssertUnwindSafe(move || drop(body)));
         } else if let Err(payload) = catch_unwind(AssertUnwindSafe(|| body.call(key))) {
             graph.record_panic(stream.token_name(idx), payload);
+        }
+        if rt.obs.on {
+            let name = stream.shared_name();
+            rt.obs.task(sink.slot(), name, key, started, rt.obs.now());
         }
 
         // Publish the token and take the list of waiting inputs.
@@ -385,6 +390,8 @@ pub(crate) struct Core<'env> {
     claimed: Vec<Vec<u64>>,
     spawned: u64,
     finished: bool,
+    /// When the graph began (observer's clock; 0 when not observing).
+    began: u64,
     /// Task records of this graph.
     pool: Pool,
     /// Invariant in `'env` (so `Core<'static>` cannot stand in for a `Core<'env>`).
@@ -394,7 +401,9 @@ pub(crate) struct Core<'env> {
 impl<'env> Core<'env> {
     /// A new, empty graph on runtime `rt`.
     pub(crate) fn new(rt: Arc<Inner>) -> Core<'env> {
+        let began = if rt.obs.on { rt.obs.now() } else { 0 };
         Core {
+            began,
             rt,
             state: Arc::new(GraphState::new()),
             streams: Vec::new(),
@@ -567,6 +576,9 @@ impl<'env> Core<'env> {
             GraphEnd::Stuck => Some(self.reclaim_stuck()),
         };
         std::mem::forget(guard);
+        if self.rt.obs.on {
+            self.rt.obs.graph_end(self.began);
+        }
         if let Some((task, message)) = self.state.take_panic() {
             return Err(Error::TaskPanicked { task, message });
         }
