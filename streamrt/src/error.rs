@@ -143,6 +143,17 @@ pub struct StuckWait {
     pub has_producer: bool,
 }
 
+/// A counted barrier in a [`StuckReport`]: it never got all its arrivals.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StuckBarrier {
+    /// The barrier's token, printed as `stream(key)`.
+    pub barrier: String,
+    /// The arrivals it waits for.
+    pub count: u64,
+    /// The arrivals declared by spawned tasks (if equal to `count`, some of them are stuck).
+    pub arrivals: u64,
+}
+
 /// The tasks left waiting when a graph can make no more progress.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StuckReport {
@@ -152,6 +163,8 @@ pub struct StuckReport {
     pub n_waits: usize,
     /// The first waiting relations in (task stream, task key, token stream, token key) order.
     pub waits: Vec<StuckWait>,
+    /// The first counted barriers never produced (they are counted in `n_tasks`).
+    pub barriers: Vec<StuckBarrier>,
 }
 
 impl StuckReport {
@@ -169,6 +182,16 @@ impl fmt::Display for StuckReport {
                 "no task produces it"
             };
             write!(f, "\n  task {} waits for {} ({why})", w.task, w.token)?;
+        }
+        for b in &self.barriers {
+            write!(
+                f,
+                "\n  counted barrier {} has {} of its {} arrivals declared",
+                b.barrier, b.arrivals, b.count
+            )?;
+            if b.arrivals == b.count {
+                write!(f, " (an arriving task is stuck)")?;
+            }
         }
         if self.n_waits > self.waits.len() {
             write!(

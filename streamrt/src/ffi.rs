@@ -202,6 +202,70 @@ pub unsafe extern "C" fn tf_task_end(g: *mut TfGraph) {
     });
 }
 
+/// Starts describing a soft barrier: a bodiless task producing `(out_stream, key)` once all
+/// its inputs (`tf_task_input`) are produced; ended by `tf_task_end`.
+///
+/// # Safety
+/// `g` comes from `tf_graph_begin`; `key` points to the out stream's `ndims` values.
+#[no_mangle]
+pub unsafe extern "C" fn tf_barrier_begin(g: *mut TfGraph, out_stream: c_int, key: *const c_long) {
+    guard("tf_barrier_begin", || {
+        // SAFETY: per this function's contract.
+        let graph = unsafe { graph(g, "tf_barrier_begin") }?;
+        let out = i64::from(out_stream);
+        let n = graph.stream_ndims(out, &|| {
+            "the output of a barrier (tf_barrier_begin)".to_string()
+        })?;
+        // SAFETY: per this function's contract, `n` values.
+        let key = unsafe { read_key(key, n, "tf_barrier_begin") }?;
+        graph.begin_task(out, &key[..n], Body::empty())
+    });
+}
+
+/// Declares a counted soft barrier: `(out_stream, key)` is produced once `count` tasks
+/// spawned after it arrive at it (`tf_task_arrive`).
+///
+/// # Safety
+/// `g` comes from `tf_graph_begin`; `key` points to the out stream's `ndims` values.
+#[no_mangle]
+pub unsafe extern "C" fn tf_barrier_counted(
+    g: *mut TfGraph,
+    out_stream: c_int,
+    key: *const c_long,
+    count: c_long,
+) {
+    guard("tf_barrier_counted", || {
+        // SAFETY: per this function's contract.
+        let graph = unsafe { graph(g, "tf_barrier_counted") }?;
+        let out = i64::from(out_stream);
+        let n = graph.stream_ndims(out, &|| {
+            "a counted barrier (tf_barrier_counted)".to_string()
+        })?;
+        // SAFETY: per this function's contract, `n` values.
+        let key = unsafe { read_key(key, n, "tf_barrier_counted") }?;
+        let count = u64::try_from(count)
+            .map_err(|_| Error::Misuse(format!("tf_barrier_counted: negative count {count}")))?;
+        graph.counted_barrier_at(out, &key[..n], count)
+    });
+}
+
+/// Adds to the task being described an arrival at the counted barrier `(stream, key)`.
+///
+/// # Safety
+/// `g` comes from `tf_graph_begin`; `key` points to the stream's `ndims` values.
+#[no_mangle]
+pub unsafe extern "C" fn tf_task_arrive(g: *mut TfGraph, stream: c_int, key: *const c_long) {
+    guard("tf_task_arrive", || {
+        // SAFETY: per this function's contract.
+        let graph = unsafe { graph(g, "tf_task_arrive") }?;
+        let id = i64::from(stream);
+        let n = graph.stream_ndims(id, &|| "an arrival of a task (tf_task_arrive)".to_string())?;
+        // SAFETY: per this function's contract, `n` values.
+        let key = unsafe { read_key(key, n, "tf_task_arrive") }?;
+        graph.add_arrival(id, &key[..n])
+    });
+}
+
 /// Runs tasks until all have finished, then frees the graph.
 ///
 /// # Safety

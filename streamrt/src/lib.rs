@@ -36,7 +36,7 @@ mod runtime;
 mod stream;
 mod task;
 
-pub use error::{Error, StuckReport, StuckWait};
+pub use error::{Error, StuckBarrier, StuckReport, StuckWait};
 pub use graph::{scope, Graph, StreamId};
 pub use observe::{Observe, STATS_ENV, TRACE_ENV};
 pub use runtime::{threads_from_env, Runtime, MAX_THREADS, THREADS_ENV};

@@ -23,6 +23,7 @@
 //! place a task is created.
 
 use std::any::Any;
+use std::collections::HashMap;
 use std::ffi::{c_long, c_void};
 use std::marker::PhantomData;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -32,7 +33,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::runtime::{GraphEnd, Inner, Sink};
 use crate::stream::Stream;
-use crate::{Error, StuckReport, StuckWait, MAX_DIMS};
+use crate::{Error, StuckBarrier, StuckReport, StuckWait, MAX_DIMS};
 
 /// Slot word: the token is not produced and no task waits for it.
 const EMPTY: *mut () = ptr::null_mut();
@@ -59,7 +60,12 @@ type RustBody<'env> = Box<dyn FnOnce(&[i64]) + Send + 'env>;
 
 enum BodyKind<'env> {
     Rust(RustBody<'env>),
-    C { f: CTaskFn, env: CEnv },
+    C {
+        f: CTaskFn,
+        env: CEnv,
+    },
+    /// A soft barrier: nothing to run, only a token to produce.
+    Empty,
 }
 
 /// A C environment pointer, sent to the worker that runs the task.
@@ -84,6 +90,15 @@ impl<'env> Body<'env> {
         Body(BodyKind::C { f, env: CEnv(env) })
     }
 
+    /// No body: a soft barrier.
+    pub(crate) fn empty() -> Body<'env> {
+        Body(BodyKind::Empty)
+    }
+
+    fn is_empty(&self) -> bool {
+        matches!(self.0, BodyKind::Empty)
+    }
+
     /// Forgets the borrow lifetime so that the body can be stored in a type-erased task.
     ///
     /// # Safety
@@ -97,6 +112,7 @@ impl<'env> Body<'env> {
                 Body(BodyKind::Rust(f))
             }
             BodyKind::C { f, env } => Body(BodyKind::C { f, env }),
+            BodyKind::Empty => Body(BodyKind::Empty),
         }
     }
 
@@ -114,6 +130,7 @@ impl<'env> Body<'env> {
                 // SAFETY: promised by `Body::c`'s caller; `coords` outlives the call.
                 unsafe { f(env.0, coords.as_ptr()) }
             }
+            BodyKind::Empty => {}
         }
     }
 }
@@ -163,6 +180,9 @@ struct Task {
     /// Nodes of a task with many inputs; resized only while the record is vacant or
     /// registering (never while a node is published), its capacity kept for later tasks.
     spill: Vec<WaitNode>,
+    /// The counted barriers this task arrives at when it finishes (their records; each stays
+    /// alive until this arrival, because a barrier accepts no more arrivals than its count).
+    arrive: Vec<*mut Task>,
 }
 
 impl Task {
@@ -177,6 +197,7 @@ impl Task {
             n_waits: 0,
             inline: [WaitNode::NONE; INLINE_WAITS],
             spill: Vec::new(),
+            arrive: Vec::new(),
         }
     }
 
@@ -219,20 +240,30 @@ impl TaskRef {
         // SAFETY: `self` is the unique owner of a ready task: every producer of its inputs is done
         // with its nodes (they read them before their decrement), the control thread released its
         // guard, and it is in no deque any more. So nothing else references the record.
-        let (graph, stream, idx, body) =
-            unsafe { ((*t).graph, (*t).stream, (*t).idx, (*t).body.take()) };
+        let (graph, stream, idx, body, n_arrive) = unsafe {
+            (
+                (*t).graph,
+                (*t).stream,
+                (*t).idx,
+                (*t).body.take(),
+                (*t).arrive.len(),
+            )
+        };
         // SAFETY: the graph state and the streams live until `Core::finish` has seen every task
         // finish (the graph word update below is this task's last access to them).
         let (graph, stream) = unsafe { (&*graph, &*stream) };
-        // Everything needed is copied out: the record goes back to the pool now, so that the
-        // control thread reuses it while it is still in cache.
-        // SAFETY: we own the record and do not touch it again.
-        unsafe { graph.give_back(t) };
+        if n_arrive == 0 {
+            // Everything needed is copied out: the record goes back to the pool now, so that
+            // the control thread reuses it while it is still in cache.
+            // SAFETY: we own the record and do not touch it again.
+            unsafe { graph.give_back(t) };
+        }
         let body = body.expect("a ready task record without a body");
+        let observed = rt.obs.on && !body.is_empty();
 
         let key = stream.coords(idx);
         let key = &key[..stream.ndims()];
-        let started = if rt.obs.on { rt.obs.now() } else { 0 };
+        let started = if observed { rt.obs.now() } else { 0 };
         if graph.poisoned.load(Ordering::Relaxed) {
             // An earlier task panicked: skip the body but still produce the token, so that the
             // graph drains quickly and the panic reaches the waiter.
@@ -240,7 +271,7 @@ impl TaskRef {
         } else if let Err(payload) = catch_unwind(AssertUnwindSafe(|| body.call(key))) {
             graph.record_panic(stream.token_name(idx), payload);
         }
-        if rt.obs.on {
+        if observed {
             let name = stream.shared_name();
             rt.obs.task(sink.slot(), name, key, started, rt.obs.now());
         }
@@ -269,6 +300,22 @@ impl TaskRef {
                 n_ready += 1;
             }
             node = next;
+        }
+        if n_arrive > 0 {
+            for i in 0..n_arrive {
+                // SAFETY: we still own the record (not given back when it has arrivals).
+                let barrier = unsafe { (&(*t).arrive)[i] };
+                // SAFETY: the barrier's record lives until its count reaches zero, which needs
+                // this decrement (the control thread admits at most `count` arrivals).
+                if unsafe { (*barrier).missing.fetch_sub(1, Ordering::AcqRel) } == 1 {
+                    // SAFETY: our decrement made the barrier ready, so we own it.
+                    unsafe { (*barrier).link = ready };
+                    ready = barrier;
+                    n_ready += 1;
+                }
+            }
+            // SAFETY: we own the record and do not touch it again.
+            unsafe { graph.give_back(t) };
         }
 
         // This task finishes and `n_ready` tasks become active, in one step: the active count
@@ -394,6 +441,8 @@ pub(crate) struct Core<'env> {
     began: u64,
     /// Task records of this graph.
     pool: Pool,
+    /// The counted barriers, by (stream, slot index).
+    barriers: HashMap<(u32, usize), Counted>,
     /// Invariant in `'env` (so `Core<'static>` cannot stand in for a `Core<'env>`).
     _env: PhantomData<fn(&'env ()) -> &'env ()>,
 }
@@ -411,6 +460,7 @@ impl<'env> Core<'env> {
             spawned: 0,
             finished: false,
             pool: Pool::default(),
+            barriers: HashMap::new(),
             _env: PhantomData,
         }
     }
@@ -444,14 +494,70 @@ impl<'env> Core<'env> {
         self.claimed[stream as usize][idx / 64] & (1 << (idx % 64)) != 0
     }
 
+    /// Declares a counted barrier: a bodiless task producing `out` once `count` tasks spawned
+    /// later arrive at it (see [`Core::spawn`]'s `arrivals`).
+    pub(crate) fn counted_barrier(&mut self, out: (u32, usize), count: u64) -> Result<(), Error> {
+        let max = (usize::MAX / 2) as u64;
+        if count > max {
+            return Err(Error::Misuse(format!(
+                "counted barrier {}: count {count} is larger than {max}",
+                self.token_name(out)
+            )));
+        }
+        // `count` fake inputs: the arrivals decrement them. Validation and the spawn proper are
+        // shared with tasks; the barrier is registered only once the spawn succeeded.
+        let record = self.spawn_record(
+            out,
+            &mut Vec::new(),
+            &mut Vec::new(),
+            count as usize,
+            Body::empty(),
+        )?;
+        self.barriers.insert(
+            out,
+            Counted {
+                record,
+                count,
+                arrivals: 0,
+            },
+        );
+        self.release(record, 0);
+        self.help_if_ahead();
+        Ok(())
+    }
+
     /// Spawns a task producing `out` (stream id, slot index) that waits for `inputs` (sorted and
-    /// deduplicated here). The task may start before this returns.
+    /// deduplicated here) and, when it finishes, arrives at the counted barriers `arrivals`
+    /// (each entry is one arrival). The task may start before this returns.
     pub(crate) fn spawn(
         &mut self,
         out: (u32, usize),
         inputs: &mut Vec<(u32, usize)>,
+        arrivals: &mut Vec<(u32, usize)>,
         body: Body<'env>,
     ) -> Result<(), Error> {
+        let task = self.spawn_record(out, inputs, arrivals, 0, body)?;
+        let satisfied = self.register_inputs(task, inputs);
+        self.release(task, satisfied);
+        self.help_if_ahead();
+        Ok(())
+    }
+
+    fn token_name(&self, (stream, idx): (u32, usize)) -> String {
+        self.streams[stream as usize].token_name(idx)
+    }
+
+    /// Validates a spawn and sets up its record (`extra` more to count down than inputs, for a
+    /// counted barrier), with the guard held: nothing is published yet. On error nothing
+    /// changed.
+    fn spawn_record(
+        &mut self,
+        out: (u32, usize),
+        inputs: &mut Vec<(u32, usize)>,
+        arrivals: &mut Vec<(u32, usize)>,
+        extra: usize,
+        body: Body<'env>,
+    ) -> Result<*mut Task, Error> {
         if self.finished {
             return Err(Error::Misuse(
                 "task spawned after the graph ended".to_string(),
@@ -466,7 +572,7 @@ impl<'env> Core<'env> {
                 .get(s as usize)
                 .is_some_and(|st| idx < st.len())
         };
-        if !in_range(&out) || !inputs.iter().all(in_range) {
+        if !in_range(&out) || !inputs.iter().all(in_range) || !arrivals.iter().all(in_range) {
             return Err(Error::Misuse(
                 "internal: unchecked stream or key in spawn".to_string(),
             ));
@@ -474,6 +580,26 @@ impl<'env> Core<'env> {
         if self.is_claimed(out.0, out.1) {
             let token = self.streams[out.0 as usize].token_name(out.1);
             return Err(Error::ProducedTwice { token });
+        }
+        arrivals.sort_unstable();
+        for group in arrivals.chunk_by(|a, b| a == b) {
+            let barrier = group[0];
+            let Some(b) = self.barriers.get(&barrier) else {
+                return Err(Error::Misuse(format!(
+                    "task {} arrives at {}, which is not a counted barrier declared before it \
+                     (tf_barrier_counted)",
+                    self.token_name(out),
+                    self.token_name(barrier)
+                )));
+            };
+            if b.arrivals + group.len() as u64 > b.count {
+                return Err(Error::Misuse(format!(
+                    "task {} arrives at the counted barrier {} beyond its count of {}",
+                    self.token_name(out),
+                    self.token_name(barrier),
+                    b.count
+                )));
+            }
         }
         self.claimed[out.0 as usize][out.1 / 64] |= 1 << (out.1 % 64);
         inputs.sort_unstable();
@@ -487,7 +613,9 @@ impl<'env> Core<'env> {
         // SAFETY: a vacant record from the pool: the control thread owns it until the guard
         // release below, and no node of it is published.
         unsafe {
-            (*task).missing.store(n_inputs + 1, Ordering::Relaxed);
+            (*task)
+                .missing
+                .store(n_inputs + extra + 1, Ordering::Relaxed);
             (*task).link = ptr::null_mut();
             (*task).graph = Arc::as_ptr(&self.state);
             (*task).stream = Arc::as_ptr(&self.streams[out.0 as usize]);
@@ -498,13 +626,29 @@ impl<'env> Core<'env> {
                 (*task).spill.clear();
                 (*task).spill.resize(n_inputs, WaitNode::NONE);
             }
+            (*task).arrive.clear();
+        }
+        for barrier in arrivals.iter() {
+            let b = self
+                .barriers
+                .get_mut(barrier)
+                .expect("arrival at a counted barrier checked above");
+            b.arrivals += 1;
+            // SAFETY: as above. The barrier's record is alive: it has fewer than `count`
+            // arrivals, so it cannot have run.
+            unsafe { (*task).arrive.push(b.record) };
         }
         self.spawned += 1;
+        Ok(task)
+    }
 
+    /// Pushes the waiter nodes of the registering record `task` for `inputs`; returns how many
+    /// inputs were found produced already.
+    fn register_inputs(&mut self, task: *mut Task, inputs: &[(u32, usize)]) -> usize {
         let mut satisfied = 0;
         for (i, &(s, idx)) in inputs.iter().enumerate() {
             let slot = &self.streams[s as usize].slots[idx];
-            // SAFETY: `i < n_waits`, set above; our guard in `missing` keeps the record ours.
+            // SAFETY: `i < n_waits`, set by `spawn_record`; our guard in `missing` keeps the record ours.
             let node = unsafe { Task::node(task, i) };
             // SAFETY: node `i` is not published yet, so we may write it.
             unsafe { (*node).task = task };
@@ -530,8 +674,12 @@ impl<'env> Core<'env> {
                 }
             }
         }
+        satisfied
+    }
 
-        // Release the guard together with the inputs found produced.
+    /// Releases the guard of the registering record `task` together with `satisfied` inputs
+    /// found produced; pushes the task if that made it ready.
+    fn release(&mut self, task: *mut Task, satisfied: usize) {
         let release = satisfied + 1;
         // SAFETY: the guard keeps the record ours up to this decrement.
         if unsafe { (*task).missing.fetch_sub(release, Ordering::AcqRel) } == release {
@@ -542,8 +690,6 @@ impl<'env> Core<'env> {
             self.rt.push(&Sink::Global, t);
             self.rt.notify_work(1);
         }
-        self.help_if_ahead();
-        Ok(())
     }
 
     /// The spawning thread helps when it is ahead: when more of this graph's tasks are ready or
@@ -617,8 +763,21 @@ impl<'env> Core<'env> {
         }
         tasks.sort_unstable();
         tasks.dedup();
-        debug_assert_eq!(tasks.len() as u64, self.spawned - finished);
-        let n_tasks = tasks.len();
+        // Counted barriers wait for arrivals, not in slot lists: those not produced are stuck.
+        let mut barriers: Vec<(u32, usize, u64, u64)> = self
+            .barriers
+            .iter()
+            .filter(|(&(s, idx), _)| {
+                self.streams[s as usize].slots[idx].load(Ordering::Acquire) != PRODUCED
+            })
+            .map(|(&(s, idx), b)| (s, idx, b.count, b.arrivals))
+            .collect();
+        barriers.sort_unstable();
+        debug_assert_eq!(
+            (tasks.len() + barriers.len()) as u64,
+            self.spawned - finished
+        );
+        let n_tasks = tasks.len() + barriers.len();
         for task in tasks {
             // SAFETY: quiescent graph (above); each stuck task's body is dropped once
             // (deduplicated), unrun. The records are freed with the pool.
@@ -642,10 +801,20 @@ impl<'env> Core<'env> {
                 has_producer: self.is_claimed(ks, ki),
             })
             .collect();
+        let barriers = barriers
+            .into_iter()
+            .take(StuckReport::MAX_LISTED)
+            .map(|(s, idx, count, arrivals)| StuckBarrier {
+                barrier: self.streams[s as usize].token_name(idx),
+                count,
+                arrivals,
+            })
+            .collect();
         StuckReport {
             n_tasks,
             n_waits,
             waits,
+            barriers,
         }
     }
 }
@@ -659,6 +828,18 @@ impl Drop for Core<'_> {
         unsafe { self.pool.free_all() };
     }
 }
+
+/// A counted barrier, as the control thread tracks it.
+struct Counted {
+    /// Its record: alive while `arrivals < count` (it cannot have run); not used afterwards.
+    record: *mut Task,
+    count: u64,
+    /// Arrivals declared so far (by spawned tasks), at most `count`.
+    arrivals: u64,
+}
+
+// SAFETY: only the control thread uses `record` (see the field's doc).
+unsafe impl Send for Counted {}
 
 /// How many of a graph's spawns pass between two checks of whether the control thread is
 /// ahead (on more than one thread). A power of two.
