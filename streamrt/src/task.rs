@@ -506,13 +506,8 @@ impl<'env> Core<'env> {
         }
         // `count` fake inputs: the arrivals decrement them. Validation and the spawn proper are
         // shared with tasks; the barrier is registered only once the spawn succeeded.
-        let record = self.spawn_record(
-            out,
-            &mut Vec::new(),
-            &mut Vec::new(),
-            count as usize,
-            Body::empty(),
-        )?;
+        let record =
+            self.spawn_record(out, &mut Vec::new(), &mut [], count as usize, Body::empty())?;
         self.barriers.insert(
             out,
             Counted {
@@ -533,7 +528,7 @@ impl<'env> Core<'env> {
         &mut self,
         out: (u32, usize),
         inputs: &mut Vec<(u32, usize)>,
-        arrivals: &mut Vec<(u32, usize)>,
+        arrivals: &mut [(u32, usize)],
         body: Body<'env>,
     ) -> Result<(), Error> {
         let task = self.spawn_record(out, inputs, arrivals, 0, body)?;
@@ -554,7 +549,7 @@ impl<'env> Core<'env> {
         &mut self,
         out: (u32, usize),
         inputs: &mut Vec<(u32, usize)>,
-        arrivals: &mut Vec<(u32, usize)>,
+        arrivals: &mut [(u32, usize)],
         extra: usize,
         body: Body<'env>,
     ) -> Result<*mut Task, Error> {

@@ -473,7 +473,8 @@ fn counted_barrier_misuse_is_refused_or_reported() {
         "API misuse: task A(0) arrives at the counted barrier B(0) beyond its count of 2"
     );
     // The refused spawns left no trace: A(0) may still be spawned, with one arrival.
-    g.spawn_arriving(a, &[0], &[], &[(b, &[0])], |_| {}).unwrap();
+    g.spawn_arriving(a, &[0], &[], &[(b, &[0])], |_| {})
+        .unwrap();
     g.spawn(a, &[1], &[(b, &[0])], |_| {}).unwrap();
     let err = g.wait().unwrap_err();
     assert_eq!(
