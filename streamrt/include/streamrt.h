@@ -44,9 +44,13 @@
  * prints tasks, steals and idle time per thread to stderr at the end of each graph.
  *
  * Errors (a key outside its stream's box, an unknown stream, a task left waiting for a token that
- * is never produced, a token produced twice, calls out of order, a bad TILEDFLOW_NUM_THREADS, a
- * panic in the runtime) print "streamrt: error: ..." naming the task and key to stderr and exit
- * the process with status 70; they are never undefined behaviour.
+ * is never produced, a token produced twice, an arrival beyond a counted barrier's count, calls
+ * out of order, a bad TILEDFLOW_NUM_THREADS or TILEDFLOW_STATS, a trace file that cannot be
+ * created, a panic in the runtime) print "streamrt: error: ..." naming the task and key to stderr
+ * and exit the process with status 70; they are never undefined behaviour. A task body that
+ * crashes (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) prints "streamrt: error: task NAME(KEY)
+ * crashed: SIGNAL" and the process dies of that signal (unless the program installed its own
+ * handler for it before the first tf_graph_begin; a stack overflow dies without the message).
  */
 #ifndef STREAMRT_H
 #define STREAMRT_H

@@ -23,6 +23,7 @@
 //! place a task is created.
 
 use std::any::Any;
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::ffi::{c_long, c_void};
 use std::marker::PhantomData;
@@ -51,6 +52,26 @@ const ACTIVE_MASK: u64 = FINISHED_ONE - 1;
 
 /// A C task body: `fn(env, coords)`.
 pub type CTaskFn = unsafe extern "C" fn(*const c_void, *const c_long);
+
+thread_local! {
+    /// The task whose body runs on this thread: its stream and slot (null when none), for the
+    /// crash report of the C ABI.
+    static RUNNING: Cell<(*const Stream, usize)> = const { Cell::new((ptr::null(), 0)) };
+}
+
+/// The name and key of the task whose body runs on this thread, if any. Async-signal-safe (a
+/// thread-local read; the caller formats without allocating): the C ABI's crash handler calls
+/// it.
+///
+/// # Safety
+/// The returned stream is alive while its task's body runs, i.e. while the caller interrupts
+/// that body (a signal handler on the same thread); it must not be kept beyond.
+pub(crate) unsafe fn running_task<'a>() -> Option<(&'a str, [i64; MAX_DIMS], usize)> {
+    let (stream, idx) = RUNNING.with(Cell::get);
+    // SAFETY: per the contract, a non-null stream is alive during its task's body.
+    let stream = unsafe { stream.as_ref() }?;
+    Some((stream.name(), stream.coords(idx), stream.ndims()))
+}
 
 /// What a task runs: a Rust closure or a C function with its environment pointer.
 pub(crate) struct Body<'env>(BodyKind<'env>);
@@ -268,8 +289,13 @@ impl TaskRef {
             // An earlier task panicked: skip the body but still produce the token, so that the
             // graph drains quickly and the panic reaches the waiter.
             let _ = catch_unwind(AssertUnwindSafe(move || drop(body)));
-        } else if let Err(payload) = catch_unwind(AssertUnwindSafe(|| body.call(key))) {
-            graph.record_panic(stream.token_name(idx), payload);
+        } else {
+            RUNNING.with(|r| r.set((stream, idx)));
+            let result = catch_unwind(AssertUnwindSafe(|| body.call(key)));
+            RUNNING.with(|r| r.set((ptr::null(), 0)));
+            if let Err(payload) = result {
+                graph.record_panic(stream.token_name(idx), payload);
+            }
         }
         if observed {
             let name = stream.shared_name();

@@ -73,3 +73,36 @@ fn c_wavefront_runs_in_dependence_order() {
         }
     }
 }
+
+#[test]
+fn a_crashing_task_is_named_and_the_process_dies_of_the_signal() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile("crash", dir.path());
+    for (how, signal, number) in [
+        ("segv", "SIGSEGV", 11),
+        ("fpe", "SIGFPE", 8),
+        ("abort", "SIGABRT", 6),
+    ] {
+        for threads in ["1", "2"] {
+            let output = Command::new(&exe)
+                .arg(how)
+                .env("TILEDFLOW_NUM_THREADS", threads)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let wanted = format!("streamrt: error: task Crash(3, 4) crashed: {signal}\n");
+            assert!(
+                stderr.contains(&wanted),
+                "{how} on {threads} threads: stderr lacks {wanted:?}:\n{stderr}"
+            );
+            assert_eq!(
+                output.status.signal(),
+                Some(number),
+                "{how} on {threads} threads: {}",
+                output.status
+            );
+            assert!(output.stdout.is_empty(), "{how}: the program went on");
+        }
+    }
+}
