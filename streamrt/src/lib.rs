@@ -34,6 +34,7 @@ mod graph;
 mod observe;
 mod runtime;
 mod stream;
+mod sync;
 mod task;
 
 pub use error::{Error, StuckBarrier, StuckReport, StuckWait};

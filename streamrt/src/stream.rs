@@ -8,9 +8,9 @@
 //! A stream is immutable after creation except for its slot words, so workers read it through
 //! a shared pointer while the control thread declares more streams.
 
+use crate::sync::AtomicPtr;
 use std::fmt::Write as _;
 use std::ptr;
-use std::sync::atomic::AtomicPtr;
 use std::sync::Arc;
 
 use crate::{Error, MAX_DIMS};

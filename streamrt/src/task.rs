@@ -29,11 +29,11 @@ use std::ffi::{c_long, c_void};
 use std::marker::PhantomData;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::{self, NonNull};
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::runtime::{GraphEnd, Inner, Sink};
 use crate::stream::Stream;
+use crate::sync::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use crate::{Error, StuckBarrier, StuckReport, StuckWait, MAX_DIMS};
 
 /// Slot word: the token is not produced and no task waits for it.
@@ -303,53 +303,24 @@ impl TaskRef {
         }
 
         // Publish the token and take the list of waiting inputs.
-        let head = stream.slots[idx].swap(PRODUCED, Ordering::AcqRel);
-        assert_ne!(
-            head,
-            PRODUCED,
-            "token {} published twice",
-            stream.token_name(idx)
-        );
+        let head = publish(&stream.slots[idx])
+            .unwrap_or_else(|| panic!("token {} published twice", stream.token_name(idx)));
         let mut ready: *mut Task = ptr::null_mut();
-        let mut n_ready: u64 = 0;
-        let mut node = head.cast::<WaitNode>();
-        while !node.is_null() {
-            // SAFETY: the node was published by a Release CAS that our AcqRel swap follows in the
-            // slot's modification order, so its fields are visible; its task cannot be run (and
-            // its record reused) before our decrement below, which comes after these reads.
-            let (next, waiter) = unsafe { ((*node).next, (*node).task) };
-            // SAFETY: as above, `waiter` is alive until its counter reaches zero.
-            if unsafe { (*waiter).missing.fetch_sub(1, Ordering::AcqRel) } == 1 {
-                // SAFETY: our decrement made the waiter ready, so we own it exclusively.
-                unsafe { (*waiter).link = ready };
-                ready = waiter;
-                n_ready += 1;
-            }
-            node = next;
-        }
+        // SAFETY: `head` is the list our publication took.
+        let mut n_ready = unsafe { wake_waiters(head, &mut ready) };
         if n_arrive > 0 {
             for i in 0..n_arrive {
                 // SAFETY: we still own the record (not given back when it has arrivals).
                 let barrier = unsafe { (&(*t).arrive)[i] };
                 // SAFETY: the barrier's record lives until its count reaches zero, which needs
                 // this decrement (the control thread admits at most `count` arrivals).
-                if unsafe { (*barrier).missing.fetch_sub(1, Ordering::AcqRel) } == 1 {
-                    // SAFETY: our decrement made the barrier ready, so we own it.
-                    unsafe { (*barrier).link = ready };
-                    ready = barrier;
-                    n_ready += 1;
-                }
+                n_ready += u64::from(unsafe { count_down(barrier, &mut ready) });
             }
             // SAFETY: we own the record and do not touch it again.
             unsafe { graph.give_back(t) };
         }
 
-        // This task finishes and `n_ready` tasks become active, in one step: the active count
-        // never drops to zero while some task is ready or running.
-        let old = graph
-            .word
-            .fetch_add(FINISHED_ONE + n_ready - 1, Ordering::AcqRel);
-        let active_after = (old & ACTIVE_MASK) + n_ready - 1;
+        let active_after = graph.finish_one(n_ready);
         // From here on `graph` and `stream` must not be touched: the control thread may free
         // them as soon as it sees the last task finish.
 
@@ -417,6 +388,22 @@ impl GraphState {
                 Err(now) => head = now,
             }
         }
+    }
+
+    /// A task finishes and `n_ready` tasks become active, in one step (so the active count never
+    /// drops to zero while some task is ready or running). Returns the active count after it.
+    /// The caller's last access to the graph's memory.
+    fn finish_one(&self, n_ready: u64) -> u64 {
+        let old = self
+            .word
+            .fetch_add(FINISHED_ONE + n_ready - 1, Ordering::AcqRel);
+        (old & ACTIVE_MASK) + n_ready - 1
+    }
+
+    /// A task became ready at spawn: count it active before it can run (the hand-over to the
+    /// thread that runs it publishes the increment).
+    fn activate_one(&self) {
+        self.word.fetch_add(1, Ordering::Relaxed);
     }
 
     /// `(finished, active)`, read with Acquire: once `finished` equals the number of tasks
@@ -669,30 +656,10 @@ impl<'env> Core<'env> {
         let mut satisfied = 0;
         for (i, &(s, idx)) in inputs.iter().enumerate() {
             let slot = &self.streams[s as usize].slots[idx];
-            // SAFETY: `i < n_waits`, set by `spawn_record`; our guard in `missing` keeps the record ours.
-            let node = unsafe { Task::node(task, i) };
-            // SAFETY: node `i` is not published yet, so we may write it.
-            unsafe { (*node).task = task };
-            let mut cur = slot.load(Ordering::Acquire);
-            loop {
-                if cur == PRODUCED {
-                    satisfied += 1;
-                    break;
-                }
-                // SAFETY: as above.
-                unsafe { (*node).next = cur.cast::<WaitNode>() };
-                // Release publishes the node's fields (and the task's initial counter) to the
-                // producer; a failure can only be the producer's swap to PRODUCED, read with
-                // Acquire so that its body's writes happen before this task's.
-                match slot.compare_exchange_weak(
-                    cur,
-                    node.cast::<()>(),
-                    Ordering::Release,
-                    Ordering::Acquire,
-                ) {
-                    Ok(_) => break,
-                    Err(now) => cur = now,
-                }
+            // SAFETY: `i < n_waits`, set by `spawn_record`; our guard in `missing` keeps the
+            // record ours, and node `i` is not published yet.
+            if unsafe { wait_on(slot, task, Task::node(task, i)) } {
+                satisfied += 1;
             }
         }
         satisfied
@@ -701,11 +668,10 @@ impl<'env> Core<'env> {
     /// Releases the guard of the registering record `task` together with `satisfied` inputs
     /// found produced; pushes the task if that made it ready.
     fn release(&mut self, task: *mut Task, satisfied: usize) {
-        let release = satisfied + 1;
         // SAFETY: the guard keeps the record ours up to this decrement.
-        if unsafe { (*task).missing.fetch_sub(release, Ordering::AcqRel) } == release {
+        if unsafe { release_guard(task, satisfied) } {
             // Ready now. Count it active before it can run (the push publishes the increment).
-            self.state.word.fetch_add(1, Ordering::Relaxed);
+            self.state.activate_one();
             // SAFETY: records are never null.
             let t = TaskRef(unsafe { NonNull::new_unchecked(task) });
             self.rt.push(&Sink::Global, t);
@@ -849,6 +815,99 @@ impl Drop for Core<'_> {
         unsafe { self.pool.free_all() };
     }
 }
+
+// The steps of the dependence protocol (README.md), as free functions so that the model test
+// (`loom_model`) runs exactly the code the runtime runs.
+
+/// Control thread, registering `task`: links `node` (of `task`, unpublished) into the waiter list
+/// of `slot`, unless the token is produced already. Returns whether it was.
+///
+/// # Safety
+/// `task` is registering (the control thread holds its guard) and `node` is one of its nodes,
+/// not yet published.
+unsafe fn wait_on(slot: &AtomicPtr<()>, task: *mut Task, node: *mut WaitNode) -> bool {
+    // SAFETY: per the contract, we may write the unpublished node.
+    unsafe { (*node).task = task };
+    let mut cur = slot.load(Ordering::Acquire);
+    loop {
+        if cur == PRODUCED {
+            return true;
+        }
+        // SAFETY: as above.
+        unsafe { (*node).next = cur.cast::<WaitNode>() };
+        // Release publishes the node's fields (and the task's initial counter) to the producer;
+        // a failure can only be the producer's swap to PRODUCED, read with Acquire so that its
+        // body's writes happen before this task's (or, weak CAS, nothing: retry).
+        match slot.compare_exchange_weak(
+            cur,
+            node.cast::<()>(),
+            Ordering::Release,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => return false,
+            Err(now) => cur = now,
+        }
+    }
+}
+
+/// Control thread: releases the registration guard of `task` together with `satisfied` inputs
+/// found produced. Returns whether this made the task ready (the caller then owns it).
+///
+/// # Safety
+/// `task` is registering, with `satisfied` inputs found produced by [`wait_on`].
+unsafe fn release_guard(task: *mut Task, satisfied: usize) -> bool {
+    let release = satisfied + 1;
+    // SAFETY: the guard keeps the record alive up to this decrement.
+    unsafe { (*task).missing.fetch_sub(release, Ordering::AcqRel) == release }
+}
+
+/// Producer: publishes the token of `slot` and returns the list of waiting inputs, or `None` if
+/// it was published already (a bug: producers are unique).
+fn publish(slot: &AtomicPtr<()>) -> Option<*mut WaitNode> {
+    let head = slot.swap(PRODUCED, Ordering::AcqRel);
+    (head != PRODUCED).then_some(head.cast::<WaitNode>())
+}
+
+/// Producer: one of the inputs of each node's task is produced; links the tasks this makes ready
+/// into `ready` (through `Task::link`) and returns how many.
+///
+/// # Safety
+/// `head` is a list taken by [`publish`].
+unsafe fn wake_waiters(head: *mut WaitNode, ready: &mut *mut Task) -> u64 {
+    let mut n_ready = 0;
+    let mut node = head;
+    while !node.is_null() {
+        // SAFETY: the node was published by a Release CAS that the AcqRel swap of `publish`
+        // follows in the slot's modification order, so its fields are visible; its task cannot
+        // run (and its record be reused) before our decrement, which comes after these reads.
+        let (next, waiter) = unsafe { ((*node).next, (*node).task) };
+        // SAFETY: `waiter` is alive until its counter reaches zero.
+        n_ready += u64::from(unsafe { count_down(waiter, ready) });
+        node = next;
+    }
+    n_ready
+}
+
+/// Decrements the counter of `task`; if that makes it ready, links it into `ready` and returns
+/// true (the caller then owns it).
+///
+/// # Safety
+/// `task` is alive and waiting for this decrement (an input taken from a slot list, or an
+/// admitted arrival at a counted barrier).
+unsafe fn count_down(task: *mut Task, ready: &mut *mut Task) -> bool {
+    // SAFETY: per the contract.
+    if unsafe { (*task).missing.fetch_sub(1, Ordering::AcqRel) } == 1 {
+        // SAFETY: our decrement made the task ready, so we own it exclusively.
+        unsafe { (*task).link = *ready };
+        *ready = task;
+        true
+    } else {
+        false
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_model;
 
 /// A counted barrier, as the control thread tracks it.
 struct Counted {
