@@ -373,18 +373,18 @@ fn run_dag_with_barriers(rt: &Runtime, dag: &Dag, bars: &Barriers, what: &str) {
         let bar_keys: Vec<[i64; 1]> = (0..bars.counted.len() as i64).map(|b| [b]).collect();
         let token = |t: usize| (ids[dag.keys[t].0], &dag.keys[t].1[..]);
         let declare_inputs = |g: &mut streamrt::Graph<'_>, at: usize| {
-            for b in 0..bars.counted.len() {
+            for (b, key) in bar_keys.iter().enumerate() {
                 if !bars.counted[b] && bars.position[b] == at {
                     let ins: Vec<_> = bars.members[b].iter().map(|&m| token(m)).collect();
-                    g.barrier(bar, &bar_keys[b], &ins).unwrap();
+                    g.barrier(bar, key, &ins).unwrap();
                 }
             }
         };
         // Counted barriers come before the tasks that arrive at them.
-        for b in 0..bars.counted.len() {
+        for (b, key) in bar_keys.iter().enumerate() {
             if bars.counted[b] {
                 let count = bars.members[b].len() as u64;
-                g.counted_barrier(bar, &bar_keys[b], count).unwrap();
+                g.counted_barrier(bar, key, count).unwrap();
             }
         }
         for (t, (s, key)) in dag.keys.iter().enumerate() {
