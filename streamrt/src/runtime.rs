@@ -227,6 +227,11 @@ impl Inner {
         }
     }
 
+    /// About how many tasks wait in the shared injector.
+    pub(crate) fn queued(&self) -> usize {
+        self.injector.len()
+    }
+
     /// Wakes up to `n` sleeping threads after `n` tasks were pushed.
     pub(crate) fn notify_work(&self, n: u64) {
         fence(Ordering::SeqCst);

@@ -257,6 +257,17 @@ impl TaskRef {
     /// Never unwinds for a panicking body (the panic is recorded in the graph); a panic in the
     /// runtime itself is a bug that the caller turns into a fatal error.
     pub(crate) fn run(self, rt: &Inner, sink: &Sink<'_>) -> Option<TaskRef> {
+        self.run_counted(rt, sink, true)
+    }
+
+    /// Runs a task that the control thread made ready at spawn and runs at once, without
+    /// counting it active (it is not waiting for the graph meanwhile, so nobody reads the count
+    /// in between): its completion adds no `-1`. Returns a successor as [`TaskRef::run`] does.
+    fn run_inline(self, rt: &Inner) -> Option<TaskRef> {
+        self.run_counted(rt, &Sink::Global, false)
+    }
+
+    fn run_counted(self, rt: &Inner, sink: &Sink<'_>, counted: bool) -> Option<TaskRef> {
         let t = self.0.as_ptr();
         // SAFETY: `self` is the unique owner of a ready task: every producer of its inputs is done
         // with its nodes (they read them before their decrement), the control thread released its
@@ -320,7 +331,7 @@ impl TaskRef {
             unsafe { graph.give_back(t) };
         }
 
-        let active_after = graph.finish_one(n_ready);
+        let active_after = graph.finish_one(n_ready, counted);
         // From here on `graph` and `stream` must not be touched: the control thread may free
         // them as soon as it sees the last task finish.
 
@@ -390,14 +401,14 @@ impl GraphState {
         }
     }
 
-    /// A task finishes and `n_ready` tasks become active, in one step (so the active count never
-    /// drops to zero while some task is ready or running). Returns the active count after it.
-    /// The caller's last access to the graph's memory.
-    fn finish_one(&self, n_ready: u64) -> u64 {
-        let old = self
-            .word
-            .fetch_add(FINISHED_ONE + n_ready - 1, Ordering::AcqRel);
-        (old & ACTIVE_MASK) + n_ready - 1
+    /// A task finishes (and leaves the active count if `counted`: it was counted active) and
+    /// `n_ready` tasks become active, in one step (so the active count never drops to zero while
+    /// some task is ready or running). Returns the active count after it. The caller's last
+    /// access to the graph's memory.
+    fn finish_one(&self, n_ready: u64, counted: bool) -> u64 {
+        let add = FINISHED_ONE + n_ready - u64::from(counted);
+        let old = self.word.fetch_add(add, Ordering::AcqRel);
+        (old & ACTIVE_MASK) + n_ready - u64::from(counted)
     }
 
     /// A task became ready at spawn: count it active before it can run (the hand-over to the
@@ -670,12 +681,22 @@ impl<'env> Core<'env> {
     fn release(&mut self, task: *mut Task, satisfied: usize) {
         // SAFETY: the guard keeps the record ours up to this decrement.
         if unsafe { release_guard(task, satisfied) } {
-            // Ready now. Count it active before it can run (the push publishes the increment).
-            self.state.activate_one();
             // SAFETY: records are never null.
             let t = TaskRef(unsafe { NonNull::new_unchecked(task) });
-            self.rt.push(&Sink::Global, t);
-            self.rt.notify_work(1);
+            let n = self.rt.n_threads();
+            if n == 1 || self.rt.queued() > HELP_AHEAD as usize * n {
+                // Ahead of the workers (or alone): run it here, with no deque operation and no
+                // shared counter update before it; a successor it makes ready is queued.
+                if let Some(next) = t.run_inline(&self.rt) {
+                    self.rt.push(&Sink::Global, next);
+                    self.rt.notify_work(1);
+                }
+            } else {
+                // Count it active before it can run (the push publishes the increment).
+                self.state.activate_one();
+                self.rt.push(&Sink::Global, t);
+                self.rt.notify_work(1);
+            }
         }
     }
 

@@ -42,6 +42,7 @@ fn loom_model_of_the_dependence_protocol() {
     for name in [
         "loom_a_task_waits_for_two_producers_registered_concurrently",
         "loom_a_counted_barrier_and_its_reader",
+        "loom_a_task_ready_at_spawn_runs_inline_uncounted",
     ] {
         assert!(
             stdout.contains(&format!("task::loom_model::{name} ... ok")),

@@ -32,6 +32,9 @@ struct Shared {
     data: Vec<UnsafeCell<u32>>,
     /// The consumer and (scenario 2) the barrier records.
     consumer: *mut Task,
+    /// Whether the control thread runs a task ready at spawn at once, uncounted (`release`'s
+    /// path when it is ahead), rather than counting it active first.
+    inline: bool,
     barrier: *mut Task,
     consumer_runs: AtomicUsize,
     /// What the consumer writes; the control thread reads it after the graph.
@@ -45,7 +48,7 @@ unsafe impl Send for Shared {}
 unsafe impl Sync for Shared {}
 
 impl Shared {
-    fn new(n_producers: usize, barrier: bool) -> Shared {
+    fn new(n_producers: usize, barrier: bool, inline: bool) -> Shared {
         let record = || Box::into_raw(Box::new(Task::vacant()));
         Shared {
             graph: GraphState::new(),
@@ -54,6 +57,7 @@ impl Shared {
                 .collect(),
             data: (0..n_producers).map(|_| UnsafeCell::new(0)).collect(),
             consumer: record(),
+            inline,
             barrier: if barrier { record() } else { ptr::null_mut() },
             consumer_runs: AtomicUsize::new(0),
             result: UnsafeCell::new(0),
@@ -61,7 +65,7 @@ impl Shared {
     }
 
     /// The consumer's body: every producer's write must be visible; then it finishes.
-    fn run_consumer(&self) {
+    fn run_consumer(&self, counted: bool) {
         for cell in &self.data {
             // SAFETY: loom checks that the producer's write happens before this read.
             assert_eq!(
@@ -73,32 +77,33 @@ impl Shared {
         self.consumer_runs.fetch_add(1, Ordering::Relaxed);
         // SAFETY: loom checks this write against the control thread's read after the graph.
         self.result.with_mut(|p| unsafe { *p = 7 });
-        self.graph.finish_one(0);
+        self.graph.finish_one(0, counted);
     }
 
     /// The barrier's (empty) run: publish its token and run the consumer if that made it ready.
-    fn run_barrier(&self) {
+    fn run_barrier(&self, counted: bool) {
         let slot = self.slots.len() - 1;
         let head = publish(&self.slots[slot]).expect("barrier published once");
         let mut ready = ptr::null_mut();
         // SAFETY: the list our publication took.
         let n = unsafe { wake_waiters(head, &mut ready) };
-        self.graph.finish_one(n);
-        self.run_ready(ready, n);
+        self.graph.finish_one(n, counted);
+        self.run_ready(ready, n, true);
     }
 
-    /// Runs the `n` tasks of the ready list `ready` (this thread owns them).
-    fn run_ready(&self, ready: *mut Task, n: u64) {
+    /// Runs the `n` tasks of the ready list `ready` (this thread owns them; `counted`: they are
+    /// counted active).
+    fn run_ready(&self, ready: *mut Task, n: u64, counted: bool) {
         let mut t = ready;
         for _ in 0..n {
             assert!(!t.is_null());
             // SAFETY: we own the ready tasks; read the link before running.
             let next = unsafe { (*t).link };
             if t == self.consumer {
-                self.run_consumer();
+                self.run_consumer(counted);
             } else {
                 assert_eq!(t, self.barrier, "an unknown task became ready");
-                self.run_barrier();
+                self.run_barrier(counted);
             }
             t = next;
         }
@@ -118,8 +123,8 @@ impl Shared {
             // SAFETY: the barrier admits one arrival per producer; it is alive until the last.
             n += u64::from(unsafe { count_down(self.barrier, &mut ready) });
         }
-        self.graph.finish_one(n);
-        self.run_ready(ready, n);
+        self.graph.finish_one(n, true);
+        self.run_ready(ready, n, true);
     }
 
     /// Control thread: sets up `task` with the token slots `inputs` (and `extra` arrivals),
@@ -141,8 +146,12 @@ impl Shared {
         }
         // SAFETY: registering, with `satisfied` inputs found produced.
         if unsafe { release_guard(task, satisfied) } {
-            self.graph.activate_one();
-            self.run_ready(task, 1);
+            if self.inline {
+                self.run_ready(task, 1, false);
+            } else {
+                self.graph.activate_one();
+                self.run_ready(task, 1, true);
+            }
         }
     }
 
@@ -187,8 +196,17 @@ fn model(f: impl Fn() + Sync + Send + 'static) {
 
 #[test]
 fn loom_a_task_waits_for_two_producers_registered_concurrently() {
-    model(|| {
-        let shared = Arc::new(Shared::new(2, false));
+    two_producers_one_consumer(false);
+}
+
+#[test]
+fn loom_a_task_ready_at_spawn_runs_inline_uncounted() {
+    two_producers_one_consumer(true);
+}
+
+fn two_producers_one_consumer(inline: bool) {
+    model(move || {
+        let shared = Arc::new(Shared::new(2, false, inline));
         // The producers are ready at spawn: active first, then handed to their threads.
         shared.graph.activate_one();
         shared.graph.activate_one();
@@ -211,7 +229,7 @@ fn loom_a_task_waits_for_two_producers_registered_concurrently() {
 #[test]
 fn loom_a_counted_barrier_and_its_reader() {
     model(|| {
-        let shared = Arc::new(Shared::new(2, true));
+        let shared = Arc::new(Shared::new(2, true, false));
         // The barrier first (count 2, no inputs), as a control program declares it.
         shared.spawn(shared.barrier, &[], 2);
         shared.graph.activate_one();
