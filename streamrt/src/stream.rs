@@ -118,16 +118,16 @@ impl Stream {
     pub(crate) fn coords(&self, idx: usize) -> [i64; MAX_DIMS] {
         debug_assert!(idx < self.len());
         let mut key = [0i64; MAX_DIMS];
+        let Some(last) = self.ndims.checked_sub(1) else {
+            return key;
+        };
         let mut rest = idx;
-        for ((k, &lo), &stride) in key
-            .iter_mut()
-            .zip(&self.lo)
-            .zip(&self.stride)
-            .take(self.ndims)
-        {
+        for ((k, &lo), &stride) in key.iter_mut().zip(&self.lo).zip(&self.stride).take(last) {
             *k = lo + (rest / stride) as i64;
             rest %= stride;
         }
+        // The last dimension has stride 1: no division (this runs for every task).
+        key[last] = self.lo[last] + rest as i64;
         key
     }
 

@@ -348,7 +348,9 @@ impl TaskRef {
         if n_ready > 1 {
             rt.notify_work(n_ready - 1);
         }
-        if n_ready == 0 && active_after == 0 {
+        // An uncounted task runs on its graph's control thread, which is not waiting: nobody to
+        // tell that the graph went idle.
+        if counted && n_ready == 0 && active_after == 0 {
             rt.notify_graph_idle();
         }
         next
