@@ -207,22 +207,7 @@ fn loom_a_task_ready_at_spawn_runs_inline_uncounted() {
 fn two_producers_one_consumer(inline: bool) {
     model(move || {
         let shared = Arc::new(Shared::new(2, false, inline));
-        // The producers are ready at spawn: active first, then handed to their threads.
-        shared.graph.activate_one();
-        shared.graph.activate_one();
-        let producers: Vec<_> = (0..2)
-            .map(|i| {
-                let s = Arc::clone(&shared);
-                thread::spawn(move || s.producer(i))
-            })
-            .collect();
-        shared.spawn(shared.consumer, &[0, 1], 0);
-        shared.wait_graph(3);
-        for p in producers {
-            p.join().unwrap();
-        }
-        assert_eq!(shared.consumer_runs.load(Ordering::Relaxed), 1);
-        Arc::try_unwrap(shared).ok().expect("no other owner").free();
+        run_scenario(shared, |s| s.spawn(s.consumer, &[0, 1], 0), 3);
     });
 }
 
@@ -232,21 +217,28 @@ fn loom_a_counted_barrier_and_its_reader() {
         let shared = Arc::new(Shared::new(2, true, false));
         // The barrier first (count 2, no inputs), as a control program declares it.
         shared.spawn(shared.barrier, &[], 2);
-        shared.graph.activate_one();
-        shared.graph.activate_one();
-        let producers: Vec<_> = (0..2)
-            .map(|i| {
-                let s = Arc::clone(&shared);
-                thread::spawn(move || s.producer(i))
-            })
-            .collect();
         // The reader waits for the barrier's token (the last slot).
-        shared.spawn(shared.consumer, &[2], 0);
-        shared.wait_graph(4);
-        for p in producers {
-            p.join().unwrap();
-        }
-        assert_eq!(shared.consumer_runs.load(Ordering::Relaxed), 1);
-        Arc::try_unwrap(shared).ok().expect("no other owner").free();
+        run_scenario(shared, |s| s.spawn(s.consumer, &[2], 0), 4);
     });
+}
+
+/// Starts the two producers (ready at spawn: counted active, then handed to their threads),
+/// runs `control` on this thread, waits for the graph's `spawned` tasks, and checks that the
+/// consumer ran once.
+fn run_scenario(shared: Arc<Shared>, control: impl FnOnce(&Shared), spawned: u64) {
+    shared.graph.activate_one();
+    shared.graph.activate_one();
+    let producers: Vec<_> = (0..2)
+        .map(|i| {
+            let s = Arc::clone(&shared);
+            thread::spawn(move || s.producer(i))
+        })
+        .collect();
+    control(&shared);
+    shared.wait_graph(spawned);
+    for p in producers {
+        p.join().unwrap();
+    }
+    assert_eq!(shared.consumer_runs.load(Ordering::Relaxed), 1);
+    Arc::try_unwrap(shared).ok().expect("no other owner").free();
 }
