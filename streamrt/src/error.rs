@@ -4,6 +4,8 @@
 //! ABI (`streamrt: error: <Display>`) points at the offending spawn. Errors are values in the
 //! Rust API; only [`crate::ffi`] turns them into `exit(70)`.
 
+#![forbid(unsafe_code)]
+
 use std::fmt;
 
 /// Everything the runtime reports to its caller.

@@ -14,10 +14,12 @@
 //! - [`Graph`], [`StreamId`], [`scope`] (module `graph`): the safe API; validates keys and ids.
 //! - [`Runtime`] (module `runtime`): the threads, deques and the sleep/wake protocol.
 //! - [`Observe`] (module `observe`): trace and statistics.
-//! - module `task`: tasks, token slots and the dependence protocol (all the unsafe code but FFI).
+//! - module `task`: tasks, token slots, soft barriers, the record pool and the dependence
+//!   protocol (all the unsafe code but FFI); its submodule `loom_model` model-checks the protocol.
 //! - module `stream`: key boxes and their linearization.
+//! - module `sync`: the protocol's atomics (loom's under `--cfg loom`).
 //! - [`ffi`]: the C ABI of `include/streamrt.h`; errors there print `streamrt: error: ...` and
-//!   exit with status 70.
+//!   exit with status 70; a crashing C task body is named before the process dies.
 //!
 //! The protocol (slot and task states, atomic orderings, why no task is lost or run twice, why
 //! the end-of-graph wait terminates) is described in the crate's `README.md`.

@@ -14,6 +14,8 @@
 //!
 //! This module only records and writes; it never influences scheduling.
 
+#![forbid(unsafe_code)]
+
 use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};

@@ -11,6 +11,8 @@
 //! Several graphs may run at once on one runtime (from different control threads): the deques
 //! hold tasks of any graph, and a control thread may run tasks of other graphs while it waits.
 
+#![forbid(unsafe_code)]
+
 use std::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread::{self, JoinHandle};

@@ -8,6 +8,8 @@
 //! A stream is immutable after creation except for its slot words, so workers read it through
 //! a shared pointer while the control thread declares more streams.
 
+#![forbid(unsafe_code)]
+
 use crate::sync::AtomicPtr;
 use std::fmt::Write as _;
 use std::ptr;

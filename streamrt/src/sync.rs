@@ -4,6 +4,8 @@
 //!
 //! Only `task` and `stream` use these; the thread pool keeps std's atomics (it is not modelled).
 
+#![forbid(unsafe_code)]
+
 #[cfg(all(loom, test))]
 pub(crate) use loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize};
 pub(crate) use std::sync::atomic::Ordering;
