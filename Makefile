@@ -4,7 +4,7 @@
 CARGO ?= cargo
 BIN_DIR := target/debug
 
-.PHONY: all deps build demo test clean install
+.PHONY: all deps build demo test clean install bench-runtime
 
 all: build
 
@@ -19,6 +19,10 @@ demo: build
 
 test: build
 	$(CARGO) test --workspace --no-fail-fast
+
+# streamrt against OpenMP tasks (libgomp; libomp when installed) on the same DAGs, side by side.
+bench-runtime:
+	$(CARGO) bench -p streamrt --bench runtime
 
 clean:
 	$(CARGO) clean

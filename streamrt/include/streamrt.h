@@ -9,6 +9,27 @@
  * token satisfies every task that waits for it, spawned before or after it was produced. A task
  * may wait for a token whose producer is spawned later in the same graph.
  *
+ * Tokens, peek and tick: in OpenStream a stream is a FIFO; `peek` reads elements without consuming
+ * them and `tick` advances the read window (consumes) without reading. Here a stream is a dense
+ * array of single-assignment tokens indexed by key, and no token is ever consumed: every input is
+ * a peek, which any number of tasks may make, before or after the token is produced. There is no
+ * window to advance, so tick has no counterpart: what is kept is one word per key of every
+ * stream (produced or not, or the list of waiting inputs) until tf_graph_end frees the graph.
+ * For the same reason "every produced token is consumed" is not checked: a token nobody reads
+ * (the last tiles of a wavefront, say) is normal. What is checked instead: no token is produced
+ * twice (an error at spawn), and every token some task waits for is produced (otherwise the
+ * waiting tasks are reported at tf_graph_end).
+ *
+ * Soft barriers: a token produced without a task body, once N given tokens are produced
+ * (tf_barrier_begin, inputs, tf_task_end), or once N tasks have arrived at it (tf_barrier_counted
+ * with a count computed at run time, tf_task_arrive in each arriving task). Readers of many
+ * producers then wait for one token instead of N.
+ *
+ * Scheduling: a task made ready by a thread (the one whose finishing produced its last input)
+ * runs next on that thread; the others it made ready go to that thread's deque, where idle
+ * threads steal them. The control thread runs tasks while it waits in tf_graph_end, and also
+ * between spawns when it is ahead (more tasks ready or running than twice the thread count).
+ *
  * Memory: a task's body happens after the bodies of all the tasks it waits for, and every body
  * happens before tf_graph_end returns; no other fence is needed to read what they wrote.
  *
@@ -18,10 +39,18 @@
  * the control thread runs tasks too while it waits in tf_graph_end; with 1, tasks run on the
  * control thread alone, in tf_graph_end. Idle workers sleep.
  *
+ * Observability (read once, when the first graph starts): TILEDFLOW_TRACE=file.json writes a
+ * Chrome/Perfetto trace with one event per task (thread, stream name, key); TILEDFLOW_STATS=1
+ * prints tasks, steals and idle time per thread to stderr at the end of each graph.
+ *
  * Errors (a key outside its stream's box, an unknown stream, a task left waiting for a token that
- * is never produced, a token produced twice, calls out of order, a bad TILEDFLOW_NUM_THREADS, a
- * panic in the runtime) print "streamrt: error: ..." naming the task and key to stderr and exit
- * the process with status 70; they are never undefined behaviour.
+ * is never produced, a token produced twice, an arrival beyond a counted barrier's count, calls
+ * out of order, a bad TILEDFLOW_NUM_THREADS or TILEDFLOW_STATS, a trace file that cannot be
+ * created, a panic in the runtime) print "streamrt: error: ..." naming the task and key to stderr
+ * and exit the process with status 70; they are never undefined behaviour. A task body that
+ * crashes (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) prints "streamrt: error: task NAME(KEY)
+ * crashed: SIGNAL" and the process dies of that signal (unless the program installed its own
+ * handler for it before the first tf_graph_begin; a stack overflow dies without the message).
  */
 #ifndef STREAMRT_H
 #define STREAMRT_H
@@ -56,12 +85,30 @@ int tf_stream_new(tf_graph *g, const char *name, int ndims, const long *lo, cons
  * graph may produce the same token. */
 void tf_task_begin(tf_graph *g, int out_stream, const long *key, tf_task_fn fn, const void *env);
 
-/* Adds an input to the task being described (between tf_task_begin and tf_task_end): it waits
- * for the token (stream, key). Naming the same token twice is allowed and waits once. */
+/* Adds an input to the task being described (between tf_task_begin or tf_barrier_begin and
+ * tf_task_end): it waits for the token (stream, key) (a peek: the token stays for other readers).
+ * Naming the same token twice is allowed and waits once. */
 void tf_task_input(tf_graph *g, int stream, const long *key);
 
-/* Finishes the description; the task may start at once. */
+/* Finishes the description of a task or soft barrier; it may start at once. Bodies of ready
+ * tasks may run on the calling thread before this returns (the control thread helps when it is
+ * ahead), as they do in tf_graph_end. */
 void tf_task_end(tf_graph *g);
+
+/* Starts describing a soft barrier: a task without a body that produces (out_stream, key) once
+ * every token given to it with tf_task_input is produced. End it with tf_task_end. */
+void tf_barrier_begin(tf_graph *g, int out_stream, const long *key);
+
+/* Declares a counted soft barrier: the token (out_stream, key) is produced once `count` tasks
+ * (spawned after this call) have arrived at it with tf_task_arrive. `count` >= 0 may be computed
+ * at run time; with 0 the token is produced at once. An arrival beyond `count` is an error at
+ * its spawn; too few leave the barrier and its readers waiting, reported at tf_graph_end. */
+void tf_barrier_counted(tf_graph *g, int out_stream, const long *key, long count);
+
+/* Adds to the task (or soft barrier) being described one arrival at the counted barrier
+ * (stream, key), made when the task finishes: its body's writes happen before the bodies of the
+ * barrier's readers. Naming a barrier twice arrives twice. */
+void tf_task_arrive(tf_graph *g, int stream, const long *key);
 
 /* Runs tasks until all spawned tasks have finished, then frees the graph. If some tasks can
  * never run (they wait for tokens that no task produces, or for tokens of such tasks), prints

@@ -4,6 +4,8 @@
 //! ABI (`streamrt: error: <Display>`) points at the offending spawn. Errors are values in the
 //! Rust API; only [`crate::ffi`] turns them into `exit(70)`.
 
+#![forbid(unsafe_code)]
+
 use std::fmt;
 
 /// Everything the runtime reports to its caller.
@@ -16,6 +18,25 @@ pub enum Error {
         value: String,
         /// The largest accepted count.
         max: usize,
+    },
+    /// An environment variable of the runtime has a value it does not accept.
+    #[error("invalid {var}={value:?}: expected {expected}")]
+    BadEnv {
+        /// The variable.
+        var: &'static str,
+        /// The rejected value.
+        value: String,
+        /// What is accepted.
+        expected: &'static str,
+    },
+    /// The trace file (`TILEDFLOW_TRACE`) cannot be created.
+    #[error("cannot create the trace file {path} (TILEDFLOW_TRACE): {source}")]
+    Trace {
+        /// The file.
+        path: String,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
     },
     /// The operating system refused to start a worker thread.
     #[error("cannot start worker thread {index}: {source}")]
@@ -124,6 +145,17 @@ pub struct StuckWait {
     pub has_producer: bool,
 }
 
+/// A counted barrier in a [`StuckReport`]: it never got all its arrivals.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StuckBarrier {
+    /// The barrier's token, printed as `stream(key)`.
+    pub barrier: String,
+    /// The arrivals it waits for.
+    pub count: u64,
+    /// The arrivals declared by spawned tasks (if equal to `count`, some of them are stuck).
+    pub arrivals: u64,
+}
+
 /// The tasks left waiting when a graph can make no more progress.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StuckReport {
@@ -133,6 +165,8 @@ pub struct StuckReport {
     pub n_waits: usize,
     /// The first waiting relations in (task stream, task key, token stream, token key) order.
     pub waits: Vec<StuckWait>,
+    /// The first counted barriers never produced (they are counted in `n_tasks`).
+    pub barriers: Vec<StuckBarrier>,
 }
 
 impl StuckReport {
@@ -150,6 +184,16 @@ impl fmt::Display for StuckReport {
                 "no task produces it"
             };
             write!(f, "\n  task {} waits for {} ({why})", w.task, w.token)?;
+        }
+        for b in &self.barriers {
+            write!(
+                f,
+                "\n  counted barrier {} has {} of its {} arrivals declared",
+                b.barrier, b.arrivals, b.count
+            )?;
+            if b.arrivals == b.count {
+                write!(f, " (an arriving task is stuck)")?;
+            }
         }
         if self.n_waits > self.waits.len() {
             write!(

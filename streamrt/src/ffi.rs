@@ -19,6 +19,15 @@ pub struct TfGraph {
     owner: ThreadId,
 }
 
+/// The calling thread's id, cached per thread (`thread::current()` costs an atomic reference
+/// count on every call, and the check runs on every call of the ABI).
+fn current_thread() -> ThreadId {
+    thread_local! {
+        static ID: ThreadId = thread::current().id();
+    }
+    ID.with(|id| *id)
+}
+
 /// Runs `f`, turning an error or a panic into the fatal exit.
 fn guard<T>(function: &str, f: impl FnOnce() -> Result<T, Error>) -> T {
     match catch_unwind(AssertUnwindSafe(f)) {
@@ -46,7 +55,7 @@ unsafe fn graph<'a>(g: *mut TfGraph, function: &str) -> Result<&'a mut Graph<'st
     // control thread (checked below) uses, so no other reference to it exists.
     let g = unsafe { g.as_mut() }
         .ok_or_else(|| Error::Misuse(format!("{function} called with a NULL graph")))?;
-    if g.owner != thread::current().id() {
+    if g.owner != current_thread() {
         return Err(Error::Misuse(format!(
             "{function} called from a thread other than the one that called tf_graph_begin"
         )));
@@ -84,10 +93,11 @@ unsafe fn read_key(key: *const c_long, n: usize, function: &str) -> Result<[i64;
 #[no_mangle]
 pub extern "C" fn tf_graph_begin() -> *mut TfGraph {
     guard("tf_graph_begin", || {
+        crash::install();
         let rt = Runtime::global()?;
         let g = TfGraph {
             graph: Graph::new(rt),
-            owner: thread::current().id(),
+            owner: current_thread(),
         };
         Ok(Box::into_raw(Box::new(g)))
     })
@@ -193,6 +203,70 @@ pub unsafe extern "C" fn tf_task_end(g: *mut TfGraph) {
     });
 }
 
+/// Starts describing a soft barrier: a bodiless task producing `(out_stream, key)` once all
+/// its inputs (`tf_task_input`) are produced; ended by `tf_task_end`.
+///
+/// # Safety
+/// `g` comes from `tf_graph_begin`; `key` points to the out stream's `ndims` values.
+#[no_mangle]
+pub unsafe extern "C" fn tf_barrier_begin(g: *mut TfGraph, out_stream: c_int, key: *const c_long) {
+    guard("tf_barrier_begin", || {
+        // SAFETY: per this function's contract.
+        let graph = unsafe { graph(g, "tf_barrier_begin") }?;
+        let out = i64::from(out_stream);
+        let n = graph.stream_ndims(out, &|| {
+            "the output of a barrier (tf_barrier_begin)".to_string()
+        })?;
+        // SAFETY: per this function's contract, `n` values.
+        let key = unsafe { read_key(key, n, "tf_barrier_begin") }?;
+        graph.begin_task(out, &key[..n], Body::empty())
+    });
+}
+
+/// Declares a counted soft barrier: `(out_stream, key)` is produced once `count` tasks
+/// spawned after it arrive at it (`tf_task_arrive`).
+///
+/// # Safety
+/// `g` comes from `tf_graph_begin`; `key` points to the out stream's `ndims` values.
+#[no_mangle]
+pub unsafe extern "C" fn tf_barrier_counted(
+    g: *mut TfGraph,
+    out_stream: c_int,
+    key: *const c_long,
+    count: c_long,
+) {
+    guard("tf_barrier_counted", || {
+        // SAFETY: per this function's contract.
+        let graph = unsafe { graph(g, "tf_barrier_counted") }?;
+        let out = i64::from(out_stream);
+        let n = graph.stream_ndims(out, &|| {
+            "a counted barrier (tf_barrier_counted)".to_string()
+        })?;
+        // SAFETY: per this function's contract, `n` values.
+        let key = unsafe { read_key(key, n, "tf_barrier_counted") }?;
+        let count = u64::try_from(count)
+            .map_err(|_| Error::Misuse(format!("tf_barrier_counted: negative count {count}")))?;
+        graph.counted_barrier_at(out, &key[..n], count)
+    });
+}
+
+/// Adds to the task being described an arrival at the counted barrier `(stream, key)`.
+///
+/// # Safety
+/// `g` comes from `tf_graph_begin`; `key` points to the stream's `ndims` values.
+#[no_mangle]
+pub unsafe extern "C" fn tf_task_arrive(g: *mut TfGraph, stream: c_int, key: *const c_long) {
+    guard("tf_task_arrive", || {
+        // SAFETY: per this function's contract.
+        let graph = unsafe { graph(g, "tf_task_arrive") }?;
+        let id = i64::from(stream);
+        let n = graph.stream_ndims(id, &|| "an arrival of a task (tf_task_arrive)".to_string())?;
+        // SAFETY: per this function's contract, `n` values.
+        let key = unsafe { read_key(key, n, "tf_task_arrive") }?;
+        graph.add_arrival(id, &key[..n])
+    });
+}
+
 /// Runs tasks until all have finished, then frees the graph.
 ///
 /// # Safety
@@ -207,4 +281,153 @@ pub unsafe extern "C" fn tf_graph_end(g: *mut TfGraph) {
         let g = unsafe { Box::from_raw(g) };
         g.graph.wait()
     });
+}
+
+/// Crash reports: a task body of a C program that crashes (SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+/// SIGABRT) makes the process print `streamrt: error: task NAME(KEY) crashed: SIGNAL` before it
+/// dies of that signal (exit status non-zero, core dump as usual).
+///
+/// Installed once, by the first `tf_graph_begin`, for each of those signals whose action is the
+/// default (a program's own handlers are left alone). The handler only reads the thread's
+/// running task (a thread-local) and formats into a stack buffer (async-signal-safe), then puts
+/// the previous action back and lets the signal take its course: a fault happens again when
+/// the handler returns; a signal sent by `kill`/`raise`/`abort` is raised again. A stack overflow
+/// in a task dies of SIGSEGV without the report (there is no alternate signal stack).
+#[cfg(unix)]
+mod crash {
+    use std::ffi::c_int;
+    use std::sync::{Once, OnceLock};
+
+    use crate::MAX_DIMS;
+
+    const SIGNALS: [(c_int, &str); 5] = [
+        (libc::SIGSEGV, "SIGSEGV"),
+        (libc::SIGBUS, "SIGBUS"),
+        (libc::SIGFPE, "SIGFPE"),
+        (libc::SIGILL, "SIGILL"),
+        (libc::SIGABRT, "SIGABRT"),
+    ];
+
+    /// The actions replaced, by position in `SIGNALS` (`None`: not replaced).
+    struct Previous([Option<libc::sigaction>; SIGNALS.len()]);
+
+    // SAFETY: plain data, written once before any handler can read it.
+    unsafe impl Sync for Previous {}
+    // SAFETY: as above.
+    unsafe impl Send for Previous {}
+
+    static PREVIOUS: OnceLock<Previous> = OnceLock::new();
+
+    pub(super) fn install() {
+        static ONCE: Once = Once::new();
+        ONCE.call_once(|| {
+            let mut previous = Previous([None; SIGNALS.len()]);
+            // Record first, install after: the handler must find the previous actions.
+            for (slot, &(sig, _)) in previous.0.iter_mut().zip(&SIGNALS) {
+                // SAFETY: a zeroed sigaction is a valid out-parameter; a null new action only
+                // queries.
+                let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
+                // SAFETY: as above.
+                let queried = unsafe { libc::sigaction(sig, std::ptr::null(), &mut old) } == 0;
+                if queried && old.sa_sigaction == libc::SIG_DFL {
+                    *slot = Some(old);
+                }
+            }
+            let previous = PREVIOUS.get_or_init(|| previous);
+            for (old, &(sig, _)) in previous.0.iter().zip(&SIGNALS) {
+                if old.is_none() {
+                    continue;
+                }
+                // SAFETY: a zeroed sigaction with a valid handler and an empty mask.
+                unsafe {
+                    let mut action: libc::sigaction = std::mem::zeroed();
+                    let handler: Handler = on_crash;
+                    action.sa_sigaction = handler as usize;
+                    action.sa_flags = libc::SA_SIGINFO;
+                    libc::sigemptyset(&mut action.sa_mask);
+                    libc::sigaction(sig, &action, std::ptr::null_mut());
+                }
+            }
+        });
+    }
+
+    /// A fixed buffer written without allocating.
+    struct Buf {
+        bytes: [u8; 512],
+        len: usize,
+    }
+
+    impl Buf {
+        fn push(&mut self, s: &[u8]) {
+            let n = s.len().min(self.bytes.len() - self.len);
+            self.bytes[self.len..self.len + n].copy_from_slice(&s[..n]);
+            self.len += n;
+        }
+
+        fn push_int(&mut self, v: i64) {
+            let mut digits = [0u8; 20];
+            let mut n = 0;
+            let mut u = v.unsigned_abs();
+            loop {
+                digits[n] = b'0' + (u % 10) as u8;
+                n += 1;
+                u /= 10;
+                if u == 0 {
+                    break;
+                }
+            }
+            if v < 0 {
+                self.push(b"-");
+            }
+            digits[..n].reverse();
+            self.push(&digits[..n]);
+        }
+    }
+
+    type Handler = extern "C" fn(c_int, *mut libc::siginfo_t, *mut libc::c_void);
+
+    extern "C" fn on_crash(sig: c_int, info: *mut libc::siginfo_t, _context: *mut libc::c_void) {
+        let Some(index) = SIGNALS.iter().position(|&(s, _)| s == sig) else {
+            return;
+        };
+        // SAFETY: we interrupt this thread, so a running task's body is still running.
+        if let Some((name, key, ndims)) = unsafe { crate::task::running_task() } {
+            let mut buf = Buf {
+                bytes: [0; 512],
+                len: 0,
+            };
+            buf.push(b"streamrt: error: task ");
+            buf.push(name.as_bytes());
+            buf.push(b"(");
+            for (d, &k) in key[..ndims.min(MAX_DIMS)].iter().enumerate() {
+                if d > 0 {
+                    buf.push(b", ");
+                }
+                buf.push_int(k);
+            }
+            buf.push(b") crashed: ");
+            buf.push(SIGNALS[index].1.as_bytes());
+            buf.push(b"\n");
+            // SAFETY: writing our buffer to stderr (async-signal-safe).
+            unsafe { libc::write(2, buf.bytes.as_ptr().cast(), buf.len) };
+        }
+        // Put the previous action back and let the signal take its course.
+        if let Some(Some(old)) = PREVIOUS.get().map(|p| &p.0[index]) {
+            // SAFETY: restoring an action read from the system.
+            unsafe { libc::sigaction(sig, old, std::ptr::null_mut()) };
+        }
+        // SAFETY: `info` is the kernel's siginfo for this signal.
+        let code = unsafe { info.as_ref() }.map_or(0, |i| i.si_code);
+        if code <= 0 {
+            // Sent by kill, raise or abort (SI_USER, SI_TKILL): returning would not repeat it.
+            // SAFETY: raising a signal whose action was just restored.
+            unsafe { libc::raise(sig) };
+        }
+    }
+}
+
+#[cfg(not(unix))]
+mod crash {
+    /// No crash reports on this platform.
+    pub(super) fn install() {}
 }

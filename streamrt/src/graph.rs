@@ -50,6 +50,8 @@ pub struct Graph<'env> {
     open: Option<OpenTask<'env>>,
     /// The open task's inputs (kept between tasks to reuse the allocation).
     inputs: Vec<(u32, usize)>,
+    /// The open task's arrivals at counted barriers (likewise).
+    arrivals: Vec<(u32, usize)>,
     ended: bool,
 }
 
@@ -82,6 +84,7 @@ impl<'env> Graph<'env> {
             core,
             open: None,
             inputs: Vec::new(),
+            arrivals: Vec::new(),
             ended: false,
         }
     }
@@ -117,14 +120,69 @@ impl<'env> Graph<'env> {
     where
         F: FnOnce(&[i64]) + Send + 'env,
     {
+        self.spawn_arriving(out, key, inputs, &[], body)
+    }
+
+    /// Like [`Graph::spawn`]; in addition, when the task finishes it arrives at each counted
+    /// barrier of `arrivals` (declared before with [`Graph::counted_barrier`]; a barrier named
+    /// twice receives two arrivals).
+    pub fn spawn_arriving<F>(
+        &mut self,
+        out: StreamId,
+        key: &[i64],
+        inputs: &[(StreamId, &[i64])],
+        arrivals: &[(StreamId, &[i64])],
+        body: F,
+    ) -> Result<(), Error>
+    where
+        F: FnOnce(&[i64]) + Send + 'env,
+    {
+        self.describe(out, key, inputs, arrivals, Body::rust(body))
+    }
+
+    /// Declares a soft barrier: the token `(out, key)` is produced, without a task body, once
+    /// every token of `inputs` is produced.
+    pub fn barrier(
+        &mut self,
+        out: StreamId,
+        key: &[i64],
+        inputs: &[(StreamId, &[i64])],
+    ) -> Result<(), Error> {
+        self.describe(out, key, inputs, &[], Body::empty())
+    }
+
+    /// Declares a counted soft barrier: the token `(out, key)` is produced, without a task
+    /// body, once `count` tasks spawned after it arrive at it ([`Graph::spawn_arriving`]).
+    /// `count` may be computed at run time; 0 produces the token at once. More arrivals than
+    /// `count` are refused at spawn; fewer leave the barrier and its readers stuck (reported by
+    /// [`Graph::wait`]).
+    pub fn counted_barrier(&mut self, out: StreamId, key: &[i64], count: u64) -> Result<(), Error> {
+        self.counted_barrier_at(i64::from(out.0), key, count)
+    }
+
+    /// Describes and spawns one task (or input barrier) in a single call.
+    fn describe(
+        &mut self,
+        out: StreamId,
+        key: &[i64],
+        inputs: &[(StreamId, &[i64])],
+        arrivals: &[(StreamId, &[i64])],
+        body: Body<'env>,
+    ) -> Result<(), Error> {
         if self.open.is_some() {
             return Err(Error::Misuse(
                 "spawn while another task is being described".to_string(),
             ));
         }
-        self.begin_task(i64::from(out.0), key, Body::rust(body))?;
+        self.begin_task(i64::from(out.0), key, body)?;
         for &(stream, input_key) in inputs {
             if let Err(e) = self.add_input(i64::from(stream.0), input_key) {
+                self.open = None;
+                return Err(e);
+            }
+        }
+        for &(stream, barrier_key) in arrivals {
+            if let Err(e) = self.add_arrival(i64::from(stream.0), barrier_key) {
                 self.open = None;
                 return Err(e);
             }
@@ -219,6 +277,38 @@ impl<'env> Graph<'env> {
         let out = self.token(out, key, &|| "the output of a task".to_string())?;
         self.open = Some(OpenTask { out, body });
         self.inputs.clear();
+        self.arrivals.clear();
+        Ok(())
+    }
+
+    /// Declares the counted barrier `(out, key)` with `count` arrivals.
+    pub(crate) fn counted_barrier_at(
+        &mut self,
+        out: i64,
+        key: &[i64],
+        count: u64,
+    ) -> Result<(), Error> {
+        if self.open.is_some() {
+            return Err(Error::Misuse(
+                "counted barrier declared while a task is being described (missing task_end)"
+                    .to_string(),
+            ));
+        }
+        let out = self.token(out, key, &|| "a counted barrier".to_string())?;
+        self.core.counted_barrier(out, count)
+    }
+
+    /// Adds to the task being described an arrival at the counted barrier `(stream, key)`.
+    pub(crate) fn add_arrival(&mut self, stream: i64, key: &[i64]) -> Result<(), Error> {
+        let Some(open) = &self.open else {
+            return Err(Error::Misuse(
+                "task_arrive outside a task description (no task_begin before it)".to_string(),
+            ));
+        };
+        let out = open.out;
+        let context = || format!("an arrival of task {}", self.task_name(out));
+        let token = self.token(stream, key, &context)?;
+        self.arrivals.push(token);
         Ok(())
     }
 
@@ -243,8 +333,11 @@ impl<'env> Graph<'env> {
                 "task_end outside a task description (no task_begin before it)".to_string(),
             ));
         };
-        let result = self.core.spawn(open.out, &mut self.inputs, open.body);
+        let result = self
+            .core
+            .spawn(open.out, &mut self.inputs, &mut self.arrivals, open.body);
         self.inputs.clear();
+        self.arrivals.clear();
         result
     }
 

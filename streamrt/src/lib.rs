@@ -13,28 +13,35 @@
 //! Roles and modules:
 //! - [`Graph`], [`StreamId`], [`scope`] (module `graph`): the safe API; validates keys and ids.
 //! - [`Runtime`] (module `runtime`): the threads, deques and the sleep/wake protocol.
-//! - module `task`: tasks, token slots and the dependence protocol (all the unsafe code but FFI).
+//! - [`Observe`] (module `observe`): trace and statistics.
+//! - module `task`: tasks, token slots, soft barriers, the record pool and the dependence
+//!   protocol (all the unsafe code but FFI); its submodule `loom_model` model-checks the protocol.
 //! - module `stream`: key boxes and their linearization.
+//! - module `sync`: the protocol's atomics (loom's under `--cfg loom`).
 //! - [`ffi`]: the C ABI of `include/streamrt.h`; errors there print `streamrt: error: ...` and
-//!   exit with status 70.
+//!   exit with status 70; a crashing C task body is named before the process dies.
 //!
 //! The protocol (slot and task states, atomic orderings, why no task is lost or run twice, why
 //! the end-of-graph wait terminates) is described in the crate's `README.md`.
 //!
-//! Not yet here: tracing (`TILEDFLOW_TRACE`) and statistics (`TILEDFLOW_STATS`); they would hook
-//! into `task::TaskRef::run` (the only place a body runs) and `task::Core::spawn`.
+//! Observability (module `observe`): `TILEDFLOW_TRACE=file.json` writes a Chrome/Perfetto trace
+//! with one event per task; `TILEDFLOW_STATS=1` prints tasks, steals and idle time per thread at
+//! the end of each graph. Both are read once when a runtime starts ([`Observe`]).
 
 #![warn(missing_docs, unsafe_op_in_unsafe_fn)]
 
 mod error;
 pub mod ffi;
 mod graph;
+mod observe;
 mod runtime;
 mod stream;
+mod sync;
 mod task;
 
-pub use error::{Error, StuckReport, StuckWait};
+pub use error::{Error, StuckBarrier, StuckReport, StuckWait};
 pub use graph::{scope, Graph, StreamId};
+pub use observe::{Observe, STATS_ENV, TRACE_ENV};
 pub use runtime::{threads_from_env, Runtime, MAX_THREADS, THREADS_ENV};
 pub use stream::MAX_KEYS;
 pub use task::MAX_TASKS;

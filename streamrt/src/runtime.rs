@@ -11,14 +11,17 @@
 //! Several graphs may run at once on one runtime (from different control threads): the deques
 //! hold tasks of any graph, and a control thread may run tasks of other graphs while it waits.
 
+#![forbid(unsafe_code)]
+
 use std::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread::{self, JoinHandle};
 
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 
+use crate::observe::Observer;
 use crate::task::{GraphState, TaskRef};
-use crate::Error;
+use crate::{Error, Observe};
 
 /// The largest thread count a runtime accepts.
 pub const MAX_THREADS: usize = 1024;
@@ -50,6 +53,12 @@ impl Runtime {
     /// A runtime with `n_threads` threads in all (the control thread included): it starts
     /// `n_threads - 1` workers.
     pub fn new(n_threads: usize) -> Result<Runtime, Error> {
+        Runtime::with_observe(n_threads, &Observe::default())
+    }
+
+    /// A runtime with `n_threads` threads that records what `observe` asks for (a trace file,
+    /// statistics).
+    pub fn with_observe(n_threads: usize, observe: &Observe) -> Result<Runtime, Error> {
         if n_threads == 0 || n_threads > MAX_THREADS {
             return Err(Error::BadThreadCount {
                 value: n_threads.to_string(),
@@ -62,6 +71,7 @@ impl Runtime {
             stealers: locals.iter().map(Worker::stealer).collect(),
             n_threads,
             sleep: Sleep::default(),
+            obs: Observer::new(observe, n_threads)?,
         });
         let mut rt = Runtime {
             inner,
@@ -79,9 +89,10 @@ impl Runtime {
         Ok(rt)
     }
 
-    /// A runtime whose thread count is [`threads_from_env`].
+    /// A runtime whose thread count is [`threads_from_env`] and whose trace and statistics are
+    /// [`Observe::from_env`] (`TILEDFLOW_TRACE`, `TILEDFLOW_STATS`).
     pub fn from_env() -> Result<Runtime, Error> {
-        Runtime::new(threads_from_env()?)
+        Runtime::with_observe(threads_from_env()?, &Observe::from_env()?)
     }
 
     /// The process-wide runtime used by the C ABI, started on first use from the environment.
@@ -142,10 +153,20 @@ pub fn threads_from_env() -> Result<usize, Error> {
 
 /// Where the tasks made ready by a finishing task go.
 pub(crate) enum Sink<'a> {
-    /// The running worker's own deque.
-    Local(&'a Worker<TaskRef>),
-    /// The shared injector (control threads).
+    /// The running worker's own deque, and the worker's slot (`1 + index`, for the observer).
+    Local(&'a Worker<TaskRef>, usize),
+    /// The shared injector (control threads, slot 0).
     Global,
+}
+
+impl Sink<'_> {
+    /// The running thread's slot in the observer: 0 for control threads, `1 + i` for worker `i`.
+    pub(crate) fn slot(&self) -> usize {
+        match self {
+            Sink::Local(_, slot) => *slot,
+            Sink::Global => 0,
+        }
+    }
 }
 
 /// How the end-of-graph wait ended.
@@ -162,6 +183,8 @@ pub(crate) struct Inner {
     stealers: Box<[Stealer<TaskRef>]>,
     n_threads: usize,
     sleep: Sleep,
+    /// Trace and statistics (both off unless asked for).
+    pub(crate) obs: Observer,
 }
 
 /// Sleep state: one mutex and condition variable for all idle threads.
@@ -201,9 +224,14 @@ impl Inner {
     /// Hands a ready task to `sink`. The caller then calls [`Inner::notify_work`].
     pub(crate) fn push(&self, sink: &Sink<'_>, task: TaskRef) {
         match sink {
-            Sink::Local(local) => local.push(task),
+            Sink::Local(local, _) => local.push(task),
             Sink::Global => self.injector.push(task),
         }
+    }
+
+    /// About how many tasks wait in the shared injector.
+    pub(crate) fn queued(&self) -> usize {
+        self.injector.len()
     }
 
     /// Wakes up to `n` sleeping threads after `n` tasks were pushed.
@@ -260,7 +288,12 @@ impl Inner {
                     continue;
                 }
                 match self.stealers[victim].steal_batch_and_pop(local) {
-                    Steal::Success(t) => return Some(t),
+                    Steal::Success(t) => {
+                        if self.obs.on {
+                            self.obs.steal(me + 1);
+                        }
+                        return Some(t);
+                    }
                     Steal::Retry => retry = true,
                     Steal::Empty => {}
                 }
@@ -282,7 +315,12 @@ impl Inner {
             }
             for stealer in self.stealers.iter() {
                 match stealer.steal() {
-                    Steal::Success(t) => return Some(t),
+                    Steal::Success(t) => {
+                        if self.obs.on {
+                            self.obs.steal(0);
+                        }
+                        return Some(t);
+                    }
                     Steal::Retry => retry = true,
                     Steal::Empty => {}
                 }
@@ -296,21 +334,53 @@ impl Inner {
     /// The control thread's end-of-graph wait: runs tasks (of any graph) until the graph word
     /// says every one of the `spawned` tasks finished, or that none is ready or running.
     pub(crate) fn wait_graph(&self, state: &GraphState, spawned: u64) -> GraphEnd {
+        // A task made ready by the last task this thread ran, to run next.
+        let mut next: Option<TaskRef> = None;
         loop {
             let (finished, active) = state.snapshot();
             if finished == spawned {
+                // `next` belongs to another graph (all of ours finished): hand it over.
+                if let Some(task) = next {
+                    self.push(&Sink::Global, task);
+                    self.notify_work(1);
+                }
                 return GraphEnd::Done;
             }
             if active == 0 {
                 // No task of this graph is ready or running and no more can be spawned: nothing
-                // will ever decrement the counters of the remaining ones.
+                // will ever decrement the counters of the remaining ones. A held `next` belongs
+                // to another graph (one of ours would count as active): hand it over.
+                if let Some(task) = next {
+                    self.push(&Sink::Global, task);
+                    self.notify_work(1);
+                }
                 return GraphEnd::Stuck;
             }
-            if let Some(task) = self.find_work_control() {
-                task.run(self, &Sink::Global);
+            if let Some(task) = next.take().or_else(|| self.find_work_control()) {
+                next = task.run(self, &Sink::Global);
                 continue;
             }
             self.sleep_control(state, spawned);
+        }
+    }
+
+    /// The control thread, between spawns: runs ready tasks while more than `limit` tasks of its
+    /// graph are ready or running (it is ahead of the workers).
+    pub(crate) fn help(&self, state: &GraphState, limit: u64) {
+        let mut next: Option<TaskRef> = None;
+        loop {
+            let (_, active) = state.snapshot();
+            if active <= limit {
+                break;
+            }
+            match next.take().or_else(|| self.find_work_control()) {
+                Some(task) => next = task.run(self, &Sink::Global),
+                None => break,
+            }
+        }
+        if let Some(task) = next {
+            self.push(&Sink::Global, task);
+            self.notify_work(1);
         }
     }
 
@@ -323,6 +393,11 @@ impl Inner {
         fence(Ordering::SeqCst);
         let (finished, active) = state.snapshot();
         let guard = if finished == spawned || active == 0 || self.has_work() {
+            guard
+        } else if self.obs.on {
+            let since = self.obs.now();
+            let guard = sleep.wait(guard);
+            self.obs.idle(0, self.obs.now().saturating_sub(since));
             guard
         } else {
             sleep.wait(guard)
@@ -356,17 +431,31 @@ impl Inner {
 fn worker_main(inner: &Inner, local: &Worker<TaskRef>, index: usize) {
     let fatal_guard = FatalOnUnwind("running a worker thread");
     let mut rng = XorShift::new(index as u64 + 1);
+    let sink = Sink::Local(local, index + 1);
+    // When observing: since when this worker has been without work.
+    let mut idle_since: Option<u64> = None;
     'work: loop {
-        if let Some(task) = inner.find_work_worker(local, index, &mut rng) {
-            task.run(inner, &Sink::Local(local));
+        if let Some(mut task) = inner.find_work_worker(local, index, &mut rng) {
+            if let Some(since) = idle_since.take() {
+                inner
+                    .obs
+                    .idle(index + 1, inner.obs.now().saturating_sub(since));
+            }
+            // Run the chain of tasks that each finishing task makes ready first.
+            while let Some(next) = task.run(inner, &sink) {
+                task = next;
+            }
             continue;
+        }
+        if inner.obs.on && idle_since.is_none() {
+            idle_since = Some(inner.obs.now());
         }
         for _ in 0..SPIN_ROUNDS {
             thread::yield_now();
-            if let Some(task) = inner.find_work_worker(local, index, &mut rng) {
-                task.run(inner, &Sink::Local(local));
-                continue 'work;
+            if !inner.has_work() {
+                continue;
             }
+            continue 'work;
         }
         if !inner.sleep_worker() {
             break;

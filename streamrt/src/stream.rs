@@ -8,9 +8,12 @@
 //! A stream is immutable after creation except for its slot words, so workers read it through
 //! a shared pointer while the control thread declares more streams.
 
+#![forbid(unsafe_code)]
+
+use crate::sync::AtomicPtr;
 use std::fmt::Write as _;
 use std::ptr;
-use std::sync::atomic::AtomicPtr;
+use std::sync::Arc;
 
 use crate::{Error, MAX_DIMS};
 
@@ -22,7 +25,7 @@ pub const MAX_KEYS: usize = 1 << 32;
 pub(crate) struct Stream {
     /// Position in the graph's stream list (the id handed to the user).
     pub(crate) id: u32,
-    name: String,
+    name: Arc<str>,
     ndims: usize,
     lo: [i64; MAX_DIMS],
     hi: [i64; MAX_DIMS],
@@ -47,7 +50,7 @@ impl Stream {
         }
         let mut stream = Stream {
             id,
-            name: name.to_string(),
+            name: Arc::from(name),
             ndims,
             lo: [0; MAX_DIMS],
             hi: [0; MAX_DIMS],
@@ -78,6 +81,11 @@ impl Stream {
 
     /// The stream's name, as declared.
     pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The stream's name, shared (for trace events that outlive the stream).
+    pub(crate) fn shared_name(&self) -> &Arc<str> {
         &self.name
     }
 
@@ -112,16 +120,16 @@ impl Stream {
     pub(crate) fn coords(&self, idx: usize) -> [i64; MAX_DIMS] {
         debug_assert!(idx < self.len());
         let mut key = [0i64; MAX_DIMS];
+        let Some(last) = self.ndims.checked_sub(1) else {
+            return key;
+        };
         let mut rest = idx;
-        for ((k, &lo), &stride) in key
-            .iter_mut()
-            .zip(&self.lo)
-            .zip(&self.stride)
-            .take(self.ndims)
-        {
+        for ((k, &lo), &stride) in key.iter_mut().zip(&self.lo).zip(&self.stride).take(last) {
             *k = lo + (rest / stride) as i64;
             rest %= stride;
         }
+        // The last dimension has stride 1: no division (this runs for every task).
+        key[last] = self.lo[last] + rest as i64;
         key
     }
 

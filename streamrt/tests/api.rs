@@ -333,6 +333,9 @@ fn header_declarations_are_the_abi_implemented_in_ffi() {
             "void tf_task_begin(tf_graph *g, int out_stream, const long *key, tf_task_fn fn, const void *env);",
             "void tf_task_input(tf_graph *g, int stream, const long *key);",
             "void tf_task_end(tf_graph *g);",
+            "void tf_barrier_begin(tf_graph *g, int out_stream, const long *key);",
+            "void tf_barrier_counted(tf_graph *g, int out_stream, const long *key, long count);",
+            "void tf_task_arrive(tf_graph *g, int stream, const long *key);",
             "void tf_graph_end(tf_graph *g);",
         ]
     );
@@ -353,5 +356,130 @@ fn header_declarations_are_the_abi_implemented_in_ffi() {
         tf_task_begin;
     let _: unsafe extern "C" fn(*mut TfGraph, c_int, *const c_long) = tf_task_input;
     let _: unsafe extern "C" fn(*mut TfGraph) = tf_task_end;
+    let _: unsafe extern "C" fn(*mut TfGraph, c_int, *const c_long) = tf_barrier_begin;
+    let _: unsafe extern "C" fn(*mut TfGraph, c_int, *const c_long, c_long) = tf_barrier_counted;
+    let _: unsafe extern "C" fn(*mut TfGraph, c_int, *const c_long) = tf_task_arrive;
     let _: unsafe extern "C" fn(*mut TfGraph) = tf_graph_end;
+}
+
+/// `n` producers each set their flag; every reader of the barrier must see all flags set.
+fn check_all_set(flags: &[AtomicUsize]) -> bool {
+    flags.iter().all(|f| f.load(Ordering::SeqCst) == 1)
+}
+
+#[test]
+fn an_input_barrier_is_produced_once_all_its_inputs_are() {
+    for threads in [1, 2, 4] {
+        for barrier_first in [false, true] {
+            let rt = runtime(threads);
+            let n = 40;
+            let flags: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
+            let good = AtomicUsize::new(0);
+            scope(&rt, |g| {
+                let a = g.stream("A", &[0], &[n as i64 - 1]).unwrap();
+                let b = g.stream("B", &[], &[]).unwrap();
+                let r = g.stream("R", &[0], &[9]).unwrap();
+                let keys: Vec<[i64; 1]> = (0..n as i64).map(|i| [i]).collect();
+                let inputs: Vec<(streamrt::StreamId, &[i64])> =
+                    keys.iter().map(|k| (a, &k[..])).collect();
+                if barrier_first {
+                    g.barrier(b, &[], &inputs).unwrap();
+                }
+                for (i, flag) in flags.iter().enumerate() {
+                    g.spawn(a, &[i as i64], &[], move |_| {
+                        flag.store(1, Ordering::SeqCst);
+                    })
+                    .unwrap();
+                }
+                if !barrier_first {
+                    g.barrier(b, &[], &inputs).unwrap();
+                }
+                for j in 0..10 {
+                    let (flags, good) = (&flags, &good);
+                    g.spawn(r, &[j], &[(b, &[])], move |_| {
+                        if check_all_set(flags) {
+                            good.fetch_add(1, Ordering::SeqCst);
+                        }
+                    })
+                    .unwrap();
+                }
+            })
+            .unwrap();
+            assert_eq!(
+                good.load(Ordering::SeqCst),
+                10,
+                "{threads} threads, barrier first: {barrier_first}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_counted_barrier_waits_for_a_count_known_at_run_time() {
+    for threads in [1, 2, 4] {
+        // The count comes from the run, not from the program text.
+        let n: usize = std::hint::black_box(25 + threads);
+        let rt = runtime(threads);
+        let flags: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
+        let good = AtomicUsize::new(0);
+        scope(&rt, |g| {
+            let a = g.stream("A", &[0], &[99]).unwrap();
+            let b = g.stream("B", &[0], &[1]).unwrap();
+            let r = g.stream("R", &[0], &[9]).unwrap();
+            g.counted_barrier(b, &[0], n as u64).unwrap();
+            // A counted barrier with count 0 is produced at once.
+            g.counted_barrier(b, &[1], 0).unwrap();
+            for (i, flag) in flags.iter().enumerate() {
+                g.spawn_arriving(a, &[i as i64], &[(b, &[1])], &[(b, &[0])], move |_| {
+                    flag.store(1, Ordering::SeqCst);
+                })
+                .unwrap();
+            }
+            for j in 0..10 {
+                let (flags, good) = (&flags, &good);
+                g.spawn(r, &[j], &[(b, &[0])], move |_| {
+                    if check_all_set(flags) {
+                        good.fetch_add(1, Ordering::SeqCst);
+                    }
+                })
+                .unwrap();
+            }
+        })
+        .unwrap();
+        assert_eq!(good.load(Ordering::SeqCst), 10, "{threads} threads");
+    }
+}
+
+#[test]
+fn counted_barrier_misuse_is_refused_or_reported() {
+    let rt = runtime(2);
+    let mut g = Graph::new(&rt);
+    let a = g.stream("A", &[0], &[9]).unwrap();
+    let b = g.stream("B", &[0], &[1]).unwrap();
+    g.counted_barrier(b, &[0], 2).unwrap();
+    let err = g
+        .spawn_arriving(a, &[0], &[], &[(b, &[1])], |_| {})
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "API misuse: task A(0) arrives at B(1), which is not a counted barrier declared before \
+         it (tf_barrier_counted)"
+    );
+    let err = g
+        .spawn_arriving(a, &[0], &[], &[(b, &[0]), (b, &[0]), (b, &[0])], |_| {})
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "API misuse: task A(0) arrives at the counted barrier B(0) beyond its count of 2"
+    );
+    // The refused spawns left no trace: A(0) may still be spawned, with one arrival.
+    g.spawn_arriving(a, &[0], &[], &[(b, &[0])], |_| {})
+        .unwrap();
+    g.spawn(a, &[1], &[(b, &[0])], |_| {}).unwrap();
+    let err = g.wait().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "2 task(s) can never run:\n  task A(1) waits for B(0) (its producer is stuck too)\n  \
+         counted barrier B(0) has 1 of its 2 arrivals declared"
+    );
 }

@@ -4,85 +4,10 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::SystemTime;
 
-const CRATE_DIR: &str = env!("CARGO_MANIFEST_DIR");
-
-/// The newest modification time of the files under `dir`.
-fn newest_source(dir: &Path) -> SystemTime {
-    let mut newest = SystemTime::UNIX_EPOCH;
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        let time = if path.is_dir() {
-            newest_source(&path)
-        } else {
-            mtime(&path)
-        };
-        newest = newest.max(time);
-    }
-    newest
-}
-
-fn mtime(path: &Path) -> SystemTime {
-    std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .unwrap_or(SystemTime::UNIX_EPOCH)
-}
-
-/// Finds `libstreamrt.a` built from the current sources.
-///
-/// `cargo test` builds the library's staticlib next to the rlib the tests link, in
-/// `<target>/<profile>/deps/libstreamrt-<hash>.a` (`cargo build` also copies it to
-/// `<target>/<profile>/libstreamrt.a`); this test binary lives in that `deps` directory. The
-/// newest candidate is used if it is newer than every source file; otherwise the library is
-/// built with `cargo build -p streamrt` into a separate target directory (building into the
-/// running `cargo test`'s own directory could wait forever for its lock).
-fn staticlib() -> PathBuf {
-    let exe = std::env::current_exe().expect("path of the test binary");
-    let deps = exe.parent().expect("test binary directory");
-    let profile = deps.parent().expect("profile directory");
-    let mut candidates = vec![profile.join("libstreamrt.a")];
-    for entry in std::fs::read_dir(deps)
-        .expect("read the deps directory")
-        .flatten()
-    {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with("libstreamrt-") && name.ends_with(".a") {
-            candidates.push(entry.path());
-        }
-    }
-    let sources = newest_source(&Path::new(CRATE_DIR).join("src"));
-    let newest = candidates
-        .into_iter()
-        .filter(|p| p.is_file())
-        .max_by_key(|p| mtime(p));
-    if let Some(lib) = newest.filter(|p| mtime(p) >= sources) {
-        return lib;
-    }
-
-    let target = profile
-        .parent()
-        .expect("target directory")
-        .join("streamrt-c-test");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let status = Command::new(&cargo)
-        .args(["build", "-p", "streamrt", "--manifest-path"])
-        .arg(Path::new(CRATE_DIR).join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", &target)
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run {cargo} to build libstreamrt.a: {e}"));
-    assert!(
-        status.success(),
-        "`cargo build -p streamrt` failed ({status}); cannot test the C ABI"
-    );
-    let lib = target.join("debug").join("libstreamrt.a");
-    assert!(
-        lib.is_file(),
-        "`cargo build -p streamrt` did not produce {}",
-        lib.display()
-    );
-    lib
-}
+#[path = "support/staticlib.rs"]
+mod support;
+use support::{staticlib, CRATE_DIR};
 
 /// Compiles `tests/c/<name>.c` against the header and the static library.
 fn compile(name: &str, out_dir: &Path) -> PathBuf {
@@ -145,6 +70,39 @@ fn c_wavefront_runs_in_dependence_order() {
                 String::from_utf8_lossy(&output.stderr)
             );
             assert_eq!(stdout, expected, "wavefront {n}x{m} on {threads} threads");
+        }
+    }
+}
+
+#[test]
+fn a_crashing_task_is_named_and_the_process_dies_of_the_signal() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile("crash", dir.path());
+    for (how, signal, number) in [
+        ("segv", "SIGSEGV", 11),
+        ("fpe", "SIGFPE", 8),
+        ("abort", "SIGABRT", 6),
+    ] {
+        for threads in ["1", "2"] {
+            let output = Command::new(&exe)
+                .arg(how)
+                .env("TILEDFLOW_NUM_THREADS", threads)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let wanted = format!("streamrt: error: task Crash(3, 4) crashed: {signal}\n");
+            assert!(
+                stderr.contains(&wanted),
+                "{how} on {threads} threads: stderr lacks {wanted:?}:\n{stderr}"
+            );
+            assert_eq!(
+                output.status.signal(),
+                Some(number),
+                "{how} on {threads} threads: {}",
+                output.status
+            );
+            assert!(output.stdout.is_empty(), "{how}: the program went on");
         }
     }
 }

@@ -3,13 +3,16 @@
 //! Each test re-runs this test binary as a child process (filtered to the same test, with
 //! `STREAMRT_MISUSE_CHILD` set); the child performs the misuse through the `extern "C"`
 //! functions and must exit with 70 before it returns. The parent checks the status and stderr.
+//! (A task body that crashes is tested with a C program, in `tests/c_abi.rs`; one that panics,
+//! through the Rust API, in `tests/api.rs`.)
 
 use std::ffi::{c_long, c_void, CStr};
 use std::process::Command;
 use std::ptr;
 
 use streamrt::ffi::{
-    tf_graph_begin, tf_graph_end, tf_stream_new, tf_task_begin, tf_task_end, tf_task_input,
+    tf_barrier_counted, tf_graph_begin, tf_graph_end, tf_stream_new, tf_task_arrive, tf_task_begin,
+    tf_task_end, tf_task_input,
 };
 
 const CHILD_ENV: &str = "STREAMRT_MISUSE_CHILD";
@@ -19,6 +22,16 @@ unsafe extern "C" fn nop(_env: *const c_void, _coords: *const c_long) {}
 /// In the child: runs `scenario` (which must not return). In the parent: runs the child and
 /// checks that it exits with 70 and prints `expected` after `streamrt: error: `.
 fn misuse(name: &str, threads: &str, scenario: impl FnOnce(), expected: &str) {
+    misuse_env(
+        name,
+        &[("TILEDFLOW_NUM_THREADS", threads)],
+        scenario,
+        expected,
+    );
+}
+
+/// [`misuse`] with the child's environment variables given.
+fn misuse_env(name: &str, env: &[(&str, &str)], scenario: impl FnOnce(), expected: &str) {
     if std::env::var(CHILD_ENV).as_deref() == Ok(name) {
         scenario();
         eprintln!("scenario {name} returned");
@@ -27,7 +40,9 @@ fn misuse(name: &str, threads: &str, scenario: impl FnOnce(), expected: &str) {
     let output = Command::new(std::env::current_exe().unwrap())
         .args([name, "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD_ENV, name)
-        .env("TILEDFLOW_NUM_THREADS", threads)
+        .env_remove("TILEDFLOW_TRACE")
+        .env_remove("TILEDFLOW_STATS")
+        .envs(env.iter().copied())
         .env("RUST_BACKTRACE", "0")
         .output()
         .unwrap();
@@ -264,5 +279,131 @@ fn too_many_dims() {
             tf_stream_new(g, name(c"Big"), 9, lo.as_ptr(), lo.as_ptr());
         },
         "stream Big: 9 dimensions; a stream has 0 to 8 dimensions",
+    );
+}
+
+/// A graph with streams A and B, both of keys 0..=3.
+unsafe fn graph_ab() -> (*mut streamrt::ffi::TfGraph, i32, i32) {
+    let g = tf_graph_begin();
+    let (lo, hi) = ([0 as c_long], [3 as c_long]);
+    let a = tf_stream_new(g, name(c"A"), 1, lo.as_ptr(), hi.as_ptr());
+    let b = tf_stream_new(g, name(c"B"), 1, lo.as_ptr(), hi.as_ptr());
+    (g, a, b)
+}
+
+#[test]
+fn unknown_output_stream() {
+    misuse(
+        "unknown_output_stream",
+        "2",
+        || unsafe {
+            let (g, _, _) = graph_ab();
+            tf_task_begin(g, 2, [0 as c_long].as_ptr(), Some(nop), ptr::null());
+        },
+        "unknown stream id 2 in the output of a task (tf_task_begin); the graph has 2 stream(s)",
+    );
+}
+
+#[test]
+fn arrival_beyond_the_count() {
+    misuse(
+        "arrival_beyond_the_count",
+        "2",
+        || unsafe {
+            let (g, a, b) = graph_ab();
+            tf_barrier_counted(g, b, [1 as c_long].as_ptr(), 1);
+            for i in 0..2 {
+                tf_task_begin(g, a, [i as c_long].as_ptr(), Some(nop), ptr::null());
+                tf_task_arrive(g, b, [1 as c_long].as_ptr());
+                tf_task_end(g);
+            }
+        },
+        "API misuse: task A(1) arrives at the counted barrier B(1) beyond its count of 1",
+    );
+}
+
+#[test]
+fn arrival_at_a_token_that_is_not_a_counted_barrier() {
+    misuse(
+        "arrival_at_a_token_that_is_not_a_counted_barrier",
+        "2",
+        || unsafe {
+            let (g, a, b) = graph_ab();
+            tf_task_begin(g, a, [0 as c_long].as_ptr(), Some(nop), ptr::null());
+            tf_task_arrive(g, b, [2 as c_long].as_ptr());
+            tf_task_end(g);
+        },
+        "API misuse: task A(0) arrives at B(2), which is not a counted barrier declared before it",
+    );
+}
+
+#[test]
+fn counted_barrier_never_complete() {
+    misuse(
+        "counted_barrier_never_complete",
+        "2",
+        || unsafe {
+            let (g, a, b) = graph_ab();
+            tf_barrier_counted(g, b, [0 as c_long].as_ptr(), 3);
+            tf_task_begin(g, a, [0 as c_long].as_ptr(), Some(nop), ptr::null());
+            tf_task_arrive(g, b, [0 as c_long].as_ptr());
+            tf_task_end(g);
+            tf_task_begin(g, a, [1 as c_long].as_ptr(), Some(nop), ptr::null());
+            tf_task_input(g, b, [0 as c_long].as_ptr());
+            tf_task_end(g);
+            tf_graph_end(g);
+        },
+        "2 task(s) can never run:\n  task A(1) waits for B(0) (its producer is stuck too)\n  \
+         counted barrier B(0) has 1 of its 3 arrivals declared",
+    );
+}
+
+#[test]
+fn negative_barrier_count() {
+    misuse(
+        "negative_barrier_count",
+        "1",
+        || unsafe {
+            let (g, _, b) = graph_ab();
+            tf_barrier_counted(g, b, [0 as c_long].as_ptr(), -2);
+        },
+        "API misuse: tf_barrier_counted: negative count -2",
+    );
+}
+
+#[test]
+fn arrive_outside_a_task_description() {
+    misuse(
+        "arrive_outside_a_task_description",
+        "1",
+        || unsafe {
+            let (g, _, b) = graph_ab();
+            tf_task_arrive(g, b, [0 as c_long].as_ptr());
+        },
+        "API misuse: task_arrive outside a task description (no task_begin before it)",
+    );
+}
+
+#[test]
+fn bad_stats_variable() {
+    misuse_env(
+        "bad_stats_variable",
+        &[("TILEDFLOW_STATS", "yes")],
+        || {
+            tf_graph_begin();
+        },
+        "invalid TILEDFLOW_STATS=\"yes\": expected 0 or 1",
+    );
+}
+
+#[test]
+fn unwritable_trace_file() {
+    misuse_env(
+        "unwritable_trace_file",
+        &[("TILEDFLOW_TRACE", "/nonexistent-dir/trace.json")],
+        || {
+            tf_graph_begin();
+        },
+        "cannot create the trace file /nonexistent-dir/trace.json (TILEDFLOW_TRACE): ",
     );
 }

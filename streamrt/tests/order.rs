@@ -88,6 +88,8 @@ struct Dag {
     keys: Vec<(usize, Vec<i64>)>,
     inputs: Vec<Vec<usize>>,
     work: Vec<u64>,
+    /// The random topological rank of each task (edges go from lower to higher ranks).
+    rank: Vec<usize>,
 }
 
 /// The streams of every random DAG: (name, lo, hi).
@@ -163,7 +165,12 @@ fn random_dag(seed: u64, n_tasks: usize) -> Dag {
         n_edges > n_tasks && n_forward > n_tasks / 4,
         "degenerate DAG: {n_edges} edges, {n_forward} forward"
     );
-    Dag { keys, inputs, work }
+    Dag {
+        keys,
+        inputs,
+        work,
+        rank,
+    }
 }
 
 fn run_dag(rt: &Runtime, dag: &Dag, what: &str) {
@@ -294,6 +301,131 @@ fn wavefront_200x200_in_three_spawn_orders() {
                 got == expected,
                 "wavefront {name} on {threads} threads computed wrong values"
             );
+        }
+    }
+}
+
+/// Soft barriers added to a random DAG: barrier `b` is produced once its `members` are (as an
+/// input barrier, or as a counted barrier they arrive at), and its `readers` wait for it.
+struct Barriers {
+    counted: Vec<bool>,
+    members: Vec<Vec<usize>>,
+    readers: Vec<Vec<usize>>,
+    /// For input barriers: declared just before the task spawned at this position (or after
+    /// the last one).
+    position: Vec<usize>,
+}
+
+fn random_barriers(dag: &Dag, seed: u64, n_barriers: usize) -> Barriers {
+    let mut rng = Rng::new(seed);
+    let n = dag.keys.len();
+    let mut by_rank: Vec<usize> = (0..n).collect();
+    by_rank.sort_by_key(|&t| dag.rank[t]);
+    let mut b = Barriers {
+        counted: Vec::new(),
+        members: Vec::new(),
+        readers: Vec::new(),
+        position: Vec::new(),
+    };
+    for _ in 0..n_barriers {
+        // Members below a random rank, readers above it: no cycle.
+        let cut = 1 + rng.below(n - 1);
+        let members: Vec<usize> = (0..1 + rng.below(30))
+            .map(|_| by_rank[rng.below(cut)])
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let readers: Vec<usize> = (0..rng.below(8))
+            .map(|_| by_rank[cut + rng.below(n - cut)])
+            .collect();
+        b.counted.push(rng.below(2) == 0);
+        b.members.push(members);
+        b.readers.push(readers);
+        b.position.push(rng.below(n + 1));
+    }
+    b
+}
+
+fn run_dag_with_barriers(rt: &Runtime, dag: &Dag, bars: &Barriers, what: &str) {
+    let n = dag.keys.len();
+    let record = Record::new(n);
+    // Per task: the barriers it reads, and those it arrives at.
+    let mut reads = vec![Vec::new(); n];
+    let mut arrives = vec![Vec::new(); n];
+    for (b, readers) in bars.readers.iter().enumerate() {
+        for &r in readers {
+            reads[r].push(b);
+        }
+        if bars.counted[b] {
+            for &m in &bars.members[b] {
+                arrives[m].push(b);
+            }
+        }
+    }
+    scope(rt, |g| {
+        let ids: Vec<StreamId> = DAG_STREAMS
+            .iter()
+            .map(|(name, lo, hi)| g.stream(name, lo, hi).unwrap())
+            .collect();
+        let bar = g
+            .stream("Bar", &[0], &[bars.counted.len() as i64 - 1])
+            .unwrap();
+        let bar_keys: Vec<[i64; 1]> = (0..bars.counted.len() as i64).map(|b| [b]).collect();
+        let token = |t: usize| (ids[dag.keys[t].0], &dag.keys[t].1[..]);
+        let declare_inputs = |g: &mut streamrt::Graph<'_>, at: usize| {
+            for (b, key) in bar_keys.iter().enumerate() {
+                if !bars.counted[b] && bars.position[b] == at {
+                    let ins: Vec<_> = bars.members[b].iter().map(|&m| token(m)).collect();
+                    g.barrier(bar, key, &ins).unwrap();
+                }
+            }
+        };
+        // Counted barriers come before the tasks that arrive at them.
+        for (b, key) in bar_keys.iter().enumerate() {
+            if bars.counted[b] {
+                let count = bars.members[b].len() as u64;
+                g.counted_barrier(bar, key, count).unwrap();
+            }
+        }
+        for (t, (s, key)) in dag.keys.iter().enumerate() {
+            declare_inputs(g, t);
+            let mut ins: Vec<(StreamId, &[i64])> =
+                dag.inputs[t].iter().map(|&p| token(p)).collect();
+            ins.extend(reads[t].iter().map(|&b| (bar, &bar_keys[b][..])));
+            let arr: Vec<(StreamId, &[i64])> = arrives[t]
+                .iter()
+                .map(|&b| (bar, &bar_keys[b][..]))
+                .collect();
+            let (record, work) = (&record, dag.work[t]);
+            g.spawn_arriving(ids[*s], key, &ins, &arr, move |_| record.task(t, work))
+                .unwrap();
+        }
+        declare_inputs(g, n);
+    })
+    .unwrap();
+    // A reader of a barrier must start after every member ended.
+    let mut inputs = dag.inputs.clone();
+    for t in 0..n {
+        for &b in &reads[t] {
+            inputs[t].extend(&bars.members[b]);
+        }
+    }
+    record.check(&inputs, what);
+}
+
+#[test]
+fn random_dags_with_soft_barriers_respect_dependences_on_1_2_4_8_threads() {
+    for threads in [1, 2, 4, 8] {
+        let rt = Runtime::new(threads).unwrap();
+        for seed in 0..3 {
+            let dag = random_dag(seed * 104_729 + threads as u64, 1500);
+            let bars = random_barriers(&dag, seed + 11, 60);
+            let n_counted = bars.counted.iter().filter(|&&c| c).count();
+            assert!(
+                n_counted > 10 && n_counted < 50,
+                "{n_counted} counted barriers"
+            );
+            run_dag_with_barriers(&rt, &dag, &bars, &format!("threads={threads} seed={seed}"));
         }
     }
 }

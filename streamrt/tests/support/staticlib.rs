@@ -1,0 +1,95 @@
+//! Finding `libstreamrt.a` built from the current sources, for the tests and the benchmark that
+//! link C programs against it (included with `#[path]` by `tests/c_abi.rs` and
+//! `benches/runtime.rs`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::SystemTime;
+
+/// The streamrt crate's directory.
+pub const CRATE_DIR: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The newest modification time of the files under `dir`.
+fn newest_source(dir: &Path) -> SystemTime {
+    let mut newest = SystemTime::UNIX_EPOCH;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        // Compiled only into the loom model test: a change there does not rebuild the library.
+        if path.file_name().is_some_and(|n| n == "loom_model.rs") {
+            continue;
+        }
+        let time = if path.is_dir() {
+            newest_source(&path)
+        } else {
+            mtime(&path)
+        };
+        newest = newest.max(time);
+    }
+    newest
+}
+
+fn mtime(path: &Path) -> SystemTime {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .unwrap_or(SystemTime::UNIX_EPOCH)
+}
+
+/// Finds `libstreamrt.a` built from the current sources.
+///
+/// `cargo test` builds the library's staticlib next to the rlib the tests link, in
+/// `<target>/<profile>/deps/libstreamrt-<hash>.a` (`cargo build` also copies it to
+/// `<target>/<profile>/libstreamrt.a`); this test binary lives in that `deps` directory. The
+/// newest candidate is used if it is newer than every source file; otherwise the library is
+/// built with `cargo build -p streamrt` (`--release` when the caller is a release binary, such as
+/// the benchmark) into a separate target directory (building into the running cargo's own
+/// directory could wait forever for its lock).
+pub fn staticlib() -> PathBuf {
+    let exe = std::env::current_exe().expect("path of the test binary");
+    let deps = exe.parent().expect("test binary directory");
+    let profile = deps.parent().expect("profile directory");
+    let mut candidates = vec![profile.join("libstreamrt.a")];
+    for entry in std::fs::read_dir(deps)
+        .expect("read the deps directory")
+        .flatten()
+    {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("libstreamrt-") && name.ends_with(".a") {
+            candidates.push(entry.path());
+        }
+    }
+    let sources = newest_source(&Path::new(CRATE_DIR).join("src"));
+    let newest = candidates
+        .into_iter()
+        .filter(|p| p.is_file())
+        .max_by_key(|p| mtime(p));
+    if let Some(lib) = newest.filter(|p| mtime(p) >= sources) {
+        return lib;
+    }
+
+    let target = profile
+        .parent()
+        .expect("target directory")
+        .join("streamrt-c-test");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let release = profile.file_name().is_some_and(|n| n == "release");
+    let status = Command::new(&cargo)
+        .args(["build", "-p", "streamrt", "--manifest-path"])
+        .arg(Path::new(CRATE_DIR).join("Cargo.toml"))
+        .args(release.then_some("--release"))
+        .env("CARGO_TARGET_DIR", &target)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run {cargo} to build libstreamrt.a: {e}"));
+    assert!(
+        status.success(),
+        "`cargo build -p streamrt` failed ({status}); cannot link C programs"
+    );
+    let lib = target
+        .join(if release { "release" } else { "debug" })
+        .join("libstreamrt.a");
+    assert!(
+        lib.is_file(),
+        "`cargo build -p streamrt` did not produce {}",
+        lib.display()
+    );
+    lib
+}
