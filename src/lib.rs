@@ -24,6 +24,8 @@ pub enum Emit {
     Deps,
     Schedule,
     Tasks,
+    Tiles,
+    Dot,
     #[default]
     C,
 }
@@ -171,6 +173,16 @@ fn compile_parsed(file: SourceFile, mut diagnostics: Vec<String>, opts: &Options
         Emit::Tasks => compiled
             .iter()
             .filter_map(|(s, c)| c.program.as_ref().map(|p| text::tasks(s, p)))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Emit::Tiles => compiled
+            .iter()
+            .filter_map(|(s, c)| c.program.as_ref().map(|p| text::tiles(s, p)))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Emit::Dot => compiled
+            .iter()
+            .filter_map(|(s, c)| c.program.as_ref().map(|p| taskgen::task_graph::to_dot(p, &format!("{}:{}", s.function, s.loc.line))))
             .collect::<Vec<_>>()
             .join("\n"),
         Emit::C => {

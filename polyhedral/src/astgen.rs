@@ -99,7 +99,7 @@ pub const MAX_OFFSETS: usize = 64;
 /// The distances `t - s` of a map between two spaces of one dimension, if they are at most
 /// [`MAX_OFFSETS`] points for all parameter values together; lexicographically decreasing (so
 /// that the sources `t - d` come in increasing order).
-fn few_offsets(map: &Map<'_>) -> Result<Option<Vec<Vec<i64>>>> {
+pub(crate) fn few_offsets(map: &Map<'_>) -> Result<Option<Vec<Vec<i64>>>> {
     let n = map.n_dims(Side::Out)?;
     if map.n_dims(Side::In)? != n {
         return Ok(None);
@@ -168,6 +168,46 @@ fn guarded_sources<'c>(
         });
     }
     Ok(Ast::Block(calls))
+}
+
+/// Enumerates, in lexicographic order of their coordinates, the points of several disjoint sets
+/// of one tile space (the classes of a partition: each a union of sets given as ISL text); the
+/// user node of a point of `classes[c]` is named `P<c>`, with the point's coordinates. The
+/// classes must not overlap (a shared point would be visited once per class).
+pub fn classes_ast(scop: &Scop, classes: &[Vec<String>], iter_prefix: &str) -> Result<Ast> {
+    let ctx = Ctx::new()?;
+    let context = parse_context(&ctx, scop)?;
+    let mut schedule = UnionMap::empty(&ctx)?;
+    let mut depth = None;
+    let mut taken = param_names(scop, &context)?;
+    for (c, texts) in classes.iter().enumerate() {
+        let mut set = None::<UnionSet<'_>>;
+        for text in texts {
+            let part = UnionSet::read(&ctx, text).map_err(|e| input_error("class", text, e))?;
+            set = Some(match set {
+                Some(s) => s.union(part)?,
+                None => part,
+            });
+        }
+        let Some(set) = set else { continue };
+        let mut sets = set.coalesce()?.sets()?;
+        if sets.len() != 1 {
+            return Err(Error::InvalidInput(format!("the class {c} does not lie in one space: {texts:?}")));
+        }
+        let set = sets.remove(0);
+        let text = &texts[0];
+        let n = set.n_dims()?;
+        if depth.is_some_and(|d| d != n) {
+            return Err(Error::InvalidInput(format!("the class `{text}` has {n} dimensions, the first one {depth:?}")));
+        }
+        depth = Some(n);
+        taken.extend(set.param_names()?);
+        let named = set.set_tuple_name(&format!("P{c}"))?;
+        schedule = schedule.union(UnionMap::from_map(named.identity()?.reset_tuple_id(Side::Out)?)?)?;
+    }
+    let Some(depth) = depth else { return Ok(Ast::Block(Vec::new())) };
+    check_prefix(iter_prefix, depth, &taken)?;
+    build(context, schedule, iter_prefix, depth)
 }
 
 /// The lexicographic enumeration of the points of `points` (one space).

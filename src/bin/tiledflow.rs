@@ -26,6 +26,10 @@ enum EmitArg {
     Schedule,
     /// Task classes and their input dependences
     Tasks,
+    /// Tile domains, tile dependences, signatures and partitions
+    Tiles,
+    /// The task-class graph in Graphviz's dot language
+    Dot,
     /// The generated C program
     C,
 }
@@ -143,6 +147,8 @@ fn run(cli: &Cli) -> Result<(), Error> {
         EmitArg::Deps => Emit::Deps,
         EmitArg::Schedule => Emit::Schedule,
         EmitArg::Tasks => Emit::Tasks,
+        EmitArg::Tiles => Emit::Tiles,
+        EmitArg::Dot => Emit::Dot,
         EmitArg::C => Emit::C,
     };
     if emit == Emit::C && cli.output.is_none() {

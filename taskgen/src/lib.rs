@@ -11,7 +11,9 @@
 
 pub mod c_ast;
 pub mod emit_c;
+pub mod idiom;
 pub mod program;
+pub mod task_graph;
 
 pub use emit_c::{emit_file, EmitOptions, ScopCode, Target};
 pub use program::{build, TaskClass, TaskProgram};
