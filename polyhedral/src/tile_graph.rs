@@ -43,7 +43,7 @@ use frontend::ir::{Scop, StmtId};
 /// The most distances a tile dependence is split into by uniformization.
 pub const MAX_UNIFORM: usize = 16;
 /// The most classes of one nest's partition.
-pub const MAX_CLASSES: usize = 48;
+pub const MAX_CLASSES: usize = 128;
 /// The most uniform dependences transitive reduction looks at (it composes all pairs).
 pub const MAX_REDUCED: usize = 64;
 

@@ -143,6 +143,7 @@ pub fn build(
             barriers.push(Barrier { dep: j, src: dep.src, dst: dep.dst, sources });
         }
     }
+    let mut enumerated: Vec<Option<Ast>> = vec![None; graph.deps.len()];
     let mut classes = Vec::with_capacity(sched.nests.len());
     for (k, nest) in sched.nests.iter().enumerate() {
         let n_dims = nest.tile_sizes.len();
@@ -183,8 +184,12 @@ pub fn build(
                     // Inside a partition every tile is a target of `dep`: its source is key - d.
                     (None, Some(d)) if partitioned => InputKind::Offset(d.clone()),
                     _ => {
-                        let as_tile_dep = TileDep { src: dep.src, dst: dep.dst, relation: dep.relation.clone() };
-                        InputKind::Enumerated(polyhedral::tile_sources_ast(scop, &as_tile_dep, &names(DST_NAME, n_dims), SOURCE_ITER)?)
+                        // The same code serves every partition that waits for `dep`.
+                        if enumerated[j].is_none() {
+                            let as_tile_dep = TileDep { src: dep.src, dst: dep.dst, relation: dep.relation.clone() };
+                            enumerated[j] = Some(polyhedral::tile_sources_ast(scop, &as_tile_dep, &names(DST_NAME, n_dims), SOURCE_ITER)?);
+                        }
+                        InputKind::Enumerated(enumerated[j].clone().unwrap_or(Ast::Block(Vec::new())))
                     }
                 };
                 inputs.push(Input { dep: j, src: dep.src, kind });
