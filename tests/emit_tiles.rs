@@ -46,3 +46,15 @@ fn dot_is_a_graphviz_digraph_of_the_task_classes() {
     assert!(text.contains("N1.P0\\nIN {d0,d1,d2,d3}"), "{text}");
     assert!(text.trim_end().ends_with('}'), "{text}");
 }
+
+/// Interband parallelism and point-to-point synchronization in the generated C: every Roberts
+/// tile names at most its four blur tiles as constant offsets of its own key; no enumeration loop
+/// over sources and no barrier between the nests.
+#[test]
+fn generated_tasks_wait_for_their_own_sources_only() {
+    let text = emit(Emit::C);
+    assert!(text.contains("tf_task_input(tf_g, tf_st[0], tf_src); } /* d0 */"), "{text}");
+    assert!(!text.contains("for (long tf_s"), "no enumeration of sources");
+    assert!(!text.contains("soft barrier"), "no barrier");
+    assert_eq!(text.matches("tf_graph_begin()").count(), 1, "one graph for both nests");
+}
