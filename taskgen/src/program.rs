@@ -149,55 +149,14 @@ pub fn build(
         let n_dims = nest.tile_sizes.len();
         let keys = names(KEY_NAME, n_dims);
         let body = polyhedral::nest_body_ast(scop, sched, k, &keys, BODY_ITER)?;
-        let nest_tiles = &graph.nests[k];
-        // Partition classes grouped by IN signature, in order of first appearance.
-        let mut groups: Vec<(Vec<String>, Signature)> = Vec::new();
-        let partitioned = nest_tiles.partition.is_some();
-        match &nest_tiles.partition {
-            Some(classes) => {
-                for class in classes {
-                    match groups.iter_mut().find(|(_, sig)| sig.ins == class.signature.ins) {
-                        Some((domains, sig)) => {
-                            domains.push(class.domain.clone());
-                            sig.outs.extend(class.signature.outs.iter().copied());
-                            sig.outs.sort_unstable();
-                            sig.outs.dedup();
-                        }
-                        None => groups.push((vec![class.domain.clone()], class.signature.clone())),
-                    }
-                }
+        // The partition by signature; if ISL cannot generate its control code, the nest falls
+        // back to one partition with guarded inputs (same tasks, same inputs, more tests).
+        let (partitioned, partitions, tiles) = match nest_partitions(scop, &graph, k, true, &barrier_of, &mut enumerated) {
+            Err(polyhedral::Error::Isl(_)) if graph.nests[k].partition.is_some() => {
+                nest_partitions(scop, &graph, k, false, &barrier_of, &mut enumerated)?
             }
-            None => {
-                let kept = graph.kept();
-                let ins = kept.clone().filter(|(_, d)| d.dst == k).map(|(j, _)| j).collect();
-                let outs = kept.filter(|(_, d)| d.src == k).map(|(j, _)| j).collect();
-                groups.push((vec![nest_tiles.domain.clone()], Signature { ins, outs }));
-            }
-        }
-        let mut partitions = Vec::with_capacity(groups.len());
-        for (domains, signature) in &groups {
-            let mut inputs = Vec::with_capacity(signature.ins.len());
-            for &j in &signature.ins {
-                let dep = &graph.deps[j];
-                let kind = match (barrier_of[j], &dep.distance) {
-                    (Some(b), _) => InputKind::Barrier(b),
-                    // Inside a partition every tile is a target of `dep`: its source is key - d.
-                    (None, Some(d)) if partitioned => InputKind::Offset(d.clone()),
-                    _ => {
-                        // The same code serves every partition that waits for `dep`.
-                        if enumerated[j].is_none() {
-                            let as_tile_dep = TileDep { src: dep.src, dst: dep.dst, relation: dep.relation.clone() };
-                            enumerated[j] = Some(polyhedral::tile_sources_ast(scop, &as_tile_dep, &names(DST_NAME, n_dims), SOURCE_ITER)?);
-                        }
-                        InputKind::Enumerated(enumerated[j].clone().unwrap_or(Ast::Block(Vec::new())))
-                    }
-                };
-                inputs.push(Input { dep: j, src: dep.src, kind });
-            }
-            partitions.push(Partition { domains: domains.clone(), signature: signature.clone(), inputs });
-        }
-        let group_domains: Vec<Vec<String>> = groups.into_iter().map(|(d, _)| d).collect();
-        let tiles = polyhedral::classes_ast(scop, &group_domains, TILE_ITER)?;
+            other => other?,
+        };
         let inputs = graph
             .simplified
             .iter()
@@ -218,6 +177,76 @@ pub fn build(
         });
     }
     Ok(TaskProgram { classes, barriers, graph, idioms })
+}
+
+/// The partitions of nest `k` and the code enumerating its tiles: the tile graph's classes
+/// grouped by IN signature when `use_partition` and the nest has one, otherwise one partition
+/// whose inputs are guarded per dependence. Returns whether the nest is partitioned.
+fn nest_partitions(
+    scop: &Scop,
+    graph: &TileGraph,
+    k: usize,
+    use_partition: bool,
+    barrier_of: &[Option<usize>],
+    enumerated: &mut [Option<Ast>],
+) -> polyhedral::Result<(bool, Vec<Partition>, Ast)> {
+    let nest_tiles = &graph.nests[k];
+    let n_dims = nest_tiles.n_dims;
+    // Partition classes grouped by IN signature, in order of first appearance.
+    let mut groups: Vec<(Vec<String>, Signature)> = Vec::new();
+    let partition = nest_tiles.partition.as_ref().filter(|_| use_partition);
+    match partition {
+        Some(classes) => {
+            for class in classes {
+                match groups.iter_mut().find(|(_, sig)| sig.ins == class.signature.ins) {
+                    Some((domains, sig)) => {
+                        domains.push(class.domain.clone());
+                        sig.outs.extend(class.signature.outs.iter().copied());
+                        sig.outs.sort_unstable();
+                        sig.outs.dedup();
+                    }
+                    None => groups.push((vec![class.domain.clone()], class.signature.clone())),
+                }
+            }
+        }
+        None => {
+            let kept = graph.kept();
+            let ins = kept.clone().filter(|(_, d)| d.dst == k).map(|(j, _)| j).collect();
+            let outs = kept.filter(|(_, d)| d.src == k).map(|(j, _)| j).collect();
+            groups.push((vec![nest_tiles.domain.clone()], Signature { ins, outs }));
+        }
+    }
+    let partitioned = partition.is_some();
+    let mut partitions = Vec::with_capacity(groups.len());
+    for (domains, signature) in &groups {
+        let mut inputs = Vec::with_capacity(signature.ins.len());
+        for &j in &signature.ins {
+            let dep = &graph.deps[j];
+            let kind = match (barrier_of[j], &dep.distance) {
+                (Some(b), _) => InputKind::Barrier(b),
+                // Inside a partition every tile is a target of `dep`: its source is key - d.
+                (None, Some(d)) if partitioned => InputKind::Offset(d.clone()),
+                _ => {
+                    // The same code serves every partition that waits for `dep`.
+                    let ast = match &enumerated[j] {
+                        Some(ast) => ast.clone(),
+                        None => {
+                            let as_tile_dep = TileDep { src: dep.src, dst: dep.dst, relation: dep.relation.clone() };
+                            let ast = polyhedral::tile_sources_ast(scop, &as_tile_dep, &names(DST_NAME, n_dims), SOURCE_ITER)?;
+                            enumerated[j] = Some(ast.clone());
+                            ast
+                        }
+                    };
+                    InputKind::Enumerated(ast)
+                }
+            };
+            inputs.push(Input { dep: j, src: dep.src, kind });
+        }
+        partitions.push(Partition { domains: domains.clone(), signature: signature.clone(), inputs });
+    }
+    let group_domains: Vec<Vec<String>> = groups.into_iter().map(|(d, _)| d).collect();
+    let tiles = polyhedral::classes_ast(scop, &group_domains, TILE_ITER)?;
+    Ok((partitioned, partitions, tiles))
 }
 
 /// `d0, d3` (or `-` for none).
