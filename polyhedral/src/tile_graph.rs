@@ -154,7 +154,10 @@ pub fn tile_graph(scop: &Scop, sched: &TiledSchedule, tile_deps: &[TileDep]) -> 
     let mut pieces: Vec<(usize, Map<'_>, Option<Vec<i64>>)> = Vec::new();
     for dep in tile_deps {
         if dep.src >= sched.nests.len() || dep.dst >= sched.nests.len() {
-            return Err(Error::InvalidInput(format!("a tile dependence N{} -> N{} between unknown nests", dep.src, dep.dst)));
+            return Err(Error::InvalidInput(format!(
+                "a tile dependence N{} -> N{} between unknown nests",
+                dep.src, dep.dst
+            )));
         }
         let rel = UnionMap::read(&ctx, &dep.relation).map_err(|e| input_error("tile dependence", &dep.relation, e))?;
         let mut maps = rel.maps()?;
@@ -162,14 +165,22 @@ pub fn tile_graph(scop: &Scop, sched: &TiledSchedule, tile_deps: &[TileDep]) -> 
             0 => continue,
             1 => maps.remove(0),
             n => {
-                return Err(Error::InvalidInput(format!("the tile dependence `{}` spans {n} pairs of spaces", dep.relation)));
+                return Err(Error::InvalidInput(format!(
+                    "the tile dependence `{}` spans {n} pairs of spaces",
+                    dep.relation
+                )));
             }
         };
         check_spaces(&map, dep)?;
         let before = map.n_basic_maps()?;
         let map = simplify(map)?;
         let origin = simplified.len();
-        simplified.push(SimplifiedDep { src: dep.src, dst: dep.dst, relation: map.to_str()?, n_basic_maps: (before, map.n_basic_maps()?) });
+        simplified.push(SimplifiedDep {
+            src: dep.src,
+            dst: dep.dst,
+            relation: map.to_str()?,
+            n_basic_maps: (before, map.n_basic_maps()?),
+        });
         for (piece, distance) in uniformize(map)? {
             pieces.push((origin, piece, distance));
         }
@@ -210,7 +221,10 @@ fn check_spaces(map: &Map<'_>, dep: &TileDep) -> Result<()> {
     let src = map.tuple_name(Side::In).as_deref().and_then(nest_of_name);
     let dst = map.tuple_name(Side::Out).as_deref().and_then(nest_of_name);
     if (src, dst) != (Some(dep.src), Some(dep.dst)) {
-        return Err(Error::InvalidInput(format!("the tile dependence `{}` does not go from N{} to N{}", dep.relation, dep.src, dep.dst)));
+        return Err(Error::InvalidInput(format!(
+            "the tile dependence `{}` does not go from N{} to N{}",
+            dep.relation, dep.src, dep.dst
+        )));
     }
     Ok(())
 }
@@ -268,11 +282,16 @@ fn reduce<'c>(ctx: &'c Ctx, maps: &[Map<'c>], deps: &[NumberedDep]) -> Result<Ve
         let mut paths = UnionMap::empty(ctx)?;
         let mut witness = None;
         let dist = |k: usize| deps[k].distance.as_deref().unwrap_or(&[]);
-        let sums_to_j = |a: usize, b: usize| dist(a).len() == dist(j).len() && dist(b).len() == dist(j).len()
-            && (0..dist(j).len()).all(|n| dist(a)[n] + dist(b)[n] == dist(j)[n]);
+        let sums_to_j = |a: usize, b: usize| {
+            dist(a).len() == dist(j).len()
+                && dist(b).len() == dist(j).len()
+                && (0..dist(j).len()).all(|n| dist(a)[n] + dist(b)[n] == dist(j)[n])
+        };
         for &a in others.iter().filter(|&&a| deps[a].src == deps[j].src) {
             // A path through two uniform dependences has the sum of their distances.
-            for &b in others.iter().filter(|&&b| deps[b].src == deps[a].dst && deps[b].dst == deps[j].dst && sums_to_j(a, b)) {
+            for &b in
+                others.iter().filter(|&&b| deps[b].src == deps[a].dst && deps[b].dst == deps[j].dst && sums_to_j(a, b))
+            {
                 let path = UnionMap::from_map(maps[a].clone())?.apply_range(UnionMap::from_map(maps[b].clone())?)?;
                 if path.is_empty()? {
                     continue;
@@ -290,10 +309,21 @@ fn reduce<'c>(ctx: &'c Ctx, maps: &[Map<'c>], deps: &[NumberedDep]) -> Result<Ve
     Ok(dropped)
 }
 
-fn nest_tiles<'c>(ctx: &'c Ctx, scop: &Scop, sched: &TiledSchedule, k: usize, context: &Set<'c>, deps: &[NumberedDep]) -> Result<NestTiles> {
+fn nest_tiles<'c>(
+    ctx: &'c Ctx,
+    scop: &Scop,
+    sched: &TiledSchedule,
+    k: usize,
+    context: &Set<'c>,
+    deps: &[NumberedDep],
+) -> Result<NestTiles> {
     let nest = &sched.nests[k];
-    let tile_map = UnionMap::read(ctx, &nest.tile_map).map_err(|e| input_error(&format!("tile map of nest N{k}"), &nest.tile_map, e))?;
-    let domain = restrict(UnionSet::read(ctx, &nest.tile_domain).map_err(|e| input_error("tile domain", &nest.tile_domain, e))?, context)?;
+    let tile_map = UnionMap::read(ctx, &nest.tile_map)
+        .map_err(|e| input_error(&format!("tile map of nest N{k}"), &nest.tile_map, e))?;
+    let domain = restrict(
+        UnionSet::read(ctx, &nest.tile_domain).map_err(|e| input_error("tile domain", &nest.tile_domain, e))?,
+        context,
+    )?;
     let Some(domain) = domain else {
         return Ok(NestTiles {
             n_dims: nest.tile_sizes.len(),
@@ -310,7 +340,8 @@ fn nest_tiles<'c>(ctx: &'c Ctx, scop: &Scop, sched: &TiledSchedule, k: usize, co
             .statements
             .get(id.index())
             .ok_or_else(|| Error::InvalidInput(format!("nest N{k} names the unknown statement {id}")))?;
-        let instances = UnionSet::read(ctx, &stmt.domain).map_err(|e| input_error("statement domain", &stmt.domain, e))?;
+        let instances =
+            UnionSet::read(ctx, &stmt.domain).map_err(|e| input_error("statement domain", &stmt.domain, e))?;
         let tiles = tile_map.clone().intersect_domain(instances)?.range()?.coalesce()?;
         let tiles = restrict(tiles, context)?;
         let text = match &tiles {
@@ -340,7 +371,12 @@ fn restrict<'c>(set: UnionSet<'c>, context: &Set<'c>) -> Result<Option<Set<'c>>>
 /// [`MAX_CLASSES`]. Refinement: every class is split by each target set (IN), then by each source
 /// set (OUT); empty parts are dropped, so the classes are disjoint, non-empty for some parameter
 /// value, and cover the domain.
-fn partition<'c>(domain: &Set<'c>, k: usize, deps: &[NumberedDep], stmts: &[(StmtId, Option<Set<'c>>)]) -> Result<Option<Vec<PartitionClass>>> {
+fn partition<'c>(
+    domain: &Set<'c>,
+    k: usize,
+    deps: &[NumberedDep],
+    stmts: &[(StmtId, Option<Set<'c>>)],
+) -> Result<Option<Vec<PartitionClass>>> {
     let ctx = domain.ctx();
     let mut classes: Vec<(Set<'c>, Signature)> = vec![(domain.clone(), Signature::default())];
     let kept = deps.iter().enumerate().filter(|(_, d)| d.implied_by.is_none());
@@ -358,7 +394,11 @@ fn partition<'c>(domain: &Set<'c>, k: usize, deps: &[NumberedDep], stmts: &[(Stm
             let outside = set.subtract(side.clone())?.coalesce()?;
             if !inside.is_empty()? {
                 let mut sig = sig.clone();
-                if is_in { sig.ins.push(j) } else { sig.outs.push(j) }
+                if is_in {
+                    sig.ins.push(j)
+                } else {
+                    sig.outs.push(j)
+                }
                 next.push((inside, sig));
             }
             if !outside.is_empty()? {

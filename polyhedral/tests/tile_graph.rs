@@ -104,7 +104,12 @@ fn dep_pairs(scop: &Scop, graph: &TileGraph, j: usize, params: &[(&str, i64)]) -
 
 /// Checks the tile graph against the oracle at `params`; returns the pairs of each numbered
 /// dependence and the number of dependent instance pairs inside one tile.
-fn check_against_oracle(scop: &Scop, graph: &TileGraph, events: &[Event], params: &[(&str, i64)]) -> (Vec<Pairs>, usize) {
+fn check_against_oracle(
+    scop: &Scop,
+    graph: &TileGraph,
+    events: &[Event],
+    params: &[(&str, i64)],
+) -> (Vec<Pairs>, usize) {
     let (truth, same_tile) = oracle_pairs(events);
     let per_dep: Vec<Pairs> = (0..graph.deps.len()).map(|j| dep_pairs(scop, graph, j, params)).collect();
     let all: Pairs = per_dep.iter().flatten().cloned().collect();
@@ -143,8 +148,10 @@ fn check_against_oracle(scop: &Scop, graph: &TileGraph, events: &[Event], params
         assert_eq!(tiles.len(), class_of.len(), "the classes of N{k} cover its tiles and nothing else");
         for t in tiles {
             let tile = (k, t.clone());
-            let ins: Vec<usize> = graph.kept().filter(|(j, _)| per_dep[*j].iter().any(|(_, x)| *x == tile)).map(|(j, _)| j).collect();
-            let outs: Vec<usize> = graph.kept().filter(|(j, _)| per_dep[*j].iter().any(|(x, _)| *x == tile)).map(|(j, _)| j).collect();
+            let ins: Vec<usize> =
+                graph.kept().filter(|(j, _)| per_dep[*j].iter().any(|(_, x)| *x == tile)).map(|(j, _)| j).collect();
+            let outs: Vec<usize> =
+                graph.kept().filter(|(j, _)| per_dep[*j].iter().any(|(x, _)| *x == tile)).map(|(j, _)| j).collect();
             let class = &classes[class_of[&t]];
             assert_eq!((&class.signature.ins, &class.signature.outs), (&ins, &outs), "signature of N{k}{t:?}");
         }
@@ -204,7 +211,7 @@ fn jacobi_2d_has_seven_uniform_tile_dependences_and_keeps_the_unit_ones() {
     for unit in [0, 1, 3] {
         assert_eq!(graph.deps[unit].implied_by, None, "d{unit} {:?} is a unit vector", want[unit]);
     }
-    assert!(graph.deps.iter().all(|d| d.shape.product == false), "uniform dependences with many tiles are no products");
+    assert!(graph.deps.iter().all(|d| !d.shape.product), "uniform dependences with many tiles are no products");
     // Both statements are three loops deep: both lead (the union rule), no follower.
     assert_eq!(graph.nests[0].leading.len(), 2);
 
@@ -263,7 +270,10 @@ fn seidel_2d_loses_its_same_tile_dependences() {
     let want: Vec<Vec<i64>> =
         vec![vec![0, 0, 1], vec![0, 1, 0], vec![0, 1, 1], vec![1, 0, 0], vec![1, 0, 1], vec![1, 1, 0], vec![1, 1, 1]];
     assert_eq!(distances(&graph), want);
-    assert!(graph.deps.iter().all(|d| d.distance.as_ref().is_some_and(|v| v.iter().any(|&x| x != 0))), "no same-tile dependence");
+    assert!(
+        graph.deps.iter().all(|d| d.distance.as_ref().is_some_and(|v| v.iter().any(|&x| x != 0))),
+        "no same-tile dependence"
+    );
 
     let (t, n): (i64, i64) = (6, 11);
     let params = [("T", t), ("N", n)];
@@ -296,7 +306,8 @@ fn seidel_2d_loses_its_same_tile_dependences() {
         }
     }
     let tiles: Vec<Tile> = common::points(&scop, &graph.nests[0].domain, &params).into_iter().map(|p| (0, p)).collect();
-    let independent = tiles.iter().any(|a| tiles.iter().any(|b| a != b && !reaches(&succ, a, b) && !reaches(&succ, b, a)));
+    let independent =
+        tiles.iter().any(|a| tiles.iter().any(|b| a != b && !reaches(&succ, a, b) && !reaches(&succ, b, a)));
     assert!(independent, "some tiles of the band are independent");
 }
 
@@ -324,7 +335,10 @@ fn blur_roberts_has_four_interband_point_to_point_dependences() {
     let graph = tile_graph(&scop, &sched, &tile_deps).unwrap();
     assert_eq!(distances(&graph), vec![vec![-1, -1], vec![-1, 0], vec![0, -1], vec![0, 0]]);
     assert!(graph.deps.iter().all(|d| (d.src, d.dst) == (0, 1) && d.implied_by.is_none()));
-    assert!(graph.deps.iter().all(|d| !d.shape.product && !d.shape.one_source), "point-to-point, not broadcast or barrier");
+    assert!(
+        graph.deps.iter().all(|d| !d.shape.product && !d.shape.one_source),
+        "point-to-point, not broadcast or barrier"
+    );
 
     let n: i64 = 13;
     let params = [("N", n)];
@@ -346,9 +360,8 @@ fn blur_roberts_has_four_interband_point_to_point_dependences() {
     let classes = graph.nests[1].partition.as_ref().unwrap();
     let ins: Vec<Vec<usize>> = classes.iter().map(|c| c.signature.ins.clone()).collect();
     assert_eq!(ins, vec![vec![0, 1, 2, 3], vec![1, 3], vec![2, 3], vec![3]]);
-    let class_of = |p: Vec<i64>| {
-        classes.iter().position(|c| common::points(&scop, &c.domain, &params).contains(&p)).unwrap()
-    };
+    let class_of =
+        |p: Vec<i64>| classes.iter().position(|c| common::points(&scop, &c.domain, &params).contains(&p)).unwrap();
     assert_eq!(ins[class_of(vec![0, 0])], vec![0, 1, 2, 3]);
     assert_eq!(ins[class_of(vec![0, 2])], vec![1, 3], "last column");
     assert_eq!(ins[class_of(vec![2, 0])], vec![2, 3], "last row");

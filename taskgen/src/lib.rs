@@ -4,8 +4,12 @@
 //! (polyhedral). Output: a [`program::TaskProgram`] (task classes, their tiles, bodies and
 //! inputs, all plain data) and the C text of the whole output file ([`emit_c`]).
 //!
-//! Architecture invariant: taskgen never links ISL. Every polyhedral question (ASTs of sets and
-//! relations) is a call to a `polyhedral` function returning plain data.
+//! Modules: [`program`] (the tile graph's partitions as task classes with fixed inputs),
+//! [`idiom`] (how each dependence is synchronized: the one place that decides), [`task_graph`]
+//! (the class graph, its checks and its Graphviz text), [`emit_c`] and [`c_ast`] (C text).
+//!
+//! Architecture invariant: taskgen never links ISL. Every polyhedral question (the tile graph,
+//! ASTs of sets and relations) is a call to a `polyhedral` function returning plain data.
 
 #![forbid(unsafe_code)]
 

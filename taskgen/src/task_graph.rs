@@ -35,7 +35,8 @@ pub fn task_graph(prog: &TaskProgram) -> DiGraph<Node, Edge> {
     let mut g = DiGraph::new();
     let mut class_nodes: Vec<Vec<NodeIndex>> = Vec::with_capacity(prog.classes.len());
     for (k, class) in prog.classes.iter().enumerate() {
-        class_nodes.push((0..class.partitions.len()).map(|p| g.add_node(Node::Class { class: k, partition: p })).collect());
+        class_nodes
+            .push((0..class.partitions.len()).map(|p| g.add_node(Node::Class { class: k, partition: p })).collect());
     }
     let barrier_nodes: Vec<NodeIndex> = (0..prog.barriers.len()).map(|b| g.add_node(Node::Barrier(b))).collect();
     for (b, bar) in prog.barriers.iter().enumerate() {
@@ -81,7 +82,8 @@ pub fn check(prog: &TaskProgram) -> Vec<String> {
             }
             _ => {
                 if !consumed || !produced {
-                    problems.push(format!("d{j} (N{} -> N{}): consumed {consumed}, produced {produced}", dep.src, dep.dst));
+                    problems
+                        .push(format!("d{j} (N{} -> N{}): consumed {consumed}, produced {produced}", dep.src, dep.dst));
                 }
             }
         }
@@ -118,7 +120,13 @@ pub fn to_dot(prog: &TaskProgram, title: &str) -> String {
                 if c == k {
                     let part = &prog.classes[c].partitions[partition];
                     let ins: Vec<String> = part.signature.ins.iter().map(|j| format!("d{j}")).collect();
-                    let _ = writeln!(s, "    {} [label=\"{}.P{partition}\\nIN {{{}}}\"];", id(n), class.name, ins.join(","));
+                    let _ = writeln!(
+                        s,
+                        "    {} [label=\"{}.P{partition}\\nIN {{{}}}\"];",
+                        id(n),
+                        class.name,
+                        ins.join(",")
+                    );
                 }
             }
         }

@@ -5,8 +5,8 @@
 
 use std::path::PathBuf;
 use std::time::Duration;
-use testsuite::process::{compile, run};
 use testsuite::paths::{bin_dir, reference_cc, repo_root, tool_path};
+use testsuite::process::{compile, run};
 
 fn check(kernel: &str) {
     let dir = tempfile::tempdir().unwrap();
@@ -22,7 +22,11 @@ fn check(kernel: &str) {
     for threads in ["1", "2"] {
         let out = run(&exe, &[("TILEDFLOW_NUM_THREADS", threads)], Duration::from_secs(120)).unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success() && stdout.trim_end() == "ok", "{kernel}, {threads} thread(s):\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success() && stdout.trim_end() == "ok",
+            "{kernel}, {threads} thread(s):\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
 

@@ -29,7 +29,7 @@ unsafe extern "C" {
     fn isl_map_from_domain_and_range(domain: *mut isl_set, range: *mut isl_set) -> *mut isl_map; // take, take
     fn isl_map_is_equal(a: *mut isl_map, b: *mut isl_map) -> super::ffi::isl_bool; // keep, keep
     fn isl_map_is_empty(map: *mut isl_map) -> super::ffi::isl_bool; // keep
-    // set.h
+                                                                    // set.h
     fn isl_set_is_equal(a: *mut isl_set, b: *mut isl_set) -> super::ffi::isl_bool; // keep, keep
     fn isl_set_coalesce(set: *mut isl_set) -> *mut isl_set; // take
     fn isl_set_set_tuple_name(set: *mut isl_set, name: *const c_char) -> *mut isl_set; // take
