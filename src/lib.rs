@@ -42,6 +42,8 @@ pub struct Options {
     pub line_directives: bool,
     /// A SCoP that cannot be transformed is an error instead of a warning.
     pub strict: bool,
+    /// How many tiles one task runs.
+    pub granularity: taskgen::Granularity,
 }
 
 /// A failed compilation.
@@ -215,6 +217,10 @@ fn compile_scop(
     if opts.emit == Emit::Schedule {
         return Ok(Compiled { deps, sched: Some(sched), program: None });
     }
+    let sched = match opts.granularity.tile_dims() {
+        Some(n) => polyhedral::coarsen(&sched, n).map_err(polyhedral_error)?,
+        None => sched,
+    };
     let tile_deps = polyhedral::tile_dependences(scop, &deps, &sched).map_err(polyhedral_error)?;
     let program = taskgen::build(scop, &deps, &sched, &tile_deps).map_err(polyhedral_error)?;
     Ok(Compiled { deps, sched: Some(sched), program: Some(program) })

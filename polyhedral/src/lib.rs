@@ -40,7 +40,7 @@ pub use deps::dependences;
 pub use schedule::schedule;
 pub use tile::tile_dependences;
 pub use tile_graph::{
-    tile_graph, NestTiles, NumberedDep, PartitionClass, Shape, Signature, SimplifiedDep, StatementTiles, TileGraph,
+    coarsen, tile_graph, NestTiles, NumberedDep, PartitionClass, Shape, Signature, SimplifiedDep, StatementTiles, TileGraph,
     MAX_CLASSES,
 };
 pub use verify::verify;

@@ -37,7 +37,7 @@ use crate::astgen::few_offsets;
 use crate::isl::{Ctx, Map, Set, Side, UnionMap, UnionSet};
 use crate::maps::{input_error, names, nest_of_name, tuple};
 use crate::scop::parse_context;
-use crate::{Error, Result, TileDep, TiledSchedule};
+use crate::{Error, Nest, Result, TileDep, TiledSchedule};
 use frontend::ir::{Scop, StmtId};
 
 /// The most distances a tile dependence is split into by uniformization.
@@ -215,6 +215,42 @@ pub fn tile_graph(scop: &Scop, sched: &TiledSchedule, tile_deps: &[TileDep]) -> 
         nests.push(nest_tiles(&ctx, scop, sched, k, &context, &deps)?);
     }
     Ok(TileGraph { nests, simplified, deps })
+}
+
+/// The same schedule with coarser tasks: every nest with more than `n_dims` tile dimensions keeps
+/// only its first `n_dims` as tile coordinates (the paper's interband granularity is `n_dims = 1`,
+/// its intraband granularity `n_dims = 2`). The other tile loops become loops inside the task,
+/// so the order of the instances, and hence the legality of the schedule, is unchanged.
+pub fn coarsen(sched: &TiledSchedule, n_dims: usize) -> Result<TiledSchedule> {
+    if n_dims == 0 {
+        return Err(Error::InvalidInput("a task needs at least one tile dimension".into()));
+    }
+    let ctx = Ctx::new()?;
+    let mut nests = Vec::with_capacity(sched.nests.len());
+    for (k, nest) in sched.nests.iter().enumerate() {
+        let d = nest.tile_sizes.len();
+        if d <= n_dims {
+            nests.push(nest.clone());
+            continue;
+        }
+        let name = format!("N{k}");
+        let t = names("t", d);
+        let projection = UnionMap::read(&ctx, &format!("{{ {} -> {} }}", tuple(&name, &t), tuple(&name, &t[..n_dims])))?;
+        let tile_map = UnionMap::read(&ctx, &nest.tile_map)
+            .map_err(|e| input_error(&format!("tile map of nest N{k}"), &nest.tile_map, e))?
+            .apply_range(projection.clone())?
+            .coalesce()?;
+        let domain = UnionSet::read(&ctx, &nest.tile_domain).map_err(|e| input_error("tile domain", &nest.tile_domain, e))?;
+        let tile_domain = projection.intersect_domain(domain)?.range()?.coalesce()?;
+        nests.push(Nest {
+            statements: nest.statements.clone(),
+            tile_sizes: nest.tile_sizes[..n_dims].to_vec(),
+            schedule: nest.schedule.clone(),
+            tile_map: tile_map.to_str()?,
+            tile_domain: tile_domain.to_str()?,
+        });
+    }
+    Ok(TiledSchedule { tree: sched.tree.clone(), nests })
 }
 
 fn check_spaces(map: &Map<'_>, dep: &TileDep) -> Result<()> {

@@ -35,6 +35,13 @@ enum EmitArg {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
+enum GranularityArg {
+    Tile,
+    Intraband,
+    Interband,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
 enum FuseArg {
     Min,
     Smart,
@@ -96,6 +103,10 @@ struct Cli {
     /// Print one line per SCoP: statements, task classes, tile dependences, time
     #[arg(short, long)]
     verbose: bool,
+    /// What one task runs: one tile, or all tiles sharing the outermost tile coordinate
+    /// (interband) or the two outermost (intraband)
+    #[arg(long, value_enum, default_value = "tile")]
+    granularity: GranularityArg,
     /// Preprocessor and language flags for the parser (-I, -D, -U, -std=, -include)
     #[arg(skip)]
     clang_args: Vec<String>,
@@ -166,6 +177,11 @@ fn run(cli: &Cli) -> Result<(), Error> {
         clang_args: cli.clang_args.clone(),
         line_directives: cli.line_directives,
         strict: cli.strict,
+        granularity: match cli.granularity {
+            GranularityArg::Tile => taskgen::Granularity::Tile,
+            GranularityArg::Intraband => taskgen::Granularity::Intraband,
+            GranularityArg::Interband => taskgen::Granularity::Interband,
+        },
         ..Options::default()
     };
     opts.schedule.tile_sizes = if cli.no_tile { None } else { Some(cli.tile_sizes.clone()) };

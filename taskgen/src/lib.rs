@@ -20,4 +20,4 @@ pub mod program;
 pub mod task_graph;
 
 pub use emit_c::{emit_file, EmitOptions, ScopCode, Target};
-pub use program::{build, TaskClass, TaskProgram};
+pub use program::{build, Granularity, TaskClass, TaskProgram};

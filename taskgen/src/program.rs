@@ -32,6 +32,29 @@ pub const KEY_NAME: &str = "tf_k";
 /// Prefix of the names of the consumer's coordinates while its inputs are enumerated.
 pub const DST_NAME: &str = "tf_d";
 
+/// How many tiles one task runs (Kong et al.'s task granularities).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Granularity {
+    /// One tile: the key is every tile coordinate of the nest's band.
+    #[default]
+    Tile,
+    /// The tiles that share the two outermost tile coordinates.
+    Intraband,
+    /// The tiles that share the outermost tile coordinate.
+    Interband,
+}
+
+impl Granularity {
+    /// The number of tile coordinates a task keeps, `None` for all of them.
+    pub fn tile_dims(self) -> Option<usize> {
+        match self {
+            Granularity::Tile => None,
+            Granularity::Intraband => Some(2),
+            Granularity::Interband => Some(1),
+        }
+    }
+}
+
 /// The tile dependences into a task class from one source class (before uniformization).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InputSet {
