@@ -235,12 +235,14 @@ pub fn coarsen(sched: &TiledSchedule, n_dims: usize) -> Result<TiledSchedule> {
         }
         let name = format!("N{k}");
         let t = names("t", d);
-        let projection = UnionMap::read(&ctx, &format!("{{ {} -> {} }}", tuple(&name, &t), tuple(&name, &t[..n_dims])))?;
+        let projection =
+            UnionMap::read(&ctx, &format!("{{ {} -> {} }}", tuple(&name, &t), tuple(&name, &t[..n_dims])))?;
         let tile_map = UnionMap::read(&ctx, &nest.tile_map)
             .map_err(|e| input_error(&format!("tile map of nest N{k}"), &nest.tile_map, e))?
             .apply_range(projection.clone())?
             .coalesce()?;
-        let domain = UnionSet::read(&ctx, &nest.tile_domain).map_err(|e| input_error("tile domain", &nest.tile_domain, e))?;
+        let domain =
+            UnionSet::read(&ctx, &nest.tile_domain).map_err(|e| input_error("tile domain", &nest.tile_domain, e))?;
         let tile_domain = projection.intersect_domain(domain)?.range()?.coalesce()?;
         nests.push(Nest {
             statements: nest.statements.clone(),
@@ -460,4 +462,84 @@ fn partition<'c>(
     }
     result.sort_by(|a, b| a.signature.cmp(&b.signature));
     Ok(Some(result))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map<'c>(ctx: &'c Ctx, text: &str) -> Map<'c> {
+        Map::read(ctx, text).unwrap()
+    }
+
+    #[test]
+    fn simplification_drops_subsumed_pieces_and_fuses_overlapping_ones() {
+        let ctx = Ctx::new().unwrap();
+        // The second piece lies inside the first: dropped.
+        let subsumed = map(&ctx, "{ N0[i] -> N0[i + 1] : 0 <= i < 10 or (2 <= i < 5) }");
+        let simple = simplify(subsumed.clone()).unwrap();
+        assert_eq!(simple.n_basic_maps().unwrap(), 1, "{}", simple.to_str().unwrap());
+        assert!(simple.is_equal(&subsumed).unwrap());
+        // Two overlapping intervals: their union is convex, one piece.
+        let overlapping = map(&ctx, "{ N0[i] -> N0[i + 1] : 0 <= i < 6 or 4 <= i < 10 }");
+        let simple = simplify(overlapping.clone()).unwrap();
+        assert_eq!(simple.n_basic_maps().unwrap(), 1, "{}", simple.to_str().unwrap());
+        assert!(simple.is_equal(&overlapping).unwrap());
+        // Two overlapping squares: not convex, kept as pieces with the same pairs.
+        let squares =
+            map(&ctx, "{ N0[i, j] -> N0[i + 1, j] : (0 <= i < 10 and 0 <= j < 10) or (5 <= i < 15 and 5 <= j < 15) }");
+        let simple = simplify(squares.clone()).unwrap();
+        assert!(simple.n_basic_maps().unwrap() >= 2);
+        assert!(simple.is_equal(&squares).unwrap());
+    }
+
+    #[test]
+    fn uniformization_splits_by_distance_up_to_the_limit() {
+        let ctx = Ctx::new().unwrap();
+        let two = map(&ctx, "{ N0[i] -> N0[j] : 0 <= i < 10 and i < j <= i + 2 }");
+        let pieces = uniformize(two.clone()).unwrap();
+        let distances: Vec<Option<Vec<i64>>> = pieces.iter().map(|(_, d)| d.clone()).collect();
+        assert_eq!(distances, vec![Some(vec![1]), Some(vec![2])]);
+        assert!(pieces[0].0.is_equal(&map(&ctx, "{ N0[i] -> N0[i + 1] : 0 <= i < 10 }")).unwrap());
+        // Every j > i: unboundedly many distances, the relation stays whole.
+        let many = map(&ctx, "[n] -> { N0[i] -> N0[j] : 0 <= i < j < n }");
+        let pieces = uniformize(many).unwrap();
+        assert_eq!(pieces.len(), 1);
+        assert_eq!(pieces[0].1, None);
+        // Between two nests of one dimension the distance is between their coordinates.
+        let interband = map(&ctx, "{ N0[i] -> N1[i] : 0 <= i < 4; N0[i] -> N1[i - 1] : 1 <= i < 4 }");
+        let distances: Vec<Option<Vec<i64>>> = uniformize(interband).unwrap().into_iter().map(|(_, d)| d).collect();
+        assert_eq!(distances, vec![Some(vec![-1]), Some(vec![0])]);
+    }
+
+    fn numbered(src: usize, dst: usize, distance: Vec<i64>) -> NumberedDep {
+        NumberedDep {
+            src,
+            dst,
+            origin: 0,
+            relation: String::new(),
+            distance: Some(distance),
+            sources: String::new(),
+            targets: String::new(),
+            shape: Shape { product: false, one_source: false, one_target: false },
+            implied_by: None,
+        }
+    }
+
+    /// Tiles 0..9 of one nest. `i -> i + 2` for 0 <= i < 8 is `i -> i + 1 -> i + 2` wherever
+    /// `i -> i + 1` exists for 0 <= i < 9: implied on every tile and dropped. With `i -> i + 1`
+    /// only for i < 5, the pair 6 -> 8 has no such path: kept.
+    #[test]
+    fn reduction_drops_a_dependence_only_when_every_pair_is_a_path() {
+        let ctx = Ctx::new().unwrap();
+        let deps = vec![numbered(0, 0, vec![1]), numbered(0, 0, vec![2])];
+        let full =
+            vec![map(&ctx, "{ N0[i] -> N0[i + 1] : 0 <= i < 9 }"), map(&ctx, "{ N0[i] -> N0[i + 2] : 0 <= i < 8 }")];
+        assert_eq!(reduce(&ctx, &full, &deps).unwrap(), vec![(1, (0, 0))]);
+        let partial =
+            vec![map(&ctx, "{ N0[i] -> N0[i + 1] : 0 <= i < 5 }"), map(&ctx, "{ N0[i] -> N0[i + 2] : 0 <= i < 8 }")];
+        assert_eq!(reduce(&ctx, &partial, &deps).unwrap(), vec![]);
+        // A dependence never implies itself: alone, d0 stays.
+        assert_eq!(reduce(&ctx, &full[..1], &deps[..1]).unwrap(), vec![]);
+    }
 }
