@@ -150,6 +150,12 @@ impl TileGraph {
 pub fn tile_graph(scop: &Scop, sched: &TiledSchedule, tile_deps: &[TileDep]) -> Result<TileGraph> {
     let ctx = Ctx::new()?;
     let context = parse_context(&ctx, scop)?;
+    let mut domains = Vec::with_capacity(sched.nests.len());
+    for nest in &sched.nests {
+        let domain =
+            UnionSet::read(&ctx, &nest.tile_domain).map_err(|e| input_error("tile domain", &nest.tile_domain, e))?;
+        domains.push(domain.intersect_params(context.clone())?);
+    }
     let mut simplified = Vec::new();
     let mut pieces: Vec<(usize, Map<'_>, Option<Vec<i64>>)> = Vec::new();
     for dep in tile_deps {
@@ -160,6 +166,8 @@ pub fn tile_graph(scop: &Scop, sched: &TiledSchedule, tile_deps: &[TileDep]) -> 
             )));
         }
         let rel = UnionMap::read(&ctx, &dep.relation).map_err(|e| input_error("tile dependence", &dep.relation, e))?;
+        // Only the tiles that exist under the context (which also bounds the parameters).
+        let rel = rel.intersect_domain(domains[dep.src].clone())?.intersect_range(domains[dep.dst].clone())?;
         let mut maps = rel.maps()?;
         let map = match maps.len() {
             0 => continue,

@@ -199,7 +199,15 @@ pub fn build(
             partitions,
         });
     }
-    Ok(TaskProgram { classes, barriers, graph, idioms })
+    let program = TaskProgram { classes, barriers, graph, idioms };
+    let problems = crate::task_graph::check(&program);
+    if !problems.is_empty() {
+        return Err(polyhedral::Error::InvalidInput(format!(
+            "the task graph is inconsistent (a compiler bug):\n{}",
+            problems.join("\n")
+        )));
+    }
+    Ok(program)
 }
 
 /// The partitions of nest `k` and the code enumerating its tiles: the tile graph's classes
