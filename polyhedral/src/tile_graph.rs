@@ -10,8 +10,9 @@
 //! 1. [`simplify`]: per pair of nests, the relation's basic maps are coalesced (a subsumed basic
 //!    map is dropped, a superset replaces the ones it covers, partial overlaps whose union is convex
 //!    are fused), equalities made explicit, redundant constraints removed, and the basic maps made
-//!    pairwise disjoint. All statement dependences between two nests were already united into one
-//!    relation per pair, so "several dependences between the same two nodes" become one.
+//!    pairwise disjoint unless that multiplies them. All statement dependences between two nests
+//!    were already united into one relation per pair, so "several dependences between the same
+//!    two nodes" become one.
 //! 2. [`uniformize`]: a relation between spaces of one dimension whose distances `t - s` take at
 //!    most [`MAX_UNIFORM`] values, whatever the parameters, is split into one uniform dependence
 //!    per distance (`s = t - d`): a task then names its input as "my key minus `d`". Other
@@ -52,7 +53,7 @@ pub const MAX_REDUCED: usize = 64;
 pub struct SimplifiedDep {
     pub src: usize,
     pub dst: usize,
-    /// Pairwise disjoint basic maps, ISL text.
+    /// The simplified relation, ISL text.
     pub relation: String,
     /// Basic maps before and after simplification.
     pub n_basic_maps: (usize, usize),
@@ -275,10 +276,15 @@ fn check_spaces(map: &Map<'_>, dep: &TileDep) -> Result<()> {
     Ok(())
 }
 
-/// Same pairs, simpler: coalesced, equalities explicit, no redundant constraints, disjoint basic
-/// maps (coalescing again afterwards only fuses whole basic maps, so they stay disjoint).
+/// Same pairs, simpler: coalesced, equalities explicit, no redundant constraints; and made of
+/// pairwise disjoint basic maps when that does not take more of them (ISL's disjoint form of
+/// overlapping skewed pieces can triple their number; the uniform pieces that code generation
+/// uses are disjoint anyway, one distance each).
 pub(crate) fn simplify(map: Map<'_>) -> Result<Map<'_>> {
-    map.coalesce()?.detect_equalities()?.remove_redundancies()?.make_disjoint()?.coalesce()
+    let simple = map.coalesce()?.detect_equalities()?.remove_redundancies()?;
+    // Coalescing after the split only fuses whole basic maps, so they stay disjoint.
+    let disjoint = simple.clone().make_disjoint()?.coalesce()?;
+    Ok(if disjoint.n_basic_maps()? <= simple.n_basic_maps()? { disjoint } else { simple })
 }
 
 /// Splits a relation into uniform pieces (one per distance, in increasing lexicographic order of
