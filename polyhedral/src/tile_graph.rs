@@ -19,8 +19,8 @@
 //!    relations stay whole (non-uniform); their sources are enumerated per task.
 //! 3. Numbering: the resulting dependences `d0, d1, ...` ([`NumberedDep`]), with their source
 //!    (OUT) and target (IN) tile sets and the shape facts idiom selection needs.
-//! 4. [`reduce`]: a uniform dependence whose every pair `s -> t` is also a path `s -> m -> t`
-//!    through two other kept uniform dependences is implied: `t` waits for `m`, which waits for
+//! 4. [`reduce`]: a dependence whose every pair `s -> t` is also a path `s -> m -> t` through
+//!    two other kept dependences (of any nests) is implied: `t` waits for `m`, which waits for
 //!    `s`. It is dropped. The test is on tiles (`R_j ⊆ R ∘ R`), not on classes, so it is exact;
 //!    removing greedily against the dependences still kept keeps every dropped one implied by a
 //!    path of kept ones (induction on the removal order; paths go forward, so they are finite).
@@ -45,7 +45,7 @@ use frontend::ir::{Scop, StmtId};
 pub const MAX_UNIFORM: usize = 16;
 /// The most classes of one nest's partition.
 pub const MAX_CLASSES: usize = 128;
-/// The most uniform dependences transitive reduction looks at (it composes all pairs).
+/// The most dependences transitive reduction looks at (it composes pairs of them).
 pub const MAX_REDUCED: usize = 64;
 
 /// A tile dependence after simplification: one per (source nest, target nest) pair.
@@ -318,47 +318,80 @@ fn at_most_one_point(set: &Set<'_>) -> Result<bool> {
     set.clone().lexmin()?.is_equal(set)
 }
 
-/// Uniform dependences implied by two-step paths of other kept uniform dependences, greedily in
-/// number order: `(j, (a, b))` where every pair of `d<j>` is a path through two kept
-/// dependences, `d<a>` then `d<b>` being the first such pair (the paths may use several pairs).
+/// Dependences implied by two-step paths of other kept dependences, greedily in number order:
+/// `(j, (a, b))` where every pair of `d<j>` is a path through two kept dependences, `d<a>` then
+/// `d<b>` being the first such pair (the paths may use several pairs). Between uniform
+/// dependences only pairs whose distances add up to `d<j>`'s are composed; each test gets an ISL
+/// operation budget ([`REDUCTION_BUDGET`]), past which the dependence is kept (never wrongly
+/// dropped).
 fn reduce<'c>(ctx: &'c Ctx, maps: &[Map<'c>], deps: &[NumberedDep]) -> Result<Vec<(usize, (usize, usize))>> {
-    let uniform: Vec<usize> = (0..deps.len()).filter(|&j| deps[j].distance.is_some()).collect();
-    if uniform.len() > MAX_REDUCED {
+    if deps.len() > MAX_REDUCED {
         return Ok(Vec::new());
     }
-    let mut kept = uniform.clone();
+    let mut kept: Vec<usize> = (0..deps.len()).collect();
     let mut dropped = Vec::new();
-    for &j in &uniform {
+    for j in 0..deps.len() {
         let others: Vec<usize> = kept.iter().copied().filter(|&k| k != j).collect();
-        // Only compositions that go from d<j>'s source space to its target space can cover it.
-        let mut paths = UnionMap::empty(ctx)?;
-        let mut witness = None;
-        let dist = |k: usize| deps[k].distance.as_deref().unwrap_or(&[]);
-        let sums_to_j = |a: usize, b: usize| {
-            dist(a).len() == dist(j).len()
-                && dist(b).len() == dist(j).len()
-                && (0..dist(j).len()).all(|n| dist(a)[n] + dist(b)[n] == dist(j)[n])
-        };
-        for &a in others.iter().filter(|&&a| deps[a].src == deps[j].src) {
-            // A path through two uniform dependences has the sum of their distances.
-            for &b in
-                others.iter().filter(|&&b| deps[b].src == deps[a].dst && deps[b].dst == deps[j].dst && sums_to_j(a, b))
-            {
-                let path = UnionMap::from_map(maps[a].clone())?.apply_range(UnionMap::from_map(maps[b].clone())?)?;
-                if path.is_empty()? {
-                    continue;
-                }
-                paths = paths.union(path)?;
-                witness.get_or_insert((a, b));
-            }
+        let candidates: Vec<(usize, usize)> = others
+            .iter()
+            .filter(|&&a| deps[a].src == deps[j].src)
+            .flat_map(|&a| others.iter().map(move |&b| (a, b)))
+            .filter(|&(a, b)| deps[b].src == deps[a].dst && deps[b].dst == deps[j].dst && may_sum_to(deps, a, b, j))
+            .collect();
+        if candidates.is_empty() {
+            continue;
         }
-        let Some(witness) = witness else { continue };
-        if UnionMap::from_map(maps[j].clone())?.is_subset(&paths)? {
-            kept.retain(|&k| k != j);
-            dropped.push((j, witness));
+        ctx.set_max_operations(REDUCTION_BUDGET);
+        let implied = implied_by_paths(maps, j, &candidates);
+        ctx.set_max_operations(0);
+        match implied {
+            Ok(Some(witness)) => {
+                kept.retain(|&k| k != j);
+                dropped.push((j, witness));
+            }
+            Ok(None) => {}
+            Err(_) if ctx.quota_hit() => {}
+            Err(e) => return Err(e),
         }
     }
     Ok(dropped)
+}
+
+/// The ISL operations one reduction test may take.
+pub const REDUCTION_BUDGET: u64 = 200_000;
+
+/// Whether a path `d<a>` then `d<b>` can have the pairs of `d<j>`: always, unless all three are
+/// uniform and the distances do not add up.
+fn may_sum_to(deps: &[NumberedDep], a: usize, b: usize, j: usize) -> bool {
+    match (&deps[a].distance, &deps[b].distance, &deps[j].distance) {
+        (Some(da), Some(db), Some(dj)) => {
+            da.len() == dj.len() && db.len() == dj.len() && (0..dj.len()).all(|n| da[n] + db[n] == dj[n])
+        }
+        _ => true,
+    }
+}
+
+/// `Some((a, b))` (the first useful pair) when every pair of `maps[j]` is in the union of the
+/// compositions `maps[a]` then `maps[b]` over `candidates`.
+fn implied_by_paths(maps: &[Map<'_>], j: usize, candidates: &[(usize, usize)]) -> Result<Option<(usize, usize)>> {
+    let target = UnionMap::from_map(maps[j].clone())?;
+    let mut paths = None::<UnionMap<'_>>;
+    let mut witness = None;
+    for &(a, b) in candidates {
+        let path = UnionMap::from_map(maps[a].clone())?.apply_range(UnionMap::from_map(maps[b].clone())?)?;
+        if path.clone().intersect(target.clone())?.is_empty()? {
+            continue;
+        }
+        witness.get_or_insert((a, b));
+        paths = Some(match paths {
+            Some(p) => p.union(path)?,
+            None => path,
+        });
+    }
+    match (paths, witness) {
+        (Some(paths), Some(witness)) if target.is_subset(&paths)? => Ok(Some(witness)),
+        _ => Ok(None),
+    }
 }
 
 fn nest_tiles<'c>(
@@ -553,6 +586,16 @@ mod tests {
         let partial =
             vec![map(&ctx, "{ N0[i] -> N0[i + 1] : 0 <= i < 5 }"), map(&ctx, "{ N0[i] -> N0[i + 2] : 0 <= i < 8 }")];
         assert_eq!(reduce(&ctx, &partial, &deps).unwrap(), vec![]);
+        // Non-uniform, across nests: N0[i] -> N2[j >= i] is N0[i] -> N1[i] -> N2[j >= i].
+        let mut chain = vec![numbered(0, 1, vec![0]), numbered(1, 2, vec![0]), numbered(0, 2, vec![0])];
+        chain[1].distance = None;
+        chain[2].distance = None;
+        let maps = vec![
+            map(&ctx, "{ N0[i] -> N1[i] : 0 <= i < 8 }"),
+            map(&ctx, "{ N1[i] -> N2[j] : 0 <= i <= j < 8 }"),
+            map(&ctx, "{ N0[i] -> N2[j] : 0 <= i <= j < 8 }"),
+        ];
+        assert_eq!(reduce(&ctx, &maps, &chain).unwrap(), vec![(2, (0, 1))]);
         // A dependence never implies itself: alone, d0 stays.
         assert_eq!(reduce(&ctx, &full[..1], &deps[..1]).unwrap(), vec![]);
     }
