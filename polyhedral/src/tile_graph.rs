@@ -86,8 +86,9 @@ pub struct NumberedDep {
     /// The target tiles (the IN side), ISL text.
     pub targets: String,
     pub shape: Shape,
-    /// `Some((a, b))` when transitive reduction dropped it: every pair is a path `d<a>` then
-    /// `d<b>` (or longer, through dependences dropped later). Dropped dependences are in no
+    /// `Some((a, b))` when transitive reduction dropped it: every pair is a path through two
+    /// other dependences, for example `d<a>` then `d<b>` (and through the kept ones in the end,
+    /// since a dependence dropped later is itself such a path). Dropped dependences are in no
     /// signature.
     pub implied_by: Option<(usize, usize)>,
 }
