@@ -24,6 +24,8 @@ pub enum Emit {
     Deps,
     Schedule,
     Tasks,
+    Tiles,
+    Dot,
     #[default]
     C,
 }
@@ -40,6 +42,8 @@ pub struct Options {
     pub line_directives: bool,
     /// A SCoP that cannot be transformed is an error instead of a warning.
     pub strict: bool,
+    /// How many tiles one task runs.
+    pub granularity: taskgen::Granularity,
 }
 
 /// A failed compilation.
@@ -192,6 +196,16 @@ fn compile_parsed(file: SourceFile, mut diagnostics: Vec<String>, opts: &Options
             .filter_map(|(s, c)| c.program.as_ref().map(|p| text::tasks(s, p)))
             .collect::<Vec<_>>()
             .join("\n"),
+        Emit::Tiles => compiled
+            .iter()
+            .filter_map(|(s, c)| c.program.as_ref().map(|p| text::tiles(s, p)))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Emit::Dot => compiled
+            .iter()
+            .filter_map(|(s, c)| c.program.as_ref().map(|p| taskgen::task_graph::to_dot(p, &format!("{}:{}", s.function, s.loc.line))))
+            .collect::<Vec<_>>()
+            .join("\n"),
         Emit::C => {
             let codes: Vec<ScopCode<'_>> = compiled
                 .iter()
@@ -222,6 +236,10 @@ fn compile_scop(
     if opts.emit == Emit::Schedule {
         return Ok(Compiled { deps, sched: Some(sched), program: None });
     }
+    let sched = match opts.granularity.tile_dims() {
+        Some(n) => polyhedral::coarsen(&sched, n).map_err(polyhedral_error)?,
+        None => sched,
+    };
     let tile_deps = polyhedral::tile_dependences(scop, &deps, &sched).map_err(polyhedral_error)?;
     let program = taskgen::build(scop, &deps, &sched, &tile_deps).map_err(polyhedral_error)?;
     Ok(Compiled { deps, sched: Some(sched), program: Some(program) })

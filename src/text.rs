@@ -91,3 +91,11 @@ pub fn tasks(scop: &Scop, p: &TaskProgram) -> String {
     s.push_str(&p.to_text());
     s
 }
+
+/// Tile domains, tile dependences, signatures and partitions.
+pub fn tiles(scop: &Scop, p: &TaskProgram) -> String {
+    let mut s = String::new();
+    header(&mut s, scop);
+    s.push_str(&p.tiles_text());
+    s
+}

@@ -99,7 +99,7 @@ pub const MAX_OFFSETS: usize = 64;
 /// The distances `t - s` of a map between two spaces of one dimension, if they are at most
 /// [`MAX_OFFSETS`] points for all parameter values together; lexicographically decreasing (so
 /// that the sources `t - d` come in increasing order).
-fn few_offsets(map: &Map<'_>) -> Result<Option<Vec<Vec<i64>>>> {
+pub(crate) fn few_offsets(map: &Map<'_>) -> Result<Option<Vec<Vec<i64>>>> {
     let n = map.n_dims(Side::Out)?;
     if map.n_dims(Side::In)? != n {
         return Ok(None);
@@ -168,6 +168,59 @@ fn guarded_sources<'c>(
         });
     }
     Ok(Ast::Block(calls))
+}
+
+/// Enumerates, in lexicographic order of their coordinates, the points of several disjoint sets
+/// of one tile space (the classes of a partition: each a union of sets given as ISL text); the
+/// user node of a point of `classes[c]` is named `P<c>`, with the point's coordinates. The
+/// classes must not overlap (a shared point would be visited once per class).
+///
+/// Each given set is its own statement for ISL's AST generator (`P<c>_<m>`, renamed `P<c>` in the
+/// result): uniting the sets of a class first gives unions that ISL 0.27's generator sometimes
+/// rejects ("total dimensionality changed unexpectedly").
+pub fn classes_ast(scop: &Scop, classes: &[Vec<String>], iter_prefix: &str) -> Result<Ast> {
+    let ctx = Ctx::new()?;
+    let context = parse_context(&ctx, scop)?;
+    let mut schedule = UnionMap::empty(&ctx)?;
+    let mut depth = None;
+    let mut taken = param_names(scop, &context)?;
+    for (c, texts) in classes.iter().enumerate() {
+        for (m, text) in texts.iter().enumerate() {
+            let set = Set::read(&ctx, text).map_err(|e| input_error("class", text, e))?;
+            let n = set.n_dims()?;
+            if depth.is_some_and(|d| d != n) {
+                return Err(Error::InvalidInput(format!("the class `{text}` has {n} dimensions, the first one {depth:?}")));
+            }
+            depth = Some(n);
+            taken.extend(set.param_names()?);
+            let named = set.set_tuple_name(&format!("P{c}_{m}"))?;
+            schedule = schedule.union(UnionMap::from_map(named.identity()?.reset_tuple_id(Side::Out)?)?)?;
+        }
+    }
+    let Some(depth) = depth else { return Ok(Ast::Block(Vec::new())) };
+    check_prefix(iter_prefix, depth, &taken)?;
+    let mut ast = build(context, schedule, iter_prefix, depth)?;
+    rename_users(&mut ast, &|name: &str| name.split_once('_').map(|(class, _)| class.to_string()));
+    Ok(ast)
+}
+
+/// Renames the user nodes for which `rename` gives a new name.
+fn rename_users(ast: &mut Ast, rename: &dyn Fn(&str) -> Option<String>) {
+    match ast {
+        Ast::For { body, .. } => rename_users(body, rename),
+        Ast::If { then, els, .. } => {
+            rename_users(then, rename);
+            if let Some(e) = els {
+                rename_users(e, rename);
+            }
+        }
+        Ast::Block(children) => children.iter_mut().for_each(|c| rename_users(c, rename)),
+        Ast::User { name, .. } => {
+            if let Some(new) = rename(name) {
+                *name = new;
+            }
+        }
+    }
 }
 
 /// The lexicographic enumeration of the points of `points` (one space).

@@ -12,6 +12,8 @@
 //!   outermost permutable bands;
 //! - [`verify`] (`verify`): the schedule respects every dependence and runs every instance once;
 //! - [`tile_dependences`] (`tile`): dependences between tiles, for the task graph;
+//! - [`tile_graph`] (`tile_graph`): tile dependences simplified, uniformized, numbered and
+//!   reduced; tile domains partitioned by dependence signature;
 //! - [`nest_body_ast`], [`points_ast`], [`tile_sources_ast`] (`astgen`): generated loops as a
 //!   plain [`Ast`].
 //!
@@ -29,13 +31,18 @@ mod maps;
 mod schedule;
 mod scop;
 mod tile;
+mod tile_graph;
 mod verify;
 
 pub use ast::{Ast, Expr, OpKind};
-pub use astgen::{nest_body_ast, points_ast, tile_sources_ast};
+pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
 pub use deps::dependences;
 pub use schedule::schedule;
 pub use tile::tile_dependences;
+pub use tile_graph::{
+    coarsen, tile_graph, NestTiles, NumberedDep, PartitionClass, Shape, Signature, SimplifiedDep, StatementTiles, TileGraph,
+    MAX_CLASSES,
+};
 pub use verify::verify;
 use frontend::ir::StmtId;
 

@@ -26,8 +26,19 @@ enum EmitArg {
     Schedule,
     /// Task classes and their input dependences
     Tasks,
+    /// Tile domains, tile dependences, signatures and partitions
+    Tiles,
+    /// The task-class graph in Graphviz's dot language
+    Dot,
     /// The generated C program
     C,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum GranularityArg {
+    Tile,
+    Intraband,
+    Interband,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -96,6 +107,10 @@ struct Cli {
     /// Print one line per SCoP on stderr: statements, bands, tile dependences, task classes, time
     #[arg(short, long)]
     verbose: bool,
+    /// What one task runs: one tile, or all tiles sharing the outermost tile coordinate
+    /// (interband) or the two outermost (intraband)
+    #[arg(long, value_enum, default_value = "tile")]
+    granularity: GranularityArg,
     /// Preprocessor and language flags for the parser (-I, -D, -U, -std=, -include)
     #[arg(skip)]
     clang_args: Vec<String>,
@@ -151,6 +166,8 @@ fn run(cli: &Cli) -> Result<(), Error> {
         EmitArg::Deps => Emit::Deps,
         EmitArg::Schedule => Emit::Schedule,
         EmitArg::Tasks => Emit::Tasks,
+        EmitArg::Tiles => Emit::Tiles,
+        EmitArg::Dot => Emit::Dot,
         EmitArg::C => Emit::C,
     };
     if emit == Emit::C && cli.output.is_none() {
@@ -168,6 +185,11 @@ fn run(cli: &Cli) -> Result<(), Error> {
         clang_args: cli.clang_args.clone(),
         line_directives: cli.line_directives,
         strict: cli.strict,
+        granularity: match cli.granularity {
+            GranularityArg::Tile => taskgen::Granularity::Tile,
+            GranularityArg::Intraband => taskgen::Granularity::Intraband,
+            GranularityArg::Interband => taskgen::Granularity::Interband,
+        },
         ..Options::default()
     };
     opts.schedule.tile_sizes = if cli.no_tile { None } else { Some(cli.tile_sizes.clone()) };

@@ -15,7 +15,7 @@
 //! Generated identifiers start with `tf_`, which the frontend refuses in user code of SCoPs.
 
 use crate::c_ast::{self, HELPERS};
-use crate::program::{names, TaskClass, TaskProgram, DST_NAME, KEY_NAME};
+use crate::program::{names, Barrier, InputKind, TaskClass, TaskProgram, DST_NAME, KEY_NAME};
 use frontend::ir::{Array, BodyPiece, Scop, SourceFile, Storage};
 use polyhedral::Expr;
 use std::fmt::Write;
@@ -186,6 +186,36 @@ fn task_functions(n: usize, sc: &ScopCode<'_>) -> String {
     for (k, class) in sc.program.classes.iter().enumerate() {
         s.push_str(&task_function(n, k, class, scop));
     }
+    if !sc.program.barriers.is_empty() {
+        let _ = writeln!(s, "static void {}(const void *tf_envp, const long *tf_key) {{ (void)tf_envp; (void)tf_key; }}", barrier_fn(n));
+    }
+    s
+}
+
+/// The empty body of the soft barriers of SCoP `n`.
+fn barrier_fn(n: usize) -> String {
+    format!("tf_scop{n}_barrier")
+}
+
+/// The task of soft barrier `b`: an empty body that waits for every source tile of its
+/// dependence and publishes the one token of its stream, which the targets wait for.
+fn barrier_task(n: usize, prog: &TaskProgram, b: usize, bar: &Barrier) -> String {
+    let mut s = String::new();
+    let stream = prog.classes.len() + b;
+    let sd = prog.classes[bar.src].n_dims.max(1);
+    let _ = writeln!(s, "    {{ /* soft barrier B{b}: every tile of N{} before any tile of N{} (d{}) */", bar.src, bar.dst, bar.dep);
+    s.push_str("      const long tf_key[1] = { 0 };\n");
+    let _ = writeln!(s, "      tf_task_begin(tf_g, tf_st[{stream}], tf_key, {}, &tf_env);", barrier_fn(n));
+    c_ast::stmt(&mut s, &bar.sources, 3, &mut |out, _name, args, depth| {
+        let pad = "  ".repeat(depth);
+        let _ = writeln!(
+            out,
+            "{pad}{{ const long tf_src[{sd}] = {{ {} }}; tf_task_input(tf_g, tf_st[{}], tf_src); }}",
+            key_list(args),
+            bar.src
+        );
+    });
+    s.push_str("      tf_task_end(tf_g);\n    }\n");
     s
 }
 
@@ -314,7 +344,7 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
         }
         Target::Tasks => {
             s.push_str("    tf_graph *tf_g = tf_graph_begin();\n");
-            let _ = writeln!(s, "    int tf_st[{}];", prog.classes.len().max(1));
+            let _ = writeln!(s, "    int tf_st[{}];", (prog.classes.len() + prog.barriers.len()).max(1));
             // Streams: one per class, its box measured by a first pass over the tiles.
             for (k, class) in prog.classes.iter().enumerate() {
                 let d = class.n_dims.max(1);
@@ -340,10 +370,21 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
                 );
                 s.push_str("    }\n");
             }
+            for (b, bar) in prog.barriers.iter().enumerate() {
+                let _ = writeln!(
+                    s,
+                    "    {{ long tf_lo[1] = {{ 0 }}, tf_hi[1] = {{ 0 }}; tf_st[{}] = tf_stream_new(tf_g, \"B{b}\", 0, tf_lo, tf_hi); }} /* soft barrier of d{} */",
+                    prog.classes.len() + b,
+                    bar.dep
+                );
+            }
             // Tasks, in the order of the tiled schedule.
             for (k, class) in prog.classes.iter().enumerate() {
                 let d = class.n_dims.max(1);
-                c_ast::stmt(&mut s, &class.tiles, 2, &mut |out, _name, args, depth| {
+                for (b, bar) in prog.barriers.iter().enumerate().filter(|(_, bar)| bar.dst == k) {
+                    s.push_str(&barrier_task(n, prog, b, bar));
+                }
+                c_ast::stmt(&mut s, &class.tiles, 2, &mut |out, name, args, depth| {
                     let pad = "  ".repeat(depth);
                     let _ = writeln!(out, "{pad}{{");
                     let _ = writeln!(out, "{pad}  const long tf_key[{d}] = {{ {} }};", key_list(args));
@@ -351,18 +392,51 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
                     for (dd, dst) in names(DST_NAME, class.n_dims).iter().enumerate() {
                         let _ = writeln!(out, "{pad}  const long {dst} = tf_key[{dd}]; (void){dst};");
                     }
-                    for input in &class.inputs {
-                        let src = &prog.classes[input.src];
-                        let sd = src.n_dims.max(1);
+                    let Some(part) = name.strip_prefix('P').and_then(|p| p.parse::<usize>().ok()).and_then(|p| class.partitions.get(p))
+                    else {
+                        // polyhedral only produces partition names of this class.
+                        let _ = writeln!(out, "{pad}#error \"tiledflow internal error: unknown partition {name}\"");
+                        return;
+                    };
+                    for input in &part.inputs {
                         let src_idx = input.src;
-                        c_ast::stmt(out, &input.sources, depth + 1, &mut |out, _name, args, depth| {
-                            let pad = "  ".repeat(depth);
-                            let _ = writeln!(
-                                out,
-                                "{pad}{{ const long tf_src[{sd}] = {{ {} }}; tf_task_input(tf_g, tf_st[{src_idx}], tf_src); }}",
-                                key_list(args)
-                            );
-                        });
+                        let sd = prog.classes[src_idx].n_dims.max(1);
+                        match &input.kind {
+                            InputKind::Offset(d) => {
+                                let key: Vec<String> = args
+                                    .iter()
+                                    .zip(d)
+                                    .map(|(a, &dk)| match dk {
+                                        0 => c_ast::expr(a),
+                                        dk => format!("({}) - ({dk})", c_ast::expr(a)),
+                                    })
+                                    .collect();
+                                let key = if key.is_empty() { "0".to_string() } else { key.join(", ") };
+                                let _ = writeln!(
+                                    out,
+                                    "{pad}  {{ const long tf_src[{sd}] = {{ {key} }}; tf_task_input(tf_g, tf_st[{src_idx}], tf_src); }} /* d{} */",
+                                    input.dep
+                                );
+                            }
+                            InputKind::Barrier(b) => {
+                                let _ = writeln!(
+                                    out,
+                                    "{pad}  {{ const long tf_src[1] = {{ 0 }}; tf_task_input(tf_g, tf_st[{}], tf_src); }} /* d{}: soft barrier B{b} */",
+                                    prog.classes.len() + b,
+                                    input.dep
+                                );
+                            }
+                            InputKind::Enumerated(sources) => {
+                                c_ast::stmt(out, sources, depth + 1, &mut |out, _name, args, depth| {
+                                    let pad = "  ".repeat(depth);
+                                    let _ = writeln!(
+                                        out,
+                                        "{pad}{{ const long tf_src[{sd}] = {{ {} }}; tf_task_input(tf_g, tf_st[{src_idx}], tf_src); }}",
+                                        key_list(args)
+                                    );
+                                });
+                            }
+                        }
                     }
                     let _ = writeln!(out, "{pad}  tf_task_end(tf_g);");
                     let _ = writeln!(out, "{pad}}}");

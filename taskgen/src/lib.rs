@@ -4,14 +4,20 @@
 //! (polyhedral). Output: a [`program::TaskProgram`] (task classes, their tiles, bodies and
 //! inputs, all plain data) and the C text of the whole output file ([`emit_c`]).
 //!
-//! Architecture invariant: taskgen never links ISL. Every polyhedral question (ASTs of sets and
-//! relations) is a call to a `polyhedral` function returning plain data.
+//! Modules: [`program`] (the tile graph's partitions as task classes with fixed inputs),
+//! [`idiom`] (how each dependence is synchronized: the one place that decides), [`task_graph`]
+//! (the class graph, its checks and its Graphviz text), [`emit_c`] and [`c_ast`] (C text).
+//!
+//! Architecture invariant: taskgen never links ISL. Every polyhedral question (the tile graph,
+//! ASTs of sets and relations) is a call to a `polyhedral` function returning plain data.
 
 #![forbid(unsafe_code)]
 
 pub mod c_ast;
 pub mod emit_c;
+pub mod idiom;
 pub mod program;
+pub mod task_graph;
 
 pub use emit_c::{emit_file, EmitOptions, ScopCode, Target};
-pub use program::{build, TaskClass, TaskProgram};
+pub use program::{build, Granularity, TaskClass, TaskProgram};

@@ -1,16 +1,25 @@
-//! The task program of one SCoP: one task class per nest of the tiled schedule.
+//! The task program of one SCoP: the tile graph's partition classes as task classes.
 //!
-//! A task is one tile of a nest; its key is the tile's coordinates. The control program
-//! enumerates the tiles of each nest in the order of the tiled schedule (nest by nest, tiles in
-//! lexicographic order) and spawns a task for each. A task of nest `b` waits for the tokens of
-//! the source tiles of every tile dependence into `b`; they are enumerated exactly, for the
-//! task's own key, by code generated from the tile dependence relation. Since the sequential
-//! spawn order is a legal execution order, every producer is spawned before its consumers.
+//! A task is one tile of a nest; its key is the tile's coordinates and it publishes one token on
+//! the nest's stream. Each nest's tile domain is partitioned by dependence signature
+//! (`polyhedral::tile_graph`); tiles with the same IN signature form one [`Partition`], a task
+//! class with a fixed list of inputs: for a uniform dependence the input is "my key minus a
+//! constant", for a soft barrier the barrier's single token, and only for a non-uniform
+//! dependence is the list of sources enumerated per task by code generated from the relation.
+//! (OUT signatures change no code on streamrt: every task publishes one token whoever reads it,
+//! so classes that differ only in OUT share a partition.) When a nest has too many classes it
+//! keeps one partition whose inputs are guarded per dependence instead.
+//!
+//! The control program enumerates the tiles of each nest in the order of the tiled schedule (nest
+//! by nest, tiles in lexicographic order, each tile dispatched to its partition) and spawns a
+//! task for each; that order is a legal execution, so the program is deterministic.
 //!
 //! Everything here is plain data; the polyhedral questions are answered by `polyhedral`.
 
+use crate::idiom::{self, Idiom};
 use frontend::ir::{Scop, StmtId};
-use polyhedral::{Ast, Dependences, TileDep, TiledSchedule};
+use polyhedral::{Ast, Dependences, Signature, TileDep, TileGraph, TiledSchedule};
+use std::fmt::Write;
 
 /// Prefix of the iterators of task bodies.
 pub const BODY_ITER: &str = "tf_i";
@@ -23,15 +32,77 @@ pub const KEY_NAME: &str = "tf_k";
 /// Prefix of the names of the consumer's coordinates while its inputs are enumerated.
 pub const DST_NAME: &str = "tf_d";
 
-/// The inputs of a task class coming from one source class.
+/// How many tiles one task runs (Kong et al.'s task granularities).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Granularity {
+    /// One tile: the key is every tile coordinate of the nest's band.
+    #[default]
+    Tile,
+    /// The tiles that share the two outermost tile coordinates.
+    Intraband,
+    /// The tiles that share the outermost tile coordinate.
+    Interband,
+}
+
+impl Granularity {
+    /// The number of tile coordinates a task keeps, `None` for all of them.
+    pub fn tile_dims(self) -> Option<usize> {
+        match self {
+            Granularity::Tile => None,
+            Granularity::Intraband => Some(2),
+            Granularity::Interband => Some(1),
+        }
+    }
+}
+
+/// The tile dependences into a task class from one source class (before uniformization).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InputSet {
     /// Index of the producing class.
     pub src: usize,
-    /// The tile dependence relation, `{ N<src>[..] -> N<dst>[..] }`.
+    /// The simplified tile dependence relation, `{ N<src>[..] -> N<dst>[..] }`.
     pub relation: String,
-    /// Enumerates the producing tiles for a consumer whose coordinates are the parameters
-    /// `tf_d0, tf_d1, ...`; its user nodes are `N<src>` with the producer's coordinates.
+}
+
+/// How a task of a partition names the tokens of one dependence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InputKind {
+    /// The token `key - offset` of the source class's stream (a uniform dependence: every task
+    /// of the partition has that source).
+    Offset(Vec<i64>),
+    /// Tokens enumerated per task: the code's user nodes `N<src>` carry the source coordinates,
+    /// computed from the consumer's coordinates `tf_d0, tf_d1, ...`.
+    Enumerated(Ast),
+    /// The token of soft barrier `b` (an index into [`TaskProgram::barriers`]).
+    Barrier(usize),
+}
+
+/// One input of a partition: numbered dependence `dep` from class `src`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Input {
+    pub dep: usize,
+    pub src: usize,
+    pub kind: InputKind,
+}
+
+/// Tiles of one class with one IN signature: a task class with a fixed list of inputs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Partition {
+    /// The tiles: the domains of the partition classes it groups, ISL text each.
+    pub domains: Vec<String>,
+    /// IN: the dependences its tiles wait for; OUT: the union of its classes' OUT signatures.
+    pub signature: Signature,
+    pub inputs: Vec<Input>,
+}
+
+/// A soft barrier: one task with an empty body that waits for every source tile of dependence
+/// `dep` and publishes one token that all its target tiles wait for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Barrier {
+    pub dep: usize,
+    pub src: usize,
+    pub dst: usize,
+    /// Enumerates the source tiles; user nodes `N<src>` with their coordinates.
     pub sources: Ast,
 }
 
@@ -46,12 +117,17 @@ pub struct TaskClass {
     pub tile_sizes: Vec<i64>,
     /// The tile domain, ISL text.
     pub tile_domain: String,
-    /// Enumerates the class's tiles in schedule order; user nodes `N<k>` with the coordinates.
+    /// Enumerates the class's tiles in schedule order; user nodes `P<c>` (the tile belongs to
+    /// `partitions[c]`) with the coordinates.
     pub tiles: Ast,
     /// The instances of one tile whose coordinates are `tf_k0, tf_k1, ...`; user nodes are
     /// statements `S<j>` with their original iterator values.
     pub body: Ast,
+    /// The simplified tile dependences into this class, one per source class.
     pub inputs: Vec<InputSet>,
+    /// Whether the tile domain was partitioned by signature (false: one guarded partition).
+    pub partitioned: bool,
+    pub partitions: Vec<Partition>,
 }
 
 /// The task program of one SCoP.
@@ -59,6 +135,11 @@ pub struct TaskClass {
 pub struct TaskProgram {
     /// Classes in execution order.
     pub classes: Vec<TaskClass>,
+    pub barriers: Vec<Barrier>,
+    /// The tile graph the classes come from.
+    pub graph: TileGraph,
+    /// The idiom of each numbered dependence of `graph`.
+    pub idioms: Vec<Idiom>,
 }
 
 /// Names `prefix0, prefix1, ...`.
@@ -74,18 +155,37 @@ pub fn build(
     tile_deps: &[TileDep],
 ) -> polyhedral::Result<TaskProgram> {
     let _ = deps;
+    let graph = polyhedral::tile_graph(scop, sched, tile_deps)?;
+    let idioms: Vec<Idiom> = graph.deps.iter().map(idiom::choose).collect();
+    let mut barriers = Vec::new();
+    let mut barrier_of = vec![None; graph.deps.len()];
+    for (j, dep) in graph.deps.iter().enumerate() {
+        if idioms[j] == Idiom::SoftBarrier {
+            barrier_of[j] = Some(barriers.len());
+            let sources = polyhedral::points_ast(scop, &dep.sources, SOURCE_ITER)?;
+            barriers.push(Barrier { dep: j, src: dep.src, dst: dep.dst, sources });
+        }
+    }
+    let mut enumerated: Vec<Option<Ast>> = vec![None; graph.deps.len()];
     let mut classes = Vec::with_capacity(sched.nests.len());
     for (k, nest) in sched.nests.iter().enumerate() {
         let n_dims = nest.tile_sizes.len();
         let keys = names(KEY_NAME, n_dims);
         let body = polyhedral::nest_body_ast(scop, sched, k, &keys, BODY_ITER)?;
-        let tiles = polyhedral::points_ast(scop, &nest.tile_domain, TILE_ITER)?;
-        let mut inputs = Vec::new();
-        for dep in tile_deps.iter().filter(|d| d.dst == k) {
-            let dst = names(DST_NAME, n_dims);
-            let sources = polyhedral::tile_sources_ast(scop, dep, &dst, SOURCE_ITER)?;
-            inputs.push(InputSet { src: dep.src, relation: dep.relation.clone(), sources });
-        }
+        // The partition by signature; if ISL cannot generate its control code, the nest falls
+        // back to one partition with guarded inputs (same tasks, same inputs, more tests).
+        let (partitioned, partitions, tiles) = match nest_partitions(scop, &graph, k, true, &barrier_of, &mut enumerated) {
+            Err(polyhedral::Error::Isl(_)) if graph.nests[k].partition.is_some() => {
+                nest_partitions(scop, &graph, k, false, &barrier_of, &mut enumerated)?
+            }
+            other => other?,
+        };
+        let inputs = graph
+            .simplified
+            .iter()
+            .filter(|d| d.dst == k)
+            .map(|d| InputSet { src: d.src, relation: d.relation.clone() })
+            .collect();
         classes.push(TaskClass {
             name: format!("N{k}"),
             n_dims,
@@ -95,31 +195,199 @@ pub fn build(
             tiles,
             body,
             inputs,
+            partitioned,
+            partitions,
         });
     }
-    Ok(TaskProgram { classes })
+    let program = TaskProgram { classes, barriers, graph, idioms };
+    let problems = crate::task_graph::check(&program);
+    if !problems.is_empty() {
+        return Err(polyhedral::Error::InvalidInput(format!(
+            "the task graph is inconsistent (a compiler bug):\n{}",
+            problems.join("\n")
+        )));
+    }
+    Ok(program)
+}
+
+/// The partitions of nest `k` and the code enumerating its tiles: the tile graph's classes
+/// grouped by IN signature when `use_partition` and the nest has one, otherwise one partition
+/// whose inputs are guarded per dependence. Returns whether the nest is partitioned.
+fn nest_partitions(
+    scop: &Scop,
+    graph: &TileGraph,
+    k: usize,
+    use_partition: bool,
+    barrier_of: &[Option<usize>],
+    enumerated: &mut [Option<Ast>],
+) -> polyhedral::Result<(bool, Vec<Partition>, Ast)> {
+    let nest_tiles = &graph.nests[k];
+    let n_dims = nest_tiles.n_dims;
+    // Partition classes grouped by IN signature, in order of first appearance.
+    let mut groups: Vec<(Vec<String>, Signature)> = Vec::new();
+    let partition = nest_tiles.partition.as_ref().filter(|_| use_partition);
+    match partition {
+        Some(classes) => {
+            for class in classes {
+                match groups.iter_mut().find(|(_, sig)| sig.ins == class.signature.ins) {
+                    Some((domains, sig)) => {
+                        domains.push(class.domain.clone());
+                        sig.outs.extend(class.signature.outs.iter().copied());
+                        sig.outs.sort_unstable();
+                        sig.outs.dedup();
+                    }
+                    None => groups.push((vec![class.domain.clone()], class.signature.clone())),
+                }
+            }
+        }
+        None => {
+            let kept = graph.kept();
+            let ins = kept.clone().filter(|(_, d)| d.dst == k).map(|(j, _)| j).collect();
+            let outs = kept.filter(|(_, d)| d.src == k).map(|(j, _)| j).collect();
+            groups.push((vec![nest_tiles.domain.clone()], Signature { ins, outs }));
+        }
+    }
+    let partitioned = partition.is_some();
+    let mut partitions = Vec::with_capacity(groups.len());
+    for (domains, signature) in &groups {
+        let mut inputs = Vec::with_capacity(signature.ins.len());
+        for &j in &signature.ins {
+            let dep = &graph.deps[j];
+            let kind = match (barrier_of[j], &dep.distance) {
+                (Some(b), _) => InputKind::Barrier(b),
+                // Inside a partition every tile is a target of `dep`: its source is key - d.
+                (None, Some(d)) if partitioned => InputKind::Offset(d.clone()),
+                _ => {
+                    // The same code serves every partition that waits for `dep`.
+                    let ast = match &enumerated[j] {
+                        Some(ast) => ast.clone(),
+                        None => {
+                            let as_tile_dep = TileDep { src: dep.src, dst: dep.dst, relation: dep.relation.clone() };
+                            let ast = polyhedral::tile_sources_ast(scop, &as_tile_dep, &names(DST_NAME, n_dims), SOURCE_ITER)?;
+                            enumerated[j] = Some(ast.clone());
+                            ast
+                        }
+                    };
+                    InputKind::Enumerated(ast)
+                }
+            };
+            inputs.push(Input { dep: j, src: dep.src, kind });
+        }
+        partitions.push(Partition { domains: domains.clone(), signature: signature.clone(), inputs });
+    }
+    let group_domains: Vec<Vec<String>> = groups.into_iter().map(|(d, _)| d).collect();
+    let tiles = polyhedral::classes_ast(scop, &group_domains, TILE_ITER)?;
+    Ok((partitioned, partitions, tiles))
+}
+
+/// `d0, d3` (or `-` for none).
+fn dep_list(deps: &[usize]) -> String {
+    if deps.is_empty() {
+        return "-".to_string();
+    }
+    deps.iter().map(|j| format!("d{j}")).collect::<Vec<_>>().join(", ")
 }
 
 impl TaskProgram {
-    /// A readable summary for `--emit tasks`.
+    /// The tile graph, for `--emit tiles`: tile domains (leading and follower statements),
+    /// simplified tile dependences, numbered dependences, and each nest's partition by signature.
+    pub fn tiles_text(&self) -> String {
+        let g = &self.graph;
+        let mut s = String::new();
+        for (k, nest) in g.nests.iter().enumerate() {
+            let _ = writeln!(s, "tile domain N{k} ({} dims): {}", nest.n_dims, nest.domain);
+            for st in &nest.statements {
+                let role = if nest.leading.contains(&st.stmt) { "leading" } else { "follower" };
+                let _ = writeln!(s, "  {} ({role}, depth {}): {}", st.stmt, st.depth, st.domain);
+            }
+        }
+        for d in &g.simplified {
+            let _ = writeln!(
+                s,
+                "tile dependence N{} -> N{} ({} basic maps, {} after simplification): {}",
+                d.src, d.dst, d.n_basic_maps.0, d.n_basic_maps.1, d.relation
+            );
+        }
+        for (j, d) in g.deps.iter().enumerate() {
+            let distance = match &d.distance {
+                Some(v) => format!("uniform {v:?}"),
+                None => "non-uniform".to_string(),
+            };
+            let implied = match d.implied_by {
+                Some((a, b)) => format!(", implied (e.g. d{a} then d{b})"),
+                None => String::new(),
+            };
+            let _ = writeln!(s, "d{j}: N{} -> N{}, {distance}{implied}: {}", d.src, d.dst, d.relation);
+        }
+        for (k, nest) in g.nests.iter().enumerate() {
+            match &nest.partition {
+                None => {
+                    let _ = writeln!(s, "partition of N{k}: more than {} classes, not partitioned", polyhedral::MAX_CLASSES);
+                }
+                Some(classes) => {
+                    let _ = writeln!(s, "partition of N{k}: {} classes", classes.len());
+                    for (c, class) in classes.iter().enumerate() {
+                        let stmts: Vec<String> = class.statements.iter().map(|s| s.to_string()).collect();
+                        let _ = writeln!(
+                            s,
+                            "  class {c}: IN {{{}}} OUT {{{}}} statements [{}]: {}",
+                            dep_list(&class.signature.ins),
+                            dep_list(&class.signature.outs),
+                            stmts.join(", "),
+                            class.domain
+                        );
+                    }
+                }
+            }
+        }
+        s
+    }
+
+    /// The task classes, for `--emit tasks`: per nest its partitions (task classes with a fixed
+    /// signature) and their inputs, and the idiom of every numbered dependence.
     pub fn to_text(&self) -> String {
         let mut s = String::new();
         for c in &self.classes {
             let stmts: Vec<String> = c.statements.iter().map(|s| s.to_string()).collect();
-            s.push_str(&format!(
-                "class {}: statements [{}], {} key dims, tile sizes {:?}\n  tiles: {}\n",
+            let _ = writeln!(
+                s,
+                "class {}: statements [{}], {} key dims, tile sizes {:?}, {} task classes{}",
                 c.name,
                 stmts.join(", "),
                 c.n_dims,
                 c.tile_sizes,
-                c.tile_domain
-            ));
-            if c.inputs.is_empty() {
-                s.push_str("  inputs: none\n");
+                c.partitions.len(),
+                if c.partitioned { "" } else { " (not partitioned: inputs guarded)" }
+            );
+            let _ = writeln!(s, "  tiles: {}", c.tile_domain);
+            for (p, part) in c.partitions.iter().enumerate() {
+                let inputs: Vec<String> = part
+                    .inputs
+                    .iter()
+                    .map(|i| match &i.kind {
+                        InputKind::Offset(d) => {
+                            let key: Vec<String> = d.iter().enumerate().map(|(n, &v)| if v == 0 { format!("k{n}") } else { format!("k{n}{:+}", -v) }).collect();
+                            format!("d{} N{}[{}]", i.dep, i.src, key.join(", "))
+                        }
+                        InputKind::Enumerated(_) => format!("d{} N{}[enumerated]", i.dep, i.src),
+                        InputKind::Barrier(b) => format!("d{} B{b}", i.dep),
+                    })
+                    .collect();
+                let _ = writeln!(
+                    s,
+                    "  {}.P{p}: IN {{{}}} OUT {{{}}} inputs [{}]",
+                    c.name,
+                    dep_list(&part.signature.ins),
+                    dep_list(&part.signature.outs),
+                    inputs.join("; ")
+                );
             }
-            for i in &c.inputs {
-                s.push_str(&format!("  input from N{}: {}\n", i.src, i.relation));
-            }
+        }
+        for (b, bar) in self.barriers.iter().enumerate() {
+            let _ = writeln!(s, "barrier B{b}: d{} from every tile of N{} to every tile of N{}", bar.dep, bar.src, bar.dst);
+        }
+        for (j, (d, idiom)) in self.graph.deps.iter().zip(&self.idioms).enumerate() {
+            let _ = writeln!(s, "idiom d{j} N{} -> N{}: {idiom}", d.src, d.dst);
         }
         s
     }

@@ -21,6 +21,7 @@ mod flow;
 mod map;
 mod schedule;
 mod set;
+mod tile_ops;
 
 // Link the static ISL that isl-rs builds; none of its Rust items are used.
 use isl_rs as _;

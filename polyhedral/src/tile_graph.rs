@@ -1,0 +1,603 @@
+//! The tile graph of section 4 of Kong et al. (TACO 2014): tile dependences simplified and
+//! uniformized, numbered, reduced transitively where that is exact, and a partition of every tile
+//! domain by dependence signature.
+//!
+//! Input: the [`TileDep`]s of [`tile_dependences`](crate::tile_dependences) (already lifted to
+//! tiles with the same-tile pairs removed). Output: a [`TileGraph`], plain data (ISL text and Rust
+//! values) from which `taskgen` builds task classes without ISL.
+//!
+//! The steps, each a function below:
+//! 1. [`simplify`]: per pair of nests, the relation's basic maps are coalesced (a subsumed basic
+//!    map is dropped, a superset replaces the ones it covers, partial overlaps whose union is convex
+//!    are fused), equalities made explicit, redundant constraints removed, and the basic maps made
+//!    pairwise disjoint unless that multiplies them. All statement dependences between two nests
+//!    were already united into one relation per pair, so "several dependences between the same
+//!    two nodes" become one.
+//! 2. [`uniformize`]: a relation between spaces of one dimension whose distances `t - s` take at
+//!    most [`MAX_UNIFORM`] values, whatever the parameters, is split into one uniform dependence
+//!    per distance (`s = t - d`): a task then names its input as "my key minus `d`". Other
+//!    relations stay whole (non-uniform); their sources are enumerated per task.
+//! 3. Numbering: the resulting dependences `d0, d1, ...` ([`NumberedDep`]), with their source
+//!    (OUT) and target (IN) tile sets and the shape facts idiom selection needs.
+//! 4. [`reduce`]: a dependence whose every pair `s -> t` is also a path `s -> m -> t` through
+//!    two other kept dependences (of any nests) is implied: `t` waits for `m`, which waits for
+//!    `s`. It is dropped. The test is on tiles (`R_j ⊆ R ∘ R`), not on classes, so it is exact;
+//!    removing greedily against the dependences still kept keeps every dropped one implied by a
+//!    path of kept ones (induction on the removal order; paths go forward, so they are finite).
+//! 5. [`partition`]: each nest's tile domain — the union of its statements' tile domains, which
+//!    is the leading domain under the union rule; the deepest statements are reported as
+//!    `leading`, the others as followers — is split into disjoint classes of tiles with the same
+//!    signature: the set of kept dependences the tile is a target of (IN) and a source of (OUT).
+//!    Every class lists the statements that have tiles in it (the partition propagated to the
+//!    followers). Past [`MAX_CLASSES`] classes the nest keeps no partition (`None`), and code
+//!    generation guards each input instead.
+//!
+//! Every function parses into a fresh ISL context; nothing here knows about C or the runtime.
+
+use crate::astgen::few_offsets;
+use crate::isl::{Ctx, Map, Set, Side, UnionMap, UnionSet};
+use crate::maps::{input_error, names, nest_of_name, tuple};
+use crate::scop::parse_context;
+use crate::{Error, Nest, Result, TileDep, TiledSchedule};
+use frontend::ir::{Scop, StmtId};
+
+/// The most distances a tile dependence is split into by uniformization.
+pub const MAX_UNIFORM: usize = 16;
+/// The most classes of one nest's partition.
+pub const MAX_CLASSES: usize = 128;
+/// The most dependences transitive reduction looks at (it composes pairs of them).
+pub const MAX_REDUCED: usize = 64;
+
+/// A tile dependence after simplification: one per (source nest, target nest) pair.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimplifiedDep {
+    pub src: usize,
+    pub dst: usize,
+    /// The simplified relation, ISL text.
+    pub relation: String,
+    /// Basic maps before and after simplification.
+    pub n_basic_maps: (usize, usize),
+}
+
+/// Facts about a dependence's shape that idiom selection uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// Every source tile is related to every target tile (`relation = sources × targets`).
+    pub product: bool,
+    /// At most one source tile, for every parameter value.
+    pub one_source: bool,
+    /// At most one target tile, for every parameter value.
+    pub one_target: bool,
+}
+
+/// A numbered tile dependence `d<id>` (its index in [`TileGraph::deps`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NumberedDep {
+    pub src: usize,
+    pub dst: usize,
+    /// Index of the [`SimplifiedDep`] it comes from.
+    pub origin: usize,
+    /// `{ N<src>[..] -> N<dst>[..] }`, ISL text.
+    pub relation: String,
+    /// `Some(d)` for a uniform dependence: the source of target `t` is `t - d`.
+    pub distance: Option<Vec<i64>>,
+    /// The source tiles (the OUT side), ISL text.
+    pub sources: String,
+    /// The target tiles (the IN side), ISL text.
+    pub targets: String,
+    pub shape: Shape,
+    /// `Some((a, b))` when transitive reduction dropped it: every pair is a path through two
+    /// other dependences, for example `d<a>` then `d<b>` (and through the kept ones in the end,
+    /// since a dependence dropped later is itself such a path). Dropped dependences are in no
+    /// signature.
+    pub implied_by: Option<(usize, usize)>,
+}
+
+/// The IN and OUT dependences of a tile, by number, ascending.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Signature {
+    pub ins: Vec<usize>,
+    pub outs: Vec<usize>,
+}
+
+/// Tiles of one nest with one signature.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartitionClass {
+    /// The tiles, ISL text in the nest's tile space.
+    pub domain: String,
+    pub signature: Signature,
+    /// The statements with instances in these tiles.
+    pub statements: Vec<StmtId>,
+}
+
+/// One statement's tiles.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatementTiles {
+    pub stmt: StmtId,
+    /// The number of loops around the statement.
+    pub depth: usize,
+    /// The tiles holding its instances, ISL text.
+    pub domain: String,
+}
+
+/// The tiles of one nest.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NestTiles {
+    pub n_dims: usize,
+    /// All its tiles, ISL text.
+    pub domain: String,
+    pub statements: Vec<StatementTiles>,
+    /// The deepest statements: their tile domains lead; the others follow.
+    pub leading: Vec<StmtId>,
+    /// Disjoint classes covering `domain`, by signature; `None` past [`MAX_CLASSES`].
+    pub partition: Option<Vec<PartitionClass>>,
+}
+
+/// The tile graph of one SCoP.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TileGraph {
+    pub nests: Vec<NestTiles>,
+    pub simplified: Vec<SimplifiedDep>,
+    pub deps: Vec<NumberedDep>,
+}
+
+impl TileGraph {
+    /// The dependences that tasks synchronize on (not dropped by reduction).
+    pub fn kept(&self) -> impl Iterator<Item = (usize, &NumberedDep)> + Clone {
+        self.deps.iter().enumerate().filter(|(_, d)| d.implied_by.is_none())
+    }
+}
+
+/// Builds the tile graph of a scheduled SCoP from its tile dependences.
+pub fn tile_graph(scop: &Scop, sched: &TiledSchedule, tile_deps: &[TileDep]) -> Result<TileGraph> {
+    let ctx = Ctx::new()?;
+    let context = parse_context(&ctx, scop)?;
+    let mut domains = Vec::with_capacity(sched.nests.len());
+    for nest in &sched.nests {
+        let domain =
+            UnionSet::read(&ctx, &nest.tile_domain).map_err(|e| input_error("tile domain", &nest.tile_domain, e))?;
+        domains.push(domain.intersect_params(context.clone())?);
+    }
+    let mut simplified = Vec::new();
+    let mut pieces: Vec<(usize, Map<'_>, Option<Vec<i64>>)> = Vec::new();
+    for dep in tile_deps {
+        if dep.src >= sched.nests.len() || dep.dst >= sched.nests.len() {
+            return Err(Error::InvalidInput(format!(
+                "a tile dependence N{} -> N{} between unknown nests",
+                dep.src, dep.dst
+            )));
+        }
+        let rel = UnionMap::read(&ctx, &dep.relation).map_err(|e| input_error("tile dependence", &dep.relation, e))?;
+        // Only the tiles that exist under the context (which also bounds the parameters).
+        let rel = rel.intersect_domain(domains[dep.src].clone())?.intersect_range(domains[dep.dst].clone())?;
+        let mut maps = rel.maps()?;
+        let map = match maps.len() {
+            0 => continue,
+            1 => maps.remove(0),
+            n => {
+                return Err(Error::InvalidInput(format!(
+                    "the tile dependence `{}` spans {n} pairs of spaces",
+                    dep.relation
+                )));
+            }
+        };
+        check_spaces(&map, dep)?;
+        let before = map.n_basic_maps()?;
+        let map = simplify(map)?;
+        let origin = simplified.len();
+        simplified.push(SimplifiedDep {
+            src: dep.src,
+            dst: dep.dst,
+            relation: map.to_str()?,
+            n_basic_maps: (before, map.n_basic_maps()?),
+        });
+        for (piece, distance) in uniformize(map)? {
+            pieces.push((origin, piece, distance));
+        }
+    }
+    let mut deps = Vec::with_capacity(pieces.len());
+    for (origin, piece, distance) in &pieces {
+        let sources = piece.clone().domain()?.coalesce()?;
+        let targets = piece.clone().range()?.coalesce()?;
+        let shape = Shape {
+            product: piece.is_equal(&Map::from_domain_and_range(sources.clone(), targets.clone())?)?,
+            one_source: at_most_one_point(&sources)?,
+            one_target: at_most_one_point(&targets)?,
+        };
+        deps.push(NumberedDep {
+            src: simplified[*origin].src,
+            dst: simplified[*origin].dst,
+            origin: *origin,
+            relation: piece.to_str()?,
+            distance: distance.clone(),
+            sources: sources.to_str()?,
+            targets: targets.to_str()?,
+            shape,
+            implied_by: None,
+        });
+    }
+    let maps: Vec<Map<'_>> = pieces.into_iter().map(|(_, m, _)| m).collect();
+    for (j, by) in reduce(&ctx, &maps, &deps)? {
+        deps[j].implied_by = Some(by);
+    }
+    let mut nests = Vec::with_capacity(sched.nests.len());
+    for k in 0..sched.nests.len() {
+        nests.push(nest_tiles(&ctx, scop, sched, k, &context, &deps)?);
+    }
+    Ok(TileGraph { nests, simplified, deps })
+}
+
+/// The same schedule with coarser tasks: every nest with more than `n_dims` tile dimensions keeps
+/// only its first `n_dims` as tile coordinates (the paper's interband granularity is `n_dims = 1`,
+/// its intraband granularity `n_dims = 2`). The other tile loops become loops inside the task,
+/// so the order of the instances, and hence the legality of the schedule, is unchanged.
+pub fn coarsen(sched: &TiledSchedule, n_dims: usize) -> Result<TiledSchedule> {
+    if n_dims == 0 {
+        return Err(Error::InvalidInput("a task needs at least one tile dimension".into()));
+    }
+    let ctx = Ctx::new()?;
+    let mut nests = Vec::with_capacity(sched.nests.len());
+    for (k, nest) in sched.nests.iter().enumerate() {
+        let d = nest.tile_sizes.len();
+        if d <= n_dims {
+            nests.push(nest.clone());
+            continue;
+        }
+        let name = format!("N{k}");
+        let t = names("t", d);
+        let projection =
+            UnionMap::read(&ctx, &format!("{{ {} -> {} }}", tuple(&name, &t), tuple(&name, &t[..n_dims])))?;
+        let tile_map = UnionMap::read(&ctx, &nest.tile_map)
+            .map_err(|e| input_error(&format!("tile map of nest N{k}"), &nest.tile_map, e))?
+            .apply_range(projection.clone())?
+            .coalesce()?;
+        let domain =
+            UnionSet::read(&ctx, &nest.tile_domain).map_err(|e| input_error("tile domain", &nest.tile_domain, e))?;
+        let tile_domain = projection.intersect_domain(domain)?.range()?.coalesce()?;
+        nests.push(Nest {
+            statements: nest.statements.clone(),
+            tile_sizes: nest.tile_sizes[..n_dims].to_vec(),
+            schedule: nest.schedule.clone(),
+            tile_map: tile_map.to_str()?,
+            tile_domain: tile_domain.to_str()?,
+        });
+    }
+    Ok(TiledSchedule { tree: sched.tree.clone(), nests })
+}
+
+fn check_spaces(map: &Map<'_>, dep: &TileDep) -> Result<()> {
+    let src = map.tuple_name(Side::In).as_deref().and_then(nest_of_name);
+    let dst = map.tuple_name(Side::Out).as_deref().and_then(nest_of_name);
+    if (src, dst) != (Some(dep.src), Some(dep.dst)) {
+        return Err(Error::InvalidInput(format!(
+            "the tile dependence `{}` does not go from N{} to N{}",
+            dep.relation, dep.src, dep.dst
+        )));
+    }
+    Ok(())
+}
+
+/// Same pairs, simpler: coalesced, equalities explicit, no redundant constraints; and made of
+/// pairwise disjoint basic maps when that does not take more of them (ISL's disjoint form of
+/// overlapping skewed pieces can triple their number; the uniform pieces that code generation
+/// uses are disjoint anyway, one distance each).
+pub(crate) fn simplify(map: Map<'_>) -> Result<Map<'_>> {
+    let simple = map.coalesce()?.detect_equalities()?.remove_redundancies()?;
+    // Coalescing after the split only fuses whole basic maps, so they stay disjoint.
+    let disjoint = simple.clone().make_disjoint()?.coalesce()?;
+    Ok(if disjoint.n_basic_maps()? <= simple.n_basic_maps()? { disjoint } else { simple })
+}
+
+/// Splits a relation into uniform pieces (one per distance, in increasing lexicographic order of
+/// the distance) when it has at most [`MAX_UNIFORM`] distances; otherwise the relation itself,
+/// non-uniform.
+pub(crate) fn uniformize(map: Map<'_>) -> Result<Vec<(Map<'_>, Option<Vec<i64>>)>> {
+    let offsets = match few_offsets(&map)? {
+        Some(offsets) if offsets.len() <= MAX_UNIFORM => offsets,
+        _ => return Ok(vec![(map, None)]),
+    };
+    let ctx = map.ctx();
+    let n = map.n_dims(Side::Out)?;
+    let (src, dst) = (map.tuple_name(Side::In).unwrap_or_default(), map.tuple_name(Side::Out).unwrap_or_default());
+    let s = names("s", n);
+    let t = names("t", n);
+    let mut pieces = Vec::with_capacity(offsets.len());
+    for d in offsets.into_iter().rev() {
+        let eqs: Vec<String> = (0..n).map(|k| format!("{} = {} + ({})", t[k], s[k], d[k])).collect();
+        let cond = if eqs.is_empty() { String::new() } else { format!(" : {}", eqs.join(" and ")) };
+        let shift = Map::read(ctx, &format!("{{ {} -> {}{cond} }}", tuple(&src, &s), tuple(&dst, &t)))?;
+        let piece = map.clone().intersect(shift)?.coalesce()?;
+        if !piece.is_empty()? {
+            pieces.push((piece, Some(d)));
+        }
+    }
+    Ok(pieces)
+}
+
+/// Whether a set has at most one point for every parameter value.
+fn at_most_one_point(set: &Set<'_>) -> Result<bool> {
+    set.clone().lexmin()?.is_equal(set)
+}
+
+/// Dependences implied by two-step paths of other kept dependences, greedily in number order:
+/// `(j, (a, b))` where every pair of `d<j>` is a path through two kept dependences, `d<a>` then
+/// `d<b>` being the first such pair (the paths may use several pairs). Between uniform
+/// dependences only pairs whose distances add up to `d<j>`'s are composed; each test gets an ISL
+/// operation budget ([`REDUCTION_BUDGET`]), past which the dependence is kept (never wrongly
+/// dropped).
+fn reduce<'c>(ctx: &'c Ctx, maps: &[Map<'c>], deps: &[NumberedDep]) -> Result<Vec<(usize, (usize, usize))>> {
+    if deps.len() > MAX_REDUCED {
+        return Ok(Vec::new());
+    }
+    let mut kept: Vec<usize> = (0..deps.len()).collect();
+    let mut dropped = Vec::new();
+    for j in 0..deps.len() {
+        let others: Vec<usize> = kept.iter().copied().filter(|&k| k != j).collect();
+        let candidates: Vec<(usize, usize)> = others
+            .iter()
+            .filter(|&&a| deps[a].src == deps[j].src)
+            .flat_map(|&a| others.iter().map(move |&b| (a, b)))
+            .filter(|&(a, b)| deps[b].src == deps[a].dst && deps[b].dst == deps[j].dst && may_sum_to(deps, a, b, j))
+            .collect();
+        if candidates.is_empty() {
+            continue;
+        }
+        ctx.set_max_operations(REDUCTION_BUDGET);
+        let implied = implied_by_paths(maps, j, &candidates);
+        ctx.set_max_operations(0);
+        match implied {
+            Ok(Some(witness)) => {
+                kept.retain(|&k| k != j);
+                dropped.push((j, witness));
+            }
+            Ok(None) => {}
+            Err(_) if ctx.quota_hit() => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(dropped)
+}
+
+/// The ISL operations one reduction test may take.
+pub const REDUCTION_BUDGET: u64 = 200_000;
+
+/// Whether a path `d<a>` then `d<b>` can have the pairs of `d<j>`: always, unless all three are
+/// uniform and the distances do not add up.
+fn may_sum_to(deps: &[NumberedDep], a: usize, b: usize, j: usize) -> bool {
+    match (&deps[a].distance, &deps[b].distance, &deps[j].distance) {
+        (Some(da), Some(db), Some(dj)) => {
+            da.len() == dj.len() && db.len() == dj.len() && (0..dj.len()).all(|n| da[n] + db[n] == dj[n])
+        }
+        _ => true,
+    }
+}
+
+/// `Some((a, b))` (the first useful pair) when every pair of `maps[j]` is in the union of the
+/// compositions `maps[a]` then `maps[b]` over `candidates`.
+fn implied_by_paths(maps: &[Map<'_>], j: usize, candidates: &[(usize, usize)]) -> Result<Option<(usize, usize)>> {
+    let target = UnionMap::from_map(maps[j].clone())?;
+    let mut paths = None::<UnionMap<'_>>;
+    let mut witness = None;
+    for &(a, b) in candidates {
+        let path = UnionMap::from_map(maps[a].clone())?.apply_range(UnionMap::from_map(maps[b].clone())?)?;
+        if path.clone().intersect(target.clone())?.is_empty()? {
+            continue;
+        }
+        witness.get_or_insert((a, b));
+        paths = Some(match paths {
+            Some(p) => p.union(path)?,
+            None => path,
+        });
+    }
+    match (paths, witness) {
+        (Some(paths), Some(witness)) if target.is_subset(&paths)? => Ok(Some(witness)),
+        _ => Ok(None),
+    }
+}
+
+fn nest_tiles<'c>(
+    ctx: &'c Ctx,
+    scop: &Scop,
+    sched: &TiledSchedule,
+    k: usize,
+    context: &Set<'c>,
+    deps: &[NumberedDep],
+) -> Result<NestTiles> {
+    let nest = &sched.nests[k];
+    let tile_map = UnionMap::read(ctx, &nest.tile_map)
+        .map_err(|e| input_error(&format!("tile map of nest N{k}"), &nest.tile_map, e))?;
+    let domain = restrict(
+        UnionSet::read(ctx, &nest.tile_domain).map_err(|e| input_error("tile domain", &nest.tile_domain, e))?,
+        context,
+    )?;
+    let Some(domain) = domain else {
+        return Ok(NestTiles {
+            n_dims: nest.tile_sizes.len(),
+            domain: nest.tile_domain.clone(),
+            statements: Vec::new(),
+            leading: Vec::new(),
+            partition: Some(Vec::new()),
+        });
+    };
+    let mut statements = Vec::new();
+    let mut stmt_sets = Vec::new();
+    for &id in &nest.statements {
+        let stmt = scop
+            .statements
+            .get(id.index())
+            .ok_or_else(|| Error::InvalidInput(format!("nest N{k} names the unknown statement {id}")))?;
+        let instances =
+            UnionSet::read(ctx, &stmt.domain).map_err(|e| input_error("statement domain", &stmt.domain, e))?;
+        let tiles = tile_map.clone().intersect_domain(instances)?.range()?.coalesce()?;
+        let tiles = restrict(tiles, context)?;
+        let text = match &tiles {
+            Some(t) => t.to_str()?,
+            None => format!("{{ N{k}[{}] : false }}", names("t", nest.tile_sizes.len()).join(", ")),
+        };
+        statements.push(StatementTiles { stmt: id, depth: stmt.iterators.len(), domain: text });
+        stmt_sets.push((id, tiles));
+    }
+    let deepest = statements.iter().map(|s| s.depth).max().unwrap_or(0);
+    let leading = statements.iter().filter(|s| s.depth == deepest).map(|s| s.stmt).collect();
+    let partition = partition(&domain, k, deps, &stmt_sets)?;
+    Ok(NestTiles { n_dims: nest.tile_sizes.len(), domain: domain.to_str()?, statements, leading, partition })
+}
+
+/// The one set of `set` under the context, `None` when it is empty.
+fn restrict<'c>(set: UnionSet<'c>, context: &Set<'c>) -> Result<Option<Set<'c>>> {
+    let mut sets = set.intersect_params(context.clone())?.coalesce()?.sets()?;
+    match sets.len() {
+        0 => Ok(None),
+        1 => Ok(Some(sets.remove(0))),
+        n => Err(Error::InvalidInput(format!("a tile domain spans {n} spaces"))),
+    }
+}
+
+/// The classes of `domain` (nest `k`) by signature over the kept dependences, `None` past
+/// [`MAX_CLASSES`]. Refinement: every class is split by each target set (IN), then by each source
+/// set (OUT); empty parts are dropped, so the classes are disjoint, non-empty for some parameter
+/// value, and cover the domain.
+fn partition<'c>(
+    domain: &Set<'c>,
+    k: usize,
+    deps: &[NumberedDep],
+    stmts: &[(StmtId, Option<Set<'c>>)],
+) -> Result<Option<Vec<PartitionClass>>> {
+    let ctx = domain.ctx();
+    let mut classes: Vec<(Set<'c>, Signature)> = vec![(domain.clone(), Signature::default())];
+    let kept = deps.iter().enumerate().filter(|(_, d)| d.implied_by.is_none());
+    let sides: Vec<(usize, bool, &str)> = kept
+        .clone()
+        .filter(|(_, d)| d.dst == k)
+        .map(|(j, d)| (j, true, d.targets.as_str()))
+        .chain(kept.filter(|(_, d)| d.src == k).map(|(j, d)| (j, false, d.sources.as_str())))
+        .collect();
+    for (j, is_in, text) in sides {
+        let side = Set::read(ctx, text)?;
+        let mut next = Vec::with_capacity(classes.len() * 2);
+        for (set, sig) in classes {
+            let inside = set.clone().intersect(side.clone())?.coalesce()?;
+            let outside = set.subtract(side.clone())?.coalesce()?;
+            if !inside.is_empty()? {
+                let mut sig = sig.clone();
+                if is_in {
+                    sig.ins.push(j)
+                } else {
+                    sig.outs.push(j)
+                }
+                next.push((inside, sig));
+            }
+            if !outside.is_empty()? {
+                next.push((outside, sig));
+            }
+        }
+        if next.len() > MAX_CLASSES {
+            return Ok(None);
+        }
+        classes = next;
+    }
+    let mut result = Vec::with_capacity(classes.len());
+    for (set, signature) in classes {
+        let mut statements = Vec::new();
+        for (id, tiles) in stmts {
+            if let Some(tiles) = tiles {
+                if !set.clone().intersect(tiles.clone())?.is_empty()? {
+                    statements.push(*id);
+                }
+            }
+        }
+        result.push(PartitionClass { domain: set.to_str()?, signature, statements });
+    }
+    result.sort_by(|a, b| a.signature.cmp(&b.signature));
+    Ok(Some(result))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map<'c>(ctx: &'c Ctx, text: &str) -> Map<'c> {
+        Map::read(ctx, text).unwrap()
+    }
+
+    #[test]
+    fn simplification_drops_subsumed_pieces_and_fuses_overlapping_ones() {
+        let ctx = Ctx::new().unwrap();
+        // The second piece lies inside the first: dropped.
+        let subsumed = map(&ctx, "{ N0[i] -> N0[i + 1] : 0 <= i < 10 or (2 <= i < 5) }");
+        let simple = simplify(subsumed.clone()).unwrap();
+        assert_eq!(simple.n_basic_maps().unwrap(), 1, "{}", simple.to_str().unwrap());
+        assert!(simple.is_equal(&subsumed).unwrap());
+        // Two overlapping intervals: their union is convex, one piece.
+        let overlapping = map(&ctx, "{ N0[i] -> N0[i + 1] : 0 <= i < 6 or 4 <= i < 10 }");
+        let simple = simplify(overlapping.clone()).unwrap();
+        assert_eq!(simple.n_basic_maps().unwrap(), 1, "{}", simple.to_str().unwrap());
+        assert!(simple.is_equal(&overlapping).unwrap());
+        // Two overlapping squares: not convex, kept as pieces with the same pairs.
+        let squares =
+            map(&ctx, "{ N0[i, j] -> N0[i + 1, j] : (0 <= i < 10 and 0 <= j < 10) or (5 <= i < 15 and 5 <= j < 15) }");
+        let simple = simplify(squares.clone()).unwrap();
+        assert!(simple.n_basic_maps().unwrap() >= 2);
+        assert!(simple.is_equal(&squares).unwrap());
+    }
+
+    #[test]
+    fn uniformization_splits_by_distance_up_to_the_limit() {
+        let ctx = Ctx::new().unwrap();
+        let two = map(&ctx, "{ N0[i] -> N0[j] : 0 <= i < 10 and i < j <= i + 2 }");
+        let pieces = uniformize(two.clone()).unwrap();
+        let distances: Vec<Option<Vec<i64>>> = pieces.iter().map(|(_, d)| d.clone()).collect();
+        assert_eq!(distances, vec![Some(vec![1]), Some(vec![2])]);
+        assert!(pieces[0].0.is_equal(&map(&ctx, "{ N0[i] -> N0[i + 1] : 0 <= i < 10 }")).unwrap());
+        // Every j > i: unboundedly many distances, the relation stays whole.
+        let many = map(&ctx, "[n] -> { N0[i] -> N0[j] : 0 <= i < j < n }");
+        let pieces = uniformize(many).unwrap();
+        assert_eq!(pieces.len(), 1);
+        assert_eq!(pieces[0].1, None);
+        // Between two nests of one dimension the distance is between their coordinates.
+        let interband = map(&ctx, "{ N0[i] -> N1[i] : 0 <= i < 4; N0[i] -> N1[i - 1] : 1 <= i < 4 }");
+        let distances: Vec<Option<Vec<i64>>> = uniformize(interband).unwrap().into_iter().map(|(_, d)| d).collect();
+        assert_eq!(distances, vec![Some(vec![-1]), Some(vec![0])]);
+    }
+
+    fn numbered(src: usize, dst: usize, distance: Vec<i64>) -> NumberedDep {
+        NumberedDep {
+            src,
+            dst,
+            origin: 0,
+            relation: String::new(),
+            distance: Some(distance),
+            sources: String::new(),
+            targets: String::new(),
+            shape: Shape { product: false, one_source: false, one_target: false },
+            implied_by: None,
+        }
+    }
+
+    /// Tiles 0..9 of one nest. `i -> i + 2` for 0 <= i < 8 is `i -> i + 1 -> i + 2` wherever
+    /// `i -> i + 1` exists for 0 <= i < 9: implied on every tile and dropped. With `i -> i + 1`
+    /// only for i < 5, the pair 6 -> 8 has no such path: kept.
+    #[test]
+    fn reduction_drops_a_dependence_only_when_every_pair_is_a_path() {
+        let ctx = Ctx::new().unwrap();
+        let deps = vec![numbered(0, 0, vec![1]), numbered(0, 0, vec![2])];
+        let full =
+            vec![map(&ctx, "{ N0[i] -> N0[i + 1] : 0 <= i < 9 }"), map(&ctx, "{ N0[i] -> N0[i + 2] : 0 <= i < 8 }")];
+        assert_eq!(reduce(&ctx, &full, &deps).unwrap(), vec![(1, (0, 0))]);
+        let partial =
+            vec![map(&ctx, "{ N0[i] -> N0[i + 1] : 0 <= i < 5 }"), map(&ctx, "{ N0[i] -> N0[i + 2] : 0 <= i < 8 }")];
+        assert_eq!(reduce(&ctx, &partial, &deps).unwrap(), vec![]);
+        // Non-uniform, across nests: N0[i] -> N2[j >= i] is N0[i] -> N1[i] -> N2[j >= i].
+        let mut chain = vec![numbered(0, 1, vec![0]), numbered(1, 2, vec![0]), numbered(0, 2, vec![0])];
+        chain[1].distance = None;
+        chain[2].distance = None;
+        let maps = vec![
+            map(&ctx, "{ N0[i] -> N1[i] : 0 <= i < 8 }"),
+            map(&ctx, "{ N1[i] -> N2[j] : 0 <= i <= j < 8 }"),
+            map(&ctx, "{ N0[i] -> N2[j] : 0 <= i <= j < 8 }"),
+        ];
+        assert_eq!(reduce(&ctx, &maps, &chain).unwrap(), vec![(2, (0, 1))]);
+        // A dependence never implies itself: alone, d0 stays.
+        assert_eq!(reduce(&ctx, &full[..1], &deps[..1]).unwrap(), vec![]);
+    }
+}
