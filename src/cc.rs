@@ -8,7 +8,7 @@
 //!
 //! Options that start with `--tiledflow-` are tiledflow's and never reach the compiler:
 //! `--tiledflow-strict`, `--tiledflow-target=tasks|seq`, `--tiledflow-tile-sizes=32,16`,
-//! `--tiledflow-no-tile`.
+//! `--tiledflow-no-tile`, `--tiledflow-scop=auto|pragma`.
 
 use std::path::{Path, PathBuf};
 
@@ -27,6 +27,8 @@ pub struct CcCommand {
     pub target: Option<String>,
     pub tile_sizes: Option<String>,
     pub no_tile: bool,
+    /// `--tiledflow-scop=auto|pragma`.
+    pub scop: Option<String>,
 }
 
 /// Options of cc that take their value in the next argument.
@@ -48,7 +50,8 @@ pub fn parse(argv: &[String]) -> Result<CcCommand, String> {
                 None if opt == "no-tile" => cmd.no_tile = true,
                 Some(("target", v)) => cmd.target = Some(v.to_string()),
                 Some(("tile-sizes", v)) => cmd.tile_sizes = Some(v.to_string()),
-                _ => return Err(format!("unknown option {a} (tiledflow options: --tiledflow-strict, --tiledflow-no-tile, --tiledflow-target=tasks|seq, --tiledflow-tile-sizes=N,...)")),
+                Some(("scop", v)) => cmd.scop = Some(v.to_string()),
+                _ => return Err(format!("unknown option {a} (tiledflow options: --tiledflow-strict, --tiledflow-no-tile, --tiledflow-target=tasks|seq, --tiledflow-tile-sizes=N,..., --tiledflow-scop=auto|pragma)")),
             }
             k += 1;
             continue;

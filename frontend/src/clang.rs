@@ -210,6 +210,9 @@ pub(crate) struct Decl {
     /// Declared at file scope (its semantic parent is the translation unit).
     pub file_scope: bool,
     pub ty: CType,
+    /// The declared type itself is a `restrict`-qualified pointer (also an array parameter
+    /// written `T a[restrict n]`, which C adjusts to one).
+    pub restrict: bool,
     /// Value of an enumeration constant.
     pub enum_value: Option<i64>,
 }
@@ -548,6 +551,11 @@ impl<'t> Type<'t> {
         self.wrap(unsafe { clang_getArrayElementType(self.raw) })
     }
 
+    fn is_restrict(&self) -> bool {
+        // SAFETY: as in `canonical`.
+        unsafe { clang_isRestrictQualifiedType(self.raw) != 0 }
+    }
+
     fn spelling(&self) -> String {
         // SAFETY: as in `canonical`; the string is owned and disposed by `take_string`.
         take_string(unsafe { clang_getTypeSpelling(self.raw) })
@@ -858,15 +866,30 @@ impl<'t> Lowerer<'t> {
             _ => DeclKind::Other,
         };
         let enum_value = (kind == DeclKind::EnumConstant).then(|| canonical.enum_value());
+        let ty = canonical.ty();
         Decl {
             key,
             name,
             kind,
             file_scope,
-            ty: canonical.ty().lower(0),
+            ty: ty.lower(0),
+            restrict: ty.canonical().is_restrict()
+                || (kind == DeclKind::Parm && outer_array_is_restrict(&ty.canonical().spelling())),
             enum_value,
         }
     }
+}
+
+/// libclang gives an array parameter its type as written (`double[restrict n][n]`), not the
+/// pointer C adjusts it to: the qualifiers of that pointer are inside the first brackets.
+fn outer_array_is_restrict(spelling: &str) -> bool {
+    let Some(open) = spelling.find('[') else {
+        return false;
+    };
+    let inside = spelling[open + 1..].split(']').next().unwrap_or("");
+    inside
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|w| matches!(w, "restrict" | "__restrict" | "__restrict__"))
 }
 
 fn bin_op(k: CXBinaryOperatorKind) -> BinOp {

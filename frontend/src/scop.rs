@@ -66,7 +66,7 @@ impl Refusal {
         }
     }
 
-    fn diagnostic(&self, path: &str, lines: &LineIndex) -> Diagnostic {
+    pub(crate) fn diagnostic(&self, path: &str, lines: &LineIndex) -> Diagnostic {
         Diagnostic {
             severity: Severity::Warning,
             file: path.to_string(),
@@ -78,10 +78,46 @@ impl Refusal {
 
 type Result<T> = std::result::Result<T, Refusal>;
 
-/// Extracts the SCoPs of all pragma regions of the file.
-pub(crate) fn extract(path: &str, text: &str, parsed: &ParsedFile) -> (Vec<Scop>, Vec<Diagnostic>) {
+/// Whether the arrays of a SCoP may be assumed not to overlap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Aliasing {
+    /// `#pragma scop` is the user's promise that distinct arrays do not overlap (as for PLuTo
+    /// and PPCG).
+    Assumed,
+    /// Without pragmas nothing is promised: a nest that writes through a pointer (an array
+    /// parameter is one) which may point into another array of the nest is refused, unless one
+    /// of the two is `restrict`.
+    Checked,
+}
+
+/// Extracts the SCoPs of the file: the pragma regions, or, when `auto` is set, the maximal
+/// affine loop nests of every function (see [`crate::auto`]).
+pub(crate) fn extract(
+    path: &str,
+    text: &str,
+    parsed: &ParsedFile,
+    mode: crate::ScopMode,
+) -> (Vec<Scop>, Vec<Diagnostic>) {
     let lines = LineIndex::new(text);
     let directives = pragma::directives(&parsed.tokens, &parsed.skipped, &lines);
+    let auto = match mode {
+        crate::ScopMode::Auto => true,
+        crate::ScopMode::Pragma => false,
+        crate::ScopMode::PragmaIfPresent => !directives
+            .iter()
+            .any(|d| d.pragma.as_deref() == Some("scop")),
+    };
+    if auto {
+        let (scops, refusals) = crate::auto::find(text, parsed, &directives, &lines);
+        let notes = refusals
+            .iter()
+            .map(|r| Diagnostic {
+                severity: Severity::Note,
+                ..r.diagnostic(path, &lines)
+            })
+            .collect();
+        return (scops, notes);
+    }
     let (regions, problems) = pragma::regions(&directives, &lines);
     let mut refusals: Vec<Refusal> = problems
         .into_iter()
@@ -132,13 +168,30 @@ fn build(
             "the region contains no statement",
         ));
     }
+    build_statements(text, parsed, function, region, &selected, lines, Aliasing::Assumed)
+}
+
+/// Builds the SCoP of the consecutive statements `selected` of `function`, which make up
+/// `region` (whose text the caller has checked with [`check_region_text`]).
+pub(crate) fn build_statements(
+    text: &str,
+    parsed: &ParsedFile,
+    function: &Function,
+    region: &Region,
+    selected: &[&Node],
+    lines: &LineIndex,
+    aliasing: Aliasing,
+) -> Result<Scop> {
     let mut b = Builder::new(text, &parsed.tokens);
-    for n in &selected {
+    for n in selected {
         collect_writes(n, &mut b.written, &mut b.counters);
     }
     b.positions.push(0);
-    for n in &selected {
+    for n in selected {
         b.stmt(n)?;
+    }
+    if aliasing == Aliasing::Checked {
+        b.check_aliasing()?;
     }
     check_counters_not_live_out(&function.body, region, &b.counters, &mut Vec::new(), false)?;
     b.finish(function, region, lines)
@@ -200,7 +253,7 @@ fn check_counters_not_live_out(
 
 /// Identifiers with the reserved prefix, preprocessor directives and skipped code inside the
 /// region cannot be handled: replacing the region would lose or clash with them.
-fn check_region_text(
+pub(crate) fn check_region_text(
     text: &str,
     parsed: &ParsedFile,
     directives: &[pragma::Directive],
@@ -460,6 +513,12 @@ struct ArrayInfo {
     rank: usize,
     storage: Storage,
     written: bool,
+    /// The variable is a pointer (an array parameter is one): it may point into other arrays.
+    pointer: bool,
+    /// The pointer is `restrict`-qualified: no other pointer reaches what it accesses.
+    restrict: bool,
+    /// Offset of the first access, for diagnostics.
+    offset: usize,
 }
 
 struct RawAccess {
@@ -1344,7 +1403,7 @@ impl<'a> Builder<'a> {
                 ..r
             })?);
         }
-        let array = self.array_index(d, rank, elem_type);
+        let array = self.array_index(d, rank, elem_type, target.span.start);
         for &kind in kinds {
             if kind == AccessKind::Write {
                 self.arrays[array].written = true;
@@ -1358,7 +1417,7 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    fn array_index(&mut self, d: &Decl, rank: usize, elem_type: String) -> usize {
+    fn array_index(&mut self, d: &Decl, rank: usize, elem_type: String, offset: usize) -> usize {
         if let Some(k) = self.arrays.iter().position(|a| a.key == d.key) {
             return k;
         }
@@ -1367,6 +1426,11 @@ impl<'a> Builder<'a> {
             name: d.name.clone(),
             elem_type,
             rank,
+            // An array parameter is a pointer (libclang gives it its type as written).
+            pointer: matches!(d.ty, CType::Pointer(_))
+                || (d.kind == DeclKind::Parm && matches!(d.ty, CType::Array(_))),
+            restrict: d.restrict,
+            offset,
             storage: if d.file_scope {
                 Storage::File
             } else {
@@ -1448,6 +1512,37 @@ impl<'a> Builder<'a> {
     }
 
     // ----- result ----------------------------------------------------------------------------
+
+    /// Refuses two arrays (not scalars) of which one is written, one is a pointer that may
+    /// point into the other, and neither is `restrict`. Distinct array variables never overlap.
+    fn check_aliasing(&self) -> Result<()> {
+        let arrays: Vec<&ArrayInfo> = self.arrays.iter().filter(|a| a.rank > 0).collect();
+        for (k, x) in arrays.iter().enumerate() {
+            for y in &arrays[k + 1..] {
+                let pair_may_overlap = (x.pointer || y.pointer) && !x.restrict && !y.restrict;
+                if pair_may_overlap && (x.written || y.written) {
+                    let (w, other) = if x.written { (x, y) } else { (y, x) };
+                    let how = if x.pointer && y.pointer {
+                        "both are pointers".to_string()
+                    } else {
+                        let (p, o) = if x.pointer { (x, y) } else { (y, x) };
+                        format!("`{}` is a pointer that may point into `{}`", p.name, o.name)
+                    };
+                    return Err(Refusal::new(
+                        x.offset.max(y.offset),
+                        format!("`{}` and `{}`", w.name, other.name),
+                        format!(
+                            "array parameters that may alias: `{}` is written and {how}; declare \
+                             one of them `restrict`, or mark the nest with `#pragma scop` to \
+                             promise that they do not overlap",
+                            w.name
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
 
     fn finish(self, function: &Function, region: &Region, lines: &LineIndex) -> Result<Scop> {
         let param_names: Vec<String> = self.params.iter().map(|p| p.name.clone()).collect();

@@ -84,6 +84,7 @@ fn parse_file_reads_includes_relative_to_the_file_and_user_flags() {
     std::fs::write(&path, src).expect("write source");
     let opts = Options {
         clang_args: vec!["-DEXTRA=2".to_string()],
+        ..Options::default()
     };
     let (file, diags) = parse_file(&path, &opts).expect("parses");
     assert!(diags.is_empty());

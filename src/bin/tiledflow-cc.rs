@@ -11,7 +11,8 @@ fn main() -> ExitCode {
             "tiledflow-cc: a C compiler driver that runs tiledflow on each C source, then the real compiler\n\
              (TILEDFLOW_CC, default cc), and links the streamrt runtime.\n\n\
              Options of its own: --tiledflow-strict (or TILEDFLOW_STRICT=1): fail when a source cannot be\n\
-             transformed; --tiledflow-target=tasks|seq; --tiledflow-tile-sizes=N[,N...]; --tiledflow-no-tile.\n\
+             transformed; --tiledflow-target=tasks|seq; --tiledflow-tile-sizes=N[,N...]; --tiledflow-no-tile;\n\
+             --tiledflow-scop=auto|pragma (default: pragma if the file has #pragma scop, else auto).\n\
              Every other argument goes to the compiler unchanged."
         );
         return ExitCode::SUCCESS;
@@ -34,6 +35,12 @@ fn run(argv: &[String]) -> Result<ExitCode, String> {
         None | Some("tasks") => opts.target = taskgen::Target::Tasks,
         Some("seq") => opts.target = taskgen::Target::Seq,
         Some(t) => return Err(format!("--tiledflow-target={t}: expected tasks or seq")),
+    }
+    match cmd.scop.as_deref() {
+        None => {}
+        Some("auto") => opts.scop = frontend::ScopMode::Auto,
+        Some("pragma") => opts.scop = frontend::ScopMode::Pragma,
+        Some(m) => return Err(format!("--tiledflow-scop={m}: expected auto or pragma")),
     }
     if cmd.no_tile {
         opts.schedule.tile_sizes = None;
