@@ -1,0 +1,126 @@
+//! Files without `#pragma scop`, through the built tools as a user runs them: their loop nests
+//! are found (`--scop auto`, the default for such files), the code around them is copied byte
+//! for byte, the program computes what the original computes, and a file without any SCoP comes
+//! out unchanged with a note.
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use testsuite::{compile, reference_cc, run, tool_path};
+
+const PRE: &str = "#include <stdio.h>
+#define N 45
+/* a comment   with  odd   spacing */
+static double A[N][N], B[N][N];
+
+";
+const HEAD: &str = "static void kernel(void)
+{
+  int i, j, t;
+";
+const NEST: &str = "  for (t = 0; t < 4; t++)
+    for (i = 1; i < N - 1; i++)
+      for (j = 1; j < N - 1; j++)
+        A[i][j] = (A[i - 1][j] + A[i][j - 1] + A[i][j] + A[i][j + 1] + A[i + 1][j]) / 5;
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      B[i][j] = A[j][i] * 2;
+";
+const POST: &str = "}
+
+int main(void)
+{
+  int i, j;
+  double sum = 0;
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      A[i][j] = (double)((i * 7 + j * 3) % 11);
+  kernel();
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      sum += B[i][j] * (i + 1) - A[i][j];
+  printf(\"%.17g\\n\", sum);
+  return 0;
+}
+";
+
+fn tiledflow(args: &[&str]) -> Output {
+    Command::new(tool_path("tiledflow").expect("tiledflow is built"))
+        .args(args)
+        .output()
+        .expect("tiledflow runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write");
+    p.display().to_string()
+}
+
+#[test]
+fn nests_without_pragmas_are_transformed_and_the_rest_copied() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src_text = format!("{PRE}{HEAD}{NEST}{POST}");
+    let src = write(dir.path(), "plain.c", &src_text);
+    let out = dir.path().join("plain.seq.c");
+    let o = tiledflow(&[&src, "--target", "seq", "--tile-sizes", "8", "-o", &out.display().to_string()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "", "no diagnostic without -v");
+    let text = std::fs::read_to_string(&out).expect("output written");
+    // Everything but the nests is copied: helpers and task functions go before the functions
+    // that hold SCoPs, each SCoP's lines are replaced by its control program.
+    assert!(text.starts_with(PRE), "{text}");
+    let kernel_at = text.find(&format!("{HEAD}  {{ /* tiledflow: SCoP 0, tiled, sequential */\n"));
+    assert!(kernel_at.is_some(), "{text}");
+    assert!(!text[kernel_at.unwrap()..].contains("for (t = 0; t < 4; t++)"), "{text}");
+    // main's two nests are SCoPs too (the second reads `sum`, written in it: a scalar).
+    assert!(text.contains("/* tiledflow: SCoP 2, tiled, sequential */"), "{text}");
+    assert!(text.ends_with("  printf(\"%.17g\\n\", sum);\n  return 0;\n}\n"), "{text}");
+
+    // The same program built by cc and through tiledflow-cc (tasks on 2 threads, and seq)
+    // prints the same sum, to the last bit.
+    let reference = dir.path().join("ref");
+    compile(reference_cc(), &[&src], &["-O2", "-ffp-contract=off"], &reference).expect("cc");
+    let expected = run(&reference, &[], Duration::from_secs(30)).expect("runs");
+    let tfcc = tool_path("tiledflow-cc").expect("tiledflow-cc is built");
+    for (name, extra) in [("tasks", "--tiledflow-tile-sizes=8"), ("seq", "--tiledflow-target=seq")] {
+        let exe = dir.path().join(name);
+        compile(&tfcc, &[&src], &["-O2", "-ffp-contract=off", "--tiledflow-strict", "--tiledflow-scop=auto", extra], &exe)
+            .expect("tiledflow-cc builds it");
+        let got = run(&exe, &[("TILEDFLOW_NUM_THREADS", "2")], Duration::from_secs(30)).expect("runs");
+        assert!(got.status.success(), "{name}: {}", String::from_utf8_lossy(&got.stderr));
+        assert_eq!(got.stdout, expected.stdout, "{name}");
+    }
+}
+
+#[test]
+fn a_file_without_scops_comes_out_unchanged_with_a_note() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = "#include <stdio.h>\nint main(void)\n{\n  int i;\n  for (i = 0; i < 3; i++)\n    printf(\"%d\\n\", i);\n  return i;\n}\n";
+    let src = write(dir.path(), "none.c", text);
+    let out = dir.path().join("none.out.c").display().to_string();
+    let o = tiledflow(&[&src, "-o", &out]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&out).expect("written"), text);
+    assert_eq!(stderr(&o), format!("{src}: note: no static control part found; the file is unchanged\n"));
+    // -v says why the nest was left as written.
+    let o = tiledflow(&[&src, "-o", &out, "-v"]);
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "{src}:6:5: note: not a static control part: `printf(\"%d\\n\", i)` (only assignments, compound assignments and increments are supported as statements)\n\
+             {src}: note: no static control part found; the file is unchanged\n"
+        )
+    );
+    // Under --scop pragma, a plain file has no SCoP either.
+    let plain = write(dir.path(), "plain.c", &format!("{PRE}{HEAD}{NEST}{POST}"));
+    let out2 = dir.path().join("plain.out.c").display().to_string();
+    let o = tiledflow(&[&plain, "--scop", "pragma", "-o", &out2]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&out2).expect("written"), format!("{PRE}{HEAD}{NEST}{POST}"));
+}
