@@ -631,7 +631,7 @@ impl<'t> Lowerer<'t> {
     fn diagnostics(&self) -> Vec<Diagnostic> {
         // SAFETY: the translation unit is live.
         let n = unsafe { clang_getNumDiagnostics(self.tu.ptr) };
-        let mut out = Vec::new();
+        let mut out: Vec<Diagnostic> = Vec::new();
         for i in 0..n {
             // SAFETY: `i` is below the count; the diagnostic is disposed below.
             let d = unsafe { clang_getDiagnostic(self.tu.ptr, i) };
@@ -656,13 +656,29 @@ impl<'t> Lowerer<'t> {
                 CXDiagnostic_Note => Severity::Note,
                 _ => continue,
             };
+            // A few diagnostics have no location ("too many errors emitted"): they are about
+            // the place of the one before them, or else the main file.
+            let (file, loc) = if file.is_empty() || fl.line == 0 {
+                match out.last() {
+                    Some(prev) => (prev.file.clone(), prev.loc),
+                    None => (
+                        file_name(self.tu, self.main_file),
+                        Loc { line: 1, col: 1 },
+                    ),
+                }
+            } else {
+                (
+                    file,
+                    Loc {
+                        line: fl.line,
+                        col: fl.col.max(1),
+                    },
+                )
+            };
             out.push(Diagnostic {
                 severity,
                 file,
-                loc: Loc {
-                    line: fl.line,
-                    col: fl.col,
-                },
+                loc,
                 message,
             });
         }
