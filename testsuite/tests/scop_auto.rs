@@ -124,3 +124,20 @@ fn a_file_without_scops_comes_out_unchanged_with_a_note() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&out2).expect("written"), format!("{PRE}{HEAD}{NEST}{POST}"));
 }
+
+#[test]
+fn a_syntax_error_exits_1_with_libclangs_diagnostic_and_writes_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = write(dir.path(), "bad.c", "void f(void)\n{\n  int x = ;\n}\n");
+    let out = dir.path().join("bad.out.c");
+    let o = tiledflow(&[&src, "-o", &out.display().to_string()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(stderr(&o), format!("tiledflow: error: {src}:3:11: error: expected expression\n"));
+    assert!(!out.exists(), "no output file on failure");
+    // Not even in the directory of the output (no temporary left behind).
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, vec!["bad.c".to_string()]);
+}
