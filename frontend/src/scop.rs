@@ -1,5 +1,6 @@
-//! SCoP extraction: turns each `#pragma scop` region of the lowered AST into an [`ir::Scop`],
-//! or into one diagnostic saying why the region is not a static control part.
+//! SCoP extraction: turns each `#pragma scop` region of the lowered AST into an [`ir::Scop`](crate::ir::Scop),
+//! or into one diagnostic saying why the region is not a static control part. The same rules
+//! ([`build_statements`]) decide for the runs of statements that [`crate::auto`] proposes.
 //!
 //! A region is accepted only if everything in it is understood exactly:
 //! - control: `for` loops whose counter starts at an affine value, moves by a constant step and
@@ -12,7 +13,9 @@
 //!   C's truncation (see [`crate::affine`]), casts to `int`/`long`, ternaries, enumeration
 //!   constants and parameters (signed integer scalars never assigned in the region);
 //! - text: every iterator and variable reference of a statement is visible in the statement's
-//!   own tokens, so that it can be re-emitted with substitutions.
+//!   own tokens, so that it can be re-emitted with substitutions;
+//! - memory (nests found without pragmas only, [`Aliasing::Checked`]): no array written through
+//!   a pointer that may point into another array of the region, or the other way round.
 //!
 //! The first construct that breaks a rule ends the region with a [`Refusal`] pointing at it;
 //! the region then stays as written.
