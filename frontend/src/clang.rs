@@ -661,10 +661,7 @@ impl<'t> Lowerer<'t> {
             let (file, loc) = if file.is_empty() || fl.line == 0 {
                 match out.last() {
                     Some(prev) => (prev.file.clone(), prev.loc),
-                    None => (
-                        file_name(self.tu, self.main_file),
-                        Loc { line: 1, col: 1 },
-                    ),
+                    None => (file_name(self.tu, self.main_file), Loc { line: 1, col: 1 }),
                 }
             } else {
                 (

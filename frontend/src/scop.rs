@@ -171,7 +171,15 @@ fn build(
             "the region contains no statement",
         ));
     }
-    build_statements(text, parsed, function, region, &selected, lines, Aliasing::Assumed)
+    build_statements(
+        text,
+        parsed,
+        function,
+        region,
+        &selected,
+        lines,
+        Aliasing::Assumed,
+    )
 }
 
 /// Builds the SCoP of the consecutive statements `selected` of `function`, which make up

@@ -4,7 +4,7 @@
 mod common;
 
 use common::parse_with;
-use frontend::{ir, Severity, ScopMode};
+use frontend::{ir, ScopMode, Severity};
 use pretty_assertions::assert_eq;
 
 /// The text each SCoP of `src` replaces, in order, and the notes, under `mode`.

@@ -4,8 +4,8 @@
 mod common;
 
 use common::{in_function, parse, parse_with, scops};
-use frontend::ScopMode;
 use frontend::ir::{ArrayId, BodyPiece, Span};
+use frontend::ScopMode;
 use pretty_assertions::assert_eq;
 
 /// The region `#pragma scop` line start .. end of the `#pragma endscop` line, found by plain

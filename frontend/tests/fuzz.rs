@@ -120,7 +120,8 @@ fn tokens(text: &str) -> Vec<&str> {
             rest.find(|d: char| !(d.is_ascii_alphanumeric() || d == '_'))
                 .unwrap_or(rest.len())
         } else if c.is_whitespace() {
-            rest.find(|d: char| !d.is_whitespace()).unwrap_or(rest.len())
+            rest.find(|d: char| !d.is_whitespace())
+                .unwrap_or(rest.len())
         } else {
             c.len_utf8()
         };
@@ -132,11 +133,67 @@ fn tokens(text: &str) -> Vec<&str> {
 
 /// Tokens that steer C toward the interesting cases.
 const VOCABULARY: &[&str] = &[
-    "for", "if", "else", "while", "return", "break", "goto", "int", "double", "unsigned", "i",
-    "j", "n", "A", "(", ")", "[", "]", "{", "}", ";", "=", "+=", "<", "<=", ">", "-", "*", "/",
-    "%", "?", ":", "&&", "||", "!", "0", "1", "-1", "2147483647", "9223372036854775807", "&",
-    "++", "--", ",", "sqrt", "f", "x", "\n#pragma scop\n", "\n#pragma endscop\n", "\n#if 0\n",
-    "\n#endif\n", "#", "\"", "'", "/*", "*/", "\\", "tf_x", "S0", "floor", "restrict",
+    "for",
+    "if",
+    "else",
+    "while",
+    "return",
+    "break",
+    "goto",
+    "int",
+    "double",
+    "unsigned",
+    "i",
+    "j",
+    "n",
+    "A",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    ";",
+    "=",
+    "+=",
+    "<",
+    "<=",
+    ">",
+    "-",
+    "*",
+    "/",
+    "%",
+    "?",
+    ":",
+    "&&",
+    "||",
+    "!",
+    "0",
+    "1",
+    "-1",
+    "2147483647",
+    "9223372036854775807",
+    "&",
+    "++",
+    "--",
+    ",",
+    "sqrt",
+    "f",
+    "x",
+    "\n#pragma scop\n",
+    "\n#pragma endscop\n",
+    "\n#if 0\n",
+    "\n#endif\n",
+    "#",
+    "\"",
+    "'",
+    "/*",
+    "*/",
+    "\\",
+    "tf_x",
+    "S0",
+    "floor",
+    "restrict",
 ];
 
 #[derive(Clone, Debug)]

@@ -77,11 +77,24 @@ fn data_dependent_loop_bound() {
 fn non_affine_loop_bound() {
     assert_eq!(
         refused("", "  for (i = 0; i < n * m; i++)\n    B[i] = 0;\n"),
-        warning(6, 19, "`n * m`", "product of two non-constant expressions is not affine")
+        warning(
+            6,
+            19,
+            "`n * m`",
+            "product of two non-constant expressions is not affine"
+        )
     );
     assert_eq!(
-        refused("", "  for (i = 0; i < n; i++)\n    for (j = 0; j < i * i; j++)\n      A[i][j] = 0;\n"),
-        warning(7, 21, "`i * i`", "product of two non-constant expressions is not affine")
+        refused(
+            "",
+            "  for (i = 0; i < n; i++)\n    for (j = 0; j < i * i; j++)\n      A[i][j] = 0;\n"
+        ),
+        warning(
+            7,
+            21,
+            "`i * i`",
+            "product of two non-constant expressions is not affine"
+        )
     );
 }
 

@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use testsuite::{
-    compare, compile, define_flags, kernel_dir, kernel_names, kernel_path, original_flags, parse_dump,
-    reference_cc, run, run_original, tool_path, utilities_dir, Tolerance,
+    compare, compile, define_flags, kernel_dir, kernel_names, kernel_path, original_flags,
+    parse_dump, reference_cc, run, run_original, tool_path, utilities_dir, Tolerance,
 };
 
 /// Regenerates `kernel` with its original schedule and no tiling, then checks it.
@@ -23,7 +23,15 @@ fn round_trip(kernel: &str, defines: &[(&str, &str)], dir: &Path) -> Result<()> 
     let out_c = dir.join(format!("{kernel}.roundtrip.c"));
     let output = Command::new(tool_path("tiledflow")?)
         .arg(kernel_path(kernel))
-        .args(["--target", "seq", "--no-tile", "--schedule", "original", "--strict", "-o"])
+        .args([
+            "--target",
+            "seq",
+            "--no-tile",
+            "--schedule",
+            "original",
+            "--strict",
+            "-o",
+        ])
         .arg(&out_c)
         .arg("-I")
         .arg(utilities_dir())

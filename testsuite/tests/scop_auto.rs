@@ -68,32 +68,80 @@ fn nests_without_pragmas_are_transformed_and_the_rest_copied() {
     let src_text = format!("{PRE}{HEAD}{NEST}{POST}");
     let src = write(dir.path(), "plain.c", &src_text);
     let out = dir.path().join("plain.seq.c");
-    let o = tiledflow(&[&src, "--target", "seq", "--tile-sizes", "8", "-o", &out.display().to_string()]);
+    let o = tiledflow(&[
+        &src,
+        "--target",
+        "seq",
+        "--tile-sizes",
+        "8",
+        "-o",
+        &out.display().to_string(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stderr(&o), "", "no diagnostic without -v");
     let text = std::fs::read_to_string(&out).expect("output written");
     // Everything but the nests is copied: helpers and task functions go before the functions
     // that hold SCoPs, each SCoP's lines are replaced by its control program.
     assert!(text.starts_with(PRE), "{text}");
-    let kernel_at = text.find(&format!("{HEAD}  {{ /* tiledflow: SCoP 0, tiled, sequential */\n"));
+    let kernel_at = text.find(&format!(
+        "{HEAD}  {{ /* tiledflow: SCoP 0, tiled, sequential */\n"
+    ));
     assert!(kernel_at.is_some(), "{text}");
-    assert!(!text[kernel_at.unwrap()..].contains("for (t = 0; t < 4; t++)"), "{text}");
+    assert!(
+        !text[kernel_at.unwrap()..].contains("for (t = 0; t < 4; t++)"),
+        "{text}"
+    );
     // main's two nests are SCoPs too (the second reads `sum`, written in it: a scalar).
-    assert!(text.contains("/* tiledflow: SCoP 2, tiled, sequential */"), "{text}");
-    assert!(text.ends_with("  printf(\"%.17g\\n\", sum);\n  return 0;\n}\n"), "{text}");
+    assert!(
+        text.contains("/* tiledflow: SCoP 2, tiled, sequential */"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("  printf(\"%.17g\\n\", sum);\n  return 0;\n}\n"),
+        "{text}"
+    );
 
     // The same program built by cc and through tiledflow-cc (tasks on 2 threads, and seq)
     // prints the same sum, to the last bit.
     let reference = dir.path().join("ref");
-    compile(reference_cc(), &[&src], &["-O2", "-ffp-contract=off"], &reference).expect("cc");
+    compile(
+        reference_cc(),
+        &[&src],
+        &["-O2", "-ffp-contract=off"],
+        &reference,
+    )
+    .expect("cc");
     let expected = run(&reference, &[], Duration::from_secs(30)).expect("runs");
     let tfcc = tool_path("tiledflow-cc").expect("tiledflow-cc is built");
-    for (name, extra) in [("tasks", "--tiledflow-tile-sizes=8"), ("seq", "--tiledflow-target=seq")] {
+    for (name, extra) in [
+        ("tasks", "--tiledflow-tile-sizes=8"),
+        ("seq", "--tiledflow-target=seq"),
+    ] {
         let exe = dir.path().join(name);
-        compile(&tfcc, &[&src], &["-O2", "-ffp-contract=off", "--tiledflow-strict", "--tiledflow-scop=auto", extra], &exe)
-            .expect("tiledflow-cc builds it");
-        let got = run(&exe, &[("TILEDFLOW_NUM_THREADS", "2")], Duration::from_secs(30)).expect("runs");
-        assert!(got.status.success(), "{name}: {}", String::from_utf8_lossy(&got.stderr));
+        compile(
+            &tfcc,
+            &[&src],
+            &[
+                "-O2",
+                "-ffp-contract=off",
+                "--tiledflow-strict",
+                "--tiledflow-scop=auto",
+                extra,
+            ],
+            &exe,
+        )
+        .expect("tiledflow-cc builds it");
+        let got = run(
+            &exe,
+            &[("TILEDFLOW_NUM_THREADS", "2")],
+            Duration::from_secs(30),
+        )
+        .expect("runs");
+        assert!(
+            got.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&got.stderr)
+        );
         assert_eq!(got.stdout, expected.stdout, "{name}");
     }
 }
@@ -107,7 +155,10 @@ fn a_file_without_scops_comes_out_unchanged_with_a_note() {
     let o = tiledflow(&[&src, "-o", &out]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&out).expect("written"), text);
-    assert_eq!(stderr(&o), format!("{src}: note: no static control part found; the file is unchanged\n"));
+    assert_eq!(
+        stderr(&o),
+        format!("{src}: note: no static control part found; the file is unchanged\n")
+    );
     // -v says why the nest was left as written.
     let o = tiledflow(&[&src, "-o", &out, "-v"]);
     assert_eq!(
@@ -122,7 +173,10 @@ fn a_file_without_scops_comes_out_unchanged_with_a_note() {
     let out2 = dir.path().join("plain.out.c").display().to_string();
     let o = tiledflow(&[&plain, "--scop", "pragma", "-o", &out2]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(std::fs::read_to_string(&out2).expect("written"), format!("{PRE}{HEAD}{NEST}{POST}"));
+    assert_eq!(
+        std::fs::read_to_string(&out2).expect("written"),
+        format!("{PRE}{HEAD}{NEST}{POST}")
+    );
 }
 
 #[test]
@@ -132,7 +186,10 @@ fn a_syntax_error_exits_1_with_libclangs_diagnostic_and_writes_nothing() {
     let out = dir.path().join("bad.out.c");
     let o = tiledflow(&[&src, "-o", &out.display().to_string()]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert_eq!(stderr(&o), format!("tiledflow: error: {src}:3:11: error: expected expression\n"));
+    assert_eq!(
+        stderr(&o),
+        format!("tiledflow: error: {src}:3:11: error: expected expression\n")
+    );
     assert!(!out.exists(), "no output file on failure");
     // Not even in the directory of the output (no temporary left behind).
     let names: Vec<String> = std::fs::read_dir(dir.path())

@@ -41,7 +41,11 @@ fn every_kernel_prints_its_golden_scop() {
     for kernel in &names {
         let actual = emit_scop(kernel);
         // Printers are deterministic: a second run prints the same bytes.
-        assert_eq!(actual, emit_scop(kernel), "{kernel}: output differs between runs");
+        assert_eq!(
+            actual,
+            emit_scop(kernel),
+            "{kernel}: output differs between runs"
+        );
         let path = dir.join(format!("{kernel}.expected"));
         if bless {
             std::fs::create_dir_all(&dir).expect("create the data directory");
@@ -65,9 +69,16 @@ fn every_kernel_prints_its_golden_scop() {
     );
     // No golden file for a kernel that does not exist.
     for entry in std::fs::read_dir(&dir).expect("data directory") {
-        let name = entry.expect("entry").file_name().to_string_lossy().into_owned();
+        let name = entry
+            .expect("entry")
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
         if let Some(kernel) = name.strip_suffix(".expected") {
-            assert!(names.iter().any(|n| n == kernel), "stray golden file {name}");
+            assert!(
+                names.iter().any(|n| n == kernel),
+                "stray golden file {name}"
+            );
         }
     }
 }
