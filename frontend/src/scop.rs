@@ -202,7 +202,9 @@ pub(crate) fn build_statements(
         b.stmt(n)?;
     }
     if aliasing == Aliasing::Checked {
-        b.check_aliasing()?;
+        let mut address_taken = HashSet::new();
+        collect_address_taken(&function.body, &mut address_taken);
+        b.check_aliasing(&address_taken)?;
     }
     check_counters_not_live_out(&function.body, region, &b.counters, &mut Vec::new(), false)?;
     b.finish(function, region, lines)
@@ -381,6 +383,36 @@ fn base_decl(n: &Node) -> Option<&Decl> {
         Kind::DeclRef => n.decl.as_ref(),
         Kind::Subscript => n.children.first().and_then(base_decl),
         _ => None,
+    }
+}
+
+/// C's aliasing rule (C11 6.5p7): an object is accessed only through its own type (qualifiers
+/// and signedness aside) or a character type.
+fn may_alias_types(a: &str, b: &str) -> bool {
+    let core = |t: &str| -> String {
+        t.split_whitespace()
+            .filter(|w| {
+                !matches!(
+                    *w,
+                    "const" | "volatile" | "restrict" | "signed" | "unsigned"
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let (a, b) = (core(a), core(b));
+    a == b || a == "char" || b == "char"
+}
+
+/// Records every variable whose address is taken (`&x`, also `&x[0]`).
+fn collect_address_taken(n: &Node, out: &mut HashSet<String>) {
+    if n.kind == Kind::Unary(UnOp::AddrOf) {
+        if let Some(d) = n.children.first().and_then(base_decl) {
+            out.insert(d.key.clone());
+        }
+    }
+    for c in &n.children {
+        collect_address_taken(c, out);
     }
 }
 
@@ -1524,13 +1556,22 @@ impl<'a> Builder<'a> {
 
     // ----- result ----------------------------------------------------------------------------
 
-    /// Refuses two arrays (not scalars) of which one is written, one is a pointer that may
-    /// point into the other, and neither is `restrict`. Distinct array variables never overlap.
-    fn check_aliasing(&self) -> Result<()> {
-        let arrays: Vec<&ArrayInfo> = self.arrays.iter().filter(|a| a.rank > 0).collect();
+    /// Refuses two variables of which one is written, one is a pointer that may point into the
+    /// other, and neither is `restrict`. Distinct array variables never overlap; a scalar can be
+    /// reached through a pointer only if it is declared at file scope or its address is taken
+    /// in the function (`address_taken`).
+    fn check_aliasing(&self, address_taken: &HashSet<String>) -> Result<()> {
+        let arrays: Vec<&ArrayInfo> = self
+            .arrays
+            .iter()
+            .filter(|a| a.rank > 0 || a.storage == Storage::File || address_taken.contains(&a.key))
+            .collect();
         for (k, x) in arrays.iter().enumerate() {
             for y in &arrays[k + 1..] {
-                let pair_may_overlap = (x.pointer || y.pointer) && !x.restrict && !y.restrict;
+                let pair_may_overlap = (x.pointer || y.pointer)
+                    && !x.restrict
+                    && !y.restrict
+                    && may_alias_types(&x.elem_type, &y.elem_type);
                 if pair_may_overlap && (x.written || y.written) {
                     let (w, other) = if x.written { (x, y) } else { (y, x) };
                     let how = if x.pointer && y.pointer {

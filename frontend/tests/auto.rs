@@ -304,3 +304,60 @@ int f(void)
         vec!["test.c:7:10: note: not a static control part: `i` (a loop counter of the region is used after it, but its final value is not kept)"]
     );
 }
+
+#[test]
+fn scalars_reachable_through_pointers() {
+    // A local scalar whose address is never taken cannot be reached through a pointer.
+    let src = "double f(int n, double *a)
+{
+  int i;
+  double s = 0;
+  for (i = 0; i < n; i++)
+    s += a[i];
+  return s;
+}
+";
+    assert_eq!(auto(src).0.len(), 1);
+    // Once its address is taken, it can.
+    let src = "void g(double *);
+double f(int n, double *a)
+{
+  int i;
+  double s = 0;
+  g(&s);
+  for (i = 0; i < n; i++)
+    a[i] = s;
+  return s;
+}
+";
+    let (texts, notes) = auto(src);
+    assert!(texts.is_empty());
+    assert_eq!(
+        notes,
+        vec!["test.c:8:12: note: not a static control part: `a` and `s` (array parameters that may alias: `a` is written and `a` is a pointer that may point into `s`; declare one of them `restrict`, or mark the nest with `#pragma scop` to promise that they do not overlap)"]
+    );
+    // A file-scope scalar may be reached from anywhere, unless the types say otherwise: a
+    // `double` is never accessed through an `int *` (C's aliasing rule), but through a
+    // `double *` it may be.
+    let src = "int N = 10;
+double x;
+void f(int *b, double *a)
+{
+  int i;
+  for (i = 0; i < N; i++)
+    b[i] = x;
+  for (i = 0; i < N; i++)
+    a[i] = x;
+}
+";
+    let (texts, notes) = auto(src);
+    assert_eq!(
+        texts,
+        vec!["  for (i = 0; i < N; i++)\n    b[i] = x;\n".to_string()]
+    );
+    assert_eq!(notes.len(), 1);
+    assert!(
+        notes[0].starts_with("test.c:9:12: note: not a static control part: `a` and `x`"),
+        "{notes:?}"
+    );
+}
