@@ -209,6 +209,8 @@ pub(crate) struct Decl {
     pub kind: DeclKind,
     /// Declared at file scope (its semantic parent is the translation unit).
     pub file_scope: bool,
+    /// Declared `static` (at file scope or, with static storage duration, in a function).
+    pub is_static: bool,
     pub ty: CType,
     /// The declared type itself is a `restrict`-qualified pointer (also an array parameter
     /// written `T a[restrict n]`, which C adjusts to one).
@@ -880,11 +882,14 @@ impl<'t> Lowerer<'t> {
         };
         let enum_value = (kind == DeclKind::EnumConstant).then(|| canonical.enum_value());
         let ty = canonical.ty();
+        // SAFETY: `canonical` is a cursor of the live translation unit.
+        let is_static = unsafe { clang_Cursor_getStorageClass(canonical.raw) } == CX_SC_Static;
         Decl {
             key,
             name,
             kind,
             file_scope,
+            is_static,
             ty: ty.lower(0),
             restrict: ty.canonical().is_restrict()
                 || (kind == DeclKind::Parm && outer_array_is_restrict(&ty.canonical().spelling())),

@@ -837,6 +837,10 @@ impl<'a> Builder<'a> {
         if !matches!(decl.kind, DeclKind::Var | DeclKind::Parm) || decl.file_scope {
             return Err(refuse("the loop counter must be a local variable"));
         }
+        if decl.is_static {
+            // Its final value would be seen by the next call.
+            return Err(refuse("the loop counter must not be `static`"));
+        }
         if !matches!(
             decl.ty,
             CType::Scalar {

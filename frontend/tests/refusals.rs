@@ -621,3 +621,16 @@ fn loop_counter_reinitialized_by_a_later_loop_is_fine() {
     assert!(diags.is_empty(), "{diags:?}");
     assert_eq!(file.scops.len(), 1);
 }
+
+#[test]
+fn static_loop_counter() {
+    // The generated code does not leave the counter at its final value, which the next call
+    // of the function would see.
+    assert_eq!(
+        refused(
+            "static int s;",
+            "  for (s = 0; s < n; s++)\n    B[s] = 0;\n"
+        ),
+        warning(6, 8, "`s = 0`", "the loop counter must not be `static`")
+    );
+}
