@@ -3,9 +3,10 @@
 //!
 //! In each sequence of sibling statements (a compound statement, or the single body of a loop,
 //! `if`, label or `case`) the search is greedy, left to right: a run starts at a statement that
-//! contains a `for` loop and that is a static control part by itself, and grows by the
-//! following siblings as long as the whole run still is one; a run ends with its last statement
-//! that contains a loop (statements without loops only join a run between two nests). A
+//! contains a `for` loop and that is a static control part by itself, and takes the following
+//! siblings as far as the whole run still is one (found by doubling and bisection, so a long
+//! function costs O(log n) attempts per run); a run ends with its last statement that contains
+//! a loop (statements without loops only join a run between two nests). A
 //! statement that contains a loop but is not a SCoP is left as written, and the search goes on
 //! inside it (its loop bodies and branches), so that the affine nests inside a `while` loop or
 //! a non-affine outer loop are still found.
@@ -112,8 +113,8 @@ impl Finder<'_> {
                 k += 1; // the pragma applies to the statement as written
                 continue;
             }
-            let mut best = match self.try_build(function, &seq[k..=k]) {
-                Ok(scop) => (k, scop),
+            let alone = match self.try_build(function, &seq[k..=k]) {
+                Ok(scop) => scop,
                 Err(r) => {
                     self.refusals.push(r);
                     if holds_statements(n) {
@@ -123,20 +124,58 @@ impl Finder<'_> {
                     continue;
                 }
             };
-            let mut end = k + 1;
-            while end < seq.len() && seq[end].in_main_file {
-                match self.try_build(function, &seq[k..=end]) {
-                    Ok(scop) => {
-                        if has_loop(seq[end]) {
-                            best = (end, scop);
-                        }
-                        end += 1;
-                    }
-                    Err(_) => break,
+            let (end, scop) = self.longest_run(function, seq, k, alone);
+            self.scops.push(scop);
+            k = end + 1;
+        }
+    }
+
+    /// The longest run `seq[k..=end]` that is a SCoP and ends with a statement holding a loop,
+    /// given that `seq[k]` alone is one (`alone`). Whether a run is a SCoP is monotone in its
+    /// length in practice (a longer run only adds writes and statements), so the end is found
+    /// by doubling, then bisection: O(log n) builds instead of one per statement.
+    fn longest_run(
+        &self,
+        function: &Function,
+        seq: &[&Node],
+        k: usize,
+        alone: Scop,
+    ) -> (usize, Scop) {
+        let limit = k + seq[k..].iter().take_while(|n| n.in_main_file).count() - 1;
+        let (mut good, mut good_scop) = (k, alone);
+        let mut bad = limit + 1;
+        let mut step = 1;
+        // The whole window first: the common case of a function body made of nests.
+        if limit > k {
+            match self.try_build(function, &seq[k..=limit]) {
+                Ok(scop) => (good, good_scop, bad) = (limit, scop, limit + 1),
+                Err(_) => bad = limit,
+            }
+        }
+        while good + 1 < bad {
+            let probe = (good + step).min(bad - 1);
+            match self.try_build(function, &seq[k..=probe]) {
+                Ok(scop) => {
+                    (good, good_scop) = (probe, scop);
+                    step *= 2;
+                }
+                Err(_) => {
+                    bad = probe;
+                    step = ((bad - good) / 2).max(1);
                 }
             }
-            self.scops.push(best.1);
-            k = best.0 + 1;
+        }
+        let last_loop = (k..=good).rev().find(|&e| has_loop(seq[e])).unwrap_or(k);
+        if last_loop == good {
+            return (good, good_scop);
+        }
+        match self.try_build(function, &seq[k..=last_loop]) {
+            Ok(scop) => (last_loop, scop),
+            // Not monotone after all: fall back to the first statement alone.
+            Err(_) => match self.try_build(function, &seq[k..=k]) {
+                Ok(scop) => (k, scop),
+                Err(_) => (good, good_scop),
+            },
         }
     }
 

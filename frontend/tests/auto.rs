@@ -361,3 +361,32 @@ void f(int *b, double *a)
         "{notes:?}"
     );
 }
+
+#[test]
+fn long_runs_end_exactly_where_they_must() {
+    // Nests 0..=5, a call, nests 7..=9, then a return: the search by doubling and bisection
+    // must find both runs exactly.
+    let nest = |k: usize| format!("  for (i = 0; i < 10; i++)\n    A[i] += {k};\n");
+    let mut body = String::new();
+    for k in 0..10 {
+        body.push_str(&if k == 6 {
+            "  g();\n".to_string()
+        } else {
+            nest(k)
+        });
+    }
+    let src =
+        format!("double A[10];\nvoid g(void);\nint f(void)\n{{\n  int i;\n{body}  return 0;\n}}\n");
+    let (file, notes) = parse_with(&src, ScopMode::Auto);
+    assert!(notes.is_empty(), "{notes:?}");
+    let n_statements: Vec<usize> = file.scops.iter().map(|s| s.statements.len()).collect();
+    assert_eq!(n_statements, vec![6, 3]);
+    let first: String = (0..6).map(nest).collect();
+    let second: String = (7..10).map(nest).collect();
+    let texts: Vec<&str> = file
+        .scops
+        .iter()
+        .map(|s| &src[s.region.start..s.region.end])
+        .collect();
+    assert_eq!(texts, vec![first.as_str(), second.as_str()]);
+}
