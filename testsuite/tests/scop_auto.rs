@@ -198,3 +198,26 @@ fn a_syntax_error_exits_1_with_libclangs_diagnostic_and_writes_nothing() {
         .collect();
     assert_eq!(names, vec!["bad.c".to_string()]);
 }
+
+#[test]
+fn tiledflow_cc_checks_its_scop_option() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = write(dir.path(), "m.c", "int main(void) { return 0; }\n");
+    let o = Command::new(tool_path("tiledflow-cc").expect("tiledflow-cc is built"))
+        .args([src.as_str(), "--tiledflow-scop=everything", "-o"])
+        .arg(dir.path().join("m"))
+        .output()
+        .expect("tiledflow-cc runs");
+    assert!(!o.status.success());
+    assert_eq!(
+        stderr(&o),
+        "tiledflow-cc: error: --tiledflow-scop=everything: expected auto or pragma\n"
+    );
+    let o = tiledflow(&[&src, "--scop", "everything", "-o", "-"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("invalid value 'everything' for '--scop <SCOP>'"),
+        "{}",
+        stderr(&o)
+    );
+}
