@@ -51,6 +51,8 @@ pub(crate) fn find(
     }
     finder.scops.sort_by_key(|s| s.region.start);
     finder.refusals.sort_by_key(|r| r.offset);
+    // A nest and the nests inside it are often refused for the same construct: say it once.
+    finder.refusals.dedup();
     (finder.scops, finder.refusals)
 }
 

@@ -164,16 +164,18 @@ fn a_nest_that_is_not_a_scop_stays_with_a_note() {
 double A[10];
 void f(void)
 {
-  int i;
-  for (i = 0; i < 10; i++)
-    printf(\"%f\\n\", A[i]);
+  int i, j;
+  for (j = 0; j < 2; j++)
+    for (i = 0; i < 10; i++)
+      printf(\"%f\\n\", A[i]);
 }
 ";
+    // Both loops are refused for the same call, and are told once.
     let (texts, notes) = auto(src);
     assert!(texts.is_empty());
     assert_eq!(
         notes,
-        vec!["test.c:7:5: note: not a static control part: `printf(\"%f\\n\", A[i])` (only assignments, compound assignments and increments are supported as statements)"]
+        vec!["test.c:8:7: note: not a static control part: `printf(\"%f\\n\", A[i])` (only assignments, compound assignments and increments are supported as statements)"]
     );
 }
 

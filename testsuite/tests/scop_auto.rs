@@ -7,7 +7,10 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use testsuite::{compile, reference_cc, run, tool_path};
+use testsuite::{
+    compare, compile, kernel_dir, kernel_path, parse_dump, reference_cc, run, tool_path,
+    utilities_dir, Tolerance,
+};
 
 const PRE: &str = "#include <stdio.h>
 #define N 45
@@ -220,4 +223,67 @@ fn tiledflow_cc_checks_its_scop_option() {
         "{}",
         stderr(&o)
     );
+}
+
+/// PolyBench kernels with their pragmas removed, as plain code: under `--scop auto` the nests
+/// that pass the alias rule (the init loops, nests touching one array, `lu` whole) become
+/// tasks; the program must dump exactly what the original dumps.
+#[test]
+fn kernels_without_their_pragmas_compute_the_same() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tfcc = tool_path("tiledflow-cc").expect("tiledflow-cc is built");
+    let mut failures = Vec::new();
+    for kernel in ["lu", "gemm", "durbin", "nussinov", "seidel-2d"] {
+        let text = std::fs::read_to_string(kernel_path(kernel)).expect("kernel source");
+        let plain: String = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("#pragma"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let src = write(dir.path(), &format!("{kernel}.c"), &plain);
+        let flags = [
+            "-O2".to_string(),
+            "-ffp-contract=off".to_string(),
+            "-DMINI_DATASET".to_string(),
+            "-DPOLYBENCH_DUMP_ARRAYS".to_string(),
+            "-I".to_string(),
+            utilities_dir().display().to_string(),
+            "-I".to_string(),
+            kernel_dir(kernel).display().to_string(),
+        ];
+        let reference = dir.path().join(format!("{kernel}.ref"));
+        compile(reference_cc(), &[&src], &flags, &reference).expect("cc builds it");
+        let expected = run(&reference, &[], Duration::from_secs(30)).expect("runs");
+        let mut tf_flags = flags.to_vec();
+        tf_flags.extend(["--tiledflow-strict", "--tiledflow-tile-sizes=4"].map(String::from));
+        let exe = dir.path().join(format!("{kernel}.tasks"));
+        compile(&tfcc, &[&src], &tf_flags, &exe).expect("tiledflow-cc builds it");
+        let got = run(
+            &exe,
+            &[("TILEDFLOW_NUM_THREADS", "2")],
+            Duration::from_secs(30),
+        )
+        .expect("runs");
+        let dump = |o: &Output| parse_dump(&String::from_utf8_lossy(&o.stderr)).expect("a dump");
+        if let Err(m) = compare(&dump(&expected), &dump(&got), Tolerance::Exact) {
+            failures.push(format!("{kernel}: {m}"));
+        }
+        // Something was transformed: the default for a file without pragmas is auto.
+        let o = tiledflow(&[
+            &src,
+            "--emit",
+            "scop",
+            "-DMINI_DATASET",
+            "-I",
+            &utilities_dir().display().to_string(),
+            "-I",
+            &kernel_dir(kernel).display().to_string(),
+        ]);
+        assert!(
+            String::from_utf8_lossy(&o.stdout).contains("# SCoP in "),
+            "{kernel}: no SCoP found: {}",
+            stderr(&o)
+        );
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
