@@ -14,8 +14,8 @@
 //! Differences from pragma regions, by design:
 //! - arrays are not assumed to be distinct: a nest that writes through a pointer that may point
 //!   into another array of the nest is refused ([`scop::Aliasing::Checked`]);
-//! - a statement directly after a `#pragma` (such as `#pragma omp parallel for`) is neither
-//!   replaced nor searched, since the pragma applies to it as written;
+//! - a statement directly after a `#pragma` or `_Pragma(...)` (such as `#pragma omp parallel
+//!   for`) is neither replaced nor searched, since the pragma applies to it as written;
 //! - a nest that is not a SCoP is expected code, not a problem: its refusal is returned for a
 //!   note (shown under `-v`), not a warning.
 //!
@@ -181,13 +181,18 @@ impl Finder<'_> {
         }
     }
 
-    /// The last token before `offset` lies on a `#pragma` line other than `scop`/`endscop`.
+    /// The last token before `offset` lies on a `#pragma` line other than `scop`/`endscop`, or
+    /// ends a `_Pragma(...)`.
     fn after_pragma(&self, offset: usize) -> bool {
         let tokens = &self.parsed.tokens;
         let k = tokens.partition_point(|t| t.span.start < offset);
         let Some(prev) = k.checked_sub(1).map(|k| &tokens[k]) else {
             return false;
         };
+        // `_Pragma("...")`, the operator form, applies to what follows it just the same.
+        if prev.spelling == ")" && k >= 4 && tokens[k - 4].spelling == "_Pragma" {
+            return true;
+        }
         let line = self.lines.line_start(prev.span.start);
         self.directives.iter().any(|d| {
             d.name == "pragma"

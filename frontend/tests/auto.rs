@@ -250,6 +250,8 @@ void f(void)
 #pragma omp parallel for
   for (i = 0; i < 10; i++)
     A[i] = i;
+  _Pragma(\"omp parallel for\") for (i = 0; i < 10; i++)
+    A[i] = i;
   for (i = 0; i < 10; i++)
     B[i] = i;
 }
