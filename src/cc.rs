@@ -36,6 +36,16 @@ pub const TILEDFLOW_OPTIONS: &[(&str, &str, &str)] = &[
     ),
     ("no-tile", "", "do not tile: each loop nest is one task"),
     (
+        "scop",
+        "auto|pragma",
+        "where the SCoPs are (default: pragma if the file has #pragma scop, else auto)",
+    ),
+    (
+        "granularity",
+        "tile|intraband|interband",
+        "how many tiles one task runs (default tile)",
+    ),
+    (
         "verbose",
         "",
         "print one line per SCoP on stderr (statements, bands, tasks, time)",
@@ -69,6 +79,8 @@ pub struct TiledflowOptions {
     pub target: Target,
     pub tile_sizes: Option<Vec<i64>>,
     pub no_tile: bool,
+    pub scop: frontend::ScopMode,
+    pub granularity: taskgen::Granularity,
     pub verbose: bool,
     pub keep: Option<PathBuf>,
     pub help: bool,
@@ -316,6 +328,25 @@ fn tiledflow_option(ours: &mut TiledflowOptions, opt: &str) -> Result<(), String
         "verbose" => ours.verbose = true,
         "help" => ours.help = true,
         "keep" => ours.keep = Some(PathBuf::from(value)),
+        "scop" => {
+            ours.scop = match value {
+                "auto" => frontend::ScopMode::Auto,
+                "pragma" => frontend::ScopMode::Pragma,
+                _ => return Err(format!("--tiledflow-scop={value}: expected auto or pragma")),
+            }
+        }
+        "granularity" => {
+            ours.granularity = match value {
+                "tile" => taskgen::Granularity::Tile,
+                "intraband" => taskgen::Granularity::Intraband,
+                "interband" => taskgen::Granularity::Interband,
+                _ => {
+                    return Err(format!(
+                        "--tiledflow-granularity={value}: expected tile, intraband or interband"
+                    ))
+                }
+            }
+        }
         "target" => {
             ours.target = TARGETS
                 .iter()

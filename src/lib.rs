@@ -44,6 +44,10 @@ pub struct Options {
     pub strict: bool,
     /// How many tiles one task runs.
     pub granularity: taskgen::Granularity,
+    /// Where the SCoPs are: `#pragma scop` regions or maximal affine loop nests.
+    pub scop: frontend::ScopMode,
+    /// Also report, as notes, the loop nests that `ScopMode::Auto` left as written and why.
+    pub notes: bool,
 }
 
 /// A failed compilation.
@@ -121,16 +125,25 @@ fn polyhedral_error(e: polyhedral::Error) -> Error {
 
 /// Compiles the file at `path`.
 pub fn compile_file(path: &Path, opts: &Options) -> Result<Output, Error> {
-    let fopts = frontend::Options { clang_args: opts.clang_args.clone() };
+    let fopts = frontend::Options { clang_args: opts.clang_args.clone(), scop: opts.scop };
     let (file, diags) = frontend::parse_file(path, &fopts).map_err(frontend_error)?;
-    compile_parsed(file, diags.iter().map(|d| d.to_string()).collect(), opts)
+    compile_parsed(file, frontend_diagnostics(&diags, opts), opts)
 }
 
 /// Compiles source text given in memory (`path` names it in messages).
 pub fn compile_source(path: &str, text: &str, opts: &Options) -> Result<Output, Error> {
-    let fopts = frontend::Options { clang_args: opts.clang_args.clone() };
+    let fopts = frontend::Options { clang_args: opts.clang_args.clone(), scop: opts.scop };
     let (file, diags) = frontend::parse_source(path, text, &fopts).map_err(frontend_error)?;
-    compile_parsed(file, diags.iter().map(|d| d.to_string()).collect(), opts)
+    compile_parsed(file, frontend_diagnostics(&diags, opts), opts)
+}
+
+/// The frontend's diagnostics as text; its notes only when asked for.
+fn frontend_diagnostics(diags: &[frontend::Diagnostic], opts: &Options) -> Vec<String> {
+    diags
+        .iter()
+        .filter(|d| opts.notes || d.severity != frontend::Severity::Note)
+        .map(|d| d.to_string())
+        .collect()
 }
 
 fn frontend_error(e: frontend::Error) -> Error {

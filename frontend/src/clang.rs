@@ -209,7 +209,12 @@ pub(crate) struct Decl {
     pub kind: DeclKind,
     /// Declared at file scope (its semantic parent is the translation unit).
     pub file_scope: bool,
+    /// Declared `static` (at file scope or, with static storage duration, in a function).
+    pub is_static: bool,
     pub ty: CType,
+    /// The declared type itself is a `restrict`-qualified pointer (also an array parameter
+    /// written `T a[restrict n]`, which C adjusts to one).
+    pub restrict: bool,
     /// Value of an enumeration constant.
     pub enum_value: Option<i64>,
 }
@@ -548,6 +553,11 @@ impl<'t> Type<'t> {
         self.wrap(unsafe { clang_getArrayElementType(self.raw) })
     }
 
+    fn is_restrict(&self) -> bool {
+        // SAFETY: as in `canonical`.
+        unsafe { clang_isRestrictQualifiedType(self.raw) != 0 }
+    }
+
     fn spelling(&self) -> String {
         // SAFETY: as in `canonical`; the string is owned and disposed by `take_string`.
         take_string(unsafe { clang_getTypeSpelling(self.raw) })
@@ -623,7 +633,7 @@ impl<'t> Lowerer<'t> {
     fn diagnostics(&self) -> Vec<Diagnostic> {
         // SAFETY: the translation unit is live.
         let n = unsafe { clang_getNumDiagnostics(self.tu.ptr) };
-        let mut out = Vec::new();
+        let mut out: Vec<Diagnostic> = Vec::new();
         for i in 0..n {
             // SAFETY: `i` is below the count; the diagnostic is disposed below.
             let d = unsafe { clang_getDiagnostic(self.tu.ptr, i) };
@@ -648,13 +658,26 @@ impl<'t> Lowerer<'t> {
                 CXDiagnostic_Note => Severity::Note,
                 _ => continue,
             };
+            // A few diagnostics have no location ("too many errors emitted"): they are about
+            // the place of the one before them, or else the main file.
+            let (file, loc) = if file.is_empty() || fl.line == 0 {
+                match out.last() {
+                    Some(prev) => (prev.file.clone(), prev.loc),
+                    None => (file_name(self.tu, self.main_file), Loc { line: 1, col: 1 }),
+                }
+            } else {
+                (
+                    file,
+                    Loc {
+                        line: fl.line,
+                        col: fl.col.max(1),
+                    },
+                )
+            };
             out.push(Diagnostic {
                 severity,
                 file,
-                loc: Loc {
-                    line: fl.line,
-                    col: fl.col,
-                },
+                loc,
                 message,
             });
         }
@@ -858,15 +881,33 @@ impl<'t> Lowerer<'t> {
             _ => DeclKind::Other,
         };
         let enum_value = (kind == DeclKind::EnumConstant).then(|| canonical.enum_value());
+        let ty = canonical.ty();
+        // SAFETY: `canonical` is a cursor of the live translation unit.
+        let is_static = unsafe { clang_Cursor_getStorageClass(canonical.raw) } == CX_SC_Static;
         Decl {
             key,
             name,
             kind,
             file_scope,
-            ty: canonical.ty().lower(0),
+            is_static,
+            ty: ty.lower(0),
+            restrict: ty.canonical().is_restrict()
+                || (kind == DeclKind::Parm && outer_array_is_restrict(&ty.canonical().spelling())),
             enum_value,
         }
     }
+}
+
+/// libclang gives an array parameter its type as written (`double[restrict n][n]`), not the
+/// pointer C adjusts it to: the qualifiers of that pointer are inside the first brackets.
+fn outer_array_is_restrict(spelling: &str) -> bool {
+    let Some(open) = spelling.find('[') else {
+        return false;
+    };
+    let inside = spelling[open + 1..].split(']').next().unwrap_or("");
+    inside
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|w| matches!(w, "restrict" | "__restrict" | "__restrict__"))
 }
 
 fn bin_op(k: CXBinaryOperatorKind) -> BinOp {

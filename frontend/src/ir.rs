@@ -161,7 +161,9 @@ pub struct Scop {
     /// Name of the enclosing function.
     pub function: String,
     /// Bytes replaced by generated code: from the start of the `#pragma scop` line to the end of
-    /// the `#pragma endscop` line (its newline included), or the extent of the loop nest.
+    /// the `#pragma endscop` line (its newline included), or, for nests found without pragmas,
+    /// their statements (the last `;` included), widened to whole lines when no other code
+    /// shares them.
     pub region: Span,
     /// Byte offset at file scope before which generated helper code (task functions) may be
     /// inserted: the start of the enclosing function definition (its leading line).

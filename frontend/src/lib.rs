@@ -4,10 +4,12 @@
 //! extraction, diagnostics with `file:line:col`. Produces plain data ([`ir`]); never links ISL.
 //!
 //! Pipeline inside the crate: `clang` lowers the translation unit to owned data; `pragma` finds
-//! the `#pragma scop` / `#pragma endscop` regions in the main file's tokens; `scop` walks the
-//! statements of each region and builds the [`ir::Scop`] with the help of `affine` (quasi-affine
+//! the `#pragma scop` / `#pragma endscop` regions in the main file's tokens, or, without them
+//! (see [`ScopMode`]), `auto` finds the maximal affine loop nests; `scop` walks the statements
+//! of each region and builds the [`ir::Scop`] with the help of `affine` (quasi-affine
 //! expressions and conditions printed in ISL syntax). A region that is not a static control part
-//! is dropped with a [`Diagnostic`] and stays as written. [`scop_to_string`] prints a SCoP as
+//! is dropped with a [`Diagnostic`] (a warning for a pragma region, a note for a nest found
+//! automatically) and stays as written. [`scop_to_string`] prints a SCoP as
 //! text (`--emit scop`, tests).
 //!
 //! Semantics: every ISL string describes exactly what the C code does. In particular C's `/`
@@ -24,6 +26,7 @@
 #![forbid(unsafe_op_in_unsafe_fn)]
 
 mod affine;
+mod auto;
 mod clang;
 mod diagnostic;
 pub mod ir;
@@ -37,11 +40,32 @@ use std::path::Path;
 pub use diagnostic::{Diagnostic, Error, Severity};
 pub use print::scop_to_string;
 
-/// How to parse: the user's compiler flags.
+/// Where the SCoPs of a file are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ScopMode {
+    /// `Pragma` when the file has a `#pragma scop` (outside code skipped by the
+    /// preprocessor), `Auto` otherwise: a file marked by its author means exactly what the
+    /// marks say, and a plain file still gets its loop nests parallelized (`tiledflow-cc` on
+    /// code nobody annotated).
+    #[default]
+    PragmaIfPresent,
+    /// Only the regions between `#pragma scop` and `#pragma endscop`. A region that is not a
+    /// static control part gets a warning. The pragma is the user's promise that distinct
+    /// arrays do not overlap.
+    Pragma,
+    /// The maximal affine loop nests of every function (pragmas ignored). A nest that is not a
+    /// static control part is left as written with a note (not a warning); a nest that writes
+    /// through a pointer which may alias another array of the nest is refused unless one of
+    /// them is `restrict`.
+    Auto,
+}
+
+/// How to parse: the user's compiler flags, and where to look for SCoPs.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     /// Arguments passed to libclang (`-I`, `-D`, `-U`, `-std=...`).
     pub clang_args: Vec<String>,
+    pub scop: ScopMode,
 }
 
 /// Reads and parses the C file at `path`; returns its SCoPs and the diagnostics about regions
@@ -80,7 +104,7 @@ pub fn parse_source(
     {
         return Err(Error::Parse(parsed.diagnostics));
     }
-    let (scops, diagnostics) = scop::extract(path_for_messages, text, &parsed);
+    let (scops, diagnostics) = scop::extract(path_for_messages, text, &parsed, opts.scop);
     Ok((
         ir::SourceFile {
             path: path_for_messages.to_string(),

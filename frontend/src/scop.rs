@@ -1,5 +1,6 @@
-//! SCoP extraction: turns each `#pragma scop` region of the lowered AST into an [`ir::Scop`],
-//! or into one diagnostic saying why the region is not a static control part.
+//! SCoP extraction: turns each `#pragma scop` region of the lowered AST into an [`ir::Scop`](crate::ir::Scop),
+//! or into one diagnostic saying why the region is not a static control part. The same rules
+//! ([`build_statements`]) decide for the runs of statements that [`crate::auto`] proposes.
 //!
 //! A region is accepted only if everything in it is understood exactly:
 //! - control: `for` loops whose counter starts at an affine value, moves by a constant step and
@@ -12,7 +13,9 @@
 //!   C's truncation (see [`crate::affine`]), casts to `int`/`long`, ternaries, enumeration
 //!   constants and parameters (signed integer scalars never assigned in the region);
 //! - text: every iterator and variable reference of a statement is visible in the statement's
-//!   own tokens, so that it can be re-emitted with substitutions.
+//!   own tokens, so that it can be re-emitted with substitutions;
+//! - memory (nests found without pragmas only, [`Aliasing::Checked`]): no array written through
+//!   a pointer that may point into another array of the region, or the other way round.
 //!
 //! The first construct that breaks a rule ends the region with a [`Refusal`] pointing at it;
 //! the region then stays as written.
@@ -66,7 +69,7 @@ impl Refusal {
         }
     }
 
-    fn diagnostic(&self, path: &str, lines: &LineIndex) -> Diagnostic {
+    pub(crate) fn diagnostic(&self, path: &str, lines: &LineIndex) -> Diagnostic {
         Diagnostic {
             severity: Severity::Warning,
             file: path.to_string(),
@@ -78,10 +81,46 @@ impl Refusal {
 
 type Result<T> = std::result::Result<T, Refusal>;
 
-/// Extracts the SCoPs of all pragma regions of the file.
-pub(crate) fn extract(path: &str, text: &str, parsed: &ParsedFile) -> (Vec<Scop>, Vec<Diagnostic>) {
+/// Whether the arrays of a SCoP may be assumed not to overlap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Aliasing {
+    /// `#pragma scop` is the user's promise that distinct arrays do not overlap (as for PLuTo
+    /// and PPCG).
+    Assumed,
+    /// Without pragmas nothing is promised: a nest that writes through a pointer (an array
+    /// parameter is one) which may point into another array of the nest is refused, unless one
+    /// of the two is `restrict`.
+    Checked,
+}
+
+/// Extracts the SCoPs of the file: the pragma regions, or, when `auto` is set, the maximal
+/// affine loop nests of every function (see [`crate::auto`]).
+pub(crate) fn extract(
+    path: &str,
+    text: &str,
+    parsed: &ParsedFile,
+    mode: crate::ScopMode,
+) -> (Vec<Scop>, Vec<Diagnostic>) {
     let lines = LineIndex::new(text);
     let directives = pragma::directives(&parsed.tokens, &parsed.skipped, &lines);
+    let auto = match mode {
+        crate::ScopMode::Auto => true,
+        crate::ScopMode::Pragma => false,
+        crate::ScopMode::PragmaIfPresent => !directives
+            .iter()
+            .any(|d| d.pragma.as_deref() == Some("scop")),
+    };
+    if auto {
+        let (scops, refusals) = crate::auto::find(text, parsed, &directives, &lines);
+        let notes = refusals
+            .iter()
+            .map(|r| Diagnostic {
+                severity: Severity::Note,
+                ..r.diagnostic(path, &lines)
+            })
+            .collect();
+        return (scops, notes);
+    }
     let (regions, problems) = pragma::regions(&directives, &lines);
     let mut refusals: Vec<Refusal> = problems
         .into_iter()
@@ -132,13 +171,40 @@ fn build(
             "the region contains no statement",
         ));
     }
+    build_statements(
+        text,
+        parsed,
+        function,
+        region,
+        &selected,
+        lines,
+        Aliasing::Assumed,
+    )
+}
+
+/// Builds the SCoP of the consecutive statements `selected` of `function`, which make up
+/// `region` (whose text the caller has checked with [`check_region_text`]).
+pub(crate) fn build_statements(
+    text: &str,
+    parsed: &ParsedFile,
+    function: &Function,
+    region: &Region,
+    selected: &[&Node],
+    lines: &LineIndex,
+    aliasing: Aliasing,
+) -> Result<Scop> {
     let mut b = Builder::new(text, &parsed.tokens);
-    for n in &selected {
+    for n in selected {
         collect_writes(n, &mut b.written, &mut b.counters);
     }
     b.positions.push(0);
-    for n in &selected {
+    for n in selected {
         b.stmt(n)?;
+    }
+    if aliasing == Aliasing::Checked {
+        let mut address_taken = HashSet::new();
+        collect_address_taken(&function.body, &mut address_taken);
+        b.check_aliasing(&address_taken)?;
     }
     check_counters_not_live_out(&function.body, region, &b.counters, &mut Vec::new(), false)?;
     b.finish(function, region, lines)
@@ -200,7 +266,7 @@ fn check_counters_not_live_out(
 
 /// Identifiers with the reserved prefix, preprocessor directives and skipped code inside the
 /// region cannot be handled: replacing the region would lose or clash with them.
-fn check_region_text(
+pub(crate) fn check_region_text(
     text: &str,
     parsed: &ParsedFile,
     directives: &[pragma::Directive],
@@ -317,6 +383,36 @@ fn base_decl(n: &Node) -> Option<&Decl> {
         Kind::DeclRef => n.decl.as_ref(),
         Kind::Subscript => n.children.first().and_then(base_decl),
         _ => None,
+    }
+}
+
+/// C's aliasing rule (C11 6.5p7): an object is accessed only through its own type (qualifiers
+/// and signedness aside) or a character type.
+fn may_alias_types(a: &str, b: &str) -> bool {
+    let core = |t: &str| -> String {
+        t.split_whitespace()
+            .filter(|w| {
+                !matches!(
+                    *w,
+                    "const" | "volatile" | "restrict" | "signed" | "unsigned"
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let (a, b) = (core(a), core(b));
+    a == b || a == "char" || b == "char"
+}
+
+/// Records every variable whose address is taken (`&x`, also `&x[0]`).
+fn collect_address_taken(n: &Node, out: &mut HashSet<String>) {
+    if n.kind == Kind::Unary(UnOp::AddrOf) {
+        if let Some(d) = n.children.first().and_then(base_decl) {
+            out.insert(d.key.clone());
+        }
+    }
+    for c in &n.children {
+        collect_address_taken(c, out);
     }
 }
 
@@ -460,6 +556,12 @@ struct ArrayInfo {
     rank: usize,
     storage: Storage,
     written: bool,
+    /// The variable is a pointer (an array parameter is one): it may point into other arrays.
+    pointer: bool,
+    /// The pointer is `restrict`-qualified: no other pointer reaches what it accesses.
+    restrict: bool,
+    /// Offset of the first access, for diagnostics.
+    offset: usize,
 }
 
 struct RawAccess {
@@ -734,6 +836,10 @@ impl<'a> Builder<'a> {
         };
         if !matches!(decl.kind, DeclKind::Var | DeclKind::Parm) || decl.file_scope {
             return Err(refuse("the loop counter must be a local variable"));
+        }
+        if decl.is_static {
+            // Its final value would be seen by the next call.
+            return Err(refuse("the loop counter must not be `static`"));
         }
         if !matches!(
             decl.ty,
@@ -1344,7 +1450,7 @@ impl<'a> Builder<'a> {
                 ..r
             })?);
         }
-        let array = self.array_index(d, rank, elem_type);
+        let array = self.array_index(d, rank, elem_type, target.span.start);
         for &kind in kinds {
             if kind == AccessKind::Write {
                 self.arrays[array].written = true;
@@ -1358,7 +1464,7 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    fn array_index(&mut self, d: &Decl, rank: usize, elem_type: String) -> usize {
+    fn array_index(&mut self, d: &Decl, rank: usize, elem_type: String, offset: usize) -> usize {
         if let Some(k) = self.arrays.iter().position(|a| a.key == d.key) {
             return k;
         }
@@ -1367,6 +1473,11 @@ impl<'a> Builder<'a> {
             name: d.name.clone(),
             elem_type,
             rank,
+            // An array parameter is a pointer (libclang gives it its type as written).
+            pointer: matches!(d.ty, CType::Pointer(_))
+                || (d.kind == DeclKind::Parm && matches!(d.ty, CType::Array(_))),
+            restrict: d.restrict,
+            offset,
             storage: if d.file_scope {
                 Storage::File
             } else {
@@ -1448,6 +1559,46 @@ impl<'a> Builder<'a> {
     }
 
     // ----- result ----------------------------------------------------------------------------
+
+    /// Refuses two variables of which one is written, one is a pointer that may point into the
+    /// other, and neither is `restrict`. Distinct array variables never overlap; a scalar can be
+    /// reached through a pointer only if it is declared at file scope or its address is taken
+    /// in the function (`address_taken`).
+    fn check_aliasing(&self, address_taken: &HashSet<String>) -> Result<()> {
+        let arrays: Vec<&ArrayInfo> = self
+            .arrays
+            .iter()
+            .filter(|a| a.rank > 0 || a.storage == Storage::File || address_taken.contains(&a.key))
+            .collect();
+        for (k, x) in arrays.iter().enumerate() {
+            for y in &arrays[k + 1..] {
+                let pair_may_overlap = (x.pointer || y.pointer)
+                    && !x.restrict
+                    && !y.restrict
+                    && may_alias_types(&x.elem_type, &y.elem_type);
+                if pair_may_overlap && (x.written || y.written) {
+                    let (w, other) = if x.written { (x, y) } else { (y, x) };
+                    let how = if x.pointer && y.pointer {
+                        "both are pointers".to_string()
+                    } else {
+                        let (p, o) = if x.pointer { (x, y) } else { (y, x) };
+                        format!("`{}` is a pointer that may point into `{}`", p.name, o.name)
+                    };
+                    return Err(Refusal::new(
+                        x.offset.max(y.offset),
+                        format!("`{}` and `{}`", w.name, other.name),
+                        format!(
+                            "array parameters that may alias: `{}` is written and {how}; declare \
+                             one of them `restrict`, or mark the nest with `#pragma scop` to \
+                             promise that they do not overlap",
+                            w.name
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
 
     fn finish(self, function: &Function, region: &Region, lines: &LineIndex) -> Result<Scop> {
         let param_names: Vec<String> = self.params.iter().map(|p| p.name.clone()).collect();

@@ -84,6 +84,7 @@ fn parse_file_reads_includes_relative_to_the_file_and_user_flags() {
     std::fs::write(&path, src).expect("write source");
     let opts = Options {
         clang_args: vec!["-DEXTRA=2".to_string()],
+        ..Options::default()
     };
     let (file, diags) = parse_file(&path, &opts).expect("parses");
     assert!(diags.is_empty());
@@ -175,5 +176,30 @@ fn overflowing_constants_are_refused_not_wrapped() {
         lines[0].contains("integer overflow in constant arithmetic"),
         "{}",
         lines[0]
+    );
+}
+
+#[test]
+fn every_diagnostic_has_a_location_even_past_the_error_limit() {
+    // libclang stops after 20 errors with "too many errors emitted", a diagnostic of its own
+    // without a location: it gets the location of the error before it.
+    let src: String = (1..=30)
+        .map(|k| format!("int f{k}(void) {{ return ; }}\n"))
+        .collect();
+    let Err(Error::Parse(diags)) = parse_source("many.c", &src, &Options::default()) else {
+        panic!("expected a parse error");
+    };
+    let last = diags.last().expect("diagnostics");
+    assert!(last.message.contains("too many errors"), "{last}");
+    let before = &diags[diags.len() - 2];
+    assert_eq!(
+        (last.file.as_str(), last.loc),
+        (before.file.as_str(), before.loc)
+    );
+    assert!(
+        diags
+            .iter()
+            .all(|d| d.file == "many.c" && d.loc.line >= 1 && d.loc.col >= 1),
+        "{diags:?}"
     );
 }

@@ -3,8 +3,9 @@
 
 mod common;
 
-use common::{in_function, parse, scops};
+use common::{in_function, parse, parse_with, scops};
 use frontend::ir::{ArrayId, BodyPiece, Span};
+use frontend::ScopMode;
 use pretty_assertions::assert_eq;
 
 /// The region `#pragma scop` line start .. end of the `#pragma endscop` line, found by plain
@@ -531,9 +532,11 @@ S0 at 8:5: @{{B}}[${{i}}] = @{{B}}[${{i}}] > @{{x}} ? sqrt(fabs(@{{B}}[${{i}}]))
 }
 
 #[test]
-fn no_pragma_means_no_scop() {
-    let (file, diags) =
-        parse("int main(void) { int i, s = 0; for (i = 0; i < 10; i++) s += i; return s; }\n");
+fn no_pragma_means_no_scop_under_scop_pragma() {
+    let (file, diags) = parse_with(
+        "int main(void) { int i, s = 0; for (i = 0; i < 10; i++) s += i; return s; }\n",
+        ScopMode::Pragma,
+    );
     assert!(file.scops.is_empty());
     assert!(diags.is_empty());
 }
@@ -553,7 +556,7 @@ fn pragmas_in_comments_strings_and_skipped_code_are_ignored() {
   (void)s;
 }
 ";
-    let (file, diags) = parse(src);
+    let (file, diags) = parse_with(src, ScopMode::Pragma);
     assert!(file.scops.is_empty());
     assert!(diags.is_empty(), "{diags:?}");
 }

@@ -74,6 +74,31 @@ fn data_dependent_loop_bound() {
 }
 
 #[test]
+fn non_affine_loop_bound() {
+    assert_eq!(
+        refused("", "  for (i = 0; i < n * m; i++)\n    B[i] = 0;\n"),
+        warning(
+            6,
+            19,
+            "`n * m`",
+            "product of two non-constant expressions is not affine"
+        )
+    );
+    assert_eq!(
+        refused(
+            "",
+            "  for (i = 0; i < n; i++)\n    for (j = 0; j < i * i; j++)\n      A[i][j] = 0;\n"
+        ),
+        warning(
+            7,
+            21,
+            "`i * i`",
+            "product of two non-constant expressions is not affine"
+        )
+    );
+}
+
+#[test]
 fn call_with_side_effects() {
     assert_eq!(
         refused(
@@ -595,4 +620,17 @@ fn loop_counter_reinitialized_by_a_later_loop_is_fine() {
     let (file, diags) = parse(src);
     assert!(diags.is_empty(), "{diags:?}");
     assert_eq!(file.scops.len(), 1);
+}
+
+#[test]
+fn static_loop_counter() {
+    // The generated code does not leave the counter at its final value, which the next call
+    // of the function would see.
+    assert_eq!(
+        refused(
+            "static int s;",
+            "  for (s = 0; s < n; s++)\n    B[s] = 0;\n"
+        ),
+        warning(6, 8, "`s = 0`", "the loop counter must not be `static`")
+    );
 }

@@ -116,6 +116,8 @@ fn pipeline_options(cmd: &CcCommand) -> Options {
         line_directives: true,
         strict: cmd.ours.strict,
         target: cmd.ours.target,
+        scop: cmd.ours.scop,
+        granularity: cmd.ours.granularity,
         ..Options::default()
     };
     if cmd.ours.no_tile {

@@ -49,6 +49,14 @@ enum FuseArg {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
+enum ScopArg {
+    /// The maximal affine loop nests of every function
+    Auto,
+    /// Only the regions between `#pragma scop` and `#pragma endscop`
+    Pragma,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
 enum ScheduleArg {
     /// The ISL scheduler (PLuTo-style: tiling and outer parallelism)
     Auto,
@@ -98,6 +106,12 @@ struct Cli {
     /// Scheduler
     #[arg(long, value_enum, default_value = "auto")]
     schedule: ScheduleArg,
+    /// Where the SCoPs are [default: `pragma` if the file has a `#pragma scop`, else `auto`].
+    /// Under `auto`, nests that are not SCoPs stay as written (reasons shown with -v), and a nest
+    /// writing through a pointer that may alias another of its arrays is refused unless one is
+    /// `restrict`; under `pragma`, the pragma promises that arrays do not overlap
+    #[arg(long, value_enum)]
+    scop: Option<ScopArg>,
     /// Emit #line directives pointing at the input file
     #[arg(long)]
     line_directives: bool,
@@ -190,6 +204,12 @@ fn run(cli: &Cli) -> Result<(), Error> {
             GranularityArg::Intraband => taskgen::Granularity::Intraband,
             GranularityArg::Interband => taskgen::Granularity::Interband,
         },
+        scop: match cli.scop {
+            None => frontend::ScopMode::PragmaIfPresent,
+            Some(ScopArg::Auto) => frontend::ScopMode::Auto,
+            Some(ScopArg::Pragma) => frontend::ScopMode::Pragma,
+        },
+        notes: cli.verbose,
         ..Options::default()
     };
     opts.schedule.tile_sizes = if cli.no_tile { None } else { Some(cli.tile_sizes.clone()) };

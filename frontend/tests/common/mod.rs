@@ -3,11 +3,20 @@
 
 #![allow(dead_code)]
 
-use frontend::{ir, parse_source, scop_to_string, Diagnostic, Options};
+use frontend::{ir, parse_source, scop_to_string, Diagnostic, Options, ScopMode};
 
 /// Parses `src` as `test.c`; panics (test failure) on a parse error.
 pub fn parse(src: &str) -> (ir::SourceFile, Vec<Diagnostic>) {
-    match parse_source("test.c", src, &Options::default()) {
+    parse_with(src, ScopMode::default())
+}
+
+/// Parses `src` as `test.c` looking for SCoPs as `mode` says.
+pub fn parse_with(src: &str, mode: ScopMode) -> (ir::SourceFile, Vec<Diagnostic>) {
+    let opts = Options {
+        scop: mode,
+        ..Options::default()
+    };
+    match parse_source("test.c", src, &opts) {
         Ok(r) => r,
         Err(e) => panic!("unexpected error:\n{e}"),
     }
