@@ -51,6 +51,9 @@ pub struct ScopCode<'a> {
 /// Writes the output file: `file.text` with every SCoP of `scops` (in source order) replaced.
 pub fn emit_file(file: &SourceFile, scops: &[ScopCode<'_>], opts: &EmitOptions) -> String {
     let text = &file.text;
+    // With `#line` directives, each statement in a task body is marked with its own source line,
+    // so that the C compiler's warnings about the user's statements point at them.
+    let line_file = opts.line_directives.then(|| c_string(&file.path));
     let mut out = String::with_capacity(text.len() * 2);
     let mut pos = 0;
     let mut first = 0;
@@ -68,7 +71,7 @@ pub fn emit_file(file: &SourceFile, scops: &[ScopCode<'_>], opts: &EmitOptions) 
             out.push_str(HELPERS);
         }
         for (n, sc) in scops.iter().enumerate().take(end).skip(first) {
-            out.push_str(&task_functions(n, sc));
+            out.push_str(&task_functions(n, sc, line_file.as_deref()));
         }
         for (n, sc) in scops.iter().enumerate().take(end).skip(first) {
             if opts.line_directives {
@@ -143,7 +146,7 @@ fn inner_dims(a: &Array, env: &str) -> String {
 }
 
 /// The environment struct and one function per task class.
-fn task_functions(n: usize, sc: &ScopCode<'_>) -> String {
+fn task_functions(n: usize, sc: &ScopCode<'_>, line_file: Option<&str>) -> String {
     let scop = sc.scop;
     let mut s = String::new();
     let _ = writeln!(
@@ -184,7 +187,7 @@ fn task_functions(n: usize, sc: &ScopCode<'_>) -> String {
     }
     s.push_str("};\n");
     for (k, class) in sc.program.classes.iter().enumerate() {
-        s.push_str(&task_function(n, k, class, scop));
+        s.push_str(&task_function(n, k, class, scop, line_file));
     }
     if !sc.program.barriers.is_empty() {
         let _ = writeln!(s, "static void {}(const void *tf_envp, const long *tf_key) {{ (void)tf_envp; (void)tf_key; }}", barrier_fn(n));
@@ -219,7 +222,7 @@ fn barrier_task(n: usize, prog: &TaskProgram, b: usize, bar: &Barrier) -> String
     s
 }
 
-fn task_function(n: usize, k: usize, class: &TaskClass, scop: &Scop) -> String {
+fn task_function(n: usize, k: usize, class: &TaskClass, scop: &Scop, line_file: Option<&str>) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "static void {}(const void *tf_envp, const long *tf_key)", task_fn(n, k));
     s.push_str("{\n");
@@ -251,14 +254,15 @@ fn task_function(n: usize, k: usize, class: &TaskClass, scop: &Scop) -> String {
     }
     s.push_str("  (void)tf_env; (void)tf_key;\n");
     c_ast::stmt(&mut s, &class.body, 1, &mut |out, name, args, depth| {
-        statement(out, scop, name, args, depth);
+        statement(out, scop, name, args, depth, line_file);
     });
     s.push_str("}\n");
     s
 }
 
-/// One statement instance: the user's text with iterators replaced.
-fn statement(out: &mut String, scop: &Scop, name: &str, args: &[Expr], depth: usize) {
+/// One statement instance: the user's text with iterators replaced, preceded by a `#line`
+/// directive naming its source line when `line_file` (the C-escaped file name) is given.
+fn statement(out: &mut String, scop: &Scop, name: &str, args: &[Expr], depth: usize, line_file: Option<&str>) {
     let pad = "  ".repeat(depth);
     let Some(stmt) = name.strip_prefix('S').and_then(|k| k.parse::<usize>().ok()).and_then(|k| scop.statements.get(k))
     else {
@@ -266,6 +270,9 @@ fn statement(out: &mut String, scop: &Scop, name: &str, args: &[Expr], depth: us
         let _ = writeln!(out, "{pad}#error \"tiledflow internal error: unknown statement {name}\"");
         return;
     };
+    if let Some(file) = line_file {
+        let _ = writeln!(out, "#line {} \"{file}\"", stmt.loc.line);
+    }
     out.push_str(&pad);
     for piece in &stmt.body {
         match piece {

@@ -185,6 +185,22 @@ fn cc_compiles_objects_with_warnings_at_the_users_lines() {
     assert_eq!(output_of(d, "prog").lines().last(), Some("2340"));
 }
 
+/// Warnings about a statement inside a task body point at the statement's own line: each
+/// statement of a task function is preceded by a `#line` directive.
+#[test]
+fn cc_warnings_inside_task_bodies_point_at_the_statement() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = "#define N 40\ndouble B[N];\nfloat F[N];\nvoid k(void) {\n#pragma scop\n  for (int i = 0; i < N; i++)\n    for (int j = 0; j < N; j++)\n\n\n      F[j] = B[i] * 0.5;\n#pragma endscop\n}\n";
+    write(d, "conv.c", src);
+    let r = tiledflow_cc(d, &["-Wconversion", "-c", "conv.c", "--tiledflow-verbose"]).expect(0);
+    assert!(r.stderr.contains("conv.c: SCoP in k()"), "{}", r.said());
+    assert!(r.stderr.contains("conv.c:10:"), "the warning names line 10: {}", r.said());
+    for line in r.stderr.lines().filter(|l| l.contains("warning:")) {
+        assert!(line.starts_with("conv.c:10:"), "a warning elsewhere: {}", r.said());
+    }
+}
+
 #[test]
 fn cc_dependency_files_name_the_users_source() {
     let dir = tempfile::tempdir().unwrap();
