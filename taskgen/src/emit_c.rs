@@ -189,26 +189,18 @@ fn task_functions(n: usize, sc: &ScopCode<'_>, line_file: Option<&str>) -> Strin
     for (k, class) in sc.program.classes.iter().enumerate() {
         s.push_str(&task_function(n, k, class, scop, line_file));
     }
-    if !sc.program.barriers.is_empty() {
-        let _ = writeln!(s, "static void {}(const void *tf_envp, const long *tf_key) {{ (void)tf_envp; (void)tf_key; }}", barrier_fn(n));
-    }
     s
 }
 
-/// The empty body of the soft barriers of SCoP `n`.
-fn barrier_fn(n: usize) -> String {
-    format!("tf_scop{n}_barrier")
-}
-
-/// The task of soft barrier `b`: an empty body that waits for every source tile of its
-/// dependence and publishes the one token of its stream, which the targets wait for.
-fn barrier_task(n: usize, prog: &TaskProgram, b: usize, bar: &Barrier) -> String {
+/// Soft barrier `b` (streamrt's `tf_barrier_begin`: no body): it waits for every source tile of
+/// its dependence and publishes the one token of its stream, which the targets wait for.
+fn barrier_task(prog: &TaskProgram, b: usize, bar: &Barrier) -> String {
     let mut s = String::new();
     let stream = prog.classes.len() + b;
     let sd = prog.classes[bar.src].n_dims.max(1);
     let _ = writeln!(s, "    {{ /* soft barrier B{b}: every tile of N{} before any tile of N{} (d{}) */", bar.src, bar.dst, bar.dep);
     s.push_str("      const long tf_key[1] = { 0 };\n");
-    let _ = writeln!(s, "      tf_task_begin(tf_g, tf_st[{stream}], tf_key, {}, &tf_env);", barrier_fn(n));
+    let _ = writeln!(s, "      tf_barrier_begin(tf_g, tf_st[{stream}], tf_key);");
     c_ast::stmt(&mut s, &bar.sources, 3, &mut |out, _name, args, depth| {
         let pad = "  ".repeat(depth);
         let _ = writeln!(
@@ -389,7 +381,7 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
             for (k, class) in prog.classes.iter().enumerate() {
                 let d = class.n_dims.max(1);
                 for (b, bar) in prog.barriers.iter().enumerate().filter(|(_, bar)| bar.dst == k) {
-                    s.push_str(&barrier_task(n, prog, b, bar));
+                    s.push_str(&barrier_task(prog, b, bar));
                 }
                 c_ast::stmt(&mut s, &class.tiles, 2, &mut |out, name, args, depth| {
                     let pad = "  ".repeat(depth);

@@ -9,13 +9,11 @@
 //!   of consumers; OpenStream's `peek` (read without consuming) is what every input already is,
 //!   and `tick` (consume after the peeks) has nothing to do, so neither is emitted;
 //! - soft barrier (every one of N source tiles to every one of M target tiles): N·M edges become
-//!   N + M through one extra task with an empty body that waits for the N sources and produces a
-//!   token the M targets wait for. It is chosen only when it is exact (the relation is the full
+//!   N + M through one soft barrier of streamrt (`tf_barrier_begin`: no body) that waits for the N
+//!   sources and produces a token the M targets wait for. It is chosen only when it is exact (the relation is the full
 //!   product of its sources and targets, so no target waits for more than it needs) and only
 //!   between two different nests (the sources then all precede the targets in the sequential
-//!   order, so the barrier cannot close a cycle). Today the barrier task is built from the
-//!   existing calls (`tf_task_begin`/`tf_task_input`); a native barrier call would replace
-//!   [`crate::emit_c`]'s barrier emission only;
+//!   order, so the barrier cannot close a cycle);
 //! - implied: transitive reduction proved every pair implied by a path of kept dependences, so
 //!   no synchronization is emitted at all.
 //!
