@@ -12,6 +12,8 @@
 //!   outermost permutable bands;
 //! - [`verify`] (`verify`): the schedule respects every dependence and runs every instance once;
 //! - [`tile_dependences`] (`tile`): dependences between tiles, for the task graph;
+//! - [`parallel_tiles`] (`parallel`): which tile loops may be parallel, and wavefronts, for the
+//!   barrier-based OpenMP target;
 //! - [`nest_body_ast`], [`points_ast`], [`tile_sources_ast`] (`astgen`): generated loops as a
 //!   plain [`Ast`].
 //!
@@ -26,6 +28,7 @@ mod deps;
 #[allow(unsafe_code)]
 mod isl;
 mod maps;
+mod parallel;
 mod schedule;
 mod scop;
 mod tile;
@@ -34,6 +37,7 @@ mod verify;
 pub use ast::{Ast, Expr, OpKind};
 pub use astgen::{nest_body_ast, points_ast, tile_sources_ast};
 pub use deps::dependences;
+pub use parallel::{parallel_tiles, ParallelTiles};
 pub use schedule::schedule;
 pub use tile::tile_dependences;
 pub use verify::verify;

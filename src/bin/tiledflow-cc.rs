@@ -11,7 +11,7 @@ fn main() -> ExitCode {
             "tiledflow-cc: a C compiler driver that runs tiledflow on each C source, then the real compiler\n\
              (TILEDFLOW_CC, default cc), and links the streamrt runtime.\n\n\
              Options of its own: --tiledflow-strict (or TILEDFLOW_STRICT=1): fail when a source cannot be\n\
-             transformed; --tiledflow-target=tasks|seq; --tiledflow-tile-sizes=N[,N...]; --tiledflow-no-tile.\n\
+             transformed; --tiledflow-target=tasks|seq|omp; --tiledflow-tile-sizes=N[,N...]; --tiledflow-no-tile.\n\
              Every other argument goes to the compiler unchanged."
         );
         return ExitCode::SUCCESS;
@@ -33,7 +33,8 @@ fn run(argv: &[String]) -> Result<ExitCode, String> {
     match cmd.target.as_deref() {
         None | Some("tasks") => opts.target = taskgen::Target::Tasks,
         Some("seq") => opts.target = taskgen::Target::Seq,
-        Some(t) => return Err(format!("--tiledflow-target={t}: expected tasks or seq")),
+        Some("omp") => opts.target = taskgen::Target::Omp,
+        Some(t) => return Err(format!("--tiledflow-target={t}: expected tasks, seq or omp")),
     }
     if cmd.no_tile {
         opts.schedule.tile_sizes = None;
@@ -73,6 +74,10 @@ fn run(argv: &[String]) -> Result<ExitCode, String> {
         }
     }
     args.splice(0..0, quote_dirs);
+    if opts.target == taskgen::Target::Omp {
+        // The parallel loops' pragmas when compiling, libgomp when linking.
+        args.push("-fopenmp".to_string());
+    }
     if cmd.links {
         let exe = std::env::current_exe().map_err(|e| e.to_string())?;
         let rt = cc::find_runtime(&exe)?;

@@ -14,6 +14,8 @@ enum TargetArg {
     Tasks,
     /// Tiled code run in order on one thread
     Seq,
+    /// Tiled code with OpenMP parallel tile loops and wavefronts (barriers; compile with -fopenmp)
+    Omp,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -156,6 +158,7 @@ fn run(cli: &Cli) -> Result<(), Error> {
         target: match cli.target {
             TargetArg::Tasks => taskgen::Target::Tasks,
             TargetArg::Seq => taskgen::Target::Seq,
+            TargetArg::Omp => taskgen::Target::Omp,
         },
         clang_args: cli.clang_args.clone(),
         line_directives: cli.line_directives,

@@ -11,7 +11,9 @@
 
 pub mod c_ast;
 pub mod emit_c;
+pub mod emit_omp;
 pub mod program;
 
 pub use emit_c::{emit_file, EmitOptions, ScopCode, Target};
+pub use emit_omp::OmpPlan;
 pub use program::{build, TaskClass, TaskProgram};
