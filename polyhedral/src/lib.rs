@@ -103,6 +103,13 @@ pub struct ScheduleConfig {
     /// but a pivot on huge numbers can take milliseconds: PolyBench adi needs fewer than 200000
     /// operations and a minute, so the operation budget alone does not bound the time.
     pub time_limit: Option<std::time::Duration>,
+    /// Bound on the ISL scheduler's coefficients (`schedule_max_coefficient`; -1: none).
+    pub max_coefficient: i32,
+    /// Bound on the ISL scheduler's constant terms (`schedule_max_constant_term`; -1: none).
+    pub max_constant_term: i32,
+    /// A group of statements under one outermost loop of the source with more statements than
+    /// this is scheduled inside that loop (see the `schedule` module documentation).
+    pub max_group_statements: usize,
 }
 
 impl Default for ScheduleConfig {
@@ -113,6 +120,9 @@ impl Default for ScheduleConfig {
             tile_sizes: Some(vec![32]),
             max_operations: 2_000_000,
             time_limit: Some(std::time::Duration::from_secs(10)),
+            max_coefficient: 4,
+            max_constant_term: 8,
+            max_group_statements: 9,
         }
     }
 }

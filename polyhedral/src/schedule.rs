@@ -2,7 +2,8 @@
 //! outermost nests are found, tiled and flattened into [`Nest`]s.
 //!
 //! Fusion heuristics ([`Fuse`]) map to ISL scheduler options (the default algorithm, with
-//! validity = proximity = coincidence = flow ∪ anti ∪ output, and the SCoP context):
+//! validity = proximity = coincidence = flow ∪ anti ∪ output, the SCoP context and the bounds
+//! below):
 //! - `Min`: `schedule_serialize_sccs` — every strongly connected component of the dependence
 //!   graph gets its own loop nest (maximal distribution).
 //! - `Smart`: ISL's defaults — clustering of strongly connected components, fusing those that
@@ -16,9 +17,26 @@
 //! multi-dimensional permutable bands, whose tiles run as wavefronts under the dataflow runtime.
 //! Coincidence constraints are still given, so ISL prefers parallel band members when it can.
 //!
-//! The scheduler's work is bounded by [`ScheduleConfig::max_operations`] and
-//! [`ScheduleConfig::time_limit`]; past either (or on any scheduler failure) the original order is
-//! used and a [`Warning`] says so.
+//! Bounded work. ISL's scheduler spends its time in the integer linear programs of each band
+//! (`isl_tab_basic_set_non_trivial_lexmin`, measured with perf on PolyBench), whose cost grows
+//! with the statements scheduled together and with the size of the numbers involved. So:
+//! - schedule coefficients are bounded by [`ScheduleConfig::max_coefficient`] (4) and constant
+//!   terms by [`ScheduleConfig::max_constant_term`] (8), as PLuTo bounds them. Unbounded constant
+//!   terms made ISL search shifts up to the problem sizes (PolyBench's sizes are constants):
+//!   trisolv took 2 s of CPU instead of 0.07 s. Where no schedule row fits the bounds, ISL falls
+//!   back to carrying dependences one by one, so the bounds never make a schedule illegal;
+//! - the validity, proximity and coincidence constraints are the flow ∪ anti ∪ output
+//!   dependences without repeated pieces (see `deps::drop_subsumed`);
+//! - a SCoP whose largest group of statements under one outermost source loop has more than
+//!   [`ScheduleConfig::max_group_statements`] (9) statements is scheduled *inside* those loops:
+//!   each group's outermost loop stays a sequential band and ISL schedules the group with only
+//!   the dependences within one iteration of it (the others are carried by the loop). The same
+//!   is tried when the scheduler fails on the whole SCoP. PolyBench adi (14 statements in its
+//!   time loop) takes ISL about a minute as a whole and 0.2 s this way; a stencil loses time
+//!   tiling this way, which is why it is not the default for small groups.
+//! - [`ScheduleConfig::max_operations`] and [`ScheduleConfig::time_limit`] bound each ISL run;
+//!   past either (or on any scheduler failure) of both attempts, the original order is used and
+//!   a [`Warning`] says so.
 //!
 //! The original order (`ScheduleConfig::original`, or the fallback) groups statements by the first
 //! value of their 2d+1 schedules (one group per outermost loop or top-level statement), in that
@@ -40,7 +58,7 @@
 //! no nest.
 
 use crate::deps::IslDeps;
-use crate::isl::{Ctx, NodeKind, Schedule, ScheduleConstraints, ScheduleNode, Set, UnionMap, UnionSet};
+use crate::isl::{Ctx, NodeKind, ScheduleOption, Schedule, ScheduleConstraints, ScheduleNode, Set, UnionMap, UnionSet};
 use crate::maps::{pad_to_common_depth, projection};
 use crate::scop::{stmt_of_name, ScopSets};
 use crate::{Dependences, Error, Fuse, Nest, Result, ScheduleConfig, TiledSchedule, Warning};
@@ -69,12 +87,24 @@ pub fn schedule(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig) -> Result
     let (tree, from_scheduler) = if cfg.original {
         (original_tree(scop, &sets, &deps)?, false)
     } else {
-        match scheduled_tree(&ctx, &sets, &deps, cfg)? {
+        let groups = original_groups(scop, &sets)?;
+        let largest = groups.iter().map(|(stmts, _)| stmts.len()).max().unwrap_or(0);
+        let whole = if largest > cfg.max_group_statements {
+            Err(format!("was not run on the whole SCoP (a loop of {largest} statements)"))
+        } else {
+            scheduled_tree(&sets.domains, &sets.context, &deps, cfg)?
+        };
+        match whole {
             Ok(tree) => (tree, true),
-            Err(why) => {
-                warnings.push(Warning(format!("the ISL scheduler {why}; keeping the original statement order")));
-                (original_tree(scop, &sets, &deps)?, false)
-            }
+            Err(why_whole) => match split_tree(scop, &sets, &groups, &deps, cfg)? {
+                Ok(tree) => (tree, true),
+                Err(why) => {
+                    warnings.push(Warning(format!(
+                        "the ISL scheduler {why_whole}, and inside the outermost loops it {why}; keeping the original statement order"
+                    )));
+                    (original_tree(scop, &sets, &deps)?, false)
+                }
+            },
         }
     };
     let (tree, nests) = tile_nests(tree, cfg.tile_sizes.as_deref(), from_scheduler)?;
@@ -90,17 +120,20 @@ pub fn schedule(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig) -> Result
 /// runs out (its result is dropped): ISL cannot be interrupted from another thread without a data
 /// race on the context.
 fn scheduled_tree<'c>(
-    ctx: &'c Ctx,
-    sets: &ScopSets<'c>,
+    domains: &UnionSet<'c>,
+    context: &Set<'c>,
     deps: &UnionMap<'c>,
     cfg: &ScheduleConfig,
 ) -> Result<std::result::Result<Schedule<'c>, String>> {
+    let ctx = domains.ctx();
     let problem = SchedulingProblem {
-        domains: sets.domains.to_str()?,
-        context: sets.context.to_str()?,
+        domains: domains.to_str()?,
+        context: context.to_str()?,
         deps: deps.to_str()?,
         fuse: cfg.fuse,
         max_operations: cfg.max_operations,
+        max_coefficient: cfg.max_coefficient,
+        max_constant_term: cfg.max_constant_term,
     };
     let (tx, rx) = mpsc::channel();
     let spawned = std::thread::Builder::new().name("isl-scheduler".into()).spawn(move || {
@@ -132,6 +165,8 @@ struct SchedulingProblem {
     deps: String,
     fuse: Fuse,
     max_operations: u64,
+    max_coefficient: i32,
+    max_constant_term: i32,
 }
 
 /// What the scheduler's thread reports.
@@ -154,6 +189,8 @@ impl SchedulingProblem {
             ctx.set_schedule_outer_coincidence(false)?;
             ctx.set_schedule_serialize_sccs(self.fuse == Fuse::Min)?;
             ctx.set_schedule_whole_component(self.fuse == Fuse::Max)?;
+            ctx.set_schedule_option(ScheduleOption::MaxCoefficient, self.max_coefficient)?;
+            ctx.set_schedule_option(ScheduleOption::MaxConstantTerm, self.max_constant_term)?;
             let deps = UnionMap::read(&ctx, &self.deps)?;
             let constraints = ScheduleConstraints::on_domain(UnionSet::read(&ctx, &self.domains)?)?
                 .set_context(Set::read(&ctx, &self.context)?)?
@@ -173,11 +210,52 @@ impl SchedulingProblem {
     }
 }
 
-/// The original order as a schedule tree (see the module documentation).
-fn original_tree<'c>(scop: &Scop, sets: &ScopSets<'c>, deps: &UnionMap<'c>) -> Result<Schedule<'c>> {
+/// ISL's scheduler inside each outermost loop of the original order: the statements grouped as in
+/// [`original_tree`], each group's outermost original loop kept as a sequential band, and the ISL
+/// scheduler run on the group with only the dependences inside one iteration of that loop (the
+/// others are carried by it).
+fn split_tree<'c>(
+    scop: &Scop,
+    sets: &ScopSets<'c>,
+    groups: &[(Vec<StmtId>, UnionSet<'c>)],
+    deps: &UnionMap<'c>,
+    cfg: &ScheduleConfig,
+) -> Result<std::result::Result<Schedule<'c>, String>> {
     let ctx = sets.domains.ctx();
     let (original, depth) = pad_to_common_depth(sets.original.clone())?;
-    // Statement domains by statement, and statements by their first schedule value.
+    let mut tree: Option<Schedule<'c>> = None;
+    for (stmts, domain) in groups {
+        let domain = domain.clone();
+        let shallowest = stmts.iter().map(|&s| scop.statement(s).iterators.len()).min().unwrap_or(0);
+        let group = if shallowest == 0 || depth < 2 {
+            Schedule::from_domain(domain)?
+        } else {
+            let outer = original.clone().intersect_domain(domain.clone())?.apply_range(UnionMap::read(ctx, &projection(depth, "", &[1]))?)?;
+            let same = outer.clone().apply_range(outer.clone().reverse()?)?;
+            let restrict = |m: &UnionMap<'c>| -> Result<UnionMap<'c>> {
+                m.clone().intersect_domain(domain.clone())?.intersect_range(domain.clone())?.intersect(same.clone())
+            };
+            match scheduled_tree(&domain, &sets.context, &restrict(deps)?, cfg)? {
+                Ok(inner) => inner.insert_partial_schedule(outer)?,
+                Err(why) => return Ok(Err(why)),
+            }
+        };
+        tree = Some(match tree {
+            None => group,
+            Some(before) => before.sequence(group)?,
+        });
+    }
+    Ok(Ok(match tree {
+        Some(tree) => tree,
+        None => Schedule::from_domain(sets.domains.clone())?,
+    }))
+}
+
+/// The statements of `scop` grouped by the first value of their original schedules, in that
+/// order, with the group's instances.
+fn original_groups<'c>(scop: &Scop, sets: &ScopSets<'c>) -> Result<Vec<(Vec<StmtId>, UnionSet<'c>)>> {
+    let ctx = sets.domains.ctx();
+    let (original, depth) = pad_to_common_depth(sets.original.clone())?;
     let mut domain_of = BTreeMap::new();
     for set in sets.domains.sets()? {
         if let Some(stmt) = set.tuple_name().as_deref().and_then(stmt_of_name) {
@@ -198,14 +276,25 @@ fn original_tree<'c>(scop: &Scop, sets: &ScopSets<'c>, deps: &UnionMap<'c>) -> R
         };
         groups.entry(first).or_default().push(stmt);
     }
-    let mut tree: Option<Schedule<'c>> = None;
-    for stmts in groups.values() {
+    let mut out = Vec::new();
+    for stmts in groups.into_values() {
         let mut domain = UnionSet::empty(ctx)?;
-        for stmt in stmts {
+        for stmt in &stmts {
             if let Some(set) = domain_of.get(stmt) {
                 domain = domain.union(UnionSet::from_set(set.clone())?)?;
             }
         }
+        out.push((stmts, domain));
+    }
+    Ok(out)
+}
+
+/// The original order as a schedule tree (see the module documentation).
+fn original_tree<'c>(scop: &Scop, sets: &ScopSets<'c>, deps: &UnionMap<'c>) -> Result<Schedule<'c>> {
+    let ctx = sets.domains.ctx();
+    let (original, depth) = pad_to_common_depth(sets.original.clone())?;
+    let mut tree: Option<Schedule<'c>> = None;
+    for (stmts, domain) in original_groups(scop, sets)? {
         let group_sched = original.clone().intersect_domain(domain.clone())?;
         let group_deps = deps.clone().intersect_domain(domain.clone())?.intersect_range(domain.clone())?;
         let shallowest = stmts.iter().map(|&s| scop.statement(s).iterators.len()).min().unwrap_or(0);
