@@ -12,6 +12,7 @@
 //!   outermost permutable bands;
 //! - [`verify`] (`verify`): the schedule respects every dependence and runs every instance once;
 //! - [`tile_dependences`] (`tile`): dependences between tiles, for the task graph;
+//! - [`default_tile_size`] (`tile_size`): the default tile size of a band;
 //! - [`parallel_tiles`] (`parallel`): which tile loops may be parallel, and wavefronts, for the
 //!   barrier-based OpenMP target;
 //! - [`nest_body_ast`], [`points_ast`], [`tile_sources_ast`] (`astgen`): generated loops as a
@@ -32,6 +33,7 @@ mod parallel;
 mod schedule;
 mod scop;
 mod tile;
+mod tile_size;
 mod verify;
 
 pub use ast::{Ast, Expr, OpKind};
@@ -40,6 +42,7 @@ pub use deps::dependences;
 pub use parallel::{parallel_tiles, ParallelTiles};
 pub use schedule::schedule;
 pub use tile::tile_dependences;
+pub use tile_size::{default_tile_size, element_bytes};
 pub use verify::verify;
 use frontend::ir::StmtId;
 
@@ -94,7 +97,8 @@ pub struct ScheduleConfig {
     /// Keep the source order (the original 2d+1 schedule) instead of calling the scheduler.
     pub original: bool,
     /// Tile sizes for the dimensions of each tiled band, outermost first; the last size repeats
-    /// for deeper bands. `None`: no tiling (every nest is one task).
+    /// for deeper bands. Empty (the default): each band's size is chosen from its depth, element
+    /// sizes and footprint ([`default_tile_size`]). `None`: no tiling (every nest is one task).
     pub tile_sizes: Option<Vec<i64>>,
     /// ISL operation budget for scheduling; past it the original schedule is used with a warning.
     pub max_operations: u64,
@@ -117,7 +121,7 @@ impl Default for ScheduleConfig {
         ScheduleConfig {
             fuse: Fuse::Smart,
             original: false,
-            tile_sizes: Some(vec![32]),
+            tile_sizes: Some(Vec::new()),
             max_operations: 2_000_000,
             time_limit: Some(std::time::Duration::from_secs(10)),
             max_coefficient: 4,

@@ -49,7 +49,8 @@
 //!
 //! Nests: below the root, a band or leaf is one nest with every statement; a sequence or set node
 //! makes each of its filter children a nest, in order (recursively when a child is itself a
-//! sequence or set). The outermost band of a nest is tiled with `isl_schedule_node_band_tile`
+//! sequence or set). The outermost band of a nest is tiled (by [`ScheduleConfig::tile_sizes`], or
+//! by the size `crate::tile_size` chooses for the band) with `isl_schedule_node_band_tile`
 //! (`tile_scale_tile_loops = 0`, `tile_shift_point_loops = 0`, so tile coordinates are
 //! `floor(i / size)` and point coordinates are `i`) when it is permutable. A band of the ISL
 //! scheduler that is not permutable has only its first member tiled (split off first): the first
@@ -61,6 +62,7 @@ use crate::deps::IslDeps;
 use crate::isl::{Ctx, NodeKind, ScheduleOption, Schedule, ScheduleConstraints, ScheduleNode, Set, UnionMap, UnionSet};
 use crate::maps::{pad_to_common_depth, projection};
 use crate::scop::{stmt_of_name, ScopSets};
+use crate::tile_size::default_tile_size;
 use crate::{Dependences, Error, Fuse, Nest, Result, ScheduleConfig, TiledSchedule, Warning};
 use frontend::ir::{Scop, StmtId};
 use std::collections::BTreeMap;
@@ -70,8 +72,8 @@ use std::sync::mpsc;
 /// Schedules and tiles `scop` so that `deps` (its dependences) are respected.
 pub fn schedule(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig) -> Result<(TiledSchedule, Vec<Warning>)> {
     if let Some(sizes) = &cfg.tile_sizes {
-        if sizes.is_empty() || sizes.iter().any(|&s| s <= 0) {
-            return Err(Error::InvalidInput(format!("tile sizes must be a non-empty list of positive integers, got {sizes:?}")));
+        if sizes.iter().any(|&s| s <= 0) {
+            return Err(Error::InvalidInput(format!("tile sizes must be positive integers, got {sizes:?}")));
         }
     }
     let ctx = Ctx::new()?;
@@ -107,7 +109,7 @@ pub fn schedule(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig) -> Result
             },
         }
     };
-    let (tree, nests) = tile_nests(tree, cfg.tile_sizes.as_deref(), from_scheduler)?;
+    let (tree, nests) = tile_nests(scop, tree, cfg.tile_sizes.as_deref(), from_scheduler)?;
     Ok((TiledSchedule { tree: tree.to_block_str()?, nests }, warnings))
 }
 
@@ -330,7 +332,12 @@ fn original_tree<'c>(scop: &Scop, sets: &ScopSets<'c>, deps: &UnionMap<'c>) -> R
 }
 
 /// Finds the nests of `tree`, tiles their outermost bands, and flattens each into a [`Nest`].
-fn tile_nests<'c>(tree: Schedule<'c>, tile_sizes: Option<&[i64]>, from_scheduler: bool) -> Result<(Schedule<'c>, Vec<Nest>)> {
+fn tile_nests<'c>(
+    scop: &Scop,
+    tree: Schedule<'c>,
+    tile_sizes: Option<&[i64]>,
+    from_scheduler: bool,
+) -> Result<(Schedule<'c>, Vec<Nest>)> {
     let root = tree.root()?;
     let mut paths = Vec::new();
     if root.n_children()? > 0 {
@@ -348,6 +355,10 @@ fn tile_nests<'c>(tree: Schedule<'c>, tile_sizes: Option<&[i64]>, from_scheduler
         if domain.is_empty()? {
             continue;
         }
+        let mut statements: Vec<StmtId> =
+            domain.sets()?.iter().filter_map(|s| s.tuple_name().as_deref().and_then(stmt_of_name)).collect();
+        statements.sort();
+        statements.dedup();
         let mut sizes = Vec::new();
         if let (NodeKind::Band, Some(ts)) = (node.kind()?, tile_sizes) {
             let n = node.band_n_member()?;
@@ -363,7 +374,11 @@ fn tile_nests<'c>(tree: Schedule<'c>, tile_sizes: Option<&[i64]>, from_scheduler
                 if members < n {
                     node = node.band_split(members)?;
                 }
-                sizes = (0..members).map(|i| ts[i.min(ts.len() - 1)]).collect();
+                sizes = if ts.is_empty() {
+                    vec![default_tile_size(scop, &statements, members); members]
+                } else {
+                    (0..members).map(|i| ts[i.min(ts.len() - 1)]).collect()
+                };
                 node = node.band_tile(&sizes)?;
             }
         }
@@ -374,10 +389,6 @@ fn tile_nests<'c>(tree: Schedule<'c>, tile_sizes: Option<&[i64]>, from_scheduler
         let name = format!("N{nest_id}");
         let tile_map = flat.clone().apply_range(UnionMap::read(tree.ctx(), &projection(depth, &name, &keep))?)?.coalesce()?;
         let tile_domain = tile_map.clone().range()?.coalesce()?;
-        let mut statements: Vec<StmtId> =
-            domain.sets()?.iter().filter_map(|s| s.tuple_name().as_deref().and_then(stmt_of_name)).collect();
-        statements.sort();
-        statements.dedup();
         nests.push(Nest {
             statements,
             tile_sizes: sizes,

@@ -73,8 +73,9 @@ struct Cli {
     /// Print an intermediate form instead of C (to standard output unless -o is given)
     #[arg(long, value_enum, default_value = "c")]
     emit: EmitArg,
-    /// Tile sizes for the dimensions of each tiled band, outermost first (the last repeats)
-    #[arg(long, value_delimiter = ',', default_value = "32")]
+    /// Tile sizes for the dimensions of each tiled band, outermost first (the last repeats);
+    /// default: chosen per band from its depth, element sizes and footprint
+    #[arg(long, value_delimiter = ',')]
     tile_sizes: Vec<i64>,
     /// Do not tile: each loop nest is one task
     #[arg(long)]
