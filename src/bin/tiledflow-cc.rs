@@ -12,6 +12,7 @@ fn main() -> ExitCode {
              (TILEDFLOW_CC, default cc), and links the streamrt runtime.\n\n\
              Options of its own: --tiledflow-strict (or TILEDFLOW_STRICT=1): fail when a source cannot be\n\
              transformed; --tiledflow-target=tasks|seq|omp; --tiledflow-tile-sizes=N[,N...]; --tiledflow-no-tile.\n\
+             TILEDFLOW_FUSE=min|smart|max chooses the scheduler's fusion heuristic (default smart).\n\
              Every other argument goes to the compiler unchanged."
         );
         return ExitCode::SUCCESS;
@@ -44,6 +45,12 @@ fn run(argv: &[String]) -> Result<ExitCode, String> {
             Ok(s) if !s.is_empty() && s.iter().all(|&x| x >= 1) => opts.schedule.tile_sizes = Some(s),
             _ => return Err(format!("--tiledflow-tile-sizes={ts}: expected positive integers separated by commas")),
         }
+    }
+    match std::env::var("TILEDFLOW_FUSE").as_deref() {
+        Err(_) | Ok("smart") => opts.schedule.fuse = polyhedral::Fuse::Smart,
+        Ok("min") => opts.schedule.fuse = polyhedral::Fuse::Min,
+        Ok("max") => opts.schedule.fuse = polyhedral::Fuse::Max,
+        Ok(f) => return Err(format!("TILEDFLOW_FUSE={f}: expected min, smart or max")),
     }
     let mut args = cmd.args.clone();
     let mut quote_dirs = Vec::new();
