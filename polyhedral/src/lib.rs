@@ -13,6 +13,8 @@
 //! - [`verify`] (`verify`): the schedule respects every dependence and runs every instance once;
 //! - [`tile_dependences`] (`tile`): dependences between tiles, for the task graph;
 //! - [`default_tile_size`] (`tile_size`): the default tile size of a band;
+//! - [`scalar_expansions`], [`expand_scalars`] (`privatize`): scalars whose values live within
+//!   one iteration of their outer loops, and the SCoP with them expanded (analysis only so far);
 //! - [`parallel_tiles`] (`parallel`): which tile loops may be parallel, and wavefronts, for the
 //!   barrier-based OpenMP target;
 //! - [`nest_body_ast`], [`points_ast`], [`tile_sources_ast`] (`astgen`): generated loops as a
@@ -30,6 +32,7 @@ mod deps;
 mod isl;
 mod maps;
 mod parallel;
+mod privatize;
 mod schedule;
 mod scop;
 mod tile;
@@ -40,6 +43,7 @@ pub use ast::{Ast, Expr, OpKind};
 pub use astgen::{nest_body_ast, points_ast, tile_sources_ast};
 pub use deps::dependences;
 pub use parallel::{parallel_tiles, ParallelTiles};
+pub use privatize::{expand_scalars, scalar_expansions, ScalarExpansion};
 pub use schedule::schedule;
 pub use tile::tile_dependences;
 pub use tile_size::{default_tile_size, element_bytes};
