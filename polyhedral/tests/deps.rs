@@ -121,17 +121,6 @@ fn malformed_domain_is_a_clear_error() {
     assert!(err.contains("S0") && err.contains("domain"), "{err}");
 }
 
-/// The SCoP of a PolyBench kernel of this repository, parsed by the frontend with `defines`
-/// (what `tiledflow --emit deps` analyses).
-fn kernel_scop(name: &str, defines: &[&str]) -> frontend::ir::Scop {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("polybench");
-    let path = root.join("kernels").join(name).join(format!("{name}.c"));
-    let mut clang_args = vec!["-I".to_string(), root.join("utilities").display().to_string()];
-    clang_args.extend(defines.iter().map(|d| format!("-D{d}")));
-    let (file, _) = frontend::parse_file(&path, &frontend::Options { clang_args }).unwrap();
-    assert_eq!(file.scops.len(), 1, "{name}: one SCoP");
-    file.scops.into_iter().next().unwrap()
-}
 
 /// PolyBench seidel-2d with T = 3 time steps on an N = 7 grid:
 /// `A[i][j] = (sum of A over the 3x3 neighbourhood of (i, j)) / 9` at S0[t, i, j], 0 <= t < T,
@@ -149,7 +138,7 @@ fn kernel_scop(name: &str, defines: &[&str]) -> frontend::ir::Scop {
 #[test]
 fn seidel_2d_dependences() {
     let (t_max, n) = (3, 7);
-    let scop = kernel_scop("seidel-2d", &[&format!("TSTEPS={t_max}"), &format!("N={n}")]);
+    let scop = common::kernel_scop("seidel-2d", &[&format!("TSTEPS={t_max}"), &format!("N={n}")]);
     let deps = dependences(&scop).unwrap();
     let piece = |dt: i64, di: i64, dj: i64| {
         format!(
@@ -194,7 +183,7 @@ fn seidel_2d_dependences() {
 #[test]
 fn lu_dependences() {
     let n = 6;
-    let scop = kernel_scop("lu", &[&format!("N={n}")]);
+    let scop = common::kernel_scop("lu", &[&format!("N={n}")]);
     let deps = dependences(&scop).unwrap();
     let flow = format!(
         "{{ S0[a, b, c] -> S0[i, j, k] : a = i and b = j and c = k - 1 and 0 <= i < {n} and 0 <= j < i and 1 <= k < j; \
@@ -225,7 +214,7 @@ fn lu_dependences() {
 /// `common::jacobi_1d` in [`jacobi_1d_dependences`], with the parameters fixed.
 #[test]
 fn jacobi_1d_kernel_dependences() {
-    let scop = kernel_scop("jacobi-1d", &["TSTEPS=4", "N=9"]);
+    let scop = common::kernel_scop("jacobi-1d", &["TSTEPS=4", "N=9"]);
     let deps = dependences(&scop).unwrap();
     let dom = "1 <= i <= 7 and 1 <= j <= 7";
     let raw_war = format!(

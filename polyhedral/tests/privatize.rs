@@ -1,16 +1,9 @@
 //! Scalar expansion on the PolyBench kernels that write scalars, against the live ranges read
 //! off their source (each test says why).
 
-use polyhedral::{dependences, expand_scalars, scalar_expansions, ScalarExpansion};
+mod common;
 
-fn kernel_scop(name: &str, defines: &[&str]) -> frontend::ir::Scop {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("polybench");
-    let path = root.join("kernels").join(name).join(format!("{name}.c"));
-    let mut clang_args = vec!["-I".to_string(), root.join("utilities").display().to_string()];
-    clang_args.extend(defines.iter().map(|d| format!("-D{d}")));
-    let (file, _) = frontend::parse_file(&path, &frontend::Options { clang_args }).unwrap();
-    file.scops.into_iter().next().unwrap()
-}
+use polyhedral::{dependences, expand_scalars, scalar_expansions, ScalarExpansion};
 
 /// The names of the expanded scalars with their depths.
 fn expanded(scop: &frontend::ir::Scop, e: &[ScalarExpansion]) -> Vec<(String, usize)> {
@@ -36,7 +29,7 @@ fn temporaries_are_expanded_over_the_loops_their_values_live_in() {
         ("symm", &[("temp2", 2)]),
     ];
     for (kernel, want) in cases {
-        let scop = kernel_scop(kernel, &["MINI_DATASET"]);
+        let scop = common::kernel_scop(kernel, &["MINI_DATASET"]);
         let got = expanded(&scop, &scalar_expansions(&scop).unwrap());
         let want: Vec<(String, usize)> = want.iter().map(|(n, l)| (n.to_string(), *l)).collect();
         assert_eq!(got, want, "{kernel}");
@@ -48,7 +41,7 @@ fn temporaries_are_expanded_over_the_loops_their_values_live_in() {
 /// access to nrm[k] and nothing flows into it.
 #[test]
 fn expansion_removes_the_dependences_carried_through_the_scalar() {
-    let scop = kernel_scop("gramschmidt", &["MINI_DATASET"]);
+    let scop = common::kernel_scop("gramschmidt", &["MINI_DATASET"]);
     let into_s0 = |deps: &polyhedral::Dependences| {
         [&deps.flow, &deps.anti, &deps.output].iter().any(|m| m.contains("-> S0["))
     };
