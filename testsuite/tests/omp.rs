@@ -7,7 +7,7 @@
 //! tile loops (gemm, 2mm), wavefronts over skewed or triangular bands (jacobi-2d, seidel-2d,
 //! jacobi-1d, fdtd-2d, lu, atax) and nests that stay sequential (durbin). Tile size 4 at MINI
 //! makes many tiles per wavefront; sizes that do not divide the problem leave partial tiles at
-//! the borders.
+//! the borders; gemm and seidel-2d also run at MEDIUM.
 
 use testsuite::{differential, Variant};
 
@@ -30,6 +30,7 @@ fn check(kernel: &str, defines: &[(&str, &str)], tile: &str) {
 fn outer_parallel_tile_loops() {
     check("gemm", &[("NI", "37"), ("NJ", "29"), ("NK", "41")], "4,8,3");
     check("2mm", &[("MINI_DATASET", "")], "4");
+    check("gemm", &[("MEDIUM_DATASET", "")], "16");
 }
 
 #[test]
@@ -45,4 +46,5 @@ fn wavefronts_over_stencils_and_sequential_nests() {
     check("seidel-2d", &[("MINI_DATASET", "")], "4");
     check("jacobi-1d", &[("MINI_DATASET", "")], "4");
     check("durbin", &[("MINI_DATASET", "")], "4");
+    check("seidel-2d", &[("MEDIUM_DATASET", "")], "16");
 }
