@@ -181,25 +181,22 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
 
-    fn id(s: &str) -> Expr {
-        Expr::Id(s.into())
-    }
-    fn int(v: i64) -> Expr {
-        Expr::Int(v.to_string())
-    }
     fn for_loop(iter: &str, ub: Expr, body: Ast) -> Ast {
         Ast::For {
             iter: iter.into(),
-            init: int(0),
-            cond: Expr::Op(OpKind::Le, vec![id(iter), ub]),
-            inc: int(1),
+            init: Expr::Int("0".into()),
+            cond: Expr::Op(OpKind::Le, vec![Expr::Id(iter.into()), ub]),
+            inc: Expr::Int("1".into()),
             body: Box::new(body),
         }
     }
 
     #[test]
     fn the_parallel_dimension_gets_the_pragma_in_canonical_form() {
-        let tiles = for_loop("tf_c0", id("n"), for_loop("tf_c1", id("tf_c0"), Ast::User { name: "N0".into(), args: vec![id("tf_c0"), id("tf_c1")] }));
+        let tiles = {
+            let c = |name: &str| Expr::Id(name.into());
+            for_loop("tf_c0", c("n"), for_loop("tf_c1", c("tf_c0"), Ast::User { name: "N0".into(), args: vec![c("tf_c0"), c("tf_c1")] }))
+        };
         let mut out = String::new();
         loops(&mut out, &tiles, 0, Some("tf_c1"), &mut |out, _n, args, depth| {
             let _ = writeln!(out, "{}T({});", "  ".repeat(depth), args.iter().map(c_ast::expr).collect::<Vec<_>>().join(", "));
@@ -213,9 +210,9 @@ mod tests {
 
     #[test]
     fn a_loop_not_in_canonical_form_stays_sequential() {
-        let mut odd = for_loop("tf_c0", id("n"), Ast::User { name: "N0".into(), args: vec![id("tf_c0")] });
+        let mut odd = for_loop("tf_c0", Expr::Id("n".into()), Ast::User { name: "N0".into(), args: vec![Expr::Id("tf_c0".into())] });
         if let Ast::For { inc, .. } = &mut odd {
-            *inc = int(2);
+            *inc = Expr::Int("2".into());
         }
         let mut out = String::new();
         loops(&mut out, &odd, 0, Some("tf_c0"), &mut |out, _n, _a, _d| out.push_str("T;\n"));
