@@ -115,9 +115,9 @@ pub struct ScheduleConfig {
     pub max_coefficient: i32,
     /// Bound on the ISL scheduler's constant terms (`schedule_max_constant_term`; -1: none).
     pub max_constant_term: i32,
-    /// A group of statements under one outermost loop of the source with more statements than
-    /// this is scheduled inside that loop (see the `schedule` module documentation).
-    pub max_group_statements: usize,
+    /// A SCoP with more statements than this is scheduled inside its outermost loops (see the
+    /// `schedule` module documentation).
+    pub max_whole_statements: usize,
 }
 
 impl Default for ScheduleConfig {
@@ -130,7 +130,7 @@ impl Default for ScheduleConfig {
             time_limit: Some(std::time::Duration::from_secs(10)),
             max_coefficient: 4,
             max_constant_term: 8,
-            max_group_statements: 9,
+            max_whole_statements: 9,
         }
     }
 }

@@ -202,6 +202,7 @@ unsafe extern "C" {
     pub fn isl_union_map_coalesce(umap: *mut isl_union_map) -> *mut isl_union_map; // take
     pub fn isl_union_map_domain(umap: *mut isl_union_map) -> *mut isl_union_set; // take
     pub fn isl_union_map_range(umap: *mut isl_union_map) -> *mut isl_union_set; // take
+    pub fn isl_union_map_flat_range_product(a: *mut isl_union_map, b: *mut isl_union_map) -> *mut isl_union_map; // take, take
     pub fn isl_union_map_reverse(umap: *mut isl_union_map) -> *mut isl_union_map; // take
     pub fn isl_union_map_deltas(umap: *mut isl_union_map) -> *mut isl_union_set; // take
     pub fn isl_union_map_lex_lt_union_map(a: *mut isl_union_map, b: *mut isl_union_map) -> *mut isl_union_map;

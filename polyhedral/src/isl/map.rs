@@ -247,6 +247,14 @@ impl<'c> UnionMap<'c> {
         UnionMap::from_raw(ctx, raw)
     }
 
+    /// `{ x -> [y, z] : (x -> y) in self and (x -> z) in other }`, flattened.
+    pub fn flat_range_product(self, other: UnionMap<'c>) -> Result<Self> {
+        let ctx = self.ctx;
+        // SAFETY: both are given to ISL (take, take); the result is owned.
+        let raw = unsafe { ffi::isl_union_map_flat_range_product(self.into_raw(), other.into_raw()) };
+        UnionMap::from_raw(ctx, raw)
+    }
+
     /// `{ y -> x : (x -> y) in self }`.
     pub fn reverse(self) -> Result<Self> {
         let ctx = self.ctx;
