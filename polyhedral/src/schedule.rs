@@ -39,7 +39,8 @@
 //!   original order) and 0.8 s this way; deriche 1.9 s and 1.1 s, with more of its nests tiled
 //!   in two dimensions; ludcmp 1.5 s and 0.5 s. A stencil would lose its time tiling this way
 //!   (its time loop carries dependences of negative spatial distance), which is why small SCoPs
-//!   (all PolyBench stencils have at most 4 statements) are scheduled whole.
+//!   (all PolyBench stencils have at most 4 statements) are scheduled whole. The fusion
+//!   heuristic then applies inside each group only: separate outermost loops stay separate.
 //! - [`ScheduleConfig::max_operations`] and [`ScheduleConfig::time_limit`] bound each ISL run;
 //!   past either (or on any scheduler failure) of both attempts, the original order is used and
 //!   a [`Warning`] says so.
