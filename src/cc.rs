@@ -28,7 +28,7 @@ pub const TILEDFLOW_OPTIONS: &[(&str, &str, &str)] = &[
         "",
         "fail when a source cannot be transformed (also TILEDFLOW_STRICT=1)",
     ),
-    ("target", "tasks|seq", "code to generate (default tasks)"),
+    ("target", "tasks|seq|omp", "code to generate (default tasks; omp adds -fopenmp)"),
     (
         "tile-sizes",
         "N[,N...]",
@@ -59,7 +59,7 @@ pub const TILEDFLOW_OPTIONS: &[(&str, &str, &str)] = &[
 ];
 
 /// The code generation targets by name, for `--tiledflow-target=`.
-pub const TARGETS: &[(&str, Target)] = &[("tasks", Target::Tasks), ("seq", Target::Seq)];
+pub const TARGETS: &[(&str, Target)] = &[("tasks", Target::Tasks), ("seq", Target::Seq), ("omp", Target::Omp)];
 
 /// What the command makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

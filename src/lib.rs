@@ -114,6 +114,8 @@ struct Compiled {
     deps: Dependences,
     sched: Option<TiledSchedule>,
     program: Option<TaskProgram>,
+    /// The parallel tile loops, for the OpenMP target.
+    omp: Option<taskgen::OmpPlan>,
 }
 
 fn polyhedral_error(e: polyhedral::Error) -> Error {
@@ -222,7 +224,7 @@ fn compile_parsed(file: SourceFile, mut diagnostics: Vec<String>, opts: &Options
         Emit::C => {
             let codes: Vec<ScopCode<'_>> = compiled
                 .iter()
-                .filter_map(|(scop, c)| c.program.as_ref().map(|program| ScopCode { scop, program }))
+                .filter_map(|(scop, c)| c.program.as_ref().map(|program| ScopCode { scop, program, omp: c.omp.as_ref() }))
                 .collect();
             let eo = EmitOptions { target: opts.target, line_directives: opts.line_directives };
             taskgen::emit_file(&file, &codes, &eo)
@@ -239,7 +241,7 @@ fn compile_scop(
 ) -> Result<Compiled, Error> {
     let deps = polyhedral::dependences(scop).map_err(polyhedral_error)?;
     if opts.emit == Emit::Deps {
-        return Ok(Compiled { deps, sched: None, program: None });
+        return Ok(Compiled { deps, sched: None, program: None, omp: None });
     }
     let (sched, warnings) = polyhedral::schedule(scop, &deps, &opts.schedule).map_err(polyhedral_error)?;
     for w in warnings {
@@ -247,7 +249,7 @@ fn compile_scop(
     }
     polyhedral::verify(scop, &deps, &sched).map_err(polyhedral_error)?;
     if opts.emit == Emit::Schedule {
-        return Ok(Compiled { deps, sched: Some(sched), program: None });
+        return Ok(Compiled { deps, sched: Some(sched), program: None, omp: None });
     }
     let sched = match opts.granularity.tile_dims() {
         Some(n) => polyhedral::coarsen(&sched, n).map_err(polyhedral_error)?,
@@ -255,7 +257,11 @@ fn compile_scop(
     };
     let tile_deps = polyhedral::tile_dependences(scop, &deps, &sched).map_err(polyhedral_error)?;
     let program = taskgen::build(scop, &deps, &sched, &tile_deps).map_err(polyhedral_error)?;
-    Ok(Compiled { deps, sched: Some(sched), program: Some(program) })
+    let omp = match (opts.emit, opts.target) {
+        (Emit::C, Target::Omp) => Some(taskgen::emit_omp::plan(scop, &deps, &sched).map_err(polyhedral_error)?),
+        _ => None,
+    };
+    Ok(Compiled { deps, sched: Some(sched), program: Some(program), omp })
 }
 
 /// Writes `text` to `path` atomically: a temporary file in the same directory, then a rename, so

@@ -19,7 +19,7 @@
 //! minutes instead of a second (PolyBench heat-3d). One piece per access pattern also prints more
 //! readably.
 
-use crate::isl::{AccessInfo, Ctx, UnionMap};
+use crate::isl::{AccessInfo, Ctx, Map, UnionMap};
 use crate::scop::ScopSets;
 use crate::{Dependences, Error, Result};
 use frontend::ir::Scop;
@@ -57,10 +57,36 @@ impl<'c> IslDeps<'c> {
         [("flow", &self.flow), ("anti", &self.anti), ("output", &self.output)]
     }
 
-    /// Flow ∪ anti ∪ output.
+    /// Flow ∪ anti ∪ output, without the pieces that repeat pairs of earlier ones (see
+    /// [`drop_subsumed`]).
     pub fn all(&self) -> Result<UnionMap<'c>> {
-        self.flow.clone().union(self.anti.clone())?.union(self.output.clone())
+        drop_subsumed(&self.flow.clone().union(self.anti.clone())?.union(self.output.clone())?)
     }
+}
+
+/// `umap` without each disjunct (basic map) whose pairs are all in the disjuncts kept before it.
+///
+/// The same pairs often come back as several kinds (`A[i] += ..` gives a flow and an output
+/// dependence between the same instances; a stencil's anti dependences repeat its flow ones), and
+/// ISL's union keeps every copy. Each copy costs the scheduler a Farkas dual of its own. Unlike
+/// coalescing, this never replaces pieces by a merged polytope, so the pieces keep their simple
+/// shapes (see the module documentation).
+pub(crate) fn drop_subsumed<'c>(umap: &UnionMap<'c>) -> Result<UnionMap<'c>> {
+    let mut out = UnionMap::empty(umap.ctx())?;
+    for map in umap.maps()? {
+        let mut kept: Option<Map<'c>> = None;
+        for piece in map.basic_maps()? {
+            kept = Some(match kept {
+                None => piece,
+                Some(k) if piece.is_subset(&k)? => k,
+                Some(k) => k.union(piece)?,
+            });
+        }
+        if let Some(k) = kept {
+            out = out.union(UnionMap::from_map(k)?)?;
+        }
+    }
+    Ok(out)
 }
 
 fn compute<'c>(sets: &ScopSets<'c>) -> Result<IslDeps<'c>> {

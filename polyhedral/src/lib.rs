@@ -14,6 +14,11 @@
 //! - [`tile_dependences`] (`tile`): dependences between tiles, for the task graph;
 //! - [`tile_graph`] (`tile_graph`): tile dependences simplified, uniformized, numbered and
 //!   reduced; tile domains partitioned by dependence signature;
+//! - [`default_tile_size`] (`tile_size`): the default tile size of a band;
+//! - [`scalar_expansions`], [`expand_scalars`] (`privatize`): scalars whose values live within
+//!   one iteration of their outer loops, and the SCoP with them expanded (analysis only so far);
+//! - [`parallel_tiles`] (`parallel`): which tile loops may be parallel, and wavefronts, for the
+//!   barrier-based OpenMP target;
 //! - [`nest_body_ast`], [`points_ast`], [`tile_sources_ast`] (`astgen`): generated loops as a
 //!   plain [`Ast`].
 //!
@@ -28,21 +33,27 @@ mod deps;
 #[allow(unsafe_code)]
 mod isl;
 mod maps;
+mod parallel;
+mod privatize;
 mod schedule;
 mod scop;
 mod tile;
 mod tile_graph;
+mod tile_size;
 mod verify;
 
 pub use ast::{Ast, Expr, OpKind};
 pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
 pub use deps::dependences;
+pub use parallel::{parallel_tiles, ParallelTiles};
+pub use privatize::{expand_scalars, scalar_expansions, ScalarExpansion};
 pub use schedule::schedule;
 pub use tile::tile_dependences;
 pub use tile_graph::{
     coarsen, tile_graph, NestTiles, NumberedDep, PartitionClass, Shape, Signature, SimplifiedDep, StatementTiles, TileGraph,
     MAX_CLASSES,
 };
+pub use tile_size::{default_tile_size, element_bytes};
 pub use verify::verify;
 use frontend::ir::StmtId;
 
@@ -97,7 +108,8 @@ pub struct ScheduleConfig {
     /// Keep the source order (the original 2d+1 schedule) instead of calling the scheduler.
     pub original: bool,
     /// Tile sizes for the dimensions of each tiled band, outermost first; the last size repeats
-    /// for deeper bands. `None`: no tiling (every nest is one task).
+    /// for deeper bands. Empty (the default): each band's size is chosen from its depth, element
+    /// sizes and footprint ([`default_tile_size`]). `None`: no tiling (every nest is one task).
     pub tile_sizes: Option<Vec<i64>>,
     /// ISL operation budget for scheduling; past it the original schedule is used with a warning.
     pub max_operations: u64,
@@ -106,6 +118,13 @@ pub struct ScheduleConfig {
     /// but a pivot on huge numbers can take milliseconds: PolyBench adi needs fewer than 200000
     /// operations and a minute, so the operation budget alone does not bound the time.
     pub time_limit: Option<std::time::Duration>,
+    /// Bound on the ISL scheduler's coefficients (`schedule_max_coefficient`; -1: none).
+    pub max_coefficient: i32,
+    /// Bound on the ISL scheduler's constant terms (`schedule_max_constant_term`; -1: none).
+    pub max_constant_term: i32,
+    /// A SCoP with more statements than this is scheduled inside its outermost loops (see the
+    /// `schedule` module documentation).
+    pub max_whole_statements: usize,
 }
 
 impl Default for ScheduleConfig {
@@ -113,9 +132,12 @@ impl Default for ScheduleConfig {
         ScheduleConfig {
             fuse: Fuse::Smart,
             original: false,
-            tile_sizes: Some(vec![32]),
+            tile_sizes: Some(Vec::new()),
             max_operations: 2_000_000,
             time_limit: Some(std::time::Duration::from_secs(10)),
+            max_coefficient: 4,
+            max_constant_term: 8,
+            max_whole_statements: 9,
         }
     }
 }

@@ -2,7 +2,8 @@
 //! outermost nests are found, tiled and flattened into [`Nest`]s.
 //!
 //! Fusion heuristics ([`Fuse`]) map to ISL scheduler options (the default algorithm, with
-//! validity = proximity = coincidence = flow ∪ anti ∪ output, and the SCoP context):
+//! validity = proximity = coincidence = flow ∪ anti ∪ output, the SCoP context and the bounds
+//! below):
 //! - `Min`: `schedule_serialize_sccs` — every strongly connected component of the dependence
 //!   graph gets its own loop nest (maximal distribution).
 //! - `Smart`: ISL's defaults — clustering of strongly connected components, fusing those that
@@ -16,9 +17,33 @@
 //! multi-dimensional permutable bands, whose tiles run as wavefronts under the dataflow runtime.
 //! Coincidence constraints are still given, so ISL prefers parallel band members when it can.
 //!
-//! The scheduler's work is bounded by [`ScheduleConfig::max_operations`] and
-//! [`ScheduleConfig::time_limit`]; past either (or on any scheduler failure) the original order is
-//! used and a [`Warning`] says so.
+//! Bounded work. ISL's scheduler spends its time in the integer linear programs of each band
+//! (`isl_tab_basic_set_non_trivial_lexmin`, measured with perf on PolyBench), whose cost grows
+//! with the statements scheduled together and with the size of the numbers involved. So:
+//! - schedule coefficients are bounded by [`ScheduleConfig::max_coefficient`] (4) and constant
+//!   terms by [`ScheduleConfig::max_constant_term`] (8), as PLuTo bounds them. Unbounded constant
+//!   terms made ISL search shifts up to the problem sizes (PolyBench's sizes are constants):
+//!   trisolv took 2 s of CPU instead of 0.07 s. Where no schedule row fits the bounds, ISL falls
+//!   back to carrying dependences one by one, so the bounds never make a schedule illegal;
+//! - the validity, proximity and coincidence constraints are the flow ∪ anti ∪ output
+//!   dependences without repeated pieces (see `deps::drop_subsumed`);
+//! - a SCoP of more than [`ScheduleConfig::max_whole_statements`] (9) statements is scheduled
+//!   *inside* its outermost source loops: the statements are grouped as in the original order
+//!   (below), each group's outermost loop is kept, and ISL schedules the group with only the
+//!   dependences within one iteration of that loop (the others are carried by it). When every
+//!   dependence of the group has non-negative distances on the loop and on the members of the
+//!   top band ISL found, the loop joins that band (one permutable band, tiled together);
+//!   otherwise it is a sequential band of its own above ISL's schedule. The same is tried when
+//!   the scheduler fails on the whole SCoP. Measured (release, CPU time of the whole compile):
+//!   adi (14 statements in its time loop) a minute as a whole (the 10 s limit, then the
+//!   original order) and 0.8 s this way; deriche 1.9 s and 1.1 s, with more of its nests tiled
+//!   in two dimensions; ludcmp 1.5 s and 0.5 s. A stencil would lose its time tiling this way
+//!   (its time loop carries dependences of negative spatial distance), which is why small SCoPs
+//!   (all PolyBench stencils have at most 4 statements) are scheduled whole. The fusion
+//!   heuristic then applies inside each group only: separate outermost loops stay separate.
+//! - [`ScheduleConfig::max_operations`] and [`ScheduleConfig::time_limit`] bound each ISL run;
+//!   past either (or on any scheduler failure) of both attempts, the original order is used and
+//!   a [`Warning`] says so.
 //!
 //! The original order (`ScheduleConfig::original`, or the fallback) groups statements by the first
 //! value of their 2d+1 schedules (one group per outermost loop or top-level statement), in that
@@ -31,7 +56,8 @@
 //!
 //! Nests: below the root, a band or leaf is one nest with every statement; a sequence or set node
 //! makes each of its filter children a nest, in order (recursively when a child is itself a
-//! sequence or set). The outermost band of a nest is tiled with `isl_schedule_node_band_tile`
+//! sequence or set). The outermost band of a nest is tiled (by [`ScheduleConfig::tile_sizes`], or
+//! by the size `crate::tile_size` chooses for the band) with `isl_schedule_node_band_tile`
 //! (`tile_scale_tile_loops = 0`, `tile_shift_point_loops = 0`, so tile coordinates are
 //! `floor(i / size)` and point coordinates are `i`) when it is permutable. A band of the ISL
 //! scheduler that is not permutable has only its first member tiled (split off first): the first
@@ -40,9 +66,10 @@
 //! no nest.
 
 use crate::deps::IslDeps;
-use crate::isl::{Ctx, NodeKind, Schedule, ScheduleConstraints, ScheduleNode, Set, UnionMap, UnionSet};
+use crate::isl::{Ctx, NodeKind, ScheduleOption, Schedule, ScheduleConstraints, ScheduleNode, Set, UnionMap, UnionSet};
 use crate::maps::{pad_to_common_depth, projection};
 use crate::scop::{stmt_of_name, ScopSets};
+use crate::tile_size::default_tile_size;
 use crate::{Dependences, Error, Fuse, Nest, Result, ScheduleConfig, TiledSchedule, Warning};
 use frontend::ir::{Scop, StmtId};
 use std::collections::BTreeMap;
@@ -52,8 +79,8 @@ use std::sync::mpsc;
 /// Schedules and tiles `scop` so that `deps` (its dependences) are respected.
 pub fn schedule(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig) -> Result<(TiledSchedule, Vec<Warning>)> {
     if let Some(sizes) = &cfg.tile_sizes {
-        if sizes.is_empty() || sizes.iter().any(|&s| s <= 0) {
-            return Err(Error::InvalidInput(format!("tile sizes must be a non-empty list of positive integers, got {sizes:?}")));
+        if sizes.iter().any(|&s| s <= 0) {
+            return Err(Error::InvalidInput(format!("tile sizes must be positive integers, got {sizes:?}")));
         }
     }
     let ctx = Ctx::new()?;
@@ -69,15 +96,27 @@ pub fn schedule(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig) -> Result
     let (tree, from_scheduler) = if cfg.original {
         (original_tree(scop, &sets, &deps)?, false)
     } else {
-        match scheduled_tree(&ctx, &sets, &deps, cfg)? {
+        let groups = original_groups(scop, &sets)?;
+        let n_statements: usize = groups.iter().map(|(stmts, _)| stmts.len()).sum();
+        let whole = if n_statements > cfg.max_whole_statements {
+            Err(format!("was not run on the whole SCoP ({n_statements} statements)"))
+        } else {
+            scheduled_tree(&sets.domains, &sets.context, &deps, cfg)?
+        };
+        match whole {
             Ok(tree) => (tree, true),
-            Err(why) => {
-                warnings.push(Warning(format!("the ISL scheduler {why}; keeping the original statement order")));
-                (original_tree(scop, &sets, &deps)?, false)
-            }
+            Err(why_whole) => match split_tree(scop, &sets, &groups, &deps, cfg)? {
+                Ok(tree) => (tree, true),
+                Err(why) => {
+                    warnings.push(Warning(format!(
+                        "the ISL scheduler {why_whole}, and inside the outermost loops it {why}; keeping the original statement order"
+                    )));
+                    (original_tree(scop, &sets, &deps)?, false)
+                }
+            },
         }
     };
-    let (tree, nests) = tile_nests(tree, cfg.tile_sizes.as_deref(), from_scheduler)?;
+    let (tree, nests) = tile_nests(scop, tree, cfg.tile_sizes.as_deref(), from_scheduler)?;
     Ok((TiledSchedule { tree: tree.to_block_str()?, nests }, warnings))
 }
 
@@ -90,17 +129,20 @@ pub fn schedule(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig) -> Result
 /// runs out (its result is dropped): ISL cannot be interrupted from another thread without a data
 /// race on the context.
 fn scheduled_tree<'c>(
-    ctx: &'c Ctx,
-    sets: &ScopSets<'c>,
+    domains: &UnionSet<'c>,
+    context: &Set<'c>,
     deps: &UnionMap<'c>,
     cfg: &ScheduleConfig,
 ) -> Result<std::result::Result<Schedule<'c>, String>> {
+    let ctx = domains.ctx();
     let problem = SchedulingProblem {
-        domains: sets.domains.to_str()?,
-        context: sets.context.to_str()?,
+        domains: domains.to_str()?,
+        context: context.to_str()?,
         deps: deps.to_str()?,
         fuse: cfg.fuse,
         max_operations: cfg.max_operations,
+        max_coefficient: cfg.max_coefficient,
+        max_constant_term: cfg.max_constant_term,
     };
     let (tx, rx) = mpsc::channel();
     let spawned = std::thread::Builder::new().name("isl-scheduler".into()).spawn(move || {
@@ -132,6 +174,8 @@ struct SchedulingProblem {
     deps: String,
     fuse: Fuse,
     max_operations: u64,
+    max_coefficient: i32,
+    max_constant_term: i32,
 }
 
 /// What the scheduler's thread reports.
@@ -154,6 +198,8 @@ impl SchedulingProblem {
             ctx.set_schedule_outer_coincidence(false)?;
             ctx.set_schedule_serialize_sccs(self.fuse == Fuse::Min)?;
             ctx.set_schedule_whole_component(self.fuse == Fuse::Max)?;
+            ctx.set_schedule_option(ScheduleOption::MaxCoefficient, self.max_coefficient)?;
+            ctx.set_schedule_option(ScheduleOption::MaxConstantTerm, self.max_constant_term)?;
             let deps = UnionMap::read(&ctx, &self.deps)?;
             let constraints = ScheduleConstraints::on_domain(UnionSet::read(&ctx, &self.domains)?)?
                 .set_context(Set::read(&ctx, &self.context)?)?
@@ -173,11 +219,90 @@ impl SchedulingProblem {
     }
 }
 
-/// The original order as a schedule tree (see the module documentation).
-fn original_tree<'c>(scop: &Scop, sets: &ScopSets<'c>, deps: &UnionMap<'c>) -> Result<Schedule<'c>> {
+/// ISL's scheduler inside each outermost loop of the original order: the statements grouped as in
+/// [`original_tree`], each group's outermost original loop kept as a sequential band, and the ISL
+/// scheduler run on the group with only the dependences inside one iteration of that loop (the
+/// others are carried by it).
+fn split_tree<'c>(
+    scop: &Scop,
+    sets: &ScopSets<'c>,
+    groups: &[(Vec<StmtId>, UnionSet<'c>)],
+    deps: &UnionMap<'c>,
+    cfg: &ScheduleConfig,
+) -> Result<std::result::Result<Schedule<'c>, String>> {
     let ctx = sets.domains.ctx();
     let (original, depth) = pad_to_common_depth(sets.original.clone())?;
-    // Statement domains by statement, and statements by their first schedule value.
+    let mut tree: Option<Schedule<'c>> = None;
+    for (stmts, domain) in groups {
+        let domain = domain.clone();
+        let shallowest = stmts.iter().map(|&s| scop.statement(s).iterators.len()).min().unwrap_or(0);
+        let group = if shallowest == 0 || depth < 2 {
+            Schedule::from_domain(domain)?
+        } else {
+            let outer = original.clone().intersect_domain(domain.clone())?.apply_range(UnionMap::read(ctx, &projection(depth, "", &[1]))?)?;
+            let same = outer.clone().apply_range(outer.clone().reverse()?)?;
+            let group_deps = deps.clone().intersect_domain(domain.clone())?.intersect_range(domain.clone())?;
+            match scheduled_tree(&domain, &sets.context, &group_deps.clone().intersect(same)?, cfg)? {
+                Ok(inner) => under_outer_loop(inner, outer, domain.clone(), &group_deps)?,
+                Err(why) => return Ok(Err(why)),
+            }
+        };
+        tree = Some(match tree {
+            None => group,
+            Some(before) => before.sequence(group)?,
+        });
+    }
+    Ok(Ok(match tree {
+        Some(tree) => tree,
+        None => Schedule::from_domain(sets.domains.clone())?,
+    }))
+}
+
+/// `inner` (a group's schedule inside one iteration of its outer loop) below `outer` (that loop).
+/// When `inner` starts with a band and every dependence of the group (`deps`, carried ones too)
+/// has a non-negative distance on `outer` and on each member of that band, both become one
+/// permutable band, so that tiling covers the outer loop too; otherwise `outer` is a band of its
+/// own above `inner`. Either way the order is `outer`, then `inner`'s.
+fn under_outer_loop<'c>(inner: Schedule<'c>, outer: UnionMap<'c>, domain: UnionSet<'c>, deps: &UnionMap<'c>) -> Result<Schedule<'c>> {
+    let ctx = inner.ctx();
+    let root = inner.root()?;
+    let top = if root.n_children()? > 0 { Some(root.child(0)?) } else { None };
+    let members = match &top {
+        Some(node) if node.kind()? == NodeKind::Band => node.band_n_member()?,
+        _ => 0,
+    };
+    let (flat, depth) = pad_to_common_depth(root.subtree_schedule_union_map()?.intersect_domain(domain.clone())?)?;
+    drop(top);
+    drop(root);
+    let non_negative = |dim: &UnionMap<'c>| -> Result<bool> {
+        let distances = deps.clone().apply_domain(dim.clone())?.apply_range(dim.clone())?.deltas()?;
+        distances.is_subset(&UnionSet::read(ctx, "{ [d] : d >= 0 }")?)
+    };
+    let mut permutable = members > 0 && non_negative(&outer)?;
+    let mut k = 0;
+    while permutable && k < members {
+        permutable = non_negative(&flat.clone().apply_range(UnionMap::read(ctx, &projection(depth, "", &[k]))?)?)?;
+        k += 1;
+    }
+    if !permutable {
+        return inner.insert_partial_schedule(outer);
+    }
+    let band: Vec<usize> = (0..members).collect();
+    let rest: Vec<usize> = (members..depth).collect();
+    let mut group = Schedule::from_domain(domain)?;
+    if !rest.is_empty() {
+        group = group.insert_partial_schedule(flat.clone().apply_range(UnionMap::read(ctx, &projection(depth, "", &rest))?)?)?;
+    }
+    let combined = outer.flat_range_product(flat.apply_range(UnionMap::read(ctx, &projection(depth, "", &band))?)?)?;
+    group = group.insert_partial_schedule(combined)?;
+    group.root()?.child(0)?.band_set_permutable(true)?.schedule()
+}
+
+/// The statements of `scop` grouped by the first value of their original schedules, in that
+/// order, with the group's instances.
+fn original_groups<'c>(scop: &Scop, sets: &ScopSets<'c>) -> Result<Vec<(Vec<StmtId>, UnionSet<'c>)>> {
+    let ctx = sets.domains.ctx();
+    let (original, depth) = pad_to_common_depth(sets.original.clone())?;
     let mut domain_of = BTreeMap::new();
     for set in sets.domains.sets()? {
         if let Some(stmt) = set.tuple_name().as_deref().and_then(stmt_of_name) {
@@ -198,14 +323,25 @@ fn original_tree<'c>(scop: &Scop, sets: &ScopSets<'c>, deps: &UnionMap<'c>) -> R
         };
         groups.entry(first).or_default().push(stmt);
     }
-    let mut tree: Option<Schedule<'c>> = None;
-    for stmts in groups.values() {
+    let mut out = Vec::new();
+    for stmts in groups.into_values() {
         let mut domain = UnionSet::empty(ctx)?;
-        for stmt in stmts {
+        for stmt in &stmts {
             if let Some(set) = domain_of.get(stmt) {
                 domain = domain.union(UnionSet::from_set(set.clone())?)?;
             }
         }
+        out.push((stmts, domain));
+    }
+    Ok(out)
+}
+
+/// The original order as a schedule tree (see the module documentation).
+fn original_tree<'c>(scop: &Scop, sets: &ScopSets<'c>, deps: &UnionMap<'c>) -> Result<Schedule<'c>> {
+    let ctx = sets.domains.ctx();
+    let (original, depth) = pad_to_common_depth(sets.original.clone())?;
+    let mut tree: Option<Schedule<'c>> = None;
+    for (stmts, domain) in original_groups(scop, sets)? {
         let group_sched = original.clone().intersect_domain(domain.clone())?;
         let group_deps = deps.clone().intersect_domain(domain.clone())?.intersect_range(domain.clone())?;
         let shallowest = stmts.iter().map(|&s| scop.statement(s).iterators.len()).min().unwrap_or(0);
@@ -241,7 +377,12 @@ fn original_tree<'c>(scop: &Scop, sets: &ScopSets<'c>, deps: &UnionMap<'c>) -> R
 }
 
 /// Finds the nests of `tree`, tiles their outermost bands, and flattens each into a [`Nest`].
-fn tile_nests<'c>(tree: Schedule<'c>, tile_sizes: Option<&[i64]>, from_scheduler: bool) -> Result<(Schedule<'c>, Vec<Nest>)> {
+fn tile_nests<'c>(
+    scop: &Scop,
+    tree: Schedule<'c>,
+    tile_sizes: Option<&[i64]>,
+    from_scheduler: bool,
+) -> Result<(Schedule<'c>, Vec<Nest>)> {
     let root = tree.root()?;
     let mut paths = Vec::new();
     if root.n_children()? > 0 {
@@ -259,6 +400,10 @@ fn tile_nests<'c>(tree: Schedule<'c>, tile_sizes: Option<&[i64]>, from_scheduler
         if domain.is_empty()? {
             continue;
         }
+        let mut statements: Vec<StmtId> =
+            domain.sets()?.iter().filter_map(|s| s.tuple_name().as_deref().and_then(stmt_of_name)).collect();
+        statements.sort();
+        statements.dedup();
         let mut sizes = Vec::new();
         if let (NodeKind::Band, Some(ts)) = (node.kind()?, tile_sizes) {
             let n = node.band_n_member()?;
@@ -274,7 +419,11 @@ fn tile_nests<'c>(tree: Schedule<'c>, tile_sizes: Option<&[i64]>, from_scheduler
                 if members < n {
                     node = node.band_split(members)?;
                 }
-                sizes = (0..members).map(|i| ts[i.min(ts.len() - 1)]).collect();
+                sizes = if ts.is_empty() {
+                    vec![default_tile_size(scop, &statements, members); members]
+                } else {
+                    (0..members).map(|i| ts[i.min(ts.len() - 1)]).collect()
+                };
                 node = node.band_tile(&sizes)?;
             }
         }
@@ -285,10 +434,6 @@ fn tile_nests<'c>(tree: Schedule<'c>, tile_sizes: Option<&[i64]>, from_scheduler
         let name = format!("N{nest_id}");
         let tile_map = flat.clone().apply_range(UnionMap::read(tree.ctx(), &projection(depth, &name, &keep))?)?.coalesce()?;
         let tile_domain = tile_map.clone().range()?.coalesce()?;
-        let mut statements: Vec<StmtId> =
-            domain.sets()?.iter().filter_map(|s| s.tuple_name().as_deref().and_then(stmt_of_name)).collect();
-        statements.sort();
-        statements.dedup();
         nests.push(Nest {
             statements,
             tile_sizes: sizes,

@@ -16,7 +16,7 @@ fn cfg(tile_sizes: Option<Vec<i64>>) -> ScheduleConfig {
 fn two_d_loop_is_tiled_by_floor_of_32() {
     let scop = common::scale_2d();
     let deps = dependences(&scop).unwrap();
-    let (sched, warnings) = schedule(&scop, &deps, &ScheduleConfig::default()).unwrap();
+    let (sched, warnings) = schedule(&scop, &deps, &cfg(Some(vec![32]))).unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(sched.nests.len(), 1);
     let nest = &sched.nests[0];
@@ -60,14 +60,15 @@ fn untiled_nest_has_zero_tile_dimensions() {
 
 /// jacobi-1d has no parallel outer loop, but t and a skewed i form a permutable band: it must be
 /// tiled in two dimensions (the wavefront parallelism the dataflow runtime exploits), not as a
-/// chain of one-dimensional time tiles.
+/// chain of one-dimensional time tiles. The default size: rank-1 `double` arrays in a 2-deep
+/// band take `8 · 64` bytes each per tile at the cap of 64, well within the budget.
 #[test]
 fn stencil_gets_two_dimensional_tiles() {
     for scop in [common::jacobi_1d(), common::seidel_1d()] {
         let deps = dependences(&scop).unwrap();
         let (sched, _) = schedule(&scop, &deps, &ScheduleConfig::default()).unwrap();
         assert_eq!(sched.nests.len(), 1, "{sched}");
-        assert_eq!(sched.nests[0].tile_sizes, vec![32, 32], "{sched}");
+        assert_eq!(sched.nests[0].tile_sizes, vec![64, 64], "{sched}");
         verify(&scop, &deps, &sched).unwrap();
     }
 }
@@ -157,7 +158,7 @@ fn exhausted_time_limit_falls_back_to_the_original_order() {
 fn non_positive_tile_size_is_rejected() {
     let scop = common::scale_2d();
     let deps = dependences(&scop).unwrap();
-    for sizes in [vec![], vec![32, 0], vec![-4]] {
+    for sizes in [vec![32, 0], vec![-4]] {
         let err = schedule(&scop, &deps, &cfg(Some(sizes.clone()))).unwrap_err();
         assert!(err.to_string().contains("tile sizes"), "{sizes:?}: {err}");
     }
@@ -182,4 +183,33 @@ fn statements_outside_loops_and_empty_domains() {
         }
         verify(&scop, &deps, &sched).unwrap();
     }
+}
+
+/// The default tile size fits the tile's estimated footprint, `Σ elem · T^min(rank, depth)`, in
+/// 64 KiB, with T a power of two from 8 to 64 (derived by hand for each case):
+/// - one rank-2 `double` array, depth 2: `8 · 64² = 32 KiB` fits at the cap, 64;
+/// - three rank-2 `double` arrays, depth 3 (gemm): `3 · 8 · 64² = 96 KiB` does not fit,
+///   `3 · 8 · 32² = 24 KiB` does: 32;
+/// - the same with `float`: `3 · 4 · 64² = 48 KiB`: 64;
+/// - two rank-3 `double` arrays, depth 4 (heat-3d): `2 · 8 · 32³ = 512 KiB`, `2 · 8 · 16³ =
+///   64 KiB`: 16;
+/// - one rank-3 `double` array, depth 1: only `T` elements per tile are counted: 64.
+#[test]
+fn default_tile_size_fits_the_footprint_budget() {
+    use polyhedral::default_tile_size;
+    let with_arrays = |arrays: &[(&str, usize)], elem: &str| {
+        let accesses = (0..arrays.len()).map(|a| common::access(false, a as u32, &format!("{{ S0[i] -> {}[{}] }}", arrays[a].0, vec!["i"; arrays[a].1].join(", ")))).collect();
+        let mut scop = common::scop(&[], "{ : }", arrays, vec![common::stmt(0, &["i"], "{ S0[i] : 0 <= i < 10 }", "{ S0[i] -> [0, i, 0] }", accesses)]);
+        for a in &mut scop.arrays {
+            a.elem_type = elem.to_string();
+        }
+        scop
+    };
+    let s0 = [StmtId(0)];
+    assert_eq!(default_tile_size(&with_arrays(&[("C", 2)], "double"), &s0, 2), 64);
+    let gemm = [("C", 2), ("A", 2), ("B", 2)];
+    assert_eq!(default_tile_size(&with_arrays(&gemm, "double"), &s0, 3), 32);
+    assert_eq!(default_tile_size(&with_arrays(&gemm, "float"), &s0, 3), 64);
+    assert_eq!(default_tile_size(&with_arrays(&[("A", 3), ("B", 3)], "double"), &s0, 4), 16);
+    assert_eq!(default_tile_size(&with_arrays(&[("A", 3)], "double"), &s0, 1), 64);
 }

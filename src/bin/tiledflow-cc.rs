@@ -52,7 +52,7 @@ fn run(argv: &[String]) -> Result<ExitCode, String> {
         return Ok(ExitCode::SUCCESS);
     }
     cmd.ours.strict |= std::env::var("TILEDFLOW_STRICT").is_ok_and(|v| v == "1");
-    let opts = pipeline_options(&cmd);
+    let opts = pipeline_options(&cmd)?;
     let mut stdin_text: Option<Vec<u8>> = None;
     let mut transformed = Vec::new();
     for &arg in &cmd.sources {
@@ -106,7 +106,8 @@ fn run(argv: &[String]) -> Result<ExitCode, String> {
     compile(&mut cmd, transformed, stdin_text)
 }
 
-fn pipeline_options(cmd: &CcCommand) -> Options {
+/// The pipeline's options for `cmd`; `TILEDFLOW_FUSE=min|smart|max` chooses the fusion heuristic.
+fn pipeline_options(cmd: &CcCommand) -> Result<Options, String> {
     let mut opts = Options {
         clang_args: cc::LENIENT_PARSER_FLAGS
             .iter()
@@ -125,7 +126,13 @@ fn pipeline_options(cmd: &CcCommand) -> Options {
     } else if let Some(ts) = &cmd.ours.tile_sizes {
         opts.schedule.tile_sizes = Some(ts.clone());
     }
-    opts
+    opts.schedule.fuse = match std::env::var("TILEDFLOW_FUSE").as_deref() {
+        Err(_) | Ok("smart") => polyhedral::Fuse::Smart,
+        Ok("min") => polyhedral::Fuse::Min,
+        Ok("max") => polyhedral::Fuse::Max,
+        Ok(f) => return Err(format!("TILEDFLOW_FUSE={f}: expected min, smart or max")),
+    };
+    Ok(opts)
 }
 
 /// Runs the real compiler on the transformed sources, then repairs dependency files.
@@ -174,6 +181,10 @@ fn compile(
     }
     let mut args = quote_dirs;
     args.append(&mut cmd.args.clone());
+    if cmd.ours.target == taskgen::Target::Omp {
+        // The parallel loops' pragmas when compiling, libgomp when linking.
+        args.push("-fopenmp".to_string());
+    }
     if cmd.links() {
         let exe = std::env::current_exe()
             .map_err(|e| format!("cannot locate tiledflow-cc itself: {e}"))?;

@@ -14,6 +14,8 @@ enum TargetArg {
     Tasks,
     /// Tiled code run in order on one thread
     Seq,
+    /// Tiled code with OpenMP parallel tile loops and wavefronts (barriers; compile with -fopenmp)
+    Omp,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -94,8 +96,9 @@ struct Cli {
     /// Print an intermediate form instead of C (to standard output unless -o is given)
     #[arg(long, value_enum, default_value = "c")]
     emit: EmitArg,
-    /// Tile sizes for the dimensions of each tiled band, outermost first (the last repeats)
-    #[arg(long, value_delimiter = ',', default_value = "32")]
+    /// Tile sizes for the dimensions of each tiled band, outermost first (the last repeats);
+    /// default: chosen per band from its depth, element sizes and footprint
+    #[arg(long, value_delimiter = ',')]
     tile_sizes: Vec<i64>,
     /// Do not tile: each loop nest is one task
     #[arg(long)]
@@ -195,6 +198,7 @@ fn run(cli: &Cli) -> Result<(), Error> {
         target: match cli.target {
             TargetArg::Tasks => taskgen::Target::Tasks,
             TargetArg::Seq => taskgen::Target::Seq,
+            TargetArg::Omp => taskgen::Target::Omp,
         },
         clang_args: cli.clang_args.clone(),
         line_directives: cli.line_directives,

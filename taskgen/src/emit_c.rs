@@ -32,6 +32,8 @@ pub enum Target {
     Tasks,
     /// Tiles run in order on the calling thread (no runtime).
     Seq,
+    /// Parallel tile loops and wavefronts with OpenMP barriers (see [`crate::emit_omp`]).
+    Omp,
 }
 
 /// Options of C emission.
@@ -46,6 +48,8 @@ pub struct EmitOptions {
 pub struct ScopCode<'a> {
     pub scop: &'a Scop,
     pub program: &'a TaskProgram,
+    /// The parallel tile loops, for [`Target::Omp`] (built by [`crate::emit_omp::plan`]).
+    pub omp: Option<&'a crate::emit_omp::OmpPlan>,
 }
 
 /// Writes the output file: `file.text` with every SCoP of `scops` (in source order) replaced.
@@ -132,7 +136,7 @@ fn env_struct(n: usize) -> String {
     format!("tf_env{n}")
 }
 
-fn task_fn(n: usize, class: usize) -> String {
+pub(crate) fn task_fn(n: usize, class: usize) -> String {
     format!("tf_scop{n}_{}", class_name(class))
 }
 
@@ -291,7 +295,11 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
     let scop = sc.scop;
     let prog = sc.program;
     let mut s = String::new();
-    let _ = writeln!(s, "  {{ /* tiledflow: SCoP {n}, {} */", if target == Target::Tasks { "dataflow tasks" } else { "tiled, sequential" });
+    let _ = writeln!(s, "  {{ /* tiledflow: SCoP {n}, {} */", match target {
+        Target::Tasks => "dataflow tasks",
+        Target::Seq => "tiled, sequential",
+        Target::Omp => "tiled, OpenMP parallel loops",
+    });
     // Environment.
     let _ = writeln!(s, "    struct {} tf_env = {{", env_struct(n));
     for p in scop.params.iter().filter(|p| p.storage == Storage::Local) {
@@ -341,6 +349,10 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
                 });
             }
         }
+        Target::Omp => match sc.omp {
+            Some(plan) => s.push_str(&crate::emit_omp::tile_loops(plan, prog, &|k| task_fn(n, k))),
+            None => s.push_str("#error \"tiledflow internal error: no OpenMP plan for this SCoP\"\n"),
+        },
         Target::Tasks => {
             s.push_str("    tf_graph *tf_g = tf_graph_begin();\n");
             let _ = writeln!(s, "    int tf_st[{}];", (prog.classes.len() + prog.barriers.len()).max(1));

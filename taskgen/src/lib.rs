@@ -16,8 +16,10 @@
 pub mod c_ast;
 pub mod emit_c;
 pub mod idiom;
+pub mod emit_omp;
 pub mod program;
 pub mod task_graph;
 
 pub use emit_c::{emit_file, EmitOptions, ScopCode, Target};
+pub use emit_omp::OmpPlan;
 pub use program::{build, Granularity, TaskClass, TaskProgram};

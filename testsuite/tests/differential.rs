@@ -68,13 +68,9 @@ fn seidel_2d() {
 }
 
 /// Kernels the compiler cannot handle yet, each with the reason; they are left out of
-/// [`every_kernel_at_mini_as_tasks`] until fixed, and the list must only shrink.
-///
-/// heat-3d: ISL's scheduler spends minutes computing Farkas multipliers for its dependences,
-/// which ISL's dataflow analysis returns merged into one polytope per statement pair (the union
-/// of seven stencil offsets) and which the operation budget does not interrupt. The remedy is
-/// per-reference (tagged) dependences for the scheduler (issue 4).
-const NOT_YET: &[&str] = &["heat-3d"];
+/// [`every_kernel_at_mini_as_tasks`] until fixed, and the list must only shrink. (heat-3d left
+/// it when its dependences stopped being coalesced and the scheduler's work was bounded.)
+const NOT_YET: &[&str] = &[];
 
 /// Every kernel of the suite, at MINI, as tasks with small tiles (many tiles and tile
 /// dependences) on 2 threads.

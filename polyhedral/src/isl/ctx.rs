@@ -105,6 +105,19 @@ impl Ctx {
         self.set_option(ffi::isl_options_set_schedule_whole_component, value)
     }
 
+    /// An integer-valued scheduler option (see [`ScheduleOption`]); `-1` means unbounded for the
+    /// bounds.
+    pub fn set_schedule_option(&self, option: ScheduleOption, value: i32) -> Result<()> {
+        let setter: unsafe extern "C" fn(*mut ffi::isl_ctx, c_int) -> ffi::isl_stat = match option {
+            ScheduleOption::MaxCoefficient => ffi::isl_options_set_schedule_max_coefficient,
+            ScheduleOption::MaxConstantTerm => ffi::isl_options_set_schedule_max_constant_term,
+        };
+        // SAFETY: `setter` is one of ISL's `isl_options_set_*` functions, which take a live
+        // context and an int.
+        let stat = unsafe { setter(self.as_raw(), c_int::from(value)) };
+        check_stat(self, stat)
+    }
+
     /// `tile_scale_tile_loops`: tile loops count in points (`32 * floor(i/32)`) instead of tiles.
     pub fn set_tile_scale_tile_loops(&self, value: bool) -> Result<()> {
         self.set_option(ffi::isl_options_set_tile_scale_tile_loops, value)
@@ -127,4 +140,13 @@ impl Drop for Ctx {
 /// The file name of an ISL source path, for compact error messages.
 fn short_path(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Integer options of ISL's scheduler (`isl_options_set_schedule_*`, see ISL's manual).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScheduleOption {
+    /// Largest schedule coefficient of an iterator (or parameter), `-1`: no bound.
+    MaxCoefficient,
+    /// Largest constant term of a schedule, `-1`: no bound.
+    MaxConstantTerm,
 }

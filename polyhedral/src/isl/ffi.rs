@@ -28,6 +28,7 @@ opaque!(
     isl_union_set,
     isl_map,
     isl_basic_map,
+    isl_basic_map_list,
     isl_union_map,
     isl_set_list,
     isl_map_list,
@@ -113,6 +114,8 @@ unsafe extern "C" {
     pub fn isl_options_set_schedule_whole_component(ctx: *mut isl_ctx, val: c_int) -> isl_stat;
     pub fn isl_options_set_tile_scale_tile_loops(ctx: *mut isl_ctx, val: c_int) -> isl_stat;
     pub fn isl_options_set_tile_shift_point_loops(ctx: *mut isl_ctx, val: c_int) -> isl_stat;
+    pub fn isl_options_set_schedule_max_coefficient(ctx: *mut isl_ctx, val: c_int) -> isl_stat;
+    pub fn isl_options_set_schedule_max_constant_term(ctx: *mut isl_ctx, val: c_int) -> isl_stat;
 
     // set.h
     pub fn isl_set_read_from_str(ctx: *mut isl_ctx, s: *const c_char) -> *mut isl_set; // give
@@ -168,6 +171,13 @@ unsafe extern "C" {
     pub fn isl_map_sample(map: *mut isl_map) -> *mut isl_basic_map; // take
     pub fn isl_basic_map_to_str(bmap: *mut isl_basic_map) -> *mut c_char; // keep
     pub fn isl_basic_map_free(bmap: *mut isl_basic_map) -> *mut isl_basic_map;
+    pub fn isl_map_get_basic_map_list(map: *mut isl_map) -> *mut isl_basic_map_list; // keep; give
+    pub fn isl_basic_map_list_size(list: *mut isl_basic_map_list) -> isl_size; // keep
+    pub fn isl_basic_map_list_get_at(list: *mut isl_basic_map_list, index: c_int) -> *mut isl_basic_map; // keep; give
+    pub fn isl_basic_map_list_free(list: *mut isl_basic_map_list) -> *mut isl_basic_map_list;
+    pub fn isl_map_from_basic_map(bmap: *mut isl_basic_map) -> *mut isl_map; // take
+    pub fn isl_map_is_subset(a: *mut isl_map, b: *mut isl_map) -> isl_bool; // keep, keep
+    pub fn isl_map_union(a: *mut isl_map, b: *mut isl_map) -> *mut isl_map; // take, take
 
     // union_map.h
     pub fn isl_union_map_read_from_str(ctx: *mut isl_ctx, s: *const c_char) -> *mut isl_union_map;
@@ -192,6 +202,8 @@ unsafe extern "C" {
     pub fn isl_union_map_coalesce(umap: *mut isl_union_map) -> *mut isl_union_map; // take
     pub fn isl_union_map_domain(umap: *mut isl_union_map) -> *mut isl_union_set; // take
     pub fn isl_union_map_range(umap: *mut isl_union_map) -> *mut isl_union_set; // take
+    pub fn isl_union_map_flat_range_product(a: *mut isl_union_map, b: *mut isl_union_map) -> *mut isl_union_map; // take, take
+    pub fn isl_union_map_reverse(umap: *mut isl_union_map) -> *mut isl_union_map; // take
     pub fn isl_union_map_deltas(umap: *mut isl_union_map) -> *mut isl_union_set; // take
     pub fn isl_union_map_lex_lt_union_map(a: *mut isl_union_map, b: *mut isl_union_map) -> *mut isl_union_map;
     pub fn isl_union_map_is_empty(umap: *mut isl_union_map) -> isl_bool; // keep

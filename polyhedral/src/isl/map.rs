@@ -102,6 +102,56 @@ impl<'c> Map<'c> {
         take_int_val(self.ctx, val)
     }
 
+    /// The disjuncts of the map, each as a map of one basic map, in ISL's order.
+    pub fn basic_maps(&self) -> Result<Vec<Map<'c>>> {
+        // SAFETY: `self` is live (keep); the list is owned and freed below.
+        let list = unsafe { ffi::isl_map_get_basic_map_list(self.as_raw()) };
+        if list.is_null() {
+            return Err(self.ctx.take_error());
+        }
+        // SAFETY: `list` is live (keep).
+        let n = check_size(self.ctx, unsafe { ffi::isl_basic_map_list_size(list) });
+        let mut out = Vec::new();
+        let mut result = Ok(());
+        for k in 0..*n.as_ref().unwrap_or(&0) {
+            let k = match super::to_c_int(k) {
+                Ok(k) => k,
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            };
+            // SAFETY: `list` is live and `k` in bounds; the basic map is owned and given to
+            // isl_map_from_basic_map (take), whose result is owned.
+            let raw = unsafe { ffi::isl_map_from_basic_map(ffi::isl_basic_map_list_get_at(list, k)) };
+            match Map::from_raw(self.ctx, raw) {
+                Ok(m) => out.push(m),
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        // SAFETY: `list` is owned and freed once.
+        unsafe { ffi::isl_basic_map_list_free(list) };
+        n?;
+        result.map(|()| out)
+    }
+
+    /// Whether every pair of `self` is in `other` (same spaces).
+    pub fn is_subset(&self, other: &Map<'c>) -> Result<bool> {
+        // SAFETY: both maps are live (keep, keep).
+        check_bool(self.ctx, unsafe { ffi::isl_map_is_subset(self.as_raw(), other.as_raw()) })
+    }
+
+    /// The union of two maps between the same spaces.
+    pub fn union(self, other: Map<'c>) -> Result<Self> {
+        let ctx = self.ctx;
+        // SAFETY: both maps are given to ISL (take, take); the result is owned.
+        let raw = unsafe { ffi::isl_map_union(self.into_raw(), other.into_raw()) };
+        Map::from_raw(ctx, raw)
+    }
+
     /// One element of the map (parameters included), as ISL text; for error reports.
     pub fn sample_str(self) -> Result<String> {
         let ctx = self.ctx;
@@ -194,6 +244,22 @@ impl<'c> UnionMap<'c> {
         let ctx = self.ctx;
         // SAFETY: both are given to ISL (take, take); the result is owned.
         let raw = unsafe { ffi::isl_union_map_intersect_range_union_set(self.into_raw(), range.into_raw()) };
+        UnionMap::from_raw(ctx, raw)
+    }
+
+    /// `{ x -> [y, z] : (x -> y) in self and (x -> z) in other }`, flattened.
+    pub fn flat_range_product(self, other: UnionMap<'c>) -> Result<Self> {
+        let ctx = self.ctx;
+        // SAFETY: both are given to ISL (take, take); the result is owned.
+        let raw = unsafe { ffi::isl_union_map_flat_range_product(self.into_raw(), other.into_raw()) };
+        UnionMap::from_raw(ctx, raw)
+    }
+
+    /// `{ y -> x : (x -> y) in self }`.
+    pub fn reverse(self) -> Result<Self> {
+        let ctx = self.ctx;
+        // SAFETY: `self` is given to ISL (take); the result is owned.
+        let raw = unsafe { ffi::isl_union_map_reverse(self.into_raw()) };
         UnionMap::from_raw(ctx, raw)
     }
 

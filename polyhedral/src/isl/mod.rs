@@ -27,7 +27,7 @@ mod tile_ops;
 use isl_rs as _;
 
 pub use ast_build::{AstBuild, AstExpr, AstExprView, AstNode, AstNodeView, AstOp};
-pub use ctx::Ctx;
+pub use ctx::{Ctx, ScheduleOption};
 pub use flow::AccessInfo;
 pub use map::{Map, Side, UnionMap};
 pub use schedule::{NodeKind, Schedule, ScheduleConstraints, ScheduleNode};

@@ -529,3 +529,15 @@ pub fn fdtd_2d() -> Scop {
         ],
     )
 }
+
+/// The SCoP of a PolyBench kernel of this repository, parsed by the frontend with `defines`
+/// (what `tiledflow --emit deps` analyses).
+pub fn kernel_scop(name: &str, defines: &[&str]) -> frontend::ir::Scop {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("polybench");
+    let path = root.join("kernels").join(name).join(format!("{name}.c"));
+    let mut clang_args = vec!["-I".to_string(), root.join("utilities").display().to_string()];
+    clang_args.extend(defines.iter().map(|d| format!("-D{d}")));
+    let (file, _) = frontend::parse_file(&path, &frontend::Options { clang_args, ..Default::default() }).unwrap();
+    assert_eq!(file.scops.len(), 1, "{name}: one SCoP");
+    file.scops.into_iter().next().unwrap()
+}

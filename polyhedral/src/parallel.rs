@@ -1,0 +1,119 @@
+//! Which tile loops of a nest may run in parallel: the polyhedral question behind the
+//! barrier-based OpenMP target (PLuTo's way of parallelizing tiled code), answered as plain data.
+//!
+//! For nest `k`, the tile-level dependence relation `R = T ∘ D ∘ T⁻¹` lifts every dependence `D`
+//! (flow, anti, output) whose source and target are both in the nest through the nest's tile map
+//! `T`; pairs inside one tile are kept (they are ordered by the tile's own sequential body).
+//! Dimension `j` of the tile space is *parallel* when no pair of `R` has equal coordinates
+//! `0..j` and different coordinates `j`: for fixed outer tile coordinates, the iterations of a
+//! loop over dimension `j` are then independent, and a `parallel for` over them followed by the
+//! loop's implicit barrier runs every dependence in order (pairs with different outer coordinates
+//! are ordered by the sequential outer loops; pairs in one iteration by its sequential inner
+//! loops, since the tiled order itself is legal, which `verify` checks).
+//!
+//! When no tile dimension is parallel and the nest has at least two, the tiles are enumerated
+//! along wavefronts instead: `N[t0, t1, ..] -> N[t0 + t1, t1, ..]`. In a permutable band every
+//! tile dependence has non-negative components, so two tiles on the same wavefront `t0 + t1`
+//! with different `t1` never depend on each other and dimension 1 of the skewed space is
+//! parallel. This is not assumed: the skew is used only when the skewed relation goes
+//! lexicographically forward (the skewed sequential order is legal) and its dimension 1 passes
+//! the parallelism test above; otherwise the nest keeps its plain tile order with no parallel
+//! loop, which is always correct.
+//!
+//! Dependences between different nests need nothing here: the nests run one after the other,
+//! each parallel loop ending in a barrier.
+
+use crate::deps::IslDeps;
+use crate::isl::{Ctx, UnionMap, UnionSet};
+use crate::maps::{input_error, names, tuple};
+use crate::scop::ScopSets;
+use crate::{Dependences, Result, TiledSchedule};
+use frontend::ir::Scop;
+
+/// How the tiles of one nest are enumerated and which of the loops may be parallel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParallelTiles {
+    /// The tiles the control program enumerates (ISL text): the nest's tile domain `N<k>[t0, ..]`,
+    /// or, when [`ParallelTiles::wavefront`], its skew `N<k>[t0 + t1, t1, ..]`.
+    pub tiles: String,
+    /// Whether `tiles` is the wavefront skew: the tile coordinate 0 of a point `(w, t1, ..)` of
+    /// `tiles` is then `w - t1`, the others are the point's.
+    pub wavefront: bool,
+    /// Per dimension of `tiles`: a loop over it, for fixed outer coordinates, has independent
+    /// iterations.
+    pub parallel: Vec<bool>,
+}
+
+/// For each nest of `sched`, in order, its tile enumeration for parallel loops (see the module
+/// documentation). A nest without tile dimensions has an empty `parallel`.
+pub fn parallel_tiles(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<Vec<ParallelTiles>> {
+    let ctx = Ctx::new()?;
+    let sets = ScopSets::parse(&ctx, scop)?;
+    let all = IslDeps::parse(&ctx, deps)?.all()?;
+    let all = all.intersect_domain(sets.domains.clone())?.intersect_range(sets.domains.clone())?;
+    let mut out = Vec::with_capacity(sched.nests.len());
+    for (k, nest) in sched.nests.iter().enumerate() {
+        let name = format!("N{k}");
+        let n = nest.tile_sizes.len();
+        let tile_map = UnionMap::read(&ctx, &nest.tile_map).map_err(|e| input_error(&format!("tile map of nest {name}"), &nest.tile_map, e))?;
+        let rel = all.clone().apply_domain(tile_map.clone())?.apply_range(tile_map)?;
+        let parallel = parallel_dims(&ctx, &rel, &name, n)?;
+        if n >= 2 && !parallel.iter().any(|&p| p) {
+            let skew = UnionMap::read(&ctx, &skew_map(&name, n))?;
+            let skewed = rel.clone().apply_domain(skew.clone())?.apply_range(skew.clone())?;
+            let forward = skewed.is_subset(&UnionMap::read(&ctx, &lex_le(&name, n))?)?;
+            let skewed_parallel = parallel_dims(&ctx, &skewed, &name, n)?;
+            if forward && skewed_parallel[1] {
+                let domain = UnionSet::read(&ctx, &nest.tile_domain)
+                    .map_err(|e| input_error(&format!("tile domain of nest {name}"), &nest.tile_domain, e))?;
+                let mut tiles = UnionSet::empty(&ctx)?;
+                for set in domain.sets()? {
+                    tiles = tiles.union(UnionMap::from_map(set.identity()?)?.apply_range(skew.clone())?.range()?)?;
+                }
+                out.push(ParallelTiles { tiles: tiles.coalesce()?.to_str()?, wavefront: true, parallel: skewed_parallel });
+                continue;
+            }
+        }
+        out.push(ParallelTiles { tiles: nest.tile_domain.clone(), wavefront: false, parallel });
+    }
+    Ok(out)
+}
+
+/// Per dimension `j < n` of the tile space `name`: whether `rel` has no pair with equal
+/// coordinates before `j` and different ones at `j`.
+fn parallel_dims<'c>(ctx: &'c Ctx, rel: &UnionMap<'c>, name: &str, n: usize) -> Result<Vec<bool>> {
+    let s = names("s", n);
+    let t = names("t", n);
+    (0..n)
+        .map(|j| {
+            let mut eqs: Vec<String> = (0..j).map(|i| format!("{} = {}", s[i], t[i])).collect();
+            eqs.push(format!("({} < {} or {} > {})", s[j], t[j], s[j], t[j]));
+            let carried = format!("{{ {} -> {} : {} }}", tuple(name, &s), tuple(name, &t), eqs.join(" and "));
+            rel.clone().intersect(UnionMap::read(ctx, &carried)?)?.is_empty()
+        })
+        .collect()
+}
+
+/// `{ name[t0, t1, ..] -> name[t0 + t1, t1, ..] }` (`n >= 2`).
+fn skew_map(name: &str, n: usize) -> String {
+    let t = names("t", n);
+    let mut skewed = t.clone();
+    skewed[0] = format!("{} + {}", t[0], t[1]);
+    format!("{{ {} -> {} }}", tuple(name, &t), tuple(name, &skewed))
+}
+
+/// `{ name[s..] -> name[t..] : s <=lex t }`.
+fn lex_le(name: &str, n: usize) -> String {
+    let s = names("s", n);
+    let t = names("t", n);
+    let mut disjuncts: Vec<String> = (0..n)
+        .map(|k| {
+            let mut parts: Vec<String> = (0..k).map(|j| format!("{} = {}", s[j], t[j])).collect();
+            parts.push(format!("{} < {}", s[k], t[k]));
+            format!("({})", parts.join(" and "))
+        })
+        .collect();
+    let all_equal: Vec<String> = (0..n).map(|j| format!("{} = {}", s[j], t[j])).collect();
+    disjuncts.push(format!("({})", all_equal.join(" and ")));
+    format!("{{ {} -> {} : {} }}", tuple(name, &s), tuple(name, &t), disjuncts.join(" or "))
+}

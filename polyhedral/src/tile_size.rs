@@ -1,0 +1,77 @@
+//! The default tile size of a band, chosen from the band's depth, the element sizes of the
+//! arrays its statements access, and the footprint of one tile.
+//!
+//! Rule: every member of the band gets the same size `T`, the largest power of two in
+//! [`MIN_SIZE`, `MAX_SIZE`] whose estimated footprint fits [`FOOTPRINT_BUDGET`] bytes (half of a
+//! 128 KiB share of L2 per core, leaving room for the rest of the tile's working set). The
+//! footprint of one tile is estimated as `Σ_A size_of(elem(A)) · T^min(rank(A), depth)` over the
+//! distinct arrays `A` the band's statements access: an access of rank `r` touches at most `T`
+//! values per subscript that follows a band member, and at most `depth` subscripts can. Scalars
+//! (rank 0) count one element. When even [`MIN_SIZE`] does not fit, [`MIN_SIZE`] is used.
+//!
+//! For example, with `double` elements: gemm's 3-deep band over C, A and B (rank 2) gets 32
+//! (`3 · 8 · 32² = 24 KiB`, while 64 would need 96 KiB); a time-tiled 2-D stencil (depth 3, two
+//! rank-2 arrays) gets 64; heat-3d's 4-deep band over two rank-3 arrays gets 16
+//! (`2 · 8 · 16³ = 64 KiB`); a 1-deep band gets 64, the cap, which keeps enough tiles for
+//! parallelism at medium problem sizes.
+//!
+//! The estimate ignores the extent of subscripts that follow loops outside the band (a row of
+//! `A[i][j]` when only `i` is tiled): those are not tiled, whatever the size.
+
+use frontend::ir::{Scop, StmtId};
+use std::collections::BTreeSet;
+
+/// Bytes one tile's data should take.
+pub const FOOTPRINT_BUDGET: u64 = 64 * 1024;
+/// The smallest default size.
+pub const MIN_SIZE: i64 = 8;
+/// The largest default size.
+pub const MAX_SIZE: i64 = 64;
+
+/// The default size of each member of a `depth`-member band over the statements `stmts`.
+pub fn default_tile_size(scop: &Scop, stmts: &[StmtId], depth: usize) -> i64 {
+    let arrays: BTreeSet<usize> = stmts
+        .iter()
+        .filter_map(|s| scop.statements.get(s.index()))
+        .flat_map(|s| s.accesses.iter().map(|a| a.array.0 as usize))
+        .collect();
+    let footprint = |t: u64| -> u64 {
+        arrays
+            .iter()
+            .filter_map(|&a| scop.arrays.get(a))
+            .map(|a| element_bytes(&a.elem_type).saturating_mul(t.saturating_pow(a.rank.min(depth) as u32)))
+            .fold(0u64, u64::saturating_add)
+    };
+    let mut size = MAX_SIZE;
+    while size > MIN_SIZE && footprint(size as u64) > FOOTPRINT_BUDGET {
+        size /= 2;
+    }
+    size
+}
+
+/// Bytes of a C element type as the frontend spells it (canonical); 8 when unknown.
+pub fn element_bytes(c_type: &str) -> u64 {
+    let words: Vec<&str> = c_type.split_whitespace().filter(|w| !matches!(*w, "const" | "volatile" | "unsigned" | "signed")).collect();
+    match words.as_slice() {
+        ["char"] | ["_Bool"] | ["bool"] => 1,
+        ["short"] | ["short", "int"] => 2,
+        ["int"] | ["float"] | [] => 4,
+        ["long", "double"] => 16,
+        _ => 8,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn element_sizes_follow_the_c_types() {
+        assert_eq!(element_bytes("double"), 8);
+        assert_eq!(element_bytes("float"), 4);
+        assert_eq!(element_bytes("unsigned int"), 4);
+        assert_eq!(element_bytes("long"), 8);
+        assert_eq!(element_bytes("long double"), 16);
+        assert_eq!(element_bytes("unsigned char"), 1);
+    }
+}

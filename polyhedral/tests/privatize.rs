@@ -1,0 +1,54 @@
+//! Scalar expansion on the PolyBench kernels that write scalars, against the live ranges read
+//! off their source (each test says why).
+
+mod common;
+
+use polyhedral::{dependences, expand_scalars, scalar_expansions, ScalarExpansion};
+
+/// The names of the expanded scalars with their depths.
+fn expanded(scop: &frontend::ir::Scop, e: &[ScalarExpansion]) -> Vec<(String, usize)> {
+    e.iter().map(|x| (scop.array(x.array).name.clone(), x.loops)).collect()
+}
+
+/// gramschmidt: `nrm = 0` (S0) then `nrm += A[i][k] * A[i][k]` for each i, read by `R[k][k] =
+/// sqrt(nrm)`: each value lives inside one iteration of k (but across iterations of i), so nrm is
+/// expanded over the k loop only.
+/// durbin: `sum = 0`, accumulated over i and read for `alpha`, inside one iteration of k: expanded
+/// over k. `alpha` and `beta` are read at the start of iteration k from iteration k - 1 (and
+/// before the loop from their initialization): not expanded.
+/// ludcmp: `w` is the temporary of three nests; in each, its values live within one iteration of
+/// the nest's outer loop i (within one (i, j) in the first nest, but the depth is one for all the
+/// statements that access `w`, and some have only i around them): expanded over i.
+/// symm: `temp2 = 0` for each (i, j), accumulated over k, read for `C[i][j]`: expanded over i, j.
+#[test]
+fn temporaries_are_expanded_over_the_loops_their_values_live_in() {
+    let cases: [(&str, &[(&str, usize)]); 4] = [
+        ("gramschmidt", &[("nrm", 1)]),
+        ("durbin", &[("sum", 1)]),
+        ("ludcmp", &[("w", 1)]),
+        ("symm", &[("temp2", 2)]),
+    ];
+    for (kernel, want) in cases {
+        let scop = common::kernel_scop(kernel, &["MINI_DATASET"]);
+        let got = expanded(&scop, &scalar_expansions(&scop).unwrap());
+        let want: Vec<(String, usize)> = want.iter().map(|(n, l)| (n.to_string(), *l)).collect();
+        assert_eq!(got, want, "{kernel}");
+    }
+}
+
+/// In gramschmidt, S0 (`nrm = 0`) touches only nrm. Unexpanded, it must wait for the previous
+/// iteration of k to have read nrm (anti) and written it (output); expanded, S0[k] is the first
+/// access to nrm[k] and nothing flows into it.
+#[test]
+fn expansion_removes_the_dependences_carried_through_the_scalar() {
+    let scop = common::kernel_scop("gramschmidt", &["MINI_DATASET"]);
+    let into_s0 = |deps: &polyhedral::Dependences| {
+        [&deps.flow, &deps.anti, &deps.output].iter().any(|m| m.contains("-> S0["))
+    };
+    assert!(into_s0(&dependences(&scop).unwrap()));
+    let expanded_scop = expand_scalars(&scop, &scalar_expansions(&scop).unwrap()).unwrap();
+    let nrm = expanded_scop.arrays.iter().find(|a| a.name == "nrm").unwrap();
+    assert_eq!(nrm.rank, 1);
+    let deps = dependences(&expanded_scop).unwrap();
+    assert!(!into_s0(&deps), "{deps}");
+}

@@ -1,0 +1,221 @@
+//! The barrier-based OpenMP control program (`--target omp`): the way PLuTo parallelizes tiled
+//! code, kept as the baseline our dataflow tasks are compared with in one tool.
+//!
+//! Each nest's tiles run in their tiled order, as in the sequential target, calling the same tile
+//! functions; the nests follow one another. Which tile loops may be parallel is polyhedral's
+//! answer ([`polyhedral::parallel_tiles`]): the loop over the outermost parallel tile dimension
+//! becomes `#pragma omp parallel for` (its end is the barrier); a nest with no parallel tile
+//! dimension but at least two is enumerated along wavefronts (the outer tile loop runs over
+//! `t0 + t1`, the loop over `t1` inside it is parallel), and one with a single dimension runs in
+//! order on the calling thread.
+//!
+//! A loop becomes `parallel for` only in OpenMP's canonical form (`iter <= ub` or `iter < ub`,
+//! step 1, which is what ISL generates); any other loop stays sequential, which is always correct.
+//! This module prints only the control program; `emit_c` writes the tile functions and the
+//! environment they share (read only, or written by one tile at a time).
+
+use crate::c_ast;
+use crate::program::TaskProgram;
+use crate::program::TILE_ITER;
+use frontend::ir::Scop;
+use polyhedral::{Ast, Dependences, Expr, OpKind, TiledSchedule};
+use std::fmt::Write;
+
+/// The OpenMP control program's plan for one SCoP: one entry per nest, in execution order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OmpPlan {
+    pub nests: Vec<OmpNest>,
+}
+
+/// The tile loops of one nest.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OmpNest {
+    /// Enumerates the nest's tiles (or their wavefront skew); user nodes carry the coordinates.
+    pub tiles: Ast,
+    /// Whether `tiles` enumerates the skew `(t0 + t1, t1, ..)`: tile coordinate 0 is `w - t1`.
+    pub wavefront: bool,
+    /// The dimension whose loops are `parallel for`, if any.
+    pub parallel_dim: Option<usize>,
+}
+
+/// Asks polyhedral which tile loops of each nest of `sched` are parallel and builds their loops.
+pub fn plan(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> polyhedral::Result<OmpPlan> {
+    let nests = polyhedral::parallel_tiles(scop, deps, sched)?
+        .into_iter()
+        .map(|p| {
+            Ok(OmpNest {
+                tiles: polyhedral::points_ast(scop, &p.tiles, TILE_ITER)?,
+                wavefront: p.wavefront,
+                parallel_dim: p.parallel.iter().position(|&x| x),
+            })
+        })
+        .collect::<polyhedral::Result<Vec<_>>>()?;
+    Ok(OmpPlan { nests })
+}
+
+/// The tile loops of SCoP `n`'s control program (after its environment `tf_env`); `task_fn(k)`
+/// names the tile function of nest `k`.
+pub(crate) fn tile_loops(plan: &OmpPlan, prog: &TaskProgram, task_fn: &dyn Fn(usize) -> String) -> String {
+    let mut s = String::new();
+    if plan.nests.len() != prog.classes.len() {
+        // Both come from the same tiled schedule; a mismatch is a compiler bug, stopped here.
+        let _ = writeln!(
+            s,
+            "#error \"tiledflow internal error: {} OpenMP nests for {} task classes\"",
+            plan.nests.len(),
+            prog.classes.len()
+        );
+        return s;
+    }
+    for (k, (nest, class)) in plan.nests.iter().zip(&prog.classes).enumerate() {
+        let d = class.n_dims.max(1);
+        let call = task_fn(k);
+        let mut user = |out: &mut String, _name: &str, args: &[Expr], depth: usize| {
+            let pad = "  ".repeat(depth);
+            let mut key: Vec<String> = args.iter().map(c_ast::expr).collect();
+            if nest.wavefront && key.len() >= 2 {
+                key[0] = format!("({} - {})", key[0], key[1]);
+            }
+            if key.is_empty() {
+                key.push("0".into());
+            }
+            let _ = writeln!(out, "{pad}{{ const long tf_key[{d}] = {{ {} }};", key.join(", "));
+            let _ = writeln!(out, "{pad}  {call}(&tf_env, tf_key); }}");
+        };
+        let parallel_iter = nest.parallel_dim.map(|j| format!("{TILE_ITER}{j}"));
+        loops(&mut s, &nest.tiles, 2, parallel_iter.as_deref(), &mut user);
+    }
+    s
+}
+
+/// Prints `ast` like [`c_ast::stmt`], with `#pragma omp parallel for` before every canonical loop
+/// over `parallel_iter`.
+fn loops(
+    out: &mut String,
+    ast: &Ast,
+    depth: usize,
+    parallel_iter: Option<&str>,
+    user: &mut dyn FnMut(&mut String, &str, &[Expr], usize),
+) {
+    let Some(piter) = parallel_iter.filter(|p| mentions_loop(ast, p)) else {
+        c_ast::stmt(out, ast, depth, user);
+        return;
+    };
+    let pad = "  ".repeat(depth);
+    match ast {
+        Ast::Block(items) => {
+            for item in items {
+                loops(out, item, depth, parallel_iter, user);
+            }
+        }
+        Ast::For { iter, init, cond, inc, body } if iter == piter => match canonical_bound(iter, cond, inc) {
+            Some((op, ub)) => {
+                let _ = writeln!(out, "{pad}#pragma omp parallel for schedule(static)");
+                let _ = writeln!(out, "{pad}for (long {iter} = {}; {iter} {op} {}; {iter}++) {{", c_ast::expr(init), c_ast::expr(ub));
+                c_ast::stmt(out, body, depth + 1, user);
+                let _ = writeln!(out, "{pad}}}");
+            }
+            None => c_ast::stmt(out, ast, depth, user),
+        },
+        Ast::For { iter, init, cond, inc, body } => {
+            let _ = writeln!(
+                out,
+                "{pad}for (long {iter} = {}; {}; {iter} += {}) {{",
+                c_ast::expr(init),
+                c_ast::expr(cond),
+                c_ast::expr(inc)
+            );
+            loops(out, body, depth + 1, parallel_iter, user);
+            let _ = writeln!(out, "{pad}}}");
+        }
+        Ast::If { cond, then, els } => {
+            let _ = writeln!(out, "{pad}if ({}) {{", c_ast::expr(cond));
+            loops(out, then, depth + 1, parallel_iter, user);
+            if let Some(e) = els {
+                let _ = writeln!(out, "{pad}}} else {{");
+                loops(out, e, depth + 1, parallel_iter, user);
+            }
+            let _ = writeln!(out, "{pad}}}");
+        }
+        Ast::User { .. } => c_ast::stmt(out, ast, depth, user),
+    }
+}
+
+/// Whether `ast` has a loop over `iter`.
+fn mentions_loop(ast: &Ast, iter: &str) -> bool {
+    match ast {
+        Ast::Block(items) => items.iter().any(|i| mentions_loop(i, iter)),
+        Ast::For { iter: it, body, .. } => it == iter || mentions_loop(body, iter),
+        Ast::If { then, els, .. } => mentions_loop(then, iter) || els.as_deref().is_some_and(|e| mentions_loop(e, iter)),
+        Ast::User { .. } => false,
+    }
+}
+
+/// `(op, ub)` when the loop is `iter op ub` with step 1 and `ub` does not mention `iter`.
+fn canonical_bound<'a>(iter: &str, cond: &'a Expr, inc: &Expr) -> Option<(&'static str, &'a Expr)> {
+    if *inc != Expr::Int("1".into()) {
+        return None;
+    }
+    let Expr::Op(op, args) = cond else { return None };
+    let op = match op {
+        OpKind::Le => "<=",
+        OpKind::Lt => "<",
+        _ => return None,
+    };
+    match args.as_slice() {
+        [Expr::Id(lhs), ub] if lhs == iter && !mentions_id(ub, iter) => Some((op, ub)),
+        _ => None,
+    }
+}
+
+fn mentions_id(e: &Expr, id: &str) -> bool {
+    match e {
+        Expr::Int(_) => false,
+        Expr::Id(x) => x == id,
+        Expr::Op(_, args) => args.iter().any(|a| mentions_id(a, id)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn for_loop(iter: &str, ub: Expr, body: Ast) -> Ast {
+        Ast::For {
+            iter: iter.into(),
+            init: Expr::Int("0".into()),
+            cond: Expr::Op(OpKind::Le, vec![Expr::Id(iter.into()), ub]),
+            inc: Expr::Int("1".into()),
+            body: Box::new(body),
+        }
+    }
+
+    #[test]
+    fn the_parallel_dimension_gets_the_pragma_in_canonical_form() {
+        let tiles = {
+            let c = |name: &str| Expr::Id(name.into());
+            for_loop("tf_c0", c("n"), for_loop("tf_c1", c("tf_c0"), Ast::User { name: "N0".into(), args: vec![c("tf_c0"), c("tf_c1")] }))
+        };
+        let mut out = String::new();
+        loops(&mut out, &tiles, 0, Some("tf_c1"), &mut |out, _n, args, depth| {
+            let _ = writeln!(out, "{}T({});", "  ".repeat(depth), args.iter().map(c_ast::expr).collect::<Vec<_>>().join(", "));
+        });
+        assert_eq!(
+            out,
+            "for (long tf_c0 = 0; (tf_c0 <= n); tf_c0 += 1) {\n  #pragma omp parallel for schedule(static)\n  \
+             for (long tf_c1 = 0; tf_c1 <= tf_c0; tf_c1++) {\n    T(tf_c0, tf_c1);\n  }\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_loop_not_in_canonical_form_stays_sequential() {
+        let mut odd = for_loop("tf_c0", Expr::Id("n".into()), Ast::User { name: "N0".into(), args: vec![Expr::Id("tf_c0".into())] });
+        if let Ast::For { inc, .. } = &mut odd {
+            *inc = Expr::Int("2".into());
+        }
+        let mut out = String::new();
+        loops(&mut out, &odd, 0, Some("tf_c0"), &mut |out, _n, _a, _d| out.push_str("T;\n"));
+        assert!(!out.contains("pragma"), "{out}");
+    }
+}
