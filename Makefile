@@ -4,7 +4,7 @@
 CARGO ?= cargo
 BIN_DIR := target/debug
 
-.PHONY: all deps build demo test clean
+.PHONY: all deps build demo test clean peers
 
 all: build
 
@@ -22,3 +22,7 @@ test: build
 
 clean:
 	$(CARGO) clean
+
+# Peer compilers for the PolyBench runner's `polly` and `graphite` targets (apt-get, as root).
+peers:
+	@bash scripts/peers.sh

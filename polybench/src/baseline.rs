@@ -137,12 +137,18 @@ mod tests {
         now.kernels[1].targets[0].speedup = Some(6.0);
         let regs = compare_with_baseline(&before, &now, 0.1).unwrap();
         assert_eq!(regs.len(), 1, "{regs:?}");
-        assert_eq!(regs[0].to_string(), "lu / seq: slower: speedup 6.00x, was 8.00x (-25.0%)");
+        assert_eq!(
+            regs[0].to_string(),
+            "lu / seq: slower: speedup 6.00x, was 8.00x (-25.0%)"
+        );
         // The original of gemm fails now; adi/seq was already WRONG, which is no regression.
         now.kernels[0].original.status = Status::Failed;
         let regs = compare_with_baseline(&before, &now, 0.5).unwrap();
         assert_eq!(regs.len(), 1, "{regs:?}");
-        assert_eq!(regs[0].to_string(), "gemm / original: verified in the baseline, failed now");
+        assert_eq!(
+            regs[0].to_string(),
+            "gemm / original: verified in the baseline, failed now"
+        );
     }
 
     #[test]
@@ -150,7 +156,9 @@ mod tests {
         let before = sample();
         let mut now = sample();
         now.size = "LARGE".into();
-        let err = compare_with_baseline(&before, &now, 0.1).unwrap_err().to_string();
+        let err = compare_with_baseline(&before, &now, 0.1)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("--size"), "{err}");
         assert!(compare_with_baseline(&before, &before, -1.0).is_err());
     }

@@ -58,8 +58,12 @@ pub fn write_svg(report: &Report, path: &Path) -> Result<()> {
         .transform(FontTransform::Rotate90);
     for (i, k) in report.kernels.iter().enumerate() {
         let (x, y) = chart.backend_coord(&(i as f64 + 0.5, lo));
-        root.draw(&Text::new(k.kernel.clone(), (x + 6, y + 8), label_font.clone()))
-            .map_err(|e| svg_err(&e))?;
+        root.draw(&Text::new(
+            k.kernel.clone(),
+            (x + 6, y + 8),
+            label_font.clone(),
+        ))
+        .map_err(|e| svg_err(&e))?;
     }
 
     // The 1x line.
@@ -77,7 +81,10 @@ pub fn write_svg(report: &Report, path: &Path) -> Result<()> {
         let bars = report.kernels.iter().enumerate().filter_map(|(i, k)| {
             let s = k.targets.iter().find(|r| &r.target == target)?.speedup?;
             let x0 = i as f64 + 0.1 + j as f64 * slot;
-            Some(Rectangle::new([(x0, 1.0), (x0 + slot * 0.9, s)], color.filled()))
+            Some(Rectangle::new(
+                [(x0, 1.0), (x0 + slot * 0.9, s)],
+                color.filled(),
+            ))
         });
         let label = match report.geomeans.iter().find(|g| &g.target == target) {
             Some(g) => match g.speedup {
@@ -140,7 +147,13 @@ mod tests {
         write_svg(&sample(), &path).unwrap();
         let svg = std::fs::read_to_string(&path).unwrap();
         assert!(svg.starts_with("<svg"), "{}", &svg[..100.min(svg.len())]);
-        for text in ["gemm", "lu", "adi", "seq: geomean 4.00x (2 kernels)", "WRONG or failed"] {
+        for text in [
+            "gemm",
+            "lu",
+            "adi",
+            "seq: geomean 4.00x (2 kernels)",
+            "WRONG or failed",
+        ] {
             assert!(svg.contains(text), "no `{text}` in the chart");
         }
         // Two verified bars and the legend's swatch, in the target's colour.

@@ -72,13 +72,16 @@ pub struct Config {
     pub tile_sizes: Option<String>,
     /// Time limit of each program run.
     pub run_timeout: Duration,
+    /// Kernels verified at the same time in a verification-only run (timed runs are always
+    /// one at a time).
+    pub jobs: usize,
     /// Where tiledflow-cc, tiledflow and libstreamrt.a are (`testsuite::bin_dir()` when `None`).
     pub bin_dir: Option<PathBuf>,
 }
 
 impl Config {
     /// A verification-only run of `kernels` at `size` for `targets`: one run per build, `-O1`,
-    /// 2 threads, small tiles (4) so that even MINI sizes have many tiles and tile dependences.
+    /// 2 threads, 2 kernels at a time, small tiles (4) so that even MINI sizes have many tiles and tile dependences.
     pub fn verification(size: Size, kernels: Vec<String>, targets: Vec<Target>) -> Self {
         Config {
             size,
@@ -90,6 +93,7 @@ impl Config {
             opt_flags: vec!["-O1".to_string()],
             tile_sizes: Some("4".to_string()),
             run_timeout: Duration::from_secs(120),
+            jobs: 2,
             bin_dir: None,
         }
     }

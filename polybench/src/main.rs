@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use polybench::{compare_with_baseline, chart, Config, Report, Size, Target};
+use polybench::{chart, compare_with_baseline, Config, Report, Size, Target};
 
 const AFTER_HELP: &str = "\
 Every build gets `<opt flags> -ffp-contract=off -I polybench/utilities -D<SIZE>_DATASET
@@ -56,6 +56,9 @@ struct Args {
     /// Only verify: one untimed run per build.
     #[arg(long)]
     verify_only: bool,
+    /// Kernels verified at the same time with --verify-only (timed runs go one at a time).
+    #[arg(long, default_value_t = 2)]
+    jobs: usize,
     /// Tile sizes for the tiledflow targets (as --tiledflow-tile-sizes; tiledflow's default if
     /// not given).
     #[arg(long)]
@@ -77,9 +80,12 @@ struct Args {
     #[arg(long, default_value_t = 0.1)]
     threshold: f64,
     /// Directory of the built tiledflow-cc, tiledflow and libstreamrt.a (default: this
-    /// program's build directory, then target/debug).
+    /// program's build directory, which is brought up to date first with `cargo build`).
     #[arg(long)]
     bin_dir: Option<PathBuf>,
+    /// Do not run `cargo build` for tiledflow and streamrt before the run.
+    #[arg(long)]
+    no_build: bool,
 }
 
 fn main() -> ExitCode {
@@ -91,6 +97,39 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Brings tiledflow-cc, tiledflow and libstreamrt.a of this program's own profile up to date,
+/// so that a run never measures a stale compiler: `cargo build --profile <release|dev> -p
+/// tiledflow -p streamrt` in the repository.
+fn build_tiledflow() -> Result<()> {
+    let profile = if cfg!(debug_assertions) {
+        "dev"
+    } else {
+        "release"
+    };
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let manifest = testsuite::repo_root().join("Cargo.toml");
+    eprintln!("polybench: building tiledflow ({profile} profile)");
+    let status = std::process::Command::new(&cargo)
+        .args([
+            "build",
+            "--quiet",
+            "--profile",
+            profile,
+            "-p",
+            "tiledflow",
+            "-p",
+            "streamrt",
+        ])
+        .arg("--manifest-path")
+        .arg(&manifest)
+        .status()
+        .with_context(|| format!("running {}", cargo.to_string_lossy()))?;
+    if !status.success() {
+        anyhow::bail!("building tiledflow failed ({status}); fix the build or pass --no-build");
+    }
+    Ok(())
 }
 
 /// Runs, writes the outputs; `Ok(false)` when something did not verify or regressed.
@@ -105,7 +144,12 @@ fn run(args: Args) -> Result<bool> {
         .iter()
         .map(|t| Target::parse(t).map_err(anyhow::Error::msg))
         .collect::<Result<Vec<_>>>()?;
-    let baseline = args.baseline.as_deref().map(Report::read_json).transpose()?;
+    let baseline = args
+        .baseline
+        .as_deref()
+        .map(Report::read_json)
+        .transpose()?;
+    let baseline_path = args.baseline.clone().unwrap_or_default();
     let config = Config {
         size: args.size,
         kernels,
@@ -113,11 +157,20 @@ fn run(args: Args) -> Result<bool> {
         threads: args.threads,
         repeat: if args.verify_only { 1 } else { args.repeat },
         timed: !args.verify_only,
-        opt_flags: args.opt_flags.split_whitespace().map(String::from).collect(),
+        opt_flags: args
+            .opt_flags
+            .split_whitespace()
+            .map(String::from)
+            .collect(),
         tile_sizes: args.tile_sizes,
         run_timeout: Duration::from_secs(args.timeout),
+        jobs: args.jobs,
         bin_dir: args.bin_dir,
     };
+
+    if config.bin_dir.is_none() && !args.no_build && config.targets.iter().any(|t| !t.is_peer()) {
+        build_tiledflow()?;
+    }
 
     let progress = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
     progress.set_style(
@@ -140,7 +193,12 @@ fn run(args: Args) -> Result<bool> {
     report.write_json(&json)?;
     report.write_csv(&csv)?;
     chart::write_svg(&report, &svg)?;
-    println!("Wrote {}, {} and {}", json.display(), csv.display(), svg.display());
+    println!(
+        "Wrote {}, {} and {}",
+        json.display(),
+        csv.display(),
+        svg.display()
+    );
 
     let mut ok = report.all_verified();
     if let Some(baseline) = baseline {
@@ -148,7 +206,7 @@ fn run(args: Args) -> Result<bool> {
         if regressions.is_empty() {
             println!(
                 "No regression against {} (threshold {:.0}%).",
-                args.baseline.as_deref().unwrap_or_else(|| "".as_ref()).display(),
+                baseline_path.display(),
                 args.threshold * 100.0
             );
         } else {

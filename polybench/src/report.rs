@@ -184,7 +184,8 @@ impl Report {
                     .iter()
                     .flat_map(|k| k.targets.iter().filter(|r| &r.target == t))
                     .collect();
-                let count = |s: Status| results.iter().filter(|r| r.measurement.status == s).count();
+                let count =
+                    |s: Status| results.iter().filter(|r| r.measurement.status == s).count();
                 let speedups: Vec<f64> = results.iter().filter_map(|r| r.speedup).collect();
                 Geomean {
                     target: t.clone(),
@@ -202,7 +203,9 @@ impl Report {
     pub fn all_verified(&self) -> bool {
         self.kernels.iter().all(|k| {
             k.original.status == Status::Verified
-                && k.targets.iter().all(|r| r.measurement.status == Status::Verified)
+                && k.targets
+                    .iter()
+                    .all(|r| r.measurement.status == Status::Verified)
         })
     }
 
@@ -212,7 +215,13 @@ impl Report {
         let mut table = Table::new();
         table.load_preset(presets::UTF8_BORDERS_ONLY);
         table.set_header(vec![
-            "kernel", "target", "result", "time (s)", "speedup", "build (s)", "tiledflow (s)",
+            "kernel",
+            "target",
+            "result",
+            "time (s)",
+            "speedup",
+            "build (s)",
+            "tiledflow (s)",
         ]);
         let secs = |x: Option<f64>| x.map_or_else(|| "-".to_string(), significant);
         for k in &self.kernels {
@@ -229,8 +238,10 @@ impl Report {
                     Cell::new(target),
                     Cell::new(m.status.label()),
                     Cell::new(secs(m.median_s)).set_alignment(CellAlignment::Right),
-                    Cell::new(speedup.map_or_else(|| "-".to_string(), |s| format!("{}x", significant(s))))
-                        .set_alignment(CellAlignment::Right),
+                    Cell::new(
+                        speedup.map_or_else(|| "-".to_string(), |s| format!("{}x", significant(s))),
+                    )
+                    .set_alignment(CellAlignment::Right),
                     Cell::new(secs(m.build_s)).set_alignment(CellAlignment::Right),
                     Cell::new(secs(m.tiledflow_s)).set_alignment(CellAlignment::Right),
                 ]);
@@ -259,8 +270,11 @@ impl Report {
     pub fn problems(&self) -> String {
         let mut out = String::new();
         for k in &self.kernels {
-            let rows = std::iter::once(("original", &k.original))
-                .chain(k.targets.iter().map(|r| (r.target.as_str(), &r.measurement)));
+            let rows = std::iter::once(("original", &k.original)).chain(
+                k.targets
+                    .iter()
+                    .map(|r| (r.target.as_str(), &r.measurement)),
+            );
             for (target, m) in rows {
                 if let (Status::Wrong | Status::Failed, Some(reason)) = (m.status, &m.reason) {
                     out.push_str(&format!(
@@ -299,8 +313,17 @@ impl Report {
     fn write_csv_to(&self, out: impl Write) -> Result<()> {
         let mut w = csv::Writer::from_writer(out);
         w.write_record([
-            "kernel", "target", "status", "median_s", "speedup", "build_s", "tiledflow_s",
-            "times_s", "size", "threads", "reason",
+            "kernel",
+            "target",
+            "status",
+            "median_s",
+            "speedup",
+            "build_s",
+            "tiledflow_s",
+            "times_s",
+            "size",
+            "threads",
+            "reason",
         ])?;
         let num = |x: Option<f64>| x.map(|v| format!("{v}")).unwrap_or_default();
         for k in &self.kernels {
@@ -400,7 +423,10 @@ pub(crate) mod tests {
         assert_eq!(r.geomeans.len(), 1);
         let g = &r.geomeans[0];
         assert!((g.speedup.unwrap() - 4.0).abs() < 1e-12);
-        assert_eq!((g.n_kernels, g.n_verified, g.n_wrong, g.n_failed), (2, 2, 1, 0));
+        assert_eq!(
+            (g.n_kernels, g.n_verified, g.n_wrong, g.n_failed),
+            (2, 2, 1, 0)
+        );
         assert!(!r.all_verified());
     }
 
@@ -417,8 +443,14 @@ pub(crate) mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 1 + 3 * 2, "{text}");
         assert!(lines[0].starts_with("kernel,target,status,median_s,speedup"));
-        assert!(lines.contains(&"gemm,seq,verified,0.5,2,0.5,,0.5,MINI,2,"), "{text}");
-        assert!(lines.contains(&"adi,seq,WRONG,0.1,,0.5,,0.1,MINI,2,because"), "{text}");
+        assert!(
+            lines.contains(&"gemm,seq,verified,0.5,2,0.5,,0.5,MINI,2,"),
+            "{text}"
+        );
+        assert!(
+            lines.contains(&"adi,seq,WRONG,0.1,,0.5,,0.1,MINI,2,because"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -426,7 +458,12 @@ pub(crate) mod tests {
         let t = sample().table();
         assert!(t.contains("WRONG"), "{t}");
         assert!(t.contains("8.00x"), "{t}");
-        assert!(t.contains("seq        geomean speedup 4.00x over 2 kernel(s); 2 verified, 1 WRONG, 0 failed"), "{t}");
+        assert!(
+            t.contains(
+                "seq        geomean speedup 4.00x over 2 kernel(s); 2 verified, 1 WRONG, 0 failed"
+            ),
+            "{t}"
+        );
         assert!(t.contains("polly      skipped: not installed"), "{t}");
     }
 }

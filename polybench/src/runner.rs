@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -12,7 +14,9 @@ use indicatif::ProgressBar;
 use testsuite::{DumpedArray, Tolerance};
 
 use crate::config::{Config, Size};
-use crate::report::{median, KernelReport, Measurement, Report, SkippedTarget, Status, TargetResult};
+use crate::report::{
+    median, KernelReport, Measurement, Report, SkippedTarget, Status, TargetResult,
+};
 use crate::target::Target;
 
 /// Environment variable that makes a kernel built with `-DPOLYBENCH_DUMP_ARRAYS` skip its dump
@@ -72,10 +76,7 @@ pub fn run_suite(config: &Config, progress: &ProgressBar) -> Result<Report> {
     }
 
     progress.set_length((config.kernels.len() * (1 + targets.len())) as u64);
-    let mut kernels = Vec::new();
-    for kernel in &config.kernels {
-        kernels.push(run_kernel(config, &bin_dir, kernel, &targets, progress)?);
-    }
+    let kernels = run_kernels(config, &bin_dir, &targets, progress)?;
     progress.finish_and_clear();
 
     let mut report = Report {
@@ -108,6 +109,47 @@ pub fn base_flags(config: &Config) -> Vec<String> {
         flags.push("-DPOLYBENCH_TIME".to_string());
     }
     flags
+}
+
+/// Every kernel of `config`, in order: one after the other when timing (so that runs do not
+/// disturb each other), on `config.jobs` threads otherwise.
+fn run_kernels(
+    config: &Config,
+    bin_dir: &Path,
+    targets: &[Target],
+    progress: &ProgressBar,
+) -> Result<Vec<KernelReport>> {
+    let jobs = if config.timed { 1 } else { config.jobs.max(1) };
+    if jobs == 1 {
+        return config
+            .kernels
+            .iter()
+            .map(|k| run_kernel(config, bin_dir, k, targets, progress))
+            .collect();
+    }
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Result<KernelReport>>>> =
+        config.kernels.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| loop {
+                let idx = next.fetch_add(1, Ordering::Relaxed);
+                let Some(kernel) = config.kernels.get(idx) else {
+                    break;
+                };
+                let result = run_kernel(config, bin_dir, kernel, targets, progress);
+                *slots[idx].lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|slot| {
+            slot.into_inner()
+                .unwrap_or_else(|p| p.into_inner())
+                .unwrap_or_else(|| bail!("a kernel's worker stopped before running it"))
+        })
+        .collect()
 }
 
 fn run_kernel(
@@ -171,7 +213,8 @@ fn measure_target(
     reference: &[DumpedArray],
     dir: &Path,
 ) -> Measurement {
-    let (driver, extra) = target.build_command(bin_dir, config.threads, config.tile_sizes.as_deref());
+    let (driver, extra) =
+        target.build_command(bin_dir, config.threads, config.tile_sizes.as_deref());
     let mut flags = base.to_vec();
     flags.extend(extra);
     let exe = dir.join(format!("target-{}", target.name()));
@@ -231,7 +274,9 @@ fn measure(
     if let Some(reference) = reference {
         if let Err(mismatch) = testsuite::compare(reference, &dump, TOLERANCE) {
             m.status = Status::Wrong;
-            m.reason = Some(format!("its output differs from the original's: {mismatch}"));
+            m.reason = Some(format!(
+                "its output differs from the original's: {mismatch}"
+            ));
         }
     }
     if config.timed && m.status == Status::Verified {
@@ -239,7 +284,10 @@ fn measure(
             match run_once(config, exe, false) {
                 Ok((time, _)) => m.times_s.extend(time),
                 Err(reason) => {
-                    return (Measurement::failed(format!("a timed run: {reason}"), Some(build_s)), None)
+                    return (
+                        Measurement::failed(format!("a timed run: {reason}"), Some(build_s)),
+                        None,
+                    )
                 }
             }
         }
@@ -268,7 +316,9 @@ fn run_once(
     let time = if config.timed {
         let stdout = String::from_utf8_lossy(&output.stdout);
         Some(parse_time(&stdout).ok_or_else(|| {
-            format!("the program printed no time on stdout (built with -DPOLYBENCH_TIME): {stdout:?}")
+            format!(
+                "the program printed no time on stdout (built with -DPOLYBENCH_TIME): {stdout:?}"
+            )
         })?)
     } else {
         None
@@ -306,7 +356,12 @@ fn time_tiledflow(
 ) -> Option<f64> {
     let out: PathBuf = dir.join(format!("{target}.tiledflow.c"));
     let mut cmd = Command::new(bin_dir.join("tiledflow"));
-    cmd.arg(src).arg("-o").arg(&out).arg("--target").arg(target).arg("--strict");
+    cmd.arg(src)
+        .arg("-o")
+        .arg(&out)
+        .arg("--target")
+        .arg(target)
+        .arg("--strict");
     if let Some(ts) = &config.tile_sizes {
         cmd.arg("--tile-sizes").arg(ts);
     }

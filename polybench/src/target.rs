@@ -119,7 +119,10 @@ impl Target {
         .map_err(|e| {
             let first = format!("{e:#}");
             let first = first.lines().next().unwrap_or_default().to_string();
-            format!("`{}` cannot build with its flags ({first})", driver.display())
+            format!(
+                "`{}` cannot build with its flags ({first})",
+                driver.display()
+            )
         })
     }
 }
