@@ -7,20 +7,33 @@ use std::path::Path;
 use anyhow::{anyhow, Result};
 use plotters::prelude::*;
 
-use crate::report::{Report, Status};
+use crate::report::{significant, Report, Status};
 
 /// Pixels per kernel on the x axis (the chart is at least [`MIN_WIDTH`] wide).
 const PX_PER_KERNEL: u32 = 48;
-const MIN_WIDTH: u32 = 900;
+const MIN_WIDTH: u32 = 1000;
 const HEIGHT: u32 = 620;
+/// Width of the legend panel on the right.
+const LEGEND_WIDTH: u32 = 330;
 
 /// Writes the chart of `report` to `path` as SVG.
 pub fn write_svg(report: &Report, path: &Path) -> Result<()> {
     let svg_err = |e: &dyn std::fmt::Display| anyhow!("drawing {}: {e}", path.display());
     let n = report.kernels.len().max(1);
-    let width = (PX_PER_KERNEL * n as u32 + 200).max(MIN_WIDTH);
-    let root = SVGBackend::new(path, (width, HEIGHT)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| svg_err(&e))?;
+    let width = (PX_PER_KERNEL * n as u32 + 150 + LEGEND_WIDTH).max(MIN_WIDTH);
+    let whole = SVGBackend::new(path, (width, HEIGHT)).into_drawing_area();
+    whole.fill(&WHITE).map_err(|e| svg_err(&e))?;
+    let caption = format!(
+        "PolyBench {}: speedup over the original ({}), {} thread(s), median of {} run(s)",
+        report.size,
+        report.opt_flags.join(" "),
+        report.threads,
+        report.repeat
+    );
+    let titled = whole
+        .titled(&caption, ("sans-serif", 20))
+        .map_err(|e| svg_err(&e))?;
+    let (root, legend) = titled.split_horizontally(width - LEGEND_WIDTH);
 
     let speedups: Vec<f64> = report
         .kernels
@@ -30,15 +43,7 @@ pub fn write_svg(report: &Report, path: &Path) -> Result<()> {
     let lo = speedups.iter().copied().fold(1.0f64, f64::min) / 1.5;
     let hi = speedups.iter().copied().fold(1.0f64, f64::max) * 1.5;
 
-    let caption = format!(
-        "PolyBench {}: speedup over the original ({}), {} thread(s), median of {} run(s)",
-        report.size,
-        report.opt_flags.join(" "),
-        report.threads,
-        report.repeat
-    );
     let mut chart = ChartBuilder::on(&root)
-        .caption(caption, ("sans-serif", 20))
         .margin(12)
         .x_label_area_size(120)
         .y_label_area_size(70)
@@ -49,7 +54,7 @@ pub fn write_svg(report: &Report, path: &Path) -> Result<()> {
         .disable_x_mesh()
         .x_labels(0)
         .y_desc("speedup (log scale)")
-        .y_label_formatter(&|y| format!("{y:.2}x"))
+        .y_label_formatter(&|y| format!("{}x", significant(*y)))
         .draw()
         .map_err(|e| svg_err(&e))?;
     // Kernel names under their bars, written downwards.
@@ -76,6 +81,7 @@ pub fn write_svg(report: &Report, path: &Path) -> Result<()> {
 
     let n_targets = report.targets.len().max(1);
     let slot = 0.8 / n_targets as f64;
+    let mut legend_entries: Vec<(String, Option<RGBAColor>)> = Vec::new();
     for (j, target) in report.targets.iter().enumerate() {
         let color = Palette99::pick(j).to_rgba();
         let bars = report.kernels.iter().enumerate().filter_map(|(i, k)| {
@@ -86,18 +92,21 @@ pub fn write_svg(report: &Report, path: &Path) -> Result<()> {
                 color.filled(),
             ))
         });
-        let label = match report.geomeans.iter().find(|g| &g.target == target) {
-            Some(g) => match g.speedup {
-                Some(s) => format!("{target}: geomean {s:.2}x ({} kernels)", g.n_kernels),
-                None => format!("{target}: no verified timing"),
+        legend_entries.push((
+            match report.geomeans.iter().find(|g| &g.target == target) {
+                Some(g) => match g.speedup {
+                    Some(s) => format!(
+                        "{target}: geomean {}x ({} kernels)",
+                        significant(s),
+                        g.n_kernels
+                    ),
+                    None => format!("{target}: no verified timing"),
+                },
+                None => target.clone(),
             },
-            None => target.clone(),
-        };
-        chart
-            .draw_series(bars)
-            .map_err(|e| svg_err(&e))?
-            .label(label)
-            .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], color.filled()));
+            Some(color),
+        ));
+        chart.draw_series(bars).map_err(|e| svg_err(&e))?;
     }
 
     let crosses: Vec<(f64, f64)> = report
@@ -119,19 +128,23 @@ pub fn write_svg(report: &Report, path: &Path) -> Result<()> {
                     .into_iter()
                     .map(|p| Cross::new(p, 6, RED.stroke_width(3))),
             )
-            .map_err(|e| svg_err(&e))?
-            .label("WRONG or failed")
-            .legend(|(x, y)| Cross::new((x + 7, y), 6, RED.stroke_width(3)));
+            .map_err(|e| svg_err(&e))?;
+        legend_entries.push(("WRONG or failed".to_string(), None));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 15))
-        .draw()
+    // The legend, in a panel of its own so that it never hides a bar.
+    let font = ("sans-serif", 15).into_font();
+    for (idx, (label, color)) in legend_entries.into_iter().enumerate() {
+        let y = 30 + 26 * idx as i32;
+        match color {
+            Some(c) => legend.draw(&Rectangle::new([(10, y - 7), (26, y + 7)], c.filled())),
+            None => legend.draw(&Cross::new((18, y), 6, RED.stroke_width(3))),
+        }
         .map_err(|e| svg_err(&e))?;
-    root.present().map_err(|e| svg_err(&e))?;
+        legend
+            .draw(&Text::new(label, (34, y - 8), font.clone()))
+            .map_err(|e| svg_err(&e))?;
+    }
+    whole.present().map_err(|e| svg_err(&e))?;
     Ok(())
 }
 

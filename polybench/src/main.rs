@@ -83,6 +83,10 @@ struct Args {
     /// program's build directory, which is brought up to date first with `cargo build`).
     #[arg(long)]
     bin_dir: Option<PathBuf>,
+    /// Run nothing: print the table of an earlier run's polybench.json and write its CSV and
+    /// SVG to --out (with --baseline, compare it too).
+    #[arg(long, value_name = "FILE")]
+    from_json: Option<PathBuf>,
     /// Do not run `cargo build` for tiledflow and streamrt before the run.
     #[arg(long)]
     no_build: bool,
@@ -168,16 +172,23 @@ fn run(args: Args) -> Result<bool> {
         bin_dir: args.bin_dir,
     };
 
-    if config.bin_dir.is_none() && !args.no_build && config.targets.iter().any(|t| !t.is_peer()) {
-        build_tiledflow()?;
-    }
-
-    let progress = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    progress.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} builds, {elapsed} [{msg}]")
-            .expect("the template is valid"),
-    );
-    let report = polybench::run_suite(&config, &progress)?;
+    let report = match &args.from_json {
+        Some(path) => Report::read_json(path)?,
+        None => {
+            if config.bin_dir.is_none()
+                && !args.no_build
+                && config.targets.iter().any(|t| !t.is_peer())
+            {
+                build_tiledflow()?;
+            }
+            let progress = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            progress.set_style(
+                ProgressStyle::with_template("{bar:40} {pos}/{len} builds, {elapsed} [{msg}]")
+                    .expect("the template is valid"),
+            );
+            polybench::run_suite(&config, &progress)?
+        }
+    };
 
     println!("{}", report.table());
     let problems = report.problems();
@@ -190,7 +201,9 @@ fn run(args: Args) -> Result<bool> {
     let json = args.out.join("polybench.json");
     let csv = args.out.join("polybench.csv");
     let svg = args.out.join("speedup.svg");
-    report.write_json(&json)?;
+    if args.from_json.as_deref() != Some(json.as_path()) {
+        report.write_json(&json)?;
+    }
     report.write_csv(&csv)?;
     chart::write_svg(&report, &svg)?;
     println!(

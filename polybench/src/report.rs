@@ -266,7 +266,11 @@ impl Report {
         out
     }
 
-    /// The reasons of every WRONG or failed build, one paragraph each.
+    /// How many lines of each reason [`Report::problems`] shows (the JSON has all of it).
+    pub const PROBLEM_LINES: usize = 12;
+
+    /// The reasons of every WRONG or failed build, one paragraph each, each cut to
+    /// [`Report::PROBLEM_LINES`] lines.
     pub fn problems(&self) -> String {
         let mut out = String::new();
         for k in &self.kernels {
@@ -277,6 +281,16 @@ impl Report {
             );
             for (target, m) in rows {
                 if let (Status::Wrong | Status::Failed, Some(reason)) = (m.status, &m.reason) {
+                    let n_lines = reason.lines().count();
+                    let mut reason: Vec<&str> = reason.lines().take(Self::PROBLEM_LINES).collect();
+                    let more = format!(
+                        "[... {} more lines]",
+                        n_lines.saturating_sub(Self::PROBLEM_LINES)
+                    );
+                    if n_lines > Self::PROBLEM_LINES {
+                        reason.push(&more);
+                    }
+                    let reason = reason.join("\n");
                     out.push_str(&format!(
                         "{} / {target}: {}: {reason}\n\n",
                         k.kernel,
@@ -451,6 +465,17 @@ pub(crate) mod tests {
             lines.contains(&"adi,seq,WRONG,0.1,,0.5,,0.1,MINI,2,because"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn problems_quote_the_start_of_each_reason() {
+        let mut r = sample();
+        let long: Vec<String> = (1..=20).map(|i| format!("line {i}")).collect();
+        r.kernels[2].targets[0].measurement.reason = Some(long.join("\n"));
+        let p = r.problems();
+        assert!(p.starts_with("adi / seq: WRONG: line 1\n"), "{p}");
+        assert!(p.contains("line 12\n[... 8 more lines]"), "{p}");
+        assert!(!p.contains("line 13"), "{p}");
     }
 
     #[test]
