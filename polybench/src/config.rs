@@ -75,6 +75,8 @@ pub struct Config {
     /// Kernels verified at the same time in a verification-only run (timed runs are always
     /// one at a time).
     pub jobs: usize,
+    /// Print one line per finished kernel on stderr (for logs, where no progress bar shows).
+    pub log_kernels: bool,
     /// Where tiledflow-cc, tiledflow and libstreamrt.a are (`testsuite::bin_dir()` when `None`).
     pub bin_dir: Option<PathBuf>,
 }
@@ -94,6 +96,7 @@ impl Config {
             tile_sizes: Some("4".to_string()),
             run_timeout: Duration::from_secs(120),
             jobs: 2,
+            log_kernels: false,
             bin_dir: None,
         }
     }

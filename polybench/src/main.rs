@@ -1,6 +1,7 @@
 //! `polybench`: the PolyBench regression runner's command line. See the library's doc for what
 //! is built, compared and timed.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -169,6 +170,7 @@ fn run(args: Args) -> Result<bool> {
         tile_sizes: args.tile_sizes,
         run_timeout: Duration::from_secs(args.timeout),
         jobs: args.jobs,
+        log_kernels: !std::io::stderr().is_terminal(),
         bin_dir: args.bin_dir,
     };
 

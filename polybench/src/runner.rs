@@ -197,6 +197,15 @@ fn run_kernel(
         });
         progress.inc(1);
     }
+    if config.log_kernels {
+        let summary: Vec<String> = std::iter::once(format!("original {}", original.status.label()))
+            .chain(results.iter().map(|r| {
+                let speedup = r.speedup.map(|s| format!(" {s:.2}x")).unwrap_or_default();
+                format!("{} {}{speedup}", r.target, r.measurement.status.label())
+            }))
+            .collect();
+        eprintln!("polybench: {kernel}: {}", summary.join(", "));
+    }
     Ok(KernelReport {
         kernel: kernel.to_string(),
         original,
