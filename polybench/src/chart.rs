@@ -100,7 +100,10 @@ pub fn write_svg(report: &Report, path: &Path) -> Result<()> {
                         significant(s),
                         g.n_kernels
                     ),
-                    None => format!("{target}: no verified timing"),
+                    None => format!(
+                        "{target}: no verified timing ({} WRONG, {} failed)",
+                        g.n_wrong, g.n_failed
+                    ),
                 },
                 None => target.clone(),
             },
