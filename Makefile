@@ -4,7 +4,7 @@
 CARGO ?= cargo
 BIN_DIR := target/debug
 
-.PHONY: all deps build demo test clean install bench-runtime
+.PHONY: all deps build demo test clean install bench-runtime peers
 
 all: build
 
@@ -40,3 +40,7 @@ install: deps
 	install -m 755 $(INSTALL_FROM)/tiledflow $(INSTALL_FROM)/tiledflow-cc $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(INSTALL_FROM)/libstreamrt.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 streamrt/include/streamrt.h $(DESTDIR)$(PREFIX)/include/
+
+# Peer compilers for the PolyBench runner's `polly` and `graphite` targets (apt-get, as root).
+peers:
+	@bash scripts/peers.sh

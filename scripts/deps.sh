@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs what the build needs on Debian: libclang 19 (the frontend), autotools (isl-rs builds
 # ISL from source), a C compiler (generated programs, the ISL build), cmake (the test that builds a
-# CMake project with tiledflow-cc). As root it uses apt-get;
-# otherwise it prints the exact command and fails.
+# CMake project with tiledflow-cc). As root it uses apt-get; otherwise it prints the exact command
+# and fails. With arguments, it installs those packages instead.
 set -euo pipefail
 packages=(libclang-19-dev autoconf automake libtool make gcc libc6-dev cmake)
+# Other scripts pass their own list (scripts/peers.sh).
+if [ $# -gt 0 ]; then packages=("$@"); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

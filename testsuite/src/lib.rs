@@ -29,4 +29,7 @@ pub use paths::{
     bin_dir, kernel_dir, kernel_names, kernel_path, kernels_dir, reference_cc, repo_root,
     tool_path, utilities_dir,
 };
-pub use process::{compile, compile_with_stderr, run, DEFAULT_COMPILE_TIMEOUT};
+pub use process::{
+    compile, compile_in_env, compile_with_stderr, describe_status, expect_success, run,
+    DEFAULT_COMPILE_TIMEOUT,
+};

@@ -60,7 +60,7 @@ where
 }
 
 /// [`compile_with_stderr`] with extra environment variables for the compiler and a time limit.
-pub(crate) fn compile_in_env<S, F>(
+pub fn compile_in_env<S, F>(
     cc_or_driver: impl AsRef<OsStr>,
     sources: &[S],
     flags: &[F],
@@ -204,7 +204,7 @@ pub(crate) fn show_command(cmd: &Command) -> String {
 }
 
 /// "exit status 3" or "killed by signal 11".
-pub(crate) fn describe_status(status: ExitStatus) -> String {
+pub fn describe_status(status: ExitStatus) -> String {
     if let Some(code) = status.code() {
         return format!("exit status {code}");
     }
@@ -231,7 +231,7 @@ pub(crate) fn tail(text: &str, limit: usize) -> String {
 }
 
 /// Fails unless `output` says the program exited with status 0; the error quotes its stderr.
-pub(crate) fn expect_success(what: &str, output: &Output) -> Result<()> {
+pub fn expect_success(what: &str, output: &Output) -> Result<()> {
     if output.status.success() {
         return Ok(());
     }

@@ -6,7 +6,7 @@
 //! partial tiles in every dimension, so tile bounds and tile dependences at the borders are
 //! exercised; 1 and 2 threads, so both the sequential and the concurrent paths of the runtime run.
 
-use testsuite::{differential, kernel_names, Variant};
+use testsuite::{differential, Variant};
 
 /// The transformed variants every kernel is checked with.
 fn variants(tile: &str) -> Vec<Variant> {
@@ -67,28 +67,6 @@ fn seidel_2d() {
     check("seidel-2d", &[&[("MINI_DATASET", "")], &[("N", "29"), ("TSTEPS", "7")]], &["8", "3,4,5"]);
 }
 
-/// Kernels the compiler cannot handle yet, each with the reason; they are left out of
-/// [`every_kernel_at_mini_as_tasks`] until fixed, and the list must only shrink. (heat-3d left
-/// it when its dependences stopped being coalesced and the scheduler's work was bounded.)
-const NOT_YET: &[&str] = &[];
-
-/// Every kernel of the suite, at MINI, as tasks with small tiles (many tiles and tile
-/// dependences) on 2 threads.
-#[test]
-fn every_kernel_at_mini_as_tasks() {
-    let names = kernel_names().expect("kernels are listed");
-    assert!(names.len() >= 30, "expected the 30 PolyBench kernels, found {}", names.len());
-    assert!(NOT_YET.iter().all(|k| names.iter().any(|n| n == k)), "NOT_YET names a kernel that does not exist");
-    let mut failures = Vec::new();
-    for name in names.iter().filter(|n| !NOT_YET.contains(&n.as_str())) {
-        let v = Variant::tiledflow_cc("tasks, tile 4, 2 threads")
-            .expect("tiledflow-cc is built")
-            .arg("--tiledflow-strict")
-            .arg("--tiledflow-tile-sizes=4")
-            .env("TILEDFLOW_NUM_THREADS", "2");
-        if let Err(e) = differential(name, &[("MINI_DATASET", "")], &[v]) {
-            failures.push(format!("{e:#}"));
-        }
-    }
-    assert!(failures.is_empty(), "{} kernel(s) failed:\n{}", failures.len(), failures.join("\n\n"));
-}
+// Every kernel at MINI (tasks and seq, tiles of 4, 2 threads) is checked by the PolyBench
+// runner's own test, `polybench/tests/runner.rs` (`every_kernel_verifies_at_mini`), which uses
+// this crate's harness; it is not repeated here.

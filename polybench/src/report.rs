@@ -1,0 +1,494 @@
+//! The results of a run as plain data (serialized as the JSON that `--baseline` reads back),
+//! and their renderings: the terminal table, the JSON and the CSV.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use comfy_table::{presets, Cell, CellAlignment, Table};
+use serde::{Deserialize, Serialize};
+
+/// How one build of one kernel came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Status {
+    /// Built, ran, and every array equals the original's.
+    #[serde(rename = "verified")]
+    Verified,
+    /// Built and ran, but some array differs from the original's.
+    #[serde(rename = "WRONG")]
+    Wrong,
+    /// Did not build, crashed, exited non-zero or ran past the time limit (or the original did).
+    #[serde(rename = "failed")]
+    Failed,
+}
+
+impl Status {
+    /// As printed: `verified`, `WRONG`, `failed`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Status::Verified => "verified",
+            Status::Wrong => "WRONG",
+            Status::Failed => "failed",
+        }
+    }
+}
+
+/// One build of one kernel, measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    /// How it came out.
+    pub status: Status,
+    /// Why it is WRONG or failed (the first differing values, the compiler's message, …).
+    pub reason: Option<String>,
+    /// Wall time of the build command, in seconds (absent when it did not build).
+    pub build_s: Option<f64>,
+    /// Wall time of tiledflow's source-to-source step alone (tiledflow targets, timed runs).
+    pub tiledflow_s: Option<f64>,
+    /// The kernel's time in each run, in seconds (empty in verification-only runs).
+    pub times_s: Vec<f64>,
+    /// The median of `times_s`.
+    pub median_s: Option<f64>,
+}
+
+impl Measurement {
+    /// A build that failed before anything ran.
+    pub fn failed(reason: impl Into<String>, build_s: Option<f64>) -> Self {
+        Measurement {
+            status: Status::Failed,
+            reason: Some(reason.into()),
+            build_s,
+            tiledflow_s: None,
+            times_s: Vec::new(),
+            median_s: None,
+        }
+    }
+}
+
+/// One target's result for one kernel.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetResult {
+    /// The target's name (`seq`, `tasks`, `polly`, …).
+    pub target: String,
+    /// Its build and runs.
+    #[serde(flatten)]
+    pub measurement: Measurement,
+    /// The original's median over this target's median; only for verified, timed results.
+    pub speedup: Option<f64>,
+}
+
+/// One kernel: the original and every target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KernelReport {
+    /// The kernel's name.
+    pub kernel: String,
+    /// The original (`cc` with the same flags); its dump is the reference.
+    pub original: Measurement,
+    /// Each target, in the order asked for.
+    pub targets: Vec<TargetResult>,
+}
+
+/// A requested peer that is not installed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedTarget {
+    /// The target's name.
+    pub target: String,
+    /// Why it was skipped.
+    pub reason: String,
+}
+
+/// The geometric mean of one target's speedups.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Geomean {
+    /// The target's name.
+    pub target: String,
+    /// Geometric mean over the kernels it verified on (absent if none, or not timed).
+    pub speedup: Option<f64>,
+    /// Over how many kernels.
+    pub n_kernels: usize,
+    /// How many kernels it verified on.
+    pub n_verified: usize,
+    /// How many of its results are WRONG.
+    pub n_wrong: usize,
+    /// How many failed.
+    pub n_failed: usize,
+}
+
+/// Everything one run measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// `MINI` … `EXTRALARGE`.
+    pub size: String,
+    /// Threads of the parallel targets.
+    pub threads: usize,
+    /// Runs per build.
+    pub repeat: usize,
+    /// Whether runs were timed.
+    pub timed: bool,
+    /// Optimization flags of every build.
+    pub opt_flags: Vec<String>,
+    /// `--tiledflow-tile-sizes` given to tiledflow targets, if any.
+    pub tile_sizes: Option<String>,
+    /// The targets measured, in order.
+    pub targets: Vec<String>,
+    /// Requested peers that are not installed.
+    pub skipped: Vec<SkippedTarget>,
+    /// One entry per kernel, in the order run.
+    pub kernels: Vec<KernelReport>,
+    /// Per target, the geometric mean of its speedups.
+    pub geomeans: Vec<Geomean>,
+}
+
+/// The median of `xs` (the mean of the two middle values for an even count); `None` if empty.
+pub fn median(xs: &[f64]) -> Option<f64> {
+    if xs.is_empty() {
+        return None;
+    }
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let mid = v.len() / 2;
+    Some(if v.len() % 2 == 1 {
+        v[mid]
+    } else {
+        (v[mid - 1] + v[mid]) / 2.0
+    })
+}
+
+/// `v` with three significant digits (at least two decimals): `12.3`, `1.23`, `0.0123`.
+pub fn significant(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let decimals = (2 - v.abs().log10().floor() as i64).clamp(2, 9) as usize;
+    format!("{v:.decimals$}")
+}
+
+/// The geometric mean of positive values; `None` if there are none.
+pub fn geomean(xs: &[f64]) -> Option<f64> {
+    let positive: Vec<f64> = xs.iter().copied().filter(|x| *x > 0.0).collect();
+    if positive.is_empty() || positive.len() != xs.len() {
+        return None;
+    }
+    let log_sum: f64 = positive.iter().map(|x| x.ln()).sum();
+    Some((log_sum / positive.len() as f64).exp())
+}
+
+impl Report {
+    /// Fills `geomeans` from the kernels' results.
+    pub fn compute_geomeans(&mut self) {
+        self.geomeans = self
+            .targets
+            .iter()
+            .map(|t| {
+                let results: Vec<&TargetResult> = self
+                    .kernels
+                    .iter()
+                    .flat_map(|k| k.targets.iter().filter(|r| &r.target == t))
+                    .collect();
+                let count =
+                    |s: Status| results.iter().filter(|r| r.measurement.status == s).count();
+                let speedups: Vec<f64> = results.iter().filter_map(|r| r.speedup).collect();
+                Geomean {
+                    target: t.clone(),
+                    speedup: geomean(&speedups),
+                    n_kernels: speedups.len(),
+                    n_verified: count(Status::Verified),
+                    n_wrong: count(Status::Wrong),
+                    n_failed: count(Status::Failed),
+                }
+            })
+            .collect();
+    }
+
+    /// Whether every build of every kernel verified.
+    pub fn all_verified(&self) -> bool {
+        self.kernels.iter().all(|k| {
+            k.original.status == Status::Verified
+                && k.targets
+                    .iter()
+                    .all(|r| r.measurement.status == Status::Verified)
+        })
+    }
+
+    /// The terminal table: one row per kernel and target (the original first), then the
+    /// geometric means.
+    pub fn table(&self) -> String {
+        let mut table = Table::new();
+        table.load_preset(presets::UTF8_BORDERS_ONLY);
+        table.set_header(vec![
+            "kernel",
+            "target",
+            "result",
+            "time (s)",
+            "speedup",
+            "build (s)",
+            "tiledflow (s)",
+        ]);
+        let secs = |x: Option<f64>| x.map_or_else(|| "-".to_string(), significant);
+        for k in &self.kernels {
+            let mut rows: Vec<(&str, &Measurement, Option<f64>)> =
+                vec![("original", &k.original, None)];
+            rows.extend(
+                k.targets
+                    .iter()
+                    .map(|r| (r.target.as_str(), &r.measurement, r.speedup)),
+            );
+            for (target, m, speedup) in rows {
+                table.add_row(vec![
+                    Cell::new(&k.kernel),
+                    Cell::new(target),
+                    Cell::new(m.status.label()),
+                    Cell::new(secs(m.median_s)).set_alignment(CellAlignment::Right),
+                    Cell::new(
+                        speedup.map_or_else(|| "-".to_string(), |s| format!("{}x", significant(s))),
+                    )
+                    .set_alignment(CellAlignment::Right),
+                    Cell::new(secs(m.build_s)).set_alignment(CellAlignment::Right),
+                    Cell::new(secs(m.tiledflow_s)).set_alignment(CellAlignment::Right),
+                ]);
+            }
+        }
+        let mut out = table.to_string();
+        out.push('\n');
+        for g in &self.geomeans {
+            let speedup = match g.speedup {
+                Some(s) => format!("geomean speedup {s:.2}x over {} kernel(s)", g.n_kernels),
+                None if self.timed => "no verified timing".to_string(),
+                None => "not timed".to_string(),
+            };
+            out.push_str(&format!(
+                "{:<10} {speedup}; {} verified, {} WRONG, {} failed\n",
+                g.target, g.n_verified, g.n_wrong, g.n_failed
+            ));
+        }
+        for s in &self.skipped {
+            out.push_str(&format!("{:<10} skipped: {}\n", s.target, s.reason));
+        }
+        out
+    }
+
+    /// How many lines of each reason [`Report::problems`] shows (the JSON has all of it).
+    pub const PROBLEM_LINES: usize = 12;
+
+    /// The reasons of every WRONG or failed build, one paragraph each, each cut to
+    /// [`Report::PROBLEM_LINES`] lines.
+    pub fn problems(&self) -> String {
+        let mut out = String::new();
+        for k in &self.kernels {
+            let rows = std::iter::once(("original", &k.original)).chain(
+                k.targets
+                    .iter()
+                    .map(|r| (r.target.as_str(), &r.measurement)),
+            );
+            for (target, m) in rows {
+                if let (Status::Wrong | Status::Failed, Some(reason)) = (m.status, &m.reason) {
+                    let n_lines = reason.lines().count();
+                    let mut reason: Vec<&str> = reason.lines().take(Self::PROBLEM_LINES).collect();
+                    let more = format!(
+                        "[... {} more lines]",
+                        n_lines.saturating_sub(Self::PROBLEM_LINES)
+                    );
+                    if n_lines > Self::PROBLEM_LINES {
+                        reason.push(&more);
+                    }
+                    let reason = reason.join("\n");
+                    out.push_str(&format!(
+                        "{} / {target}: {}: {reason}\n\n",
+                        k.kernel,
+                        m.status.label()
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    /// Writes the report as pretty JSON.
+    pub fn write_json(&self, path: &Path) -> Result<()> {
+        let text = serde_json::to_string_pretty(self)?;
+        std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))
+    }
+
+    /// Reads a report written by [`Report::write_json`].
+    pub fn read_json(path: &Path) -> Result<Report> {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        serde_json::from_str(&text)
+            .with_context(|| format!("{} is not a polybench report", path.display()))
+    }
+
+    /// Writes one CSV row per kernel and build (the original included) with every figure.
+    pub fn write_csv(&self, path: &Path) -> Result<()> {
+        let file =
+            std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+        self.write_csv_to(file)
+            .with_context(|| format!("writing {}", path.display()))
+    }
+
+    fn write_csv_to(&self, out: impl Write) -> Result<()> {
+        let mut w = csv::Writer::from_writer(out);
+        w.write_record([
+            "kernel",
+            "target",
+            "status",
+            "median_s",
+            "speedup",
+            "build_s",
+            "tiledflow_s",
+            "times_s",
+            "size",
+            "threads",
+            "reason",
+        ])?;
+        let num = |x: Option<f64>| x.map(|v| format!("{v}")).unwrap_or_default();
+        for k in &self.kernels {
+            let rows = std::iter::once(("original", &k.original, None)).chain(
+                k.targets
+                    .iter()
+                    .map(|r| (r.target.as_str(), &r.measurement, r.speedup)),
+            );
+            for (target, m, speedup) in rows {
+                let times: Vec<String> = m.times_s.iter().map(|t| format!("{t}")).collect();
+                w.write_record([
+                    k.kernel.as_str(),
+                    target,
+                    m.status.label(),
+                    &num(m.median_s),
+                    &num(speedup),
+                    &num(m.build_s),
+                    &num(m.tiledflow_s),
+                    &times.join(" "),
+                    &self.size,
+                    &self.threads.to_string(),
+                    m.reason.as_deref().unwrap_or(""),
+                ])?;
+            }
+        }
+        w.flush()?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    #[test]
+    fn medians_and_geomeans() {
+        assert_eq!(median(&[]), None);
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
+        assert_eq!(geomean(&[]), None);
+        let g = geomean(&[2.0, 8.0]).unwrap();
+        assert!((g - 4.0).abs() < 1e-12, "{g}");
+        assert_eq!(geomean(&[2.0, 0.0]), None);
+        assert_eq!(significant(123.456), "123.46");
+        assert_eq!(significant(1.23456), "1.23");
+        assert_eq!(significant(0.0123456), "0.0123");
+        assert_eq!(significant(0.0), "0");
+    }
+
+    fn measured(status: Status, median_s: Option<f64>) -> Measurement {
+        Measurement {
+            status,
+            reason: (status != Status::Verified).then(|| "because".to_string()),
+            build_s: Some(0.5),
+            tiledflow_s: None,
+            times_s: median_s.into_iter().collect(),
+            median_s,
+        }
+    }
+
+    pub(crate) fn sample() -> Report {
+        let kernel = |name: &str, seq: (Status, Option<f64>, Option<f64>)| KernelReport {
+            kernel: name.to_string(),
+            original: measured(Status::Verified, Some(1.0)),
+            targets: vec![TargetResult {
+                target: "seq".to_string(),
+                measurement: measured(seq.0, seq.1),
+                speedup: seq.2,
+            }],
+        };
+        let mut r = Report {
+            size: "MINI".into(),
+            threads: 2,
+            repeat: 1,
+            timed: true,
+            opt_flags: vec!["-O1".into()],
+            tile_sizes: None,
+            targets: vec!["seq".into()],
+            skipped: vec![SkippedTarget {
+                target: "polly".into(),
+                reason: "not installed".into(),
+            }],
+            kernels: vec![
+                kernel("gemm", (Status::Verified, Some(0.5), Some(2.0))),
+                kernel("lu", (Status::Verified, Some(0.125), Some(8.0))),
+                kernel("adi", (Status::Wrong, Some(0.1), None)),
+            ],
+            geomeans: vec![],
+        };
+        r.compute_geomeans();
+        r
+    }
+
+    #[test]
+    fn geomeans_count_only_verified_speedups() {
+        let r = sample();
+        assert_eq!(r.geomeans.len(), 1);
+        let g = &r.geomeans[0];
+        assert!((g.speedup.unwrap() - 4.0).abs() < 1e-12);
+        assert_eq!(
+            (g.n_kernels, g.n_verified, g.n_wrong, g.n_failed),
+            (2, 2, 1, 0)
+        );
+        assert!(!r.all_verified());
+    }
+
+    #[test]
+    fn json_round_trips_and_csv_has_a_row_per_build() {
+        let r = sample();
+        let dir = tempfile::tempdir().unwrap();
+        let json = dir.path().join("r.json");
+        r.write_json(&json).unwrap();
+        assert_eq!(Report::read_json(&json).unwrap(), r);
+        let mut csv = Vec::new();
+        r.write_csv_to(&mut csv).unwrap();
+        let text = String::from_utf8(csv).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 1 + 3 * 2, "{text}");
+        assert!(lines[0].starts_with("kernel,target,status,median_s,speedup"));
+        assert!(
+            lines.contains(&"gemm,seq,verified,0.5,2,0.5,,0.5,MINI,2,"),
+            "{text}"
+        );
+        assert!(
+            lines.contains(&"adi,seq,WRONG,0.1,,0.5,,0.1,MINI,2,because"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn problems_quote_the_start_of_each_reason() {
+        let mut r = sample();
+        let long: Vec<String> = (1..=20).map(|i| format!("line {i}")).collect();
+        r.kernels[2].targets[0].measurement.reason = Some(long.join("\n"));
+        let p = r.problems();
+        assert!(p.starts_with("adi / seq: WRONG: line 1\n"), "{p}");
+        assert!(p.contains("line 12\n[... 8 more lines]"), "{p}");
+        assert!(!p.contains("line 13"), "{p}");
+    }
+
+    #[test]
+    fn the_table_names_every_build_and_the_geomean() {
+        let t = sample().table();
+        assert!(t.contains("WRONG"), "{t}");
+        assert!(t.contains("8.00x"), "{t}");
+        assert!(
+            t.contains(
+                "seq        geomean speedup 4.00x over 2 kernel(s); 2 verified, 1 WRONG, 0 failed"
+            ),
+            "{t}"
+        );
+        assert!(t.contains("polly      skipped: not installed"), "{t}");
+    }
+}

@@ -1,0 +1,171 @@
+//! The targets a kernel is built for: tiledflow's (any `--tiledflow-target=` name, so that a new
+//! target of the compiler is measured without a change here) and the peer compilers, and how
+//! each one's build command is made.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// The compiler of the `polly` peer (Debian's clang 19 has Polly built in).
+pub const POLLY_CC: &str = "clang-19";
+/// The compiler of the `graphite` peer.
+pub const GRAPHITE_CC: &str = "gcc";
+
+/// One way of building a kernel besides the original.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Target {
+    /// `tiledflow-cc --tiledflow-target=<name>`.
+    Tiledflow(String),
+    /// clang 19 with Polly's automatic parallelization.
+    Polly,
+    /// gcc with Graphite's automatic parallelization.
+    Graphite,
+}
+
+impl Target {
+    /// `polly` and `graphite` are the peers; every other name is a tiledflow target, checked by
+    /// tiledflow-cc itself when it builds. Names are lower-case words (letters, digits, `-`, `_`).
+    pub fn parse(name: &str) -> Result<Target, String> {
+        let name = name.trim();
+        let valid = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+        if !valid {
+            return Err(format!(
+                "target `{name}`: expected a name such as seq, tasks, omp, polly or graphite"
+            ));
+        }
+        Ok(match name {
+            "polly" => Target::Polly,
+            "graphite" => Target::Graphite,
+            other => Target::Tiledflow(other.to_string()),
+        })
+    }
+
+    /// The name used on the command line and in reports.
+    pub fn name(&self) -> &str {
+        match self {
+            Target::Tiledflow(t) => t,
+            Target::Polly => "polly",
+            Target::Graphite => "graphite",
+        }
+    }
+
+    /// Whether this is a peer compiler (which may be absent from the machine).
+    pub fn is_peer(&self) -> bool {
+        !matches!(self, Target::Tiledflow(_))
+    }
+
+    /// The compiler driver and the arguments that follow the base flags.
+    pub fn build_command(
+        &self,
+        bin_dir: &Path,
+        threads: usize,
+        tile_sizes: Option<&str>,
+    ) -> (PathBuf, Vec<String>) {
+        match self {
+            Target::Tiledflow(name) => {
+                let mut args = vec![
+                    "--tiledflow-strict".to_string(),
+                    format!("--tiledflow-target={name}"),
+                ];
+                if let Some(ts) = tile_sizes {
+                    args.push(format!("--tiledflow-tile-sizes={ts}"));
+                }
+                (bin_dir.join("tiledflow-cc"), args)
+            }
+            Target::Polly => (
+                PathBuf::from(POLLY_CC),
+                ["-mllvm", "-polly", "-mllvm", "-polly-parallel", "-fopenmp"]
+                    .map(String::from)
+                    .to_vec(),
+            ),
+            Target::Graphite => (
+                PathBuf::from(GRAPHITE_CC),
+                vec![
+                    "-floop-parallelize-all".to_string(),
+                    format!("-ftree-parallelize-loops={threads}"),
+                ],
+            ),
+        }
+    }
+
+    /// For a peer: whether its compiler is installed and accepts its flags, tried on a tiny
+    /// program; the error says what is missing. Tiledflow targets are always `Ok` (tiledflow-cc
+    /// judges them per build).
+    pub fn probe(&self, bin_dir: &Path, threads: usize) -> Result<(), String> {
+        if !self.is_peer() {
+            return Ok(());
+        }
+        let (driver, args) = self.build_command(bin_dir, threads, None);
+        let dir = tempfile::Builder::new()
+            .prefix("polybench-probe.")
+            .tempdir()
+            .map_err(|e| format!("temporary directory: {e}"))?;
+        let src = dir.path().join("probe.c");
+        let program = "double a[64];\nint main(void) {\n  for (int i = 0; i < 64; i++) a[i] = i;\n  return a[3] == 3.0 ? 0 : 1;\n}\n";
+        std::fs::write(&src, program).map_err(|e| format!("{}: {e}", src.display()))?;
+        testsuite::compile_in_env(
+            &driver,
+            &[&src],
+            &args,
+            &dir.path().join("probe"),
+            &[],
+            Duration::from_secs(60),
+        )
+        .map(|_| ())
+        .map_err(|e| {
+            let first = format!("{e:#}");
+            let first = first.lines().next().unwrap_or_default().to_string();
+            format!(
+                "`{}` cannot build with its flags ({first})",
+                driver.display()
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_to_peers_or_tiledflow_targets() {
+        assert_eq!(Target::parse("polly").unwrap(), Target::Polly);
+        assert_eq!(Target::parse("graphite").unwrap(), Target::Graphite);
+        assert_eq!(
+            Target::parse(" omp").unwrap(),
+            Target::Tiledflow("omp".to_string())
+        );
+        assert!(Target::parse("").is_err());
+        assert!(Target::parse("seq tasks").is_err());
+        assert!(Target::parse("Seq").is_err());
+        assert_eq!(Target::parse("tasks").unwrap().name(), "tasks");
+    }
+
+    #[test]
+    fn build_commands_carry_each_targets_flags() {
+        let bin = Path::new("/b");
+        let (drv, args) = Target::Tiledflow("seq".into()).build_command(bin, 2, Some("8,4"));
+        assert_eq!(drv, Path::new("/b/tiledflow-cc"));
+        assert_eq!(
+            args,
+            [
+                "--tiledflow-strict",
+                "--tiledflow-target=seq",
+                "--tiledflow-tile-sizes=8,4"
+            ]
+        );
+        let (drv, args) = Target::Graphite.build_command(bin, 3, Some("8"));
+        assert_eq!(drv, Path::new("gcc"));
+        assert_eq!(
+            args,
+            ["-floop-parallelize-all", "-ftree-parallelize-loops=3"]
+        );
+        let (drv, args) = Target::Polly.build_command(bin, 3, None);
+        assert_eq!(drv, Path::new("clang-19"));
+        assert!(args.windows(2).any(|w| w == ["-mllvm", "-polly-parallel"]));
+    }
+}
