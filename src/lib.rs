@@ -80,20 +80,40 @@ pub struct ScopReport {
     pub n_bands: usize,
     pub n_classes: usize,
     pub n_tile_deps: usize,
+    /// The idiom chosen for each numbered tile dependence.
+    pub idioms: Vec<taskgen::idiom::Idiom>,
     pub micros: u128,
 }
 
 impl ScopReport {
+    /// `2 point-to-point, 1 soft-barrier`: how many dependences each idiom synchronizes, or `none`.
+    fn idiom_counts(&self) -> String {
+        use taskgen::idiom::Idiom;
+        let kinds = [Idiom::PointToPoint, Idiom::Broadcast, Idiom::SoftBarrier, Idiom::Implied];
+        let counts: Vec<String> = kinds
+            .iter()
+            .map(|k| (k, self.idioms.iter().filter(|i| *i == k).count()))
+            .filter(|&(_, n)| n > 0)
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect();
+        if counts.is_empty() {
+            "none".to_string()
+        } else {
+            counts.join(", ")
+        }
+    }
+
     /// The line `-v` prints: `path: SCoP in f() at line 12: 3 statements, 2 bands, ...`.
     pub fn line(&self, path: &str) -> String {
         format!(
-            "{path}: SCoP in {}() at line {}: {} statements, {} bands, {} tile dependences, {} task classes, {:.1} ms",
+            "{path}: SCoP in {}() at line {}: {} statements, {} bands, {} tile dependences, {} task classes, idioms: {}, {:.1} ms",
             self.function,
             self.line,
             self.n_statements,
             self.n_bands,
             self.n_tile_deps,
             self.n_classes,
+            self.idiom_counts(),
             self.micros as f64 / 1000.0
         )
     }
@@ -181,6 +201,7 @@ fn compile_parsed(file: SourceFile, mut diagnostics: Vec<String>, opts: &Options
                     n_bands: c.sched.as_ref().map_or(0, |t| t.nests.len()),
                     n_classes: c.program.as_ref().map_or(0, |p| p.classes.len()),
                     n_tile_deps: c.program.as_ref().map_or(0, |p| p.classes.iter().map(|k| k.inputs.len()).sum()),
+                    idioms: c.program.as_ref().map_or(Vec::new(), |p| p.idioms.clone()),
                     micros: start.elapsed().as_micros(),
                 });
                 compiled.push((scop, c));

@@ -121,7 +121,7 @@ struct Cli {
     /// Fail when a SCoP cannot be transformed instead of leaving it as written
     #[arg(long)]
     strict: bool,
-    /// Print one line per SCoP on stderr: statements, bands, tile dependences, task classes, time
+    /// Print one line per SCoP on stderr: statements, bands, tile dependences, task classes, idioms, time
     #[arg(short, long)]
     verbose: bool,
     /// What one task runs: one tile, or all tiles sharing the outermost tile coordinate

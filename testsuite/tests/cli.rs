@@ -73,12 +73,12 @@ fn tiledflow_writes_standard_output_for_dash_and_one_verbose_line_per_scop() {
     let lines: Vec<&str> = r.stderr.lines().filter(|l| l.contains("SCoP in")).collect();
     assert_eq!(lines.len(), 2, "{}", r.said());
     assert!(
-        lines[0].starts_with("two.c: SCoP in k1() at line 6: 1 statements, 1 bands, 0 tile dependences, 1 task classes, "),
+        lines[0].starts_with("two.c: SCoP in k1() at line 6: 1 statements, 1 bands, 0 tile dependences, 1 task classes, idioms: none, "),
         "{}",
         lines[0]
     );
     assert!(
-        lines[1].starts_with("two.c: SCoP in k2() at line 13: 1 statements, 1 bands, 1 tile dependences, 1 task classes, "),
+        lines[1].starts_with("two.c: SCoP in k2() at line 13: 1 statements, 1 bands, 1 tile dependences, 1 task classes, idioms: 1 point-to-point, "),
         "{}",
         lines[1]
     );
