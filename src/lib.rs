@@ -266,12 +266,7 @@ fn compile_scop(
             Some(n) => polyhedral::coarsen(&fine, n).map_err(polyhedral_error)?,
             None => fine.clone(),
         };
-        let mut private = Vec::new();
-        for c in &candidates {
-            if let Some(p) = polyhedral::task_private(scop, c, &sched).map_err(polyhedral_error)? {
-                private.push(p);
-            }
-        }
+        let private = polyhedral::task_private(scop, &candidates, &sched).map_err(polyhedral_error)?;
         if private.len() == candidates.len() {
             for w in warnings {
                 diagnostics.push(format!("{path}:{}:{}: warning: {}", scop.loc.line, scop.loc.col, w.0));

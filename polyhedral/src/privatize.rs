@@ -144,15 +144,14 @@ pub struct TaskPrivate {
     pub copy_out: Vec<Option<String>>,
 }
 
-/// Whether `expansion`'s scalar (of the unexpanded `scop`) may live in one variable per task of
-/// `sched`, a schedule of the SCoP with that scalar expanded; `None` when it may not.
-pub fn task_private(scop: &Scop, expansion: &ScalarExpansion, sched: &TiledSchedule) -> Result<Option<TaskPrivate>> {
+/// The scalars of `expansions` (of the unexpanded `scop`) that may live in one variable per task
+/// of `sched`, a schedule of the SCoP with those scalars expanded, in the order of `expansions`.
+pub fn task_private(scop: &Scop, expansions: &[ScalarExpansion], sched: &TiledSchedule) -> Result<Vec<TaskPrivate>> {
+    if expansions.is_empty() {
+        return Ok(Vec::new());
+    }
     let ctx = Ctx::new()?;
     let sets = ScopSets::parse(&ctx, scop)?;
-    let array = scop.array(expansion.array);
-    let Some((reads, writes, flow)) = scalar_flow(&ctx, scop, &sets, array)? else {
-        return Ok(None);
-    };
     let mut tile_maps = UnionMap::empty(&ctx)?;
     let mut times = UnionMap::empty(&ctx)?;
     for (k, nest) in sched.nests.iter().enumerate() {
@@ -162,8 +161,33 @@ pub fn task_private(scop: &Scop, expansion: &ScalarExpansion, sched: &TiledSched
         times = times.union(pad_to_common_depth(time)?.0)?;
     }
     let same_task = tile_maps.clone().apply_range(tile_maps.clone().reverse()?)?;
+    let mut out = Vec::new();
+    for e in expansions {
+        if let Some(p) = one_task_private(&ctx, &sets, scop, e, &tile_maps, &same_task, &times, sched.nests.len())? {
+            out.push(p);
+        }
+    }
+    Ok(out)
+}
+
+/// [`task_private`] for one scalar, with the tile maps, the pairs of instances in one task and
+/// the nests' schedules of `sched`.
+fn one_task_private<'c>(
+    ctx: &'c Ctx,
+    sets: &ScopSets<'c>,
+    scop: &Scop,
+    expansion: &ScalarExpansion,
+    tile_maps: &UnionMap<'c>,
+    same_task: &UnionMap<'c>,
+    times: &UnionMap<'c>,
+    n_nests: usize,
+) -> Result<Option<TaskPrivate>> {
+    let array = scop.array(expansion.array);
+    let Some((reads, writes, flow)) = scalar_flow(ctx, scop, sets, array)? else {
+        return Ok(None);
+    };
     // 1. Values never cross tasks.
-    if !flow.is_subset(&same_task)? {
+    if !flow.is_subset(same_task)? {
         return Ok(None);
     }
     // 2. Inside a task, conflicting accesses keep their original order.
@@ -172,8 +196,8 @@ pub fn task_private(scop: &Scop, expansion: &ScalarExpansion, sched: &TiledSched
     let original = sets.original.clone().intersect_domain(accessing.clone())?;
     let before = original.clone().lex_lt_union_map(original)?;
     let conflicts = before.clone().intersect_domain(written.clone())?.union(before.intersect_range(written.clone())?)?;
-    let in_task = conflicts.intersect(same_task)?;
-    let time = times.intersect_domain(accessing)?;
+    let in_task = conflicts.intersect(same_task.clone())?;
+    let time = times.clone().intersect_domain(accessing)?;
     if !in_task.is_subset(&time.clone().lex_lt_union_map(time)?)? {
         return Ok(None);
     }
@@ -181,8 +205,8 @@ pub fn task_private(scop: &Scop, expansion: &ScalarExpansion, sched: &TiledSched
     let original_writes = sets.original.clone().intersect_domain(written.clone())?;
     let later = original_writes.clone().lex_lt_union_map(original_writes)?;
     let last = written.subtract(later.domain()?)?;
-    let last_tiles = tile_maps.intersect_domain(last)?.range()?.coalesce()?;
-    let mut copy_out = vec![None; sched.nests.len()];
+    let last_tiles = tile_maps.clone().intersect_domain(last)?.range()?.coalesce()?;
+    let mut copy_out = vec![None; n_nests];
     for set in last_tiles.sets()? {
         let Some(k) = set.tuple_name().as_deref().and_then(nest_of_name) else {
             return Err(crate::Error::Isl(format!("a tile outside the nests: {}", set.to_str()?)));

@@ -62,9 +62,9 @@ fn task_private_scalars(kernel: &str, tile: i64) -> Vec<(String, Vec<usize>)> {
     let deps = dependences(&expanded_scop).unwrap();
     let config = ScheduleConfig { tile_sizes: Some(vec![tile]), ..ScheduleConfig::default() };
     let (sched, _) = schedule(&expanded_scop, &deps, &config).unwrap();
-    candidates
-        .iter()
-        .filter_map(|c| task_private(&scop, c, &sched).unwrap())
+    task_private(&scop, &candidates, &sched)
+        .unwrap()
+        .into_iter()
         .map(|p| {
             let nests = p.copy_out.iter().enumerate().filter(|(_, s)| s.is_some()).map(|(k, _)| k).collect();
             (scop.array(p.array).name.clone(), nests)
