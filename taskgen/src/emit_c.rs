@@ -11,7 +11,8 @@
 //! - scalars written by the SCoP are captured by address and statements use `(*name)`, except
 //!   the scalars private to each task ([`crate::private`]): the task function declares its own
 //!   `name`, which the statements use, and the task of the tile running the last write copies
-//!   it back through the address at its end;
+//!   it back through the address at its end (a private scalar at file scope is hidden the same
+//!   way by a local of the task function);
 //! - scalars only read (parameters, coefficients) are captured by value;
 //! - variables at file scope are named directly.
 //!
@@ -234,6 +235,11 @@ fn task_function(n: usize, k: usize, class: &TaskClass, scop: &Scop, private: &[
     }
     for a in &scop.arrays {
         match capture(a) {
+            // A private scalar at file scope: its address is taken before the local hides it.
+            Capture::Direct if private.iter().any(|p| p.array == a.id) => {
+                let _ = writeln!(s, "  {} *const tf_out_{} = &{};", a.elem_type, a.name, a.name);
+                let _ = writeln!(s, "  {} {} = 0;", a.elem_type, a.name);
+            }
             Capture::Direct => {}
             Capture::Array => {
                 let dims = inner_dims(a, "tf_env");

@@ -30,3 +30,16 @@ double kernel_square(int N, double A[N][N], double B[N][N], double C[N])
 #pragma endscop
   return t;
 }
+
+/* A temporary at file scope, read after the SCoP: tasks hide it with their own copy. */
+double acc;
+void kernel_global(int N, double A[N], double B[N])
+{
+#pragma scop
+  for (int i = 0; i < N; i++) {
+    acc = A[i] * 0.5;
+    acc = acc * acc + A[N - 1 - i];
+    B[i] = acc;
+  }
+#pragma endscop
+}

@@ -6,6 +6,17 @@
 #include <string.h>
 double kernel_rowsum(int N, int M, double A[N][M], double B[N]);
 double kernel_square(int N, double A[N][N], double B[N][N], double C[N]);
+void kernel_global(int N, double A[N], double B[N]);
+extern double acc;
+static double ref_global(int N, double A[N], double B[N]) {
+  double t = -3.0;
+  for (int i = 0; i < N; i++) {
+    t = A[i] * 0.5;
+    t = t * t + A[N - 1 - i];
+    B[i] = t;
+  }
+  return t;
+}
 static double ref_rowsum(int N, int M, double A[N][M], double B[N]) {
   double s = -1.0;
   for (int i = 0; i < N; i++) {
@@ -50,6 +61,15 @@ int main(void) {
       printf("square MISMATCH N=%d: %g %g\n", N, r, r2); bad = 1;
     }
     free(A); free(B); free(B2); free(C); free(C2);
+  }
+  for (int N = 0; N <= 23; N += 1) {
+    double *A = calloc(N + 1, sizeof(double)), *B = calloc(N + 1, sizeof(double)), *B2 = calloc(N + 1, sizeof(double));
+    for (int i = 0; i < N; i++) A[i] = (i * 3) % 7 - 2.5;
+    acc = -3.0;
+    kernel_global(N, A, B);
+    double r2 = ref_global(N, A, B2);
+    if (memcmp(B, B2, sizeof(double) * N) || memcmp(&acc, &r2, sizeof r2)) { printf("global MISMATCH N=%d: %g %g\n", N, acc, r2); bad = 1; }
+    free(A); free(B); free(B2);
   }
   printf(bad ? "FAIL\n" : "ok\n");
   return bad;
