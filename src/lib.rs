@@ -256,7 +256,8 @@ fn compile_scop(
     }
     // Scalar privatization (polyhedral's `privatize` module): schedule with the expandable
     // scalars expanded, keep those that one variable per task serves, and schedule again
-    // without the others until all that are left are kept.
+    // without the others until all that are left are kept. The dependences of every later stage
+    // (and of `--emit deps`) are those of the SCoP with the kept scalars expanded.
     let (expanded, deps, fine, sched, private) = loop {
         let expanded = polyhedral::expand_scalars(scop, &candidates).map_err(polyhedral_error)?;
         let deps = polyhedral::dependences(&expanded).map_err(polyhedral_error)?;

@@ -48,6 +48,9 @@ pub struct ScalarExpansion {
 
 /// The scalars of `scop` that may be expanded, in array order (see the module documentation).
 pub fn scalar_expansions(scop: &Scop) -> Result<Vec<ScalarExpansion>> {
+    if !scop.arrays.iter().any(|a| a.rank == 0 && a.written) {
+        return Ok(Vec::new());
+    }
     let ctx = Ctx::new()?;
     let sets = ScopSets::parse(&ctx, scop)?;
     let (original, depth) = pad_to_common_depth(sets.original.clone())?;
