@@ -48,6 +48,9 @@ pub struct Options {
     pub scop: frontend::ScopMode,
     /// Also report, as notes, the loop nests that `ScopMode::Auto` left as written and why.
     pub notes: bool,
+    /// Keep every dependence through scalars written in a SCoP instead of giving each task its
+    /// own copy where that is legal (see `compile_scop`).
+    pub no_privatize: bool,
 }
 
 /// A failed compilation.
@@ -136,6 +139,8 @@ struct Compiled {
     program: Option<TaskProgram>,
     /// The parallel tile loops, for the OpenMP target.
     omp: Option<taskgen::OmpPlan>,
+    /// The scalars each task keeps in a variable of its own.
+    private: Vec<taskgen::PrivateScalar>,
 }
 
 fn polyhedral_error(e: polyhedral::Error) -> Error {
@@ -245,7 +250,9 @@ fn compile_parsed(file: SourceFile, mut diagnostics: Vec<String>, opts: &Options
         Emit::C => {
             let codes: Vec<ScopCode<'_>> = compiled
                 .iter()
-                .filter_map(|(scop, c)| c.program.as_ref().map(|program| ScopCode { scop, program, omp: c.omp.as_ref() }))
+                .filter_map(|(scop, c)| {
+                    c.program.as_ref().map(|program| ScopCode { scop, program, omp: c.omp.as_ref(), private: &c.private })
+                })
                 .collect();
             let eo = EmitOptions { target: opts.target, line_directives: opts.line_directives };
             taskgen::emit_file(&file, &codes, &eo)
@@ -260,29 +267,50 @@ fn compile_scop(
     opts: &Options,
     diagnostics: &mut Vec<String>,
 ) -> Result<Compiled, Error> {
-    let deps = polyhedral::dependences(scop).map_err(polyhedral_error)?;
-    if opts.emit == Emit::Deps {
-        return Ok(Compiled { deps, sched: None, program: None, omp: None });
-    }
-    let (sched, warnings) = polyhedral::schedule(scop, &deps, &opts.schedule).map_err(polyhedral_error)?;
-    for w in warnings {
-        diagnostics.push(format!("{path}:{}:{}: warning: {}", scop.loc.line, scop.loc.col, w.0));
-    }
-    polyhedral::verify(scop, &deps, &sched).map_err(polyhedral_error)?;
-    if opts.emit == Emit::Schedule {
-        return Ok(Compiled { deps, sched: Some(sched), program: None, omp: None });
-    }
-    let sched = match opts.granularity.tile_dims() {
-        Some(n) => polyhedral::coarsen(&sched, n).map_err(polyhedral_error)?,
-        None => sched,
+    let mut candidates = match opts.no_privatize {
+        true => Vec::new(),
+        false => polyhedral::scalar_expansions(scop).map_err(polyhedral_error)?,
     };
-    let tile_deps = polyhedral::tile_dependences(scop, &deps, &sched).map_err(polyhedral_error)?;
-    let program = taskgen::build(scop, &deps, &sched, &tile_deps).map_err(polyhedral_error)?;
+    if opts.emit == Emit::Deps && candidates.is_empty() {
+        let deps = polyhedral::dependences(scop).map_err(polyhedral_error)?;
+        return Ok(Compiled { deps, sched: None, program: None, omp: None, private: Vec::new() });
+    }
+    // Scalar privatization (polyhedral's `privatize` module): schedule with the expandable
+    // scalars expanded, keep those that one variable per task serves, and schedule again
+    // without the others until all that are left are kept. The dependences of every later stage
+    // (and of `--emit deps`) are those of the SCoP with the kept scalars expanded.
+    let (expanded, deps, fine, sched, private) = loop {
+        let expanded = polyhedral::expand_scalars(scop, &candidates).map_err(polyhedral_error)?;
+        let deps = polyhedral::dependences(&expanded).map_err(polyhedral_error)?;
+        let (fine, warnings) = polyhedral::schedule(&expanded, &deps, &opts.schedule).map_err(polyhedral_error)?;
+        polyhedral::verify(&expanded, &deps, &fine).map_err(polyhedral_error)?;
+        let sched = match opts.granularity.tile_dims() {
+            Some(n) => polyhedral::coarsen(&fine, n).map_err(polyhedral_error)?,
+            None => fine.clone(),
+        };
+        let private = polyhedral::task_private(scop, &candidates, &sched).map_err(polyhedral_error)?;
+        if private.len() == candidates.len() {
+            for w in warnings {
+                diagnostics.push(format!("{path}:{}:{}: warning: {}", scop.loc.line, scop.loc.col, w.0));
+            }
+            break (expanded, deps, fine, sched, private);
+        }
+        candidates.retain(|c| private.iter().any(|p| p.array == c.array));
+    };
+    if opts.emit == Emit::Deps {
+        return Ok(Compiled { deps, sched: None, program: None, omp: None, private: Vec::new() });
+    }
+    if opts.emit == Emit::Schedule {
+        return Ok(Compiled { deps, sched: Some(fine), program: None, omp: None, private: Vec::new() });
+    }
+    let tile_deps = polyhedral::tile_dependences(&expanded, &deps, &sched).map_err(polyhedral_error)?;
+    let program = taskgen::build(&expanded, &deps, &sched, &tile_deps).map_err(polyhedral_error)?;
     let omp = match (opts.emit, opts.target) {
-        (Emit::C, Target::Omp) => Some(taskgen::emit_omp::plan(scop, &deps, &sched).map_err(polyhedral_error)?),
+        (Emit::C, Target::Omp) => Some(taskgen::emit_omp::plan(&expanded, &deps, &sched).map_err(polyhedral_error)?),
         _ => None,
     };
-    Ok(Compiled { deps, sched: Some(sched), program: Some(program), omp })
+    let private = taskgen::private_scalars(scop, &private).map_err(polyhedral_error)?;
+    Ok(Compiled { deps, sched: Some(sched), program: Some(program), omp, private })
 }
 
 /// Writes `text` to `path` atomically: a temporary file in the same directory, then a rename, so

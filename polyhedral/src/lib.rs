@@ -15,8 +15,9 @@
 //! - [`tile_graph`] (`tile_graph`): tile dependences simplified, uniformized, numbered and
 //!   reduced; tile domains partitioned by dependence signature;
 //! - [`default_tile_size`] (`tile_size`): the default tile size of a band;
-//! - [`scalar_expansions`], [`expand_scalars`] (`privatize`): scalars whose values live within
-//!   one iteration of their outer loops, and the SCoP with them expanded (analysis only so far);
+//! - [`scalar_expansions`], [`expand_scalars`], [`task_private`] (`privatize`): scalars whose
+//!   values live within one iteration of their outer loops, the SCoP with them expanded, and
+//!   whether one variable per task of a tiled schedule is enough for such a scalar;
 //! - [`parallel_tiles`] (`parallel`): which tile loops may be parallel, and wavefronts, for the
 //!   barrier-based OpenMP target;
 //! - [`nest_body_ast`], [`points_ast`], [`tile_sources_ast`] (`astgen`): generated loops as a
@@ -46,7 +47,7 @@ pub use ast::{Ast, Expr, OpKind};
 pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
 pub use deps::dependences;
 pub use parallel::{parallel_tiles, ParallelTiles};
-pub use privatize::{expand_scalars, scalar_expansions, ScalarExpansion};
+pub use privatize::{expand_scalars, scalar_expansions, task_private, ScalarExpansion, TaskPrivate};
 pub use schedule::schedule;
 pub use tile::tile_dependences;
 pub use tile_graph::{

@@ -17,15 +17,25 @@
 //! no longer order different iterations of those loops through `s`. Scalars whose values flow
 //! from one iteration to the next (durbin's `alpha` and `beta`) are not expanded.
 //!
-//! What code generation must do with an expansion (not done yet: the pipeline compiles the
-//! unexpanded SCoP): declare the expanded array, substitute `s[..]` for `s` in the statements,
-//! and, since `s` may be read after the SCoP, copy the value of the last iteration back to `s`.
+//! What code generation does with an expansion ([`task_private`]): the SCoP is scheduled and tiled
+//! with the expanded dependences, and each task then keeps the scalar in a variable of its own
+//! instead of an array of copies, which is enough when, for the final tiled schedule,
+//! 1. every flow dependence through the scalar lies inside one task (a value never crosses
+//!    tasks, so no task reads another task's copy), and
+//! 2. inside one task, every pair of accesses to the scalar, at least one a write, runs in its
+//!    original order (the one variable then holds, at each read, the value the original
+//!    program reads there).
+//! The user's variable then holds the value of the last write after the SCoP: the task of the
+//! tile that runs the lexicographically last write (in the original order) copies its variable
+//! back at its end; by 2, that write is the last one the task runs. Liveness after the SCoP is
+//! not analysed, so that copy is always made. A scalar failing 1 or 2 is not privatized: the
+//! SCoP is scheduled again with its dependences kept (the original order through it).
 
 use crate::isl::{AccessInfo, Ctx, UnionMap, UnionSet};
-use crate::maps::{input_error, pad_to_common_depth, projection};
+use crate::maps::{input_error, nest_of_name, pad_to_common_depth, projection};
 use crate::scop::ScopSets;
-use crate::Result;
-use frontend::ir::{ArrayId, Scop};
+use crate::{Result, TiledSchedule};
+use frontend::ir::{Array, ArrayId, Scop};
 
 /// A scalar that may be expanded: each iteration of the outermost `loops` loops around its
 /// statements gets its own copy.
@@ -38,22 +48,17 @@ pub struct ScalarExpansion {
 
 /// The scalars of `scop` that may be expanded, in array order (see the module documentation).
 pub fn scalar_expansions(scop: &Scop) -> Result<Vec<ScalarExpansion>> {
+    if !scop.arrays.iter().any(|a| a.rank == 0 && a.written) {
+        return Ok(Vec::new());
+    }
     let ctx = Ctx::new()?;
     let sets = ScopSets::parse(&ctx, scop)?;
     let (original, depth) = pad_to_common_depth(sets.original.clone())?;
     let mut out = Vec::new();
     for array in scop.arrays.iter().filter(|a| a.rank == 0 && a.written) {
-        let element = UnionSet::read(&ctx, &format!("{} -> {{ {}[] }}", scop.isl_params(), array.isl_name))?;
-        let reads = sets.reads.clone().intersect_range(element.clone())?;
-        let writes = sets.writes.clone().intersect_range(element)?;
-        let flow = AccessInfo::from_sink(reads.clone())?
-            .set_must_source(writes.clone())?
-            .set_schedule_map(sets.original.clone())?
-            .compute_flow()?
-            .may_dependence()?;
-        if !reads.clone().domain()?.is_subset(&flow.clone().range()?)? {
+        let Some((reads, writes, flow)) = scalar_flow(&ctx, scop, &sets, array)? else {
             continue;
-        }
+        };
         // Loops common to every statement that accesses the scalar.
         let accessing = reads.union(writes)?.domain()?;
         let max_loops = scop
@@ -108,4 +113,111 @@ pub fn expand_scalars(scop: &Scop, expansions: &[ScalarExpansion]) -> Result<Sco
         out.arrays[e.array.index()].rank = e.loops;
     }
     Ok(out)
+}
+
+/// The accesses to the scalar `array` (reads, writes) and its exact flow dependences in the
+/// original order; `None` when a read has no source (it reads a value from before the SCoP).
+fn scalar_flow<'c>(
+    ctx: &'c Ctx,
+    scop: &Scop,
+    sets: &ScopSets<'c>,
+    array: &Array,
+) -> Result<Option<(UnionMap<'c>, UnionMap<'c>, UnionMap<'c>)>> {
+    let element = UnionSet::read(ctx, &format!("{} -> {{ {}[] }}", scop.isl_params(), array.isl_name))?;
+    let reads = sets.reads.clone().intersect_range(element.clone())?;
+    let writes = sets.writes.clone().intersect_range(element)?;
+    let flow = AccessInfo::from_sink(reads.clone())?
+        .set_must_source(writes.clone())?
+        .set_schedule_map(sets.original.clone())?
+        .compute_flow()?
+        .may_dependence()?;
+    if !reads.clone().domain()?.is_subset(&flow.clone().range()?)? {
+        return Ok(None);
+    }
+    Ok(Some((reads, writes, flow)))
+}
+
+/// A scalar that every task keeps in a variable of its own (see the module documentation).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaskPrivate {
+    pub array: ArrayId,
+    /// For each nest of the schedule: the tile whose task copies its variable back to the
+    /// user's, `[params] -> { N<k>[..] : .. }` (at most one point for any parameter values), or
+    /// `None` when the last write is never in that nest.
+    pub copy_out: Vec<Option<String>>,
+}
+
+/// The scalars of `expansions` (of the unexpanded `scop`) that may live in one variable per task
+/// of `sched`, a schedule of the SCoP with those scalars expanded, in the order of `expansions`.
+pub fn task_private(scop: &Scop, expansions: &[ScalarExpansion], sched: &TiledSchedule) -> Result<Vec<TaskPrivate>> {
+    if expansions.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ctx = Ctx::new()?;
+    let sets = ScopSets::parse(&ctx, scop)?;
+    let mut tile_maps = UnionMap::empty(&ctx)?;
+    let mut times = UnionMap::empty(&ctx)?;
+    for (k, nest) in sched.nests.iter().enumerate() {
+        let map = UnionMap::read(&ctx, &nest.tile_map).map_err(|e| input_error(&format!("tile map of nest N{k}"), &nest.tile_map, e))?;
+        tile_maps = tile_maps.union(map)?;
+        let time = UnionMap::read(&ctx, &nest.schedule).map_err(|e| input_error(&format!("schedule of nest N{k}"), &nest.schedule, e))?;
+        times = times.union(pad_to_common_depth(time)?.0)?;
+    }
+    let same_task = tile_maps.clone().apply_range(tile_maps.clone().reverse()?)?;
+    let mut out = Vec::new();
+    for e in expansions {
+        if let Some(p) = one_task_private(&ctx, &sets, scop, e, &tile_maps, &same_task, &times, sched.nests.len())? {
+            out.push(p);
+        }
+    }
+    Ok(out)
+}
+
+/// [`task_private`] for one scalar, with the tile maps, the pairs of instances in one task and
+/// the nests' schedules of `sched`.
+fn one_task_private<'c>(
+    ctx: &'c Ctx,
+    sets: &ScopSets<'c>,
+    scop: &Scop,
+    expansion: &ScalarExpansion,
+    tile_maps: &UnionMap<'c>,
+    same_task: &UnionMap<'c>,
+    times: &UnionMap<'c>,
+    n_nests: usize,
+) -> Result<Option<TaskPrivate>> {
+    let array = scop.array(expansion.array);
+    let Some((reads, writes, flow)) = scalar_flow(ctx, scop, sets, array)? else {
+        return Ok(None);
+    };
+    // 1. Values never cross tasks.
+    if !flow.is_subset(same_task)? {
+        return Ok(None);
+    }
+    // 2. Inside a task, conflicting accesses keep their original order.
+    let written = writes.domain()?;
+    let accessing = reads.domain()?.union(written.clone())?;
+    let original = sets.original.clone().intersect_domain(accessing.clone())?;
+    let before = original.clone().lex_lt_union_map(original)?;
+    let conflicts = before.clone().intersect_domain(written.clone())?.union(before.intersect_range(written.clone())?)?;
+    let in_task = conflicts.intersect(same_task.clone())?;
+    let time = times.clone().intersect_domain(accessing)?;
+    if !in_task.is_subset(&time.clone().lex_lt_union_map(time)?)? {
+        return Ok(None);
+    }
+    // The last write: a write with no write after it in the original order.
+    let original_writes = sets.original.clone().intersect_domain(written.clone())?;
+    let later = original_writes.clone().lex_lt_union_map(original_writes)?;
+    let last = written.subtract(later.domain()?)?;
+    let last_tiles = tile_maps.clone().intersect_domain(last)?.range()?.coalesce()?;
+    let mut copy_out = vec![None; n_nests];
+    for set in last_tiles.sets()? {
+        let Some(k) = set.tuple_name().as_deref().and_then(nest_of_name) else {
+            return Err(crate::Error::Isl(format!("a tile outside the nests: {}", set.to_str()?)));
+        };
+        if k >= copy_out.len() || copy_out[k].is_some() {
+            return Err(crate::Error::Isl(format!("unexpected tile set of N{k}: {}", last_tiles.to_str()?)));
+        }
+        copy_out[k] = Some(set.to_str()?);
+    }
+    Ok(Some(TaskPrivate { array: expansion.array, copy_out }))
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use polyhedral::{dependences, expand_scalars, scalar_expansions, ScalarExpansion};
+use polyhedral::{dependences, expand_scalars, scalar_expansions, schedule, task_private, ScalarExpansion, ScheduleConfig};
 
 /// The names of the expanded scalars with their depths.
 fn expanded(scop: &frontend::ir::Scop, e: &[ScalarExpansion]) -> Vec<(String, usize)> {
@@ -51,4 +51,46 @@ fn expansion_removes_the_dependences_carried_through_the_scalar() {
     assert_eq!(nrm.rank, 1);
     let deps = dependences(&expanded_scop).unwrap();
     assert!(!into_s0(&deps), "{deps}");
+}
+
+/// The SCoP of `kernel` at MINI, scheduled and tiled (tiles of `tile`) with its expandable
+/// scalars expanded, and which of them one variable per task serves: `(name, copy-out nests)`.
+fn task_private_scalars(kernel: &str, tile: i64) -> Vec<(String, Vec<usize>)> {
+    let scop = common::kernel_scop(kernel, &["MINI_DATASET"]);
+    let candidates = scalar_expansions(&scop).unwrap();
+    let expanded_scop = expand_scalars(&scop, &candidates).unwrap();
+    let deps = dependences(&expanded_scop).unwrap();
+    let config = ScheduleConfig { tile_sizes: Some(vec![tile]), ..ScheduleConfig::default() };
+    let (sched, _) = schedule(&expanded_scop, &deps, &config).unwrap();
+    task_private(&scop, &candidates, &sched)
+        .unwrap()
+        .into_iter()
+        .map(|p| {
+            let nests = p.copy_out.iter().enumerate().filter(|(_, s)| s.is_some()).map(|(k, _)| k).collect();
+            (scop.array(p.array).name.clone(), nests)
+        })
+        .collect()
+}
+
+/// gramschmidt's nrm and durbin's sum live inside one iteration of a loop that the tiled
+/// schedule keeps inside one tile (their values never cross tasks), so each task may keep its
+/// own copy; exactly one nest holds the last write, whose task copies the value back. ludcmp's w
+/// too when the tiles (64) hold its whole reduction loops.
+#[test]
+fn temporaries_inside_one_tile_are_private_to_tasks() {
+    for (kernel, tile) in [("gramschmidt", 4), ("durbin", 4), ("ludcmp", 64)] {
+        let got = task_private_scalars(kernel, tile);
+        assert_eq!(got.len(), 1, "{kernel}: {got:?}");
+        assert_eq!(got[0].1.len(), 1, "{kernel}: {got:?}");
+    }
+}
+
+/// symm's temp2 is summed over k for each (i, j), ludcmp's w over k for each (i, j) of its first
+/// nest; tiles of 4 split those k loops, so a value would cross tasks: not private (their
+/// dependences must be kept).
+#[test]
+fn a_temporary_whose_values_cross_tiles_is_not_private() {
+    for kernel in ["symm", "ludcmp"] {
+        assert_eq!(task_private_scalars(kernel, 4), Vec::<(String, Vec<usize>)>::new(), "{kernel}");
+    }
 }

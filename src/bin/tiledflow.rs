@@ -103,6 +103,10 @@ struct Cli {
     /// Do not tile: each loop nest is one task
     #[arg(long)]
     no_tile: bool,
+    /// Keep the order of every access to scalars written in a SCoP (temporaries are otherwise
+    /// given a copy per task where their values never cross tasks)
+    #[arg(long)]
+    no_privatize: bool,
     /// Fusion heuristic of the scheduler
     #[arg(long, value_enum, default_value = "smart")]
     fuse: FuseArg,
@@ -214,6 +218,7 @@ fn run(cli: &Cli) -> Result<(), Error> {
             Some(ScopArg::Pragma) => frontend::ScopMode::Pragma,
         },
         notes: cli.verbose,
+        no_privatize: cli.no_privatize,
         ..Options::default()
     };
     opts.schedule.tile_sizes = if cli.no_tile { None } else { Some(cli.tile_sizes.clone()) };

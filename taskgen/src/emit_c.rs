@@ -8,13 +8,18 @@
 //!   sizes, C99 VLA parameters and pointers to arrays); the task re-declares them as pointers to
 //!   arrays of those dimensions. Pointer-to-pointer "arrays" have no such dimensions: a static
 //!   assertion stops their compilation rather than letting the cast be wrong;
-//! - scalars written by the SCoP are captured by address and statements use `(*name)`;
+//! - scalars written by the SCoP are captured by address and statements use `(*name)`, except
+//!   the scalars private to each task ([`crate::private`]): the task function declares its own
+//!   `name`, which the statements use, and the task of the tile running the last write copies
+//!   it back through the address at its end (a private scalar at file scope is hidden the same
+//!   way by a local of the task function);
 //! - scalars only read (parameters, coefficients) are captured by value;
 //! - variables at file scope are named directly.
 //!
 //! Generated identifiers start with `tf_`, which the frontend refuses in user code of SCoPs.
 
 use crate::c_ast::{self, HELPERS};
+use crate::private::PrivateScalar;
 use crate::program::{names, Barrier, InputKind, TaskClass, TaskProgram, DST_NAME, KEY_NAME};
 use frontend::ir::{Array, BodyPiece, Scop, SourceFile, Storage};
 use polyhedral::Expr;
@@ -50,6 +55,8 @@ pub struct ScopCode<'a> {
     pub program: &'a TaskProgram,
     /// The parallel tile loops, for [`Target::Omp`] (built by [`crate::emit_omp::plan`]).
     pub omp: Option<&'a crate::emit_omp::OmpPlan>,
+    /// The scalars each task keeps in a variable of its own.
+    pub private: &'a [PrivateScalar],
 }
 
 /// Writes the output file: `file.text` with every SCoP of `scops` (in source order) replaced.
@@ -191,7 +198,7 @@ fn task_functions(n: usize, sc: &ScopCode<'_>, line_file: Option<&str>) -> Strin
     }
     s.push_str("};\n");
     for (k, class) in sc.program.classes.iter().enumerate() {
-        s.push_str(&task_function(n, k, class, scop, line_file));
+        s.push_str(&task_function(n, k, class, scop, sc.private, line_file));
     }
     s
 }
@@ -218,7 +225,7 @@ fn barrier_task(prog: &TaskProgram, b: usize, bar: &Barrier) -> String {
     s
 }
 
-fn task_function(n: usize, k: usize, class: &TaskClass, scop: &Scop, line_file: Option<&str>) -> String {
+fn task_function(n: usize, k: usize, class: &TaskClass, scop: &Scop, private: &[PrivateScalar], line_file: Option<&str>) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "static void {}(const void *tf_envp, const long *tf_key)", task_fn(n, k));
     s.push_str("{\n");
@@ -228,6 +235,11 @@ fn task_function(n: usize, k: usize, class: &TaskClass, scop: &Scop, line_file: 
     }
     for a in &scop.arrays {
         match capture(a) {
+            // A private scalar at file scope: its address is taken before the local hides it.
+            Capture::Direct if private.iter().any(|p| p.array == a.id) => {
+                let _ = writeln!(s, "  {} *const tf_out_{} = &{};", a.elem_type, a.name, a.name);
+                let _ = writeln!(s, "  {} {} = 0;", a.elem_type, a.name);
+            }
             Capture::Direct => {}
             Capture::Array => {
                 let dims = inner_dims(a, "tf_env");
@@ -236,6 +248,10 @@ fn task_function(n: usize, k: usize, class: &TaskClass, scop: &Scop, line_file: 
                     "  {} (*const {}){dims} = ({} (*){dims})tf_env->{};",
                     a.elem_type, a.name, a.elem_type, a.name
                 );
+            }
+            Capture::Pointer if private.iter().any(|p| p.array == a.id) => {
+                let _ = writeln!(s, "  {} *const tf_out_{} = tf_env->{};", a.elem_type, a.name, a.name);
+                let _ = writeln!(s, "  {} {} = 0;", a.elem_type, a.name);
             }
             Capture::Pointer => {
                 let _ = writeln!(s, "  {} *const {} = tf_env->{};", a.elem_type, a.name, a.name);
@@ -250,15 +266,46 @@ fn task_function(n: usize, k: usize, class: &TaskClass, scop: &Scop, line_file: 
     }
     s.push_str("  (void)tf_env; (void)tf_key;\n");
     c_ast::stmt(&mut s, &class.body, 1, &mut |out, name, args, depth| {
-        statement(out, scop, name, args, depth, line_file);
+        statement(out, scop, private, name, args, depth, line_file);
     });
+    for p in private {
+        s.push_str(&copy_out(p, k, class.n_dims, &scop.array(p.array).name));
+    }
     s.push_str("}\n");
+    s
+}
+
+/// The end of a task of class `k` for private scalar `p`: the task of the tile that runs the
+/// last write copies its variable `name` back to the user's.
+fn copy_out(p: &PrivateScalar, k: usize, n_dims: usize, name: &str) -> String {
+    let mut s = String::new();
+    let Some(Some(tiles)) = p.copy_out.get(k) else {
+        let _ = writeln!(s, "  (void)tf_out_{name};");
+        return s;
+    };
+    let _ = writeln!(s, "  {{ /* copy-out of {name}: only the task of the last write */");
+    s.push_str("    int tf_last = 0;\n");
+    let keys = names(KEY_NAME, n_dims);
+    c_ast::stmt(&mut s, tiles, 2, &mut |out, _name, args, depth| {
+        let pad = "  ".repeat(depth);
+        let same: Vec<String> = keys.iter().zip(args).map(|(key, a)| format!("{key} == ({})", c_ast::expr(a))).collect();
+        match same.is_empty() {
+            true => {
+                let _ = writeln!(out, "{pad}tf_last = 1;");
+            }
+            false => {
+                let _ = writeln!(out, "{pad}if ({}) tf_last = 1;", same.join(" && "));
+            }
+        }
+    });
+    let _ = writeln!(s, "    if (tf_last) *tf_out_{name} = {name};");
+    s.push_str("  }\n");
     s
 }
 
 /// One statement instance: the user's text with iterators replaced, preceded by a `#line`
 /// directive naming its source line when `line_file` (the C-escaped file name) is given.
-fn statement(out: &mut String, scop: &Scop, name: &str, args: &[Expr], depth: usize, line_file: Option<&str>) {
+fn statement(out: &mut String, scop: &Scop, private: &[PrivateScalar], name: &str, args: &[Expr], depth: usize, line_file: Option<&str>) {
     let pad = "  ".repeat(depth);
     let Some(stmt) = name.strip_prefix('S').and_then(|k| k.parse::<usize>().ok()).and_then(|k| scop.statements.get(k))
     else {
@@ -279,7 +326,7 @@ fn statement(out: &mut String, scop: &Scop, name: &str, args: &[Expr], depth: us
             },
             BodyPiece::Var(id) => {
                 let a = scop.array(*id);
-                if capture(a) == Capture::Pointer {
+                if capture(a) == Capture::Pointer && !private.iter().any(|p| p.array == a.id) {
                     let _ = write!(out, "(*{})", a.name);
                 } else {
                     out.push_str(&a.name);

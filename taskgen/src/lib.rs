@@ -6,7 +6,8 @@
 //!
 //! Modules: [`program`] (the tile graph's partitions as task classes with fixed inputs),
 //! [`idiom`] (how each dependence is synchronized: the one place that decides), [`task_graph`]
-//! (the class graph, its checks and its Graphviz text), [`emit_c`] and [`c_ast`] (C text).
+//! (the class graph, its checks and its Graphviz text), [`private`] (scalars kept per task),
+//! [`emit_c`] and [`c_ast`] (C text).
 //!
 //! Architecture invariant: taskgen never links ISL. Every polyhedral question (the tile graph,
 //! ASTs of sets and relations) is a call to a `polyhedral` function returning plain data.
@@ -17,9 +18,11 @@ pub mod c_ast;
 pub mod emit_c;
 pub mod idiom;
 pub mod emit_omp;
+pub mod private;
 pub mod program;
 pub mod task_graph;
 
 pub use emit_c::{emit_file, EmitOptions, ScopCode, Target};
 pub use emit_omp::OmpPlan;
+pub use private::{private_scalars, PrivateScalar};
 pub use program::{build, Granularity, TaskClass, TaskProgram};

@@ -1,0 +1,36 @@
+//! Scalars privatized per task (polyhedral's [`polyhedral::TaskPrivate`]) as plain data for
+//! emission: each task function declares its own variable for the scalar, and the task of the
+//! tile that runs the scalar's last write copies it back to the user's variable at its end.
+//!
+//! This module only turns the copy-out tiles into code; whether a scalar may be private to a
+//! task is polyhedral's decision, never taken here.
+
+use frontend::ir::{ArrayId, Scop};
+use polyhedral::{Ast, TaskPrivate};
+
+/// Iterators of the copy-out code (they enumerate at most one tile).
+pub const COPY_OUT_ITER: &str = "tf_w";
+
+/// A scalar each task keeps in a variable of its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrivateScalar {
+    pub array: ArrayId,
+    /// For each class (nest): code enumerating the tile whose task copies the variable back,
+    /// user nodes `N<k>` with its coordinates; `None` when no task of the class does.
+    pub copy_out: Vec<Option<Ast>>,
+}
+
+/// The private scalars of `scop` with their copy-out code.
+pub fn private_scalars(scop: &Scop, private: &[TaskPrivate]) -> polyhedral::Result<Vec<PrivateScalar>> {
+    private
+        .iter()
+        .map(|p| {
+            let copy_out = p
+                .copy_out
+                .iter()
+                .map(|set| set.as_deref().map(|set| polyhedral::points_ast(scop, set, COPY_OUT_ITER)).transpose())
+                .collect::<polyhedral::Result<Vec<_>>>()?;
+            Ok(PrivateScalar { array: p.array, copy_out })
+        })
+        .collect()
+}
