@@ -7,7 +7,7 @@
 
 use crate::ast::{Ast, Expr, OpKind};
 use crate::isl::{AstBuild, AstExpr, AstExprView, AstNode, AstNodeView, AstOp, Ctx, Map, Set, Side, UnionMap, UnionSet};
-use crate::maps::{fixed_prefix, input_error, names, pad_to_common_depth, tuple};
+use crate::maps::{fixed_prefix, input_error, names, pad_to_common_depth, projection, tuple};
 use crate::scop::parse_context;
 use crate::{Error, Result, TileDep, TiledSchedule};
 use frontend::ir::Scop;
@@ -40,9 +40,19 @@ pub fn nest_body_ast(scop: &Scop, sched: &TiledSchedule, nest: usize, tile_coord
     check_prefix(iter_prefix, depth, &taken)?;
 
     // No loop for the tile dimensions: they equal the coordinates. (Telling ISL that the tile is in
-    // the tile domain does not shorten the code and makes its generation slower.)
+    // the tile domain does not shorten the code and makes its generation slower.) They are then
+    // projected out of the schedule, which is exact since they equal parameters, and the point
+    // dimensions keep their names: ISL's generator spends most of its time at each fixed
+    // dimension otherwise (the body of heat-3d, 4 tile and 4 point dimensions: 1.0 s of CPU with
+    // them, 0.18 s without, the same code).
+    let n_tile = tile_coords.len();
     let schedule = schedule.intersect_range(UnionSet::read(&ctx, &fixed_prefix("", depth, tile_coords))?)?;
-    build(context, schedule, iter_prefix, depth)
+    if n_tile == 0 || n_tile >= depth {
+        return build(context, schedule, iter_prefix, depth);
+    }
+    let points: Vec<usize> = (n_tile..depth).collect();
+    let schedule = schedule.apply_range(UnionMap::read(&ctx, &projection(depth, "", &points))?)?;
+    build_named(context, schedule, &names(iter_prefix, depth)[n_tile..])
 }
 
 /// Enumerates, in lexicographic order, the points of the ISL set `set` (one space, e.g. a nest's
@@ -246,7 +256,13 @@ fn enumerate<'c>(scop: &Scop, context: Set<'c>, points: UnionSet<'c>, iter_prefi
 
 /// Runs ISL's AST generator and converts its result.
 fn build<'c>(context: Set<'c>, schedule: UnionMap<'c>, iter_prefix: &str, depth: usize) -> Result<Ast> {
-    let build = AstBuild::from_context(context)?.set_iterators(&names(iter_prefix, depth))?;
+    build_named(context, schedule, &names(iter_prefix, depth))
+}
+
+/// Runs ISL's AST generator with the loop iterators named `iterators` (one per schedule dimension)
+/// and converts its result.
+fn build_named<'c>(context: Set<'c>, schedule: UnionMap<'c>, iterators: &[String]) -> Result<Ast> {
+    let build = AstBuild::from_context(context)?.set_iterators(iterators)?;
     let node = build.node_from_schedule_map(schedule)?;
     convert_node(&node)
 }
