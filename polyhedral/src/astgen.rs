@@ -17,7 +17,8 @@ use std::collections::HashSet;
 /// `tile_sizes.len()` dimensions fixed to the parameters named `tile_coords` (fresh names, e.g.
 /// `tf_k0`). Loops use iterators `{iter_prefix}<dim>`; user nodes are statements (`S3`) whose
 /// arguments are the statement's original iterator values. For coordinates outside the nest's
-/// tile domain the code runs nothing.
+/// tile domain the code runs nothing. The innermost point loop (dimension `2p - 1` for `p` tile
+/// dimensions) is split by ISL's `separate` option so that its pieces carry no guards.
 pub fn nest_body_ast(scop: &Scop, sched: &TiledSchedule, nest: usize, tile_coords: &[String], iter_prefix: &str) -> Result<Ast> {
     let the_nest = sched
         .nests
@@ -42,7 +43,18 @@ pub fn nest_body_ast(scop: &Scop, sched: &TiledSchedule, nest: usize, tile_coord
     // No loop for the tile dimensions: they equal the coordinates. (Telling ISL that the tile is in
     // the tile domain does not shorten the code and makes its generation slower.)
     let schedule = schedule.intersect_range(UnionSet::read(&ctx, &fixed_prefix("", depth, tile_coords))?)?;
-    build(context, schedule, iter_prefix, depth)
+    // The innermost point loop is generated "separate": ISL splits its range where the guards of
+    // the statements change, so the steady-state loop has no condition inside and the C compiler
+    // can vectorize it (a time-skewed stencil's tile has boundary pieces where only one statement
+    // runs). Measured on jacobi-2d at MEDIUM, seq target: 0.0281 s -> 0.0203 s.
+    let mut build = AstBuild::from_context(context)?.set_iterators(&names(iter_prefix, depth))?;
+    if !tile_coords.is_empty() {
+        let inner = 2 * tile_coords.len() - 1;
+        let options = format!("{{ {} -> separate[{inner}] }}", tuple("", &names("o", depth)));
+        build = build.set_options(UnionMap::read(&ctx, &options)?)?;
+    }
+    let node = build.node_from_schedule_map(schedule)?;
+    convert_node(&node)
 }
 
 /// Enumerates, in lexicographic order, the points of the ISL set `set` (one space, e.g. a nest's
