@@ -15,6 +15,7 @@
 //! - [`tile_graph`] (`tile_graph`): tile dependences simplified, uniformized, numbered and
 //!   reduced; tile domains partitioned by dependence signature;
 //! - [`default_tile_size`] (`tile_size`): the default tile size of a band;
+//! - `point_order`: which point loop of a tiled band runs innermost (for the C compiler);
 //! - [`scalar_expansions`], [`expand_scalars`], [`task_private`] (`privatize`): scalars whose
 //!   values live within one iteration of their outer loops, the SCoP with them expanded, and
 //!   whether one variable per task of a tiled schedule is enough for such a scalar;
@@ -35,6 +36,7 @@ mod deps;
 mod isl;
 mod maps;
 mod parallel;
+mod point_order;
 mod privatize;
 mod schedule;
 mod scop;

@@ -69,6 +69,7 @@ use crate::deps::IslDeps;
 use crate::isl::{Ctx, NodeKind, ScheduleOption, Schedule, ScheduleConstraints, ScheduleNode, Set, UnionMap, UnionSet};
 use crate::maps::{pad_to_common_depth, projection};
 use crate::scop::{stmt_of_name, ScopSets};
+use crate::point_order::point_order;
 use crate::tile_size::default_tile_size;
 use crate::{Dependences, Error, Fuse, Nest, Result, ScheduleConfig, TiledSchedule, Warning};
 use frontend::ir::{Scop, StmtId};
@@ -116,7 +117,7 @@ pub fn schedule(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig) -> Result
             },
         }
     };
-    let (tree, nests) = tile_nests(scop, tree, cfg.tile_sizes.as_deref(), from_scheduler)?;
+    let (tree, nests) = tile_nests(scop, tree, cfg.tile_sizes.as_deref(), from_scheduler, &deps)?;
     Ok((TiledSchedule { tree: tree.to_block_str()?, nests }, warnings))
 }
 
@@ -382,6 +383,7 @@ fn tile_nests<'c>(
     tree: Schedule<'c>,
     tile_sizes: Option<&[i64]>,
     from_scheduler: bool,
+    deps: &UnionMap<'c>,
 ) -> Result<(Schedule<'c>, Vec<Nest>)> {
     let root = tree.root()?;
     let mut paths = Vec::new();
@@ -430,6 +432,7 @@ fn tile_nests<'c>(
         let nest_id = nests.len();
         let flat = node.subtree_schedule_union_map()?.intersect_domain(domain.clone())?;
         let (flat, depth) = pad_to_common_depth(flat)?;
+        let flat = reorder_points(scop, flat, depth, sizes.len(), deps)?;
         let keep: Vec<usize> = (0..sizes.len()).collect();
         let name = format!("N{nest_id}");
         let tile_map = flat.clone().apply_range(UnionMap::read(tree.ctx(), &projection(depth, &name, &keep))?)?.coalesce()?;
@@ -444,6 +447,19 @@ fn tile_nests<'c>(
         tree = node.schedule()?;
     }
     Ok((tree, nests))
+}
+
+/// `flat` (a nest's flat schedule of `depth` dimensions, `p` tile then `p` point dimensions
+/// first) with its point dimensions in the order [`point_order`] chooses. The schedule tree keeps
+/// ISL's order; the nest's schedule, from which tile bodies are generated, has this one.
+fn reorder_points<'c>(scop: &Scop, flat: UnionMap<'c>, depth: usize, p: usize, deps: &UnionMap<'c>) -> Result<UnionMap<'c>> {
+    let order = point_order(flat.ctx(), scop, &flat, depth, p, deps)?;
+    if order.iter().enumerate().all(|(k, &m)| k == m) {
+        return Ok(flat);
+    }
+    let keep: Vec<usize> = (0..p).chain(order.iter().map(|&m| p + m)).chain(2 * p..depth).collect();
+    let permutation = UnionMap::read(flat.ctx(), &projection(depth, "", &keep))?;
+    flat.apply_range(permutation)
 }
 
 /// Appends to `out` the path (child positions from the root) of every nest at or below `node`,

@@ -213,3 +213,22 @@ fn default_tile_size_fits_the_footprint_budget() {
     assert_eq!(default_tile_size(&with_arrays(&[("A", 3), ("B", 3)], "double"), &s0, 4), 16);
     assert_eq!(default_tile_size(&with_arrays(&[("A", 3)], "double"), &s0, 1), 64);
 }
+
+/// gemm's band comes from ISL as (i, j, k); inside a tile the point loops run (i, k, j), so that
+/// the innermost loop walks C[i][j] and B[k][j] contiguously and carries no dependence (the
+/// order of the original), while the tile loops keep ISL's order.
+#[test]
+fn gemm_tiles_run_the_contiguous_parallel_loop_innermost() {
+    let scop = common::kernel_scop("gemm", &["MINI_DATASET"]);
+    let deps = dependences(&scop).unwrap();
+    let (sched, _) = schedule(&scop, &deps, &cfg(Some(vec![4]))).unwrap();
+    assert_eq!(sched.nests.len(), 1);
+    let nest = &sched.nests[0];
+    let tiles_i_j = "0 <= i <= 19 and 0 <= j <= 24 and 4a <= i <= 4a + 3 and 4b <= j <= 4b + 3";
+    let want = format!(
+        "{{ S0[i, j] -> [a, b, 0, i, 0, j, 0] : {tiles_i_j}; \
+           S1[i, k, j] -> [a, b, c, i, k, j, 1] : {tiles_i_j} and 0 <= k <= 29 and 4c <= k <= 4c + 3 }}"
+    );
+    assert!(maps_equal(&nest.schedule, &want).unwrap(), "schedule {}", nest.schedule);
+    verify(&scop, &deps, &sched).unwrap();
+}

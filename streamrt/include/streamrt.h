@@ -69,6 +69,10 @@ typedef void (*tf_task_fn)(const void *env, const long *coords);
 /* One dataflow graph: the tasks of one execution of one SCoP. Opaque. */
 typedef struct tf_graph tf_graph;
 
+/* Starts the worker threads now (from TILEDFLOW_NUM_THREADS) if they have not started yet;
+ * otherwise the first tf_graph_begin starts them. Calling it again does nothing. */
+void tf_runtime_start(void);
+
 /* Creates a graph. Workers are started on first use and kept for later graphs: graphs may
  * follow one another any number of times, and several threads may each drive a graph at once. */
 tf_graph *tf_graph_begin(void);

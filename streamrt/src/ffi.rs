@@ -88,6 +88,17 @@ unsafe fn read_key(key: *const c_long, n: usize, function: &str) -> Result<[i64;
     Ok(out)
 }
 
+/// Starts the global runtime (its worker threads) now if it has not started yet; it starts on
+/// the first `tf_graph_begin` otherwise. Generated programs call it before `main`, so that the
+/// threads' start is not paid inside the first SCoP.
+#[no_mangle]
+pub extern "C" fn tf_runtime_start() {
+    guard("tf_runtime_start", || {
+        crash::install();
+        Runtime::global().map(|_| ())
+    })
+}
+
 /// Creates a graph on the global runtime (starting it on first use). The graph must be ended
 /// with `tf_graph_end` on the same thread.
 #[no_mangle]

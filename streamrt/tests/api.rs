@@ -328,6 +328,7 @@ fn header_declarations_are_the_abi_implemented_in_ffi() {
             "#define TF_MAX_DIMS 8",
             "typedef void (*tf_task_fn)(const void *env, const long *coords);",
             "typedef struct tf_graph tf_graph;",
+            "void tf_runtime_start(void);",
             "tf_graph *tf_graph_begin(void);",
             "int tf_stream_new(tf_graph *g, const char *name, int ndims, const long *lo, const long *hi);",
             "void tf_task_begin(tf_graph *g, int out_stream, const long *key, tf_task_fn fn, const void *env);",

@@ -129,6 +129,14 @@ impl<'c> AstBuild<'c> {
         AstBuild::from_raw(ctx, raw)
     }
 
+    /// Sets the AST generation options (`{ [schedule dims] -> separate[x] }` and the like).
+    pub fn set_options(self, options: UnionMap<'c>) -> Result<Self> {
+        let ctx = self.ctx();
+        // SAFETY: `self` and `options` are given to ISL (take, take); the result is owned.
+        let raw = unsafe { ffi::isl_ast_build_set_options(self.into_raw(), options.into_raw()) };
+        AstBuild::from_raw(ctx, raw)
+    }
+
     /// An expression that is true exactly for the points of `set`, a set in the build's schedule
     /// space (zero-dimensional for a fresh build: a condition on the parameters).
     pub fn expr_from_set(&self, set: Set<'c>) -> Result<AstExpr<'c>> {

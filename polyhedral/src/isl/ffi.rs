@@ -312,6 +312,7 @@ unsafe extern "C" {
     pub fn isl_id_list_add(list: *mut isl_id_list, el: *mut isl_id) -> *mut isl_id_list; // take, take
     pub fn isl_ast_build_from_context(set: *mut isl_set) -> *mut isl_ast_build; // take
     pub fn isl_ast_build_set_iterators(build: *mut isl_ast_build, iterators: *mut isl_id_list) -> *mut isl_ast_build; // take, take
+    pub fn isl_ast_build_set_options(build: *mut isl_ast_build, options: *mut isl_union_map) -> *mut isl_ast_build; // take, take
     pub fn isl_ast_build_expr_from_set(build: *mut isl_ast_build, set: *mut isl_set) -> *mut isl_ast_expr; // keep, take
     pub fn isl_ast_build_node_from_schedule_map(build: *mut isl_ast_build, schedule: *mut isl_union_map) -> *mut isl_ast_node; // keep, take
     pub fn isl_ast_build_copy(build: *mut isl_ast_build) -> *mut isl_ast_build;

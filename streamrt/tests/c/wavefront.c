@@ -88,6 +88,9 @@ int main(int argc, char **argv) {
     init(&w, n, m, &violations);
     long lo[2] = {0, 0}, hi[2] = {n - 1, m - 1};
 
+    /* As generated programs do before main: start the workers early; a second call does nothing. */
+    tf_runtime_start();
+    tf_runtime_start();
     tf_graph *g1 = tf_graph_begin();
     int s1 = tf_stream_new(g1, "V", 2, lo, hi);
     for (long i = 0; i < n; i++)
