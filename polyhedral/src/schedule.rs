@@ -43,7 +43,10 @@
 //!   heuristic then applies inside each group only: separate outermost loops stay separate.
 //! - [`ScheduleConfig::max_operations`] and [`ScheduleConfig::time_limit`] bound each ISL run;
 //!   past either (or on any scheduler failure) of both attempts, the original order is used and
-//!   a [`Warning`] says so.
+//!   a [`Warning`] says so; a whole-SCoP attempt that gave up before a successful per-loop one is
+//!   a warning too. The time limit is wall-clock time, so it depends on the machine's load: it is
+//!   a guard against hanging (60 s by default), far above the CPU time of any PolyBench kernel
+//!   (under 1 s), so that the same input gives the same output on a loaded machine (`make -j`).
 //!
 //! The original order (`ScheduleConfig::original`, or the fallback) groups statements by the first
 //! value of their 2d+1 schedules (one group per outermost loop or top-level statement), in that
@@ -99,7 +102,8 @@ pub fn schedule(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig) -> Result
     } else {
         let groups = original_groups(scop, &sets)?;
         let n_statements: usize = groups.iter().map(|(stmts, _)| stmts.len()).sum();
-        let whole = if n_statements > cfg.max_whole_statements {
+        let too_many = n_statements > cfg.max_whole_statements;
+        let whole = if too_many {
             Err(format!("was not run on the whole SCoP ({n_statements} statements)"))
         } else {
             scheduled_tree(&sets.domains, &sets.context, &deps, cfg)?
@@ -107,7 +111,16 @@ pub fn schedule(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig) -> Result
         match whole {
             Ok(tree) => (tree, true),
             Err(why_whole) => match split_tree(scop, &sets, &groups, &deps, cfg)? {
-                Ok(tree) => (tree, true),
+                Ok(tree) => {
+                    // Scheduling the whole SCoP was tried and gave up (a budget, or a failure):
+                    // the result is a different schedule than usual, which the user is told.
+                    if !too_many {
+                        warnings.push(Warning(format!(
+                            "the ISL scheduler {why_whole}; scheduling inside the outermost loops instead"
+                        )));
+                    }
+                    (tree, true)
+                }
                 Err(why) => {
                     warnings.push(Warning(format!(
                         "the ISL scheduler {why_whole}, and inside the outermost loops it {why}; keeping the original statement order"
