@@ -262,3 +262,44 @@ void f(int n, double A[100])
     assert!(file.scops[0].macros.is_empty());
     assert!(file.scops[0].undefined_macros.is_empty());
 }
+
+/// Every PolyBench kernel of the repository: its statements, with only their `#define` lines,
+/// preprocess exactly as inside the kernel file (MINI sizes, float, so that the size and
+/// data-type macros differ from the defaults).
+#[test]
+fn every_polybench_kernel_is_self_contained_with_its_macros() {
+    let kernels = root().join("polybench/kernels");
+    let mut names: Vec<String> = std::fs::read_dir(&kernels)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 30, "{names:?}");
+    let mut with_math = 0;
+    for name in &names {
+        let dir = kernels.join(name);
+        let path = dir.join(format!("{name}.c"));
+        let flags: Vec<String> = vec![
+            "-I".into(),
+            root().join("polybench/utilities").display().to_string(),
+            "-DMINI_DATASET".into(),
+            "-DDATA_TYPE_IS_FLOAT".into(),
+        ];
+        let opts = Options {
+            clang_args: flags.clone(),
+            ..Options::default()
+        };
+        let (file, _) = parse_file(&path, &opts).expect("parses");
+        assert!(!file.scops.is_empty(), "{name}: no SCoP");
+        let text = std::fs::read_to_string(&path).unwrap();
+        for scop in &file.scops {
+            assert!(scop.undefined_macros.is_empty(), "{name}");
+            check_self_contained(scop, &text, &flags, &dir);
+            with_math += usize::from(scop.macros.iter().any(|m| m.name == "SQRT_FUN"));
+        }
+    }
+    // correlation, gramschmidt and cholesky take square roots in their SCoPs.
+    assert_eq!(with_math, 3);
+}
