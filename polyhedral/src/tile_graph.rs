@@ -20,10 +20,23 @@
 //! 3. Numbering: the resulting dependences `d0, d1, ...` ([`NumberedDep`]), with their source
 //!    (OUT) and target (IN) tile sets and the shape facts idiom selection needs.
 //! 4. [`reduce`]: a dependence whose every pair `s -> t` is also a path `s -> m -> t` through
-//!    two other kept dependences (of any nests) is implied: `t` waits for `m`, which waits for
-//!    `s`. It is dropped. The test is on tiles (`R_j ⊆ R ∘ R`), not on classes, so it is exact;
-//!    removing greedily against the dependences still kept keeps every dropped one implied by a
-//!    path of kept ones (induction on the removal order; paths go forward, so they are finite).
+//!    two dependences (of any nests, dropped ones included) is implied and dropped. The test is
+//!    on tiles (`R_j ⊆ R ∘ R`), not on classes, so it is exact. Dropping all of them at once is
+//!    safe, whatever the order: for each parameter value the tiles and their dependences form a
+//!    finite acyclic graph (every dependence goes forward in the sequential order of the tiles),
+//!    and in such a graph an edge `s -> t` that lies on a longer path also lies on a *longest*
+//!    path from `s` to `t`, none of whose edges lies on a longer path itself (that would make it
+//!    longer): the edges that are kept connect every pair that the dropped ones did. (This is
+//!    why transitive reduction of an acyclic graph is unique.) Composing only the dependences
+//!    still kept, greedily, was weaker: on jacobi-2d's border tiles (1, 1, 1) is
+//!    (1, 1, 0) + (0, 0, 1) and not (1, 0, 0) + (0, 1, 1), and (1, 1, 0) had been dropped before.
+//!
+//!    Partial reduction — dropping a dependence only on the tiles where it is implied, the
+//!    others keeping it in their signature — is safe by the same argument, but is not done: on
+//!    jacobi-2d it would take (0, 1, 1) from the inner tiles only (it is needed on one corner
+//!    tile per time tile, where neither (0, 1, 0) + (0, 0, 1) nor (0, 0, 1) + (0, 1, 0) exists:
+//!    no other path reaches it), so the count of tile dependences stays the paper's 4; the gain
+//!    would be one input fewer on inner tiles for more partition classes.
 //! 5. [`partition`]: each nest's tile domain — the union of its statements' tile domains, which
 //!    is the leading domain under the union rule; the deepest statements are reported as
 //!    `leading`, the others as followers — is split into disjoint classes of tiles with the same
@@ -87,9 +100,8 @@ pub struct NumberedDep {
     pub targets: String,
     pub shape: Shape,
     /// `Some((a, b))` when transitive reduction dropped it: every pair is a path through two
-    /// other dependences, for example `d<a>` then `d<b>` (and through the kept ones in the end,
-    /// since a dependence dropped later is itself such a path). Dropped dependences are in no
-    /// signature.
+    /// dependences, for example `d<a>` then `d<b>` (which may be dropped too: the kept ones
+    /// connect every such pair, see the module doc). Dropped dependences are in no signature.
     pub implied_by: Option<(usize, usize)>,
 }
 
@@ -319,24 +331,24 @@ fn at_most_one_point(set: &Set<'_>) -> Result<bool> {
     set.clone().lexmin()?.is_equal(set)
 }
 
-/// Dependences implied by two-step paths of other kept dependences, greedily in number order:
-/// `(j, (a, b))` where every pair of `d<j>` is a path through two kept dependences, `d<a>` then
-/// `d<b>` being the first such pair (the paths may use several pairs). Between uniform
-/// dependences only pairs whose distances add up to `d<j>`'s are composed; each test gets an ISL
-/// operation budget ([`REDUCTION_BUDGET`]), past which the dependence is kept (never wrongly
-/// dropped).
+/// Dependences implied by two-step paths: `(j, (a, b))` where every pair of `d<j>` is a path
+/// through two dependences of the graph, `d<a>` then `d<b>` being the first such pair (the
+/// paths may use several pairs). All dependences are composed, dropped ones included, so the
+/// result does not depend on the order of the tests (see the module doc for why that is safe).
+/// Between uniform dependences only pairs whose distances add up to `d<j>`'s are composed; each
+/// test gets an ISL operation budget ([`REDUCTION_BUDGET`]), past which the dependence is kept
+/// (never wrongly dropped).
 fn reduce<'c>(ctx: &'c Ctx, maps: &[Map<'c>], deps: &[NumberedDep]) -> Result<Vec<(usize, (usize, usize))>> {
     if deps.len() > MAX_REDUCED {
         return Ok(Vec::new());
     }
-    let mut kept: Vec<usize> = (0..deps.len()).collect();
     let mut dropped = Vec::new();
     for j in 0..deps.len() {
-        let others: Vec<usize> = kept.iter().copied().filter(|&k| k != j).collect();
-        let candidates: Vec<(usize, usize)> = others
-            .iter()
-            .filter(|&&a| deps[a].src == deps[j].src)
-            .flat_map(|&a| others.iter().map(move |&b| (a, b)))
+        let all = 0..deps.len();
+        let candidates: Vec<(usize, usize)> = all
+            .clone()
+            .filter(|&a| deps[a].src == deps[j].src)
+            .flat_map(|a| all.clone().map(move |b| (a, b)))
             .filter(|&(a, b)| deps[b].src == deps[a].dst && deps[b].dst == deps[j].dst && may_sum_to(deps, a, b, j))
             .collect();
         if candidates.is_empty() {
@@ -346,10 +358,7 @@ fn reduce<'c>(ctx: &'c Ctx, maps: &[Map<'c>], deps: &[NumberedDep]) -> Result<Ve
         let implied = implied_by_paths(maps, j, &candidates);
         ctx.set_max_operations(0);
         match implied {
-            Ok(Some(witness)) => {
-                kept.retain(|&k| k != j);
-                dropped.push((j, witness));
-            }
+            Ok(Some(witness)) => dropped.push((j, witness)),
             Ok(None) => {}
             Err(_) if ctx.quota_hit() => {}
             Err(e) => return Err(e),
@@ -599,5 +608,33 @@ mod tests {
         assert_eq!(reduce(&ctx, &maps, &chain).unwrap(), vec![(2, (0, 1))]);
         // A dependence never implies itself: alone, d0 stays.
         assert_eq!(reduce(&ctx, &full[..1], &deps[..1]).unwrap(), vec![]);
+    }
+
+    /// Tiles [i, j] of the box 0..9 x 0..9 and, on every pair inside it, the distances
+    /// d0 = (0, 1), d1 = (1, 0), d2 = (1, 1), d3 = (1, 2). By hand: (i, j) -> (i + 1, j + 1) of
+    /// d2 passes through (i + 1, j), inside the box (d1 then d0): d2 is implied. (i, j) ->
+    /// (i + 1, j + 2) of d3 passes through (i + 1, j + 1) (d2 then d0) or (i, j + 1) (d0 then
+    /// d2); through d0 and d1 alone it needs two steps more, and no dependence is (0, 2). So d3
+    /// is implied only through d2, itself dropped: composing the kept dependences only would
+    /// keep d3. The kept d0 and d1 still connect both: (i, j) -> (i + 1, j) -> (i + 1, j + 1)
+    /// -> (i + 1, j + 2).
+    #[test]
+    fn reduction_composes_dependences_that_it_drops() {
+        let ctx = Ctx::new().unwrap();
+        let distances = [vec![0, 1], vec![1, 0], vec![1, 1], vec![1, 2]];
+        let deps: Vec<NumberedDep> = distances.iter().map(|d| numbered(0, 0, d.clone())).collect();
+        let maps: Vec<Map<'_>> = distances
+            .iter()
+            .map(|d| {
+                map(
+                    &ctx,
+                    &format!(
+                        "{{ N0[i, j] -> N0[i + {}, j + {}] : 0 <= i, j and i + {} < 10 and j + {} < 10 }}",
+                        d[0], d[1], d[0], d[1]
+                    ),
+                )
+            })
+            .collect();
+        assert_eq!(reduce(&ctx, &maps, &deps).unwrap(), vec![(2, (0, 1)), (3, (0, 2))]);
     }
 }
