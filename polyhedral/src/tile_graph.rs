@@ -32,11 +32,17 @@
 //!    (1, 1, 0) + (0, 0, 1) and not (1, 0, 0) + (0, 1, 1), and (1, 1, 0) had been dropped before.
 //!
 //!    Partial reduction — dropping a dependence only on the tiles where it is implied, the
-//!    others keeping it in their signature — is safe by the same argument, but is not done: on
-//!    jacobi-2d it would take (0, 1, 1) from the inner tiles only (it is needed on one corner
-//!    tile per time tile, where neither (0, 1, 0) + (0, 0, 1) nor (0, 0, 1) + (0, 1, 0) exists:
-//!    no other path reaches it), so the count of tile dependences stays the paper's 4; the gain
-//!    would be one input fewer on inner tiles for more partition classes.
+//!    others keeping it in their signature — is safe by the same argument, but is not done,
+//!    because it does not change the count: on jacobi-2d (4 x 4 x 4 tiles of the skewed
+//!    space, `polyhedral/tests/tile_graph.rs`) ISL finds (0, 1, 1) implied everywhere except on
+//!    one corner tile per time tile when N mod 4 = 3 (and on the last time tile when
+//!    2T + N mod 4 = 3), a tile whose only predecessor is its (0, 1, 1) source, so the exact
+//!    transitive reduction there has those four distances too: the paper's 4 is reached by
+//!    whole dependences. Partial reduction would only take (0, 1, 1) out of the inner tiles'
+//!    inputs (3 instead of 4) at the price of more partition classes (a split by its residue)
+//!    and of a second relation per dependence (the pairs still enumerated versus those waited
+//!    for); with PolyBench's fixed sizes the residue is usually empty anyway (jacobi-2d keeps 3
+//!    at MEDIUM and LARGE).
 //! 5. [`partition`]: each nest's tile domain — the union of its statements' tile domains, which
 //!    is the leading domain under the union rule; the deepest statements are reported as
 //!    `leading`, the others as followers — is split into disjoint classes of tiles with the same
