@@ -303,3 +303,22 @@ fn every_polybench_kernel_is_self_contained_with_its_macros() {
     // correlation, gramschmidt and cholesky take square roots in their SCoPs.
     assert_eq!(with_math, 3);
 }
+
+/// Nests found without pragmas (`--scop auto`) get their macros the same way.
+#[test]
+fn nests_found_without_pragmas_get_their_macros_too() {
+    let src = "#define HALF(x) ((x) / TWO)
+#define TWO 2.0
+void f(int n, double A[restrict 100], double B[restrict 100])
+{
+  for (int i = 0; i < n; i++)
+    A[i] = HALF(B[i]);
+}
+";
+    let (file, _) = parse_source("a.c", src, &Options::default()).expect("parses");
+    assert_eq!(file.scops.len(), 1);
+    assert_eq!(
+        defines(&file.scops[0]),
+        ["#define TWO 2.0", "#define HALF(x) ((x) / TWO)"]
+    );
+}
