@@ -751,9 +751,26 @@ impl<'t> Lowerer<'t> {
                 clang_getLocationForOffset(self.tu.ptr, self.main_file, len),
             )
         };
+        self.tokenize(range)
+            .into_iter()
+            .filter_map(|(kind, spelling, extent)| {
+                let span = self.main_span(extent)?;
+                Some(Token {
+                    kind,
+                    spelling,
+                    span,
+                })
+            })
+            .collect()
+    }
+
+    /// The tokens of a range of the unit (any file, the predefines buffer too), comments left
+    /// out, with their extents.
+    fn tokenize(&self, range: CXSourceRange) -> Vec<(TokenKind, String, CXSourceRange)> {
         let mut raw: *mut CXToken = ptr::null_mut();
         let mut n: c_uint = 0;
-        // SAFETY: out-pointers are valid; the token array is disposed below.
+        // SAFETY: `range` comes from the live translation unit; out-pointers are valid; the
+        // token array is disposed below.
         unsafe { clang_tokenize(self.tu.ptr, range, &mut raw, &mut n) };
         if raw.is_null() {
             return Vec::new();
@@ -770,9 +787,6 @@ impl<'t> Lowerer<'t> {
                     clang_getTokenExtent(self.tu.ptr, tok),
                 )
             };
-            let Some(span) = self.main_span(extent) else {
-                continue;
-            };
             let kind = match kind {
                 CXToken_Punctuation => TokenKind::Punctuation,
                 CXToken_Keyword => TokenKind::Keyword,
@@ -780,11 +794,7 @@ impl<'t> Lowerer<'t> {
                 CXToken_Literal => TokenKind::Literal,
                 _ => continue, // comments
             };
-            out.push(Token {
-                kind,
-                spelling,
-                span,
-            });
+            out.push((kind, spelling, extent));
         }
         // SAFETY: `raw`/`n` are exactly what `clang_tokenize` returned, disposed once.
         unsafe { clang_disposeTokens(self.tu.ptr, raw, n) };
@@ -870,53 +880,26 @@ impl<'t> Lowerer<'t> {
         (defs, uses)
     }
 
-    /// The tokens of a range anywhere in the unit (headers and the predefines buffer too).
+    /// The tokens of a macro definition's extent, spaced as written.
     fn macro_tokens(&self, range: CXSourceRange) -> Vec<MacroToken> {
-        let mut raw: *mut CXToken = ptr::null_mut();
-        let mut n: c_uint = 0;
-        // SAFETY: `range` comes from the live translation unit; out-pointers are valid; the
-        // token array is disposed below.
-        unsafe { clang_tokenize(self.tu.ptr, range, &mut raw, &mut n) };
-        if raw.is_null() {
-            return Vec::new();
-        }
-        let mut out = Vec::with_capacity(n as usize);
         let mut prev_end: Option<(usize, usize)> = None;
-        for i in 0..n as usize {
-            // SAFETY: `raw` points to `n` tokens owned by us until `clang_disposeTokens`; the
-            // spelling is owned and disposed by `take_string`.
-            let (kind, spelling, extent) = unsafe {
-                let tok = *raw.add(i);
-                (
-                    clang_getTokenKind(tok),
-                    take_string(clang_getTokenSpelling(self.tu.ptr, tok)),
-                    clang_getTokenExtent(self.tu.ptr, tok),
-                )
-            };
-            let kind = match kind {
-                CXToken_Punctuation => TokenKind::Punctuation,
-                CXToken_Keyword => TokenKind::Keyword,
-                CXToken_Identifier => TokenKind::Identifier,
-                CXToken_Literal => TokenKind::Literal,
-                _ => continue, // comments
-            };
-            // SAFETY: `extent` comes from the live translation unit.
-            let (start, end) = unsafe { (clang_getRangeStart(extent), clang_getRangeEnd(extent)) };
-            let (s, e) = (file_location(self.tu, start), file_location(self.tu, end));
-            let space_before = match prev_end {
-                Some((file, offset)) => file != s.file as usize || offset != s.offset,
-                None => false,
-            };
-            prev_end = Some((e.file as usize, e.offset));
-            out.push(MacroToken {
-                kind,
-                spelling,
-                space_before,
-            });
-        }
-        // SAFETY: `raw`/`n` are exactly what `clang_tokenize` returned, disposed once.
-        unsafe { clang_disposeTokens(self.tu.ptr, raw, n) };
-        out
+        self.tokenize(range)
+            .into_iter()
+            .map(|(kind, spelling, extent)| {
+                // SAFETY: `extent` comes from the live translation unit.
+                let (start, end) =
+                    unsafe { (clang_getRangeStart(extent), clang_getRangeEnd(extent)) };
+                let (s, e) = (file_location(self.tu, start), file_location(self.tu, end));
+                let space_before = prev_end
+                    .is_some_and(|(file, offset)| file != s.file as usize || offset != s.offset);
+                prev_end = Some((e.file as usize, e.offset));
+                MacroToken {
+                    kind,
+                    spelling,
+                    space_before,
+                }
+            })
+            .collect()
     }
 
     /// The file name of a cursor's location as line markers present it (`<command line>`,
