@@ -62,25 +62,36 @@ fn library() -> Result<&'static Path, NvrtcError> {
 /// Opens the first library found (see the module doc) and keeps it open for the process.
 fn find_and_open() -> Result<PathBuf, String> {
     let mut tried = Vec::new();
-    let mut candidates: Vec<PathBuf> = Vec::new();
-    if let Some(dir) = std::env::var_os(LIB_DIR_ENV).filter(|d| !d.is_empty()) {
-        candidates.push(Path::new(&dir).join(LIB_NAME));
-    }
-    candidates.push(PathBuf::from(LIB_NAME));
-    match pypi_lib_dir() {
-        Ok(dir) => candidates.push(dir.join(LIB_NAME)),
-        Err(why) => tried.push(why),
-    }
-    for path in candidates {
+    let mut open = |path: PathBuf| {
         // SAFETY: loading NVRTC runs its initializers, which have no preconditions.
         match unsafe { libloading::Library::new(&path) } {
             Ok(lib) => {
                 // Kept open for the whole process: cudarc's symbols point into it.
                 std::mem::forget(lib);
-                return Ok(path);
+                Some(path)
             }
-            Err(e) => tried.push(format!("{}: {e}", path.display())),
+            Err(e) => {
+                tried.push(format!("{}: {e}", path.display()));
+                None
+            }
         }
+    };
+    if let Some(dir) = std::env::var_os(LIB_DIR_ENV).filter(|d| !d.is_empty()) {
+        if let Some(found) = open(Path::new(&dir).join(LIB_NAME)) {
+            return Ok(found);
+        }
+    }
+    if let Some(found) = open(PathBuf::from(LIB_NAME)) {
+        return Ok(found);
+    }
+    // Only now ask python3 (a subprocess): the cases above need none.
+    match pypi_lib_dir() {
+        Ok(dir) => {
+            if let Some(found) = open(dir.join(LIB_NAME)) {
+                return Ok(found);
+            }
+        }
+        Err(why) => tried.push(why),
     }
     Err(tried.join("; "))
 }

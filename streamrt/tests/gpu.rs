@@ -186,3 +186,160 @@ fn a_bad_kernel_index_is_an_error_naming_the_task() {
         "tf_gpu_launch: kernel index 5 out of range (the module has 1 kernel(s)), in task Tile(1, 2)",
     );
 }
+
+mod abi_misuse {
+    //! Misuse through the `extern "C"` functions from Rust: each test re-runs this binary as a
+    //! child (filtered to the same test, `GPU_MISUSE_CHILD` set) on the emulated device; the
+    //! child must exit with 70 and the message before its scenario returns.
+
+    use std::ffi::{c_long, c_uint, c_void};
+    use std::process::Command;
+    use std::ptr;
+
+    use streamrt::gpu::abi::*;
+    use streamrt::gpu::EmuFn;
+
+    const CHILD_ENV: &str = "GPU_MISUSE_CHILD";
+
+    unsafe extern "C" fn nop(_grid: *const u32, _block: *const u32, _args: *mut *mut c_void) {}
+
+    /// In the child: a graph with one 2-d key space Tile [0, 3]^2 and task Tile(0, 0) done,
+    /// handed to `scenario`. In the parent: checks the exit status and message.
+    fn misuse(name: &str, scenario: impl FnOnce(*mut TfGpuGraph), expected: &str) {
+        if std::env::var(CHILD_ENV).as_deref() == Ok(name) {
+            let source = c"extern \"C\" __global__ void k() {}";
+            let names = [c"k".as_ptr()];
+            let emu: [Option<EmuFn>; 1] = [Some(nop)];
+            // SAFETY: valid strings and arrays of one entry each.
+            unsafe {
+                let m = tf_gpu_load(source.as_ptr(), names.as_ptr(), emu.as_ptr(), 1);
+                assert!(!m.is_null(), "no emulated device");
+                let g = tf_gpu_graph_begin(m);
+                let (lo, hi): ([c_long; 2], [c_long; 2]) = ([0, 0], [3, 3]);
+                tf_gpu_stream_new(g, c"Tile".as_ptr(), 2, lo.as_ptr(), hi.as_ptr());
+                tf_gpu_task_begin(g, 0, [0, 0].as_ptr());
+                tf_gpu_task_end(g);
+                scenario(g);
+            }
+            eprintln!("scenario {name} returned");
+            std::process::exit(0);
+        }
+        let output = Command::new(std::env::current_exe().unwrap())
+            .args([name, "--exact", "--nocapture", "--test-threads=1"])
+            .env(CHILD_ENV, name)
+            .env("TILEDFLOW_GPU", "emulate")
+            .env("RUST_BACKTRACE", "0")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(70), "{name}: stderr:\n{stderr}");
+        let wanted = format!("streamrt: error: GPU: {expected}");
+        assert!(
+            stderr.contains(&wanted),
+            "{name}: stderr lacks\n{wanted}\n--- stderr:\n{stderr}"
+        );
+    }
+
+    fn launch(g: *mut TfGpuGraph, block: [c_uint; 3]) {
+        let grid: [c_uint; 3] = [1, 1, 1];
+        // SAFETY: a live graph; no arguments.
+        unsafe {
+            tf_gpu_launch(
+                g,
+                0,
+                grid.as_ptr(),
+                block.as_ptr(),
+                0,
+                ptr::null_mut(),
+                ptr::null(),
+            )
+        };
+    }
+
+    #[test]
+    fn key_outside_the_box() {
+        misuse(
+            "abi_misuse::key_outside_the_box",
+            // SAFETY: a live graph, a key of 2 values.
+            |g| unsafe { tf_gpu_task_begin(g, 0, [4, 0].as_ptr()) },
+            "tf_gpu_task_begin: key Tile(4, 0) outside the box [0, 0] .. [3, 3] of its stream",
+        );
+    }
+
+    #[test]
+    fn task_begun_twice() {
+        misuse(
+            "abi_misuse::task_begun_twice",
+            // SAFETY: as above.
+            |g| unsafe { tf_gpu_task_begin(g, 0, [0, 0].as_ptr()) },
+            "tf_gpu_task_begin: task Tile(0, 0) begun twice",
+        );
+    }
+
+    #[test]
+    fn input_after_a_launch() {
+        misuse(
+            "abi_misuse::input_after_a_launch",
+            |g| {
+                // SAFETY: as above.
+                unsafe { tf_gpu_task_begin(g, 0, [0, 1].as_ptr()) };
+                launch(g, [32, 1, 1]);
+                // SAFETY: as above.
+                unsafe { tf_gpu_task_input(g, 0, [0, 0].as_ptr()) };
+            },
+            "tf_gpu_task_input: task Tile(0, 1) already launched a kernel; inputs come first",
+        );
+    }
+
+    #[test]
+    fn too_many_threads_per_block() {
+        misuse(
+            "abi_misuse::too_many_threads_per_block",
+            |g| {
+                // SAFETY: as above.
+                unsafe { tf_gpu_task_begin(g, 0, [1, 0].as_ptr()) };
+                launch(g, [64, 32, 1]);
+            },
+            "tf_gpu_launch: kernel k in task Tile(1, 0): invalid grid [1, 1, 1] / block [64, 32, 1]",
+        );
+    }
+
+    #[test]
+    fn launch_outside_a_task() {
+        misuse(
+            "abi_misuse::launch_outside_a_task",
+            |g| launch(g, [32, 1, 1]),
+            "tf_gpu_launch called outside a task",
+        );
+    }
+
+    #[test]
+    fn graph_ended_inside_a_task() {
+        misuse(
+            "abi_misuse::graph_ended_inside_a_task",
+            // SAFETY: as above; the graph is given up.
+            |g| unsafe {
+                tf_gpu_task_begin(g, 0, [2, 2].as_ptr());
+                tf_gpu_graph_end(g);
+            },
+            "tf_gpu_graph_end: task Tile(2, 2) was not ended (tf_gpu_task_end)",
+        );
+    }
+
+    #[test]
+    fn graph_used_from_another_thread() {
+        misuse(
+            "abi_misuse::graph_used_from_another_thread",
+            |g| {
+                let g = g as usize;
+                std::thread::spawn(move || {
+                    // SAFETY: a live graph (used from the wrong thread: the misuse).
+                    unsafe { tf_gpu_task_begin(g as *mut TfGpuGraph, 0, [1, 1].as_ptr()) }
+                })
+                .join()
+                .unwrap();
+            },
+            "tf_gpu_task_begin called from a thread other than the one that called tf_gpu_graph_begin",
+        );
+    }
+}

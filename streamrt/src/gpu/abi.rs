@@ -7,6 +7,7 @@
 //! `tf_gpu_graph_begin` is freed by `tf_gpu_graph_end` and used by the thread that began it.
 
 use std::ffi::{c_char, c_int, c_long, c_uint, c_void, CStr};
+use std::panic::catch_unwind;
 use std::thread::ThreadId;
 
 use super::{cuda, emulate, notice, Device, EmuFn, GpuGraph, TfGpu, GPU_ENV};
@@ -106,7 +107,10 @@ unsafe fn open(
             }
             emulate::Emulated::new(kernels).map(Device::Emulated)
         }
-        "" | "cuda" => cuda::Cuda::open(source, names).map(Device::Cuda),
+        // cudarc panics on a symbol missing from the driver: a reason for the notice too.
+        "" | "cuda" => catch_unwind(|| cuda::Cuda::open(source, names))
+            .unwrap_or_else(|_| Err("the CUDA driver or NVRTC lacks a function (see above)".into()))
+            .map(Device::Cuda),
         other => Err(format!(
             "unknown {GPU_ENV}={other:?} (expected off, emulate or cuda)"
         )),
