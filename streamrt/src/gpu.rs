@@ -11,10 +11,12 @@
 //! Placement rule: the device has a pool of [`POOL`] CUDA streams. A task goes on the CUDA stream
 //! of one of its inputs when that input's task is still the last one placed on it (it would run
 //! right after it anyway: no wait for that input, and no unrelated work queued in between; of
-//! several such inputs, the one placed last); otherwise on the next stream round-robin. It then waits (cuStreamWaitEvent) for each input
-//! whose task ended on another stream. A task's launches all go on its stream, in order; its
-//! event is recorded there at `tf_gpu_task_end`. So a chain of tiles stays on one stream, and
-//! independent tiles (the rows of a wavefront, the branches of a diamond) spread over the pool.
+//! several such inputs, the one placed last); otherwise on the next stream round-robin. It then
+//! waits (cuStreamWaitEvent) for each input whose task ended on another stream. A task's
+//! launches all go on its stream, in order; its event is recorded there at `tf_gpu_task_end`. So
+//! a chain of tiles stays on one stream, and independent tiles (the rows of a wavefront, the
+//! branches of a diamond) spread over the pool. (The simpler rule "inputs all on one stream:
+//! that stream" would put a whole wavefront, whose tiles all descend from the first, on one.)
 //!
 //! Unsafe code: the C ABI (`abi`), the emulated kernels' calls and the driver calls are FFI, like
 //! `crate::ffi`; the bookkeeping here is safe Rust.
