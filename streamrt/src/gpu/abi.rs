@@ -226,6 +226,9 @@ pub unsafe extern "C" fn tf_gpu_free(m: *mut TfGpu, dev: *mut c_void) {
     guard("tf_gpu_free", || {
         // SAFETY: per this function's contract.
         let gpu = unsafe { device(m, "tf_gpu_free") }?;
+        if dev.is_null() {
+            return Ok(()); // like free(NULL)
+        }
         match &gpu.device {
             Device::Emulated(_) => {
                 emulate::free(dev);
