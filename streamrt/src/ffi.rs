@@ -21,7 +21,7 @@ pub struct TfGraph {
 
 /// The calling thread's id, cached per thread (`thread::current()` costs an atomic reference
 /// count on every call, and the check runs on every call of the ABI).
-fn current_thread() -> ThreadId {
+pub(crate) fn current_thread() -> ThreadId {
     thread_local! {
         static ID: ThreadId = thread::current().id();
     }
@@ -29,7 +29,7 @@ fn current_thread() -> ThreadId {
 }
 
 /// Runs `f`, turning an error or a panic into the fatal exit.
-fn guard<T>(function: &str, f: impl FnOnce() -> Result<T, Error>) -> T {
+pub(crate) fn guard<T>(function: &str, f: impl FnOnce() -> Result<T, Error>) -> T {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(value)) => value,
         Ok(Err(error)) => crate::fatal(error),
@@ -67,7 +67,11 @@ unsafe fn graph<'a>(g: *mut TfGraph, function: &str) -> Result<&'a mut Graph<'st
 ///
 /// # Safety
 /// `key` is null or points to at least `n` readable `long`s.
-unsafe fn read_key(key: *const c_long, n: usize, function: &str) -> Result<[i64; MAX_DIMS], Error> {
+pub(crate) unsafe fn read_key(
+    key: *const c_long,
+    n: usize,
+    function: &str,
+) -> Result<[i64; MAX_DIMS], Error> {
     let mut out = [0i64; MAX_DIMS];
     if n == 0 {
         return Ok(out);
@@ -86,6 +90,41 @@ unsafe fn read_key(key: *const c_long, n: usize, function: &str) -> Result<[i64;
         *o = v;
     }
     Ok(out)
+}
+
+/// Reads a stream declaration's name and box (of `tf_stream_new` and `tf_gpu_stream_new`).
+///
+/// # Safety
+/// `name` is null or a NUL-terminated string; `lo` and `hi` point to `ndims` values each (may be
+/// null when `ndims` is 0).
+pub(crate) unsafe fn read_stream(
+    name: *const c_char,
+    ndims: c_int,
+    lo: *const c_long,
+    hi: *const c_long,
+    function: &str,
+) -> Result<(String, Vec<i64>, Vec<i64>), Error> {
+    let name = if name.is_null() {
+        "(unnamed)".to_string()
+    } else {
+        // SAFETY: per this function's contract, a NUL-terminated string.
+        unsafe { CStr::from_ptr(name) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    let n = usize::try_from(ndims)
+        .ok()
+        .filter(|&n| n <= MAX_DIMS)
+        .ok_or_else(|| Error::BadDims {
+            name: name.clone(),
+            ndims: i64::from(ndims),
+            max: MAX_DIMS,
+        })?;
+    // SAFETY: per this function's contract, `n` values each.
+    let lo = unsafe { read_key(lo, n, &format!("{function} (lo)")) }?;
+    // SAFETY: as above.
+    let hi = unsafe { read_key(hi, n, &format!("{function} (hi)")) }?;
+    Ok((name, lo[..n].to_vec(), hi[..n].to_vec()))
 }
 
 /// Starts the global runtime (its worker threads) now if it has not started yet; it starts on
@@ -130,27 +169,9 @@ pub unsafe extern "C" fn tf_stream_new(
     guard("tf_stream_new", || {
         // SAFETY: per this function's contract.
         let graph = unsafe { graph(g, "tf_stream_new") }?;
-        let name = if name.is_null() {
-            "(unnamed)".to_string()
-        } else {
-            // SAFETY: per this function's contract, a NUL-terminated string.
-            unsafe { CStr::from_ptr(name) }
-                .to_string_lossy()
-                .into_owned()
-        };
-        let n = usize::try_from(ndims)
-            .ok()
-            .filter(|&n| n <= MAX_DIMS)
-            .ok_or_else(|| Error::BadDims {
-                name: name.clone(),
-                ndims: i64::from(ndims),
-                max: MAX_DIMS,
-            })?;
-        // SAFETY: per this function's contract, `n` values each.
-        let lo = unsafe { read_key(lo, n, "tf_stream_new (lo)") }?;
-        // SAFETY: as above.
-        let hi = unsafe { read_key(hi, n, "tf_stream_new (hi)") }?;
-        let id = graph.stream(&name, &lo[..n], &hi[..n])?;
+        // SAFETY: per this function's contract.
+        let (name, lo, hi) = unsafe { read_stream(name, ndims, lo, hi, "tf_stream_new") }?;
+        let id = graph.stream(&name, &lo, &hi)?;
         c_int::try_from(id.index())
             .map_err(|_| Error::Misuse(format!("too many streams (at most {})", c_int::MAX)))
     })
