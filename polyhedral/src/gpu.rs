@@ -1,0 +1,112 @@
+//! The polyhedral questions of the CUDA target (`taskgen::emit_cuda`), answered as plain data:
+//! which point dimensions of a tile may run as GPU threads, and which slab of each array a SCoP
+//! touches (what is copied to the device).
+//!
+//! Parallel point dimensions. For nest `k` with flat schedule `θ` (padded to the nest's common
+//! depth, as [`crate::nest_body_ast`] pads it, so dimension `d` is the loop over iterator
+//! `<prefix>d` of the task body), every dependence `D` (flow, anti, output) whose source and
+//! target are both in the nest is mapped to schedule times, `R = θ ∘ D ∘ θ⁻¹`. Dimension `d` is
+//! *parallel* when `R` has no pair with equal coordinates `0..d` and different coordinates `d`:
+//! once every outer dimension is fixed (the tile coordinates, the outer point loops run by the
+//! host, the constant dimensions ISL separates statements with), the iterations of a loop over
+//! `d` touch nothing another iteration writes, so they may run at the same time, each running its
+//! own inner loops in order. Pairs in different tiles differ on a tile coordinate and are ordered
+//! by the task graph; pairs with different outer point coordinates by the host's sequential
+//! launches. This is ISL's answer for the schedule actually emitted, never a guess from the
+//! source loops.
+//!
+//! Slabs. For every array of rank at least one, the elements its accesses touch (each access
+//! restricted to its statement's domain), projected on the outermost subscript, have a least and
+//! a greatest value for each value of the parameters: `[lo, hi]`. Both are returned as code (the
+//! plain [`Ast`] of the one-point set `Slab[lo]`, resp. `Slab[hi]`), so the host computes them
+//! from the parameters at run time; an array never touched has none.
+
+use crate::ast::Ast;
+use crate::deps::IslDeps;
+use crate::isl::{Ctx, Set, UnionMap};
+use crate::maps::{input_error, names, pad_to_common_depth, tuple};
+use crate::scop::ScopSets;
+use crate::{Dependences, Result, TiledSchedule};
+use frontend::ir::Scop;
+
+/// Tuple name of the user nodes of [`ArraySlab`]'s code.
+pub const SLAB_NAME: &str = "Slab";
+
+/// For each nest of `sched`, in order, one flag per dimension of its padded flat schedule
+/// (tile dimensions included): whether a loop over that dimension, all outer dimensions fixed,
+/// has independent iterations (see the module documentation).
+pub fn parallel_points(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<Vec<Vec<bool>>> {
+    let ctx = Ctx::new()?;
+    let sets = ScopSets::parse(&ctx, scop)?;
+    let all = IslDeps::parse(&ctx, deps)?.all()?;
+    let all = all.intersect_domain(sets.domains.clone())?.intersect_range(sets.domains.clone())?;
+    let mut out = Vec::with_capacity(sched.nests.len());
+    for nest in &sched.nests {
+        let schedule = UnionMap::read(&ctx, &nest.schedule).map_err(|e| input_error("nest schedule", &nest.schedule, e))?;
+        let (schedule, depth) = pad_to_common_depth(schedule)?;
+        let rel = all.clone().apply_domain(schedule.clone())?.apply_range(schedule)?;
+        let s = names("s", depth);
+        let t = names("t", depth);
+        let flags = (0..depth)
+            .map(|d| {
+                let mut eqs: Vec<String> = (0..d).map(|i| format!("{} = {}", s[i], t[i])).collect();
+                eqs.push(format!("({} < {} or {} > {})", s[d], t[d], s[d], t[d]));
+                let carried = format!("{{ {} -> {} : {} }}", tuple("", &s), tuple("", &t), eqs.join(" and "));
+                rel.clone().intersect(UnionMap::read(&ctx, &carried)?)?.is_empty()
+            })
+            .collect::<Result<Vec<bool>>>()?;
+        out.push(flags);
+    }
+    Ok(out)
+}
+
+/// The accessed range `[lo, hi]` of an array's outermost subscript, as code: each AST has
+/// exactly one user node [`SLAB_NAME`] (for the parameters' values where the array is touched)
+/// whose one argument is the bound.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArraySlab {
+    pub lo: Ast,
+    pub hi: Ast,
+}
+
+/// For each array of `scop` (indexed like `scop.arrays`): its slab, `None` for a scalar or an
+/// array no statement touches.
+pub fn array_slabs(scop: &Scop) -> Result<Vec<Option<ArraySlab>>> {
+    let mut out = Vec::with_capacity(scop.arrays.len());
+    for array in &scop.arrays {
+        out.push(match array.rank {
+            0 => None,
+            _ => slab(scop, array.rank, &array.isl_name)?,
+        });
+    }
+    Ok(out)
+}
+
+fn slab(scop: &Scop, rank: usize, isl_name: &str) -> Result<Option<ArraySlab>> {
+    let (lo, hi) = {
+        let ctx = Ctx::new()?;
+        let sets = ScopSets::parse(&ctx, scop)?;
+        let x = names("x", rank);
+        let first = UnionMap::read(&ctx, &format!("{{ {} -> {SLAB_NAME}[x0] }}", tuple(isl_name, &x)))?;
+        let touched = sets.reads.union(sets.writes)?.apply_range(first)?.range()?;
+        let mut sets = touched.coalesce()?.sets()?;
+        if sets.len() != 1 {
+            return Ok(None); // untouched (a slab is one space)
+        }
+        let set = sets.remove(0);
+        let negate = UnionMap::read(&ctx, &format!("{{ {SLAB_NAME}[x] -> {SLAB_NAME}[-x] }}"))?;
+        let lo = set.clone().lexmin()?.to_str()?;
+        let hi = negated(negated(set, &negate)?.lexmin()?, &negate)?.to_str()?;
+        (lo, hi)
+    };
+    Ok(Some(ArraySlab { lo: crate::points_ast(scop, &lo, "tf_slab")?, hi: crate::points_ast(scop, &hi, "tf_slab")? }))
+}
+
+/// `{ Slab[-x] : Slab[x] in set }`.
+fn negated<'c>(set: Set<'c>, negate: &UnionMap<'c>) -> Result<Set<'c>> {
+    let mut sets = UnionMap::from_map(set.identity()?)?.apply_range(negate.clone())?.range()?.sets()?;
+    match sets.pop() {
+        Some(s) if sets.is_empty() => Ok(s),
+        _ => Err(crate::Error::InvalidInput("the negated slab is not one set".into())),
+    }
+}
