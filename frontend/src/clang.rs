@@ -3,7 +3,9 @@
 //!
 //! [`parse`] returns a [`ParsedFile`]: libclang's diagnostics, the main file's tokens (raw, as
 //! written: macros are not expanded), the ranges the preprocessor skipped, and every function
-//! *definition* of the main file with its body lowered into a [`Node`] tree. No libclang handle
+//! *definition* of the main file with its body lowered into a [`Node`] tree, and, from the
+//! detailed preprocessing record, every macro definition (tokens and origin) and the macro
+//! expansions written in the main file (each with its definition). No libclang handle
 //! leaves this module; the index and translation unit are disposed before `parse` returns.
 //!
 //! Locations are byte offsets in the main file obtained with `clang_getFileLocation`: a location
@@ -41,6 +43,50 @@ pub(crate) struct ParsedFile {
     pub skipped: Vec<Span>,
     /// Function definitions written in the main file, in source order.
     pub functions: Vec<Function>,
+    /// Every macro definition of the translation unit (headers, `-D` options and the
+    /// compiler's predefined macros included), in preprocessing order.
+    pub macro_defs: Vec<MacroDef>,
+    /// The macro expansions written in the main file, in order. Expansions inside the
+    /// replacement of another macro are not recorded by libclang (only the outermost one is).
+    pub macro_uses: Vec<MacroUse>,
+}
+
+/// A token of a macro definition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct MacroToken {
+    pub kind: TokenKind,
+    pub spelling: String,
+    /// Whitespace separates it from the token before it in the definition.
+    pub space_before: bool,
+}
+
+/// One `#define`, as the preprocessor saw it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct MacroDef {
+    pub name: String,
+    /// Position among all preprocessing events (definitions and expansions) of the unit.
+    pub seq: usize,
+    /// The parameter list `(x, y)` is part of the definition.
+    pub function_like: bool,
+    /// The tokens after the name: the parameter list (for a function-like macro) and the
+    /// replacement list.
+    pub tokens: Vec<MacroToken>,
+    /// Where it is written, as the preprocessor presents it: a file path, `<command line>`
+    /// (a `-D` option) or `<built-in>` (predefined by the compiler).
+    pub origin: String,
+}
+
+/// One macro expansion written in the main file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct MacroUse {
+    pub name: String,
+    /// Offset of the macro's name in the main file.
+    pub offset: usize,
+    /// Position among all preprocessing events of the unit (see [`MacroDef::seq`]).
+    pub seq: usize,
+    /// Index in [`ParsedFile::macro_defs`] of the definition expanded; `None` for a macro
+    /// built into the preprocessor (`__LINE__`, `__FILE__`, ...), which has no definition.
+    pub def: Option<usize>,
 }
 
 /// Kind of a raw token.
@@ -304,11 +350,21 @@ pub(crate) fn parse(path: &str, text: &str, args: &[String]) -> Result<ParsedFil
         main_file,
         text_len: text.len(),
     };
+    // SAFETY: the translation unit is live.
+    let raw_root = unsafe { clang_getTranslationUnitCursor(tu.ptr) };
+    let top = Cursor {
+        raw: raw_root,
+        tu: &tu,
+    }
+    .children();
+    let (macro_defs, macro_uses) = lowerer.macros(&top);
     Ok(ParsedFile {
         diagnostics: lowerer.diagnostics(),
         tokens: lowerer.tokens(),
         skipped: lowerer.skipped_ranges(),
-        functions: lowerer.functions(),
+        functions: lowerer.functions(&top),
+        macro_defs,
+        macro_uses,
     })
 }
 
@@ -759,12 +815,134 @@ impl<'t> Lowerer<'t> {
             .collect()
     }
 
-    fn functions(&self) -> Vec<Function> {
-        // SAFETY: the translation unit is live.
-        let raw = unsafe { clang_getTranslationUnitCursor(self.tu.ptr) };
-        let root = Cursor { raw, tu: self.tu };
+    /// The macro definitions and the main file's macro expansions among the top-level cursors
+    /// `top` (libclang visits the preprocessing record, in preprocessing order, with them).
+    fn macros(&self, top: &[Cursor<'t>]) -> (Vec<MacroDef>, Vec<MacroUse>) {
+        let mut defs: Vec<MacroDef> = Vec::new();
+        // A definition's identity: its name's file and offset.
+        let mut def_at: std::collections::HashMap<(usize, usize), usize> =
+            std::collections::HashMap::new();
+        let mut uses: Vec<MacroUse> = Vec::new();
+        let mut seq = 0usize;
+        for c in top {
+            match c.kind() {
+                CXCursor_MacroDefinition => {
+                    let loc = c.location();
+                    def_at.insert((loc.file as usize, loc.offset), defs.len());
+                    // SAFETY: `c` is a macro definition cursor of the live translation unit.
+                    let function_like = unsafe { clang_Cursor_isMacroFunctionLike(c.raw) } != 0;
+                    let mut tokens = self.macro_tokens(c.extent());
+                    if !tokens.is_empty() {
+                        tokens.remove(0); // the name
+                    }
+                    defs.push(MacroDef {
+                        name: c.spelling(),
+                        seq,
+                        function_like,
+                        tokens,
+                        origin: self.presumed_file(c),
+                    });
+                }
+                CXCursor_MacroExpansion => {
+                    let loc = c.location();
+                    if !self.is_main(loc.file) {
+                        seq += 1;
+                        continue;
+                    }
+                    let r = c.referenced();
+                    let def = if r.is_null() || r.kind() != CXCursor_MacroDefinition {
+                        None
+                    } else {
+                        let at = r.location();
+                        def_at.get(&(at.file as usize, at.offset)).copied()
+                    };
+                    uses.push(MacroUse {
+                        name: c.spelling(),
+                        offset: loc.offset,
+                        seq,
+                        def,
+                    });
+                }
+                _ => continue,
+            }
+            seq += 1;
+        }
+        (defs, uses)
+    }
+
+    /// The tokens of a range anywhere in the unit (headers and the predefines buffer too).
+    fn macro_tokens(&self, range: CXSourceRange) -> Vec<MacroToken> {
+        let mut raw: *mut CXToken = ptr::null_mut();
+        let mut n: c_uint = 0;
+        // SAFETY: `range` comes from the live translation unit; out-pointers are valid; the
+        // token array is disposed below.
+        unsafe { clang_tokenize(self.tu.ptr, range, &mut raw, &mut n) };
+        if raw.is_null() {
+            return Vec::new();
+        }
+        let mut out = Vec::with_capacity(n as usize);
+        let mut prev_end: Option<(usize, usize)> = None;
+        for i in 0..n as usize {
+            // SAFETY: `raw` points to `n` tokens owned by us until `clang_disposeTokens`; the
+            // spelling is owned and disposed by `take_string`.
+            let (kind, spelling, extent) = unsafe {
+                let tok = *raw.add(i);
+                (
+                    clang_getTokenKind(tok),
+                    take_string(clang_getTokenSpelling(self.tu.ptr, tok)),
+                    clang_getTokenExtent(self.tu.ptr, tok),
+                )
+            };
+            let kind = match kind {
+                CXToken_Punctuation => TokenKind::Punctuation,
+                CXToken_Keyword => TokenKind::Keyword,
+                CXToken_Identifier => TokenKind::Identifier,
+                CXToken_Literal => TokenKind::Literal,
+                _ => continue, // comments
+            };
+            // SAFETY: `extent` comes from the live translation unit.
+            let (start, end) = unsafe { (clang_getRangeStart(extent), clang_getRangeEnd(extent)) };
+            let (s, e) = (file_location(self.tu, start), file_location(self.tu, end));
+            let space_before = match prev_end {
+                Some((file, offset)) => file != s.file as usize || offset != s.offset,
+                None => false,
+            };
+            prev_end = Some((e.file as usize, e.offset));
+            out.push(MacroToken {
+                kind,
+                spelling,
+                space_before,
+            });
+        }
+        // SAFETY: `raw`/`n` are exactly what `clang_tokenize` returned, disposed once.
+        unsafe { clang_disposeTokens(self.tu.ptr, raw, n) };
+        out
+    }
+
+    /// The file name of a cursor's location as line markers present it (`<command line>`,
+    /// `<built-in>` for the predefines buffer).
+    fn presumed_file(&self, c: &Cursor<'t>) -> String {
+        let mut name = CXString {
+            data: ptr::null(),
+            private_flags: 0,
+        };
+        let (mut line, mut col): (c_uint, c_uint) = (0, 0);
+        // SAFETY: the cursor's location belongs to the live translation unit; the out-pointers
+        // are valid; the string is owned and disposed by `take_string`.
+        unsafe {
+            clang_getPresumedLocation(
+                clang_getCursorLocation(c.raw),
+                &mut name,
+                &mut line,
+                &mut col,
+            )
+        };
+        take_string(name)
+    }
+
+    fn functions(&self, top: &[Cursor<'t>]) -> Vec<Function> {
         let mut out = Vec::new();
-        for c in root.children() {
+        for &c in top {
             if c.kind() != CXCursor_FunctionDecl || !c.is_definition() {
                 continue;
             }

@@ -174,6 +174,34 @@ pub struct Scop {
     pub context: String,
     pub arrays: Vec<Array>,
     pub statements: Vec<Statement>,
+    /// The macros the statements' text expands, directly or inside other macros, each defined
+    /// before the macros whose replacement mentions it: with these lines the statements compile
+    /// in a file of their own (no includes, no `-D` options). Not part of `--emit scop`.
+    pub macros: Vec<MacroDef>,
+    /// Macros the statements expand that have no definition to copy (built into the
+    /// preprocessor, like `__LINE__`): code outside the user's file cannot reproduce them.
+    pub undefined_macros: Vec<UndefinedMacro>,
+}
+
+/// A macro definition a SCoP's statements need (see [`Scop::macros`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MacroDef {
+    pub name: String,
+    /// The whole definition on one line, e.g. `#define SQRT_FUN(x) sqrt(x)`.
+    pub define: String,
+    /// Where it is written: a file path, `<command line>` for a `-D` option, `<built-in>` for
+    /// a macro the compiler predefines.
+    pub origin: String,
+}
+
+/// A macro a SCoP's statements expand whose definition is unknown (see
+/// [`Scop::undefined_macros`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UndefinedMacro {
+    pub name: String,
+    /// Where the statement text expands it (the outermost macro written there, when it is
+    /// used inside another macro's replacement).
+    pub loc: Loc,
 }
 
 impl Scop {

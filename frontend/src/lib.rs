@@ -7,10 +7,11 @@
 //! the `#pragma scop` / `#pragma endscop` regions in the main file's tokens, or, without them
 //! (see [`ScopMode`]), `auto` finds the maximal affine loop nests; `scop` walks the statements
 //! of each region and builds the [`ir::Scop`] with the help of `affine` (quasi-affine
-//! expressions and conditions printed in ISL syntax). A region that is not a static control part
-//! is dropped with a [`Diagnostic`] (a warning for a pragma region, a note for a nest found
-//! automatically) and stays as written. [`scop_to_string`] prints a SCoP as
-//! text (`--emit scop`, tests).
+//! expressions and conditions printed in ISL syntax), and `macros` lists the macro definitions
+//! its statements need to compile outside the file (kernels of other targets). A region that
+//! is not a static control part is dropped with a [`Diagnostic`] (a warning for a pragma
+//! region, a note for a nest found automatically) and stays as written. [`scop_to_string`]
+//! prints a SCoP as text (`--emit scop`, tests).
 //!
 //! Semantics: every ISL string describes exactly what the C code does. In particular C's `/`
 //! and `%` truncate towards zero: a dividend proven non-negative uses `floor`/`mod` directly,
@@ -30,6 +31,7 @@ mod auto;
 mod clang;
 mod diagnostic;
 pub mod ir;
+mod macros;
 mod pragma;
 mod print;
 mod scop;

@@ -207,7 +207,10 @@ pub(crate) fn build_statements(
         b.check_aliasing(&address_taken)?;
     }
     check_counters_not_live_out(&function.body, region, &b.counters, &mut Vec::new(), false)?;
-    b.finish(function, region, lines)
+    let mut scop = b.finish(function, region, lines)?;
+    let spans: Vec<Span> = scop.statements.iter().map(|s| s.span).collect();
+    (scop.macros, scop.undefined_macros) = crate::macros::used_by(parsed, &spans, lines);
+    Ok(scop)
 }
 
 /// The generated code does not leave the loop counters with their final values, so a counter
@@ -1732,6 +1735,8 @@ impl<'a> Builder<'a> {
             context: format!("{prefix}{{ : }}"),
             arrays,
             statements,
+            macros: Vec::new(),
+            undefined_macros: Vec::new(),
         })
     }
 

@@ -50,6 +50,8 @@ pub fn scop(params: &[&str], context: &str, arrays: &[(&str, usize)], statements
             })
             .collect(),
         statements,
+        macros: Vec::new(),
+        undefined_macros: Vec::new(),
     }
 }
 
