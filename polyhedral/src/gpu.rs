@@ -2,11 +2,12 @@
 //! which point dimensions of a tile may run as GPU threads, and which slab of each array a SCoP
 //! touches (what is copied to the device).
 //!
-//! Parallel point dimensions. For nest `k` with flat schedule `θ` (padded to the nest's common
+//! Parallel loops. For nest `k` with flat schedule `θ` (padded to the nest's common
 //! depth, as [`crate::nest_body_ast`] pads it, so dimension `d` is the loop over iterator
 //! `<prefix>d` of the task body), every dependence `D` (flow, anti, output) whose source and
-//! target are both in the nest is mapped to schedule times, `R = θ ∘ D ∘ θ⁻¹`. Dimension `d` is
-//! *parallel* when `R` has no pair with equal coordinates `0..d` and different coordinates `d`:
+//! target are both among the statements of a loop of the task body is mapped to schedule times,
+//! `R = θ ∘ D ∘ θ⁻¹`. The loop, over dimension `d`, is *parallel* when `R` has no pair with equal
+//! coordinates `0..d` and different coordinates `d`:
 //! once every outer dimension is fixed (the tile coordinates, the outer point loops run by the
 //! host, the constant dimensions ISL separates statements with), the iterations of a loop over
 //! `d` touch nothing another iteration writes, so they may run at the same time, each running its
@@ -23,7 +24,7 @@
 
 use crate::ast::Ast;
 use crate::deps::IslDeps;
-use crate::isl::{Ctx, Set, UnionMap};
+use crate::isl::{Ctx, Set, UnionMap, UnionSet};
 use crate::maps::{input_error, names, pad_to_common_depth, tuple};
 use crate::scop::ScopSets;
 use crate::{Dependences, Result, TiledSchedule};
@@ -32,32 +33,51 @@ use frontend::ir::Scop;
 /// Tuple name of the user nodes of [`ArraySlab`]'s code.
 pub const SLAB_NAME: &str = "Slab";
 
-/// For each nest of `sched`, in order, one flag per dimension of its padded flat schedule
-/// (tile dimensions included): whether a loop over that dimension, all outer dimensions fixed,
-/// has independent iterations (see the module documentation).
-pub fn parallel_points(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<Vec<Vec<bool>>> {
+/// A loop of a task body: over dimension `dim` of its nest's padded flat schedule, with the
+/// statements (`S3`) its body runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BodyLoop {
+    pub dim: usize,
+    pub statements: Vec<String>,
+}
+
+/// For the loops `loops` of the task body of nest `nest` of `sched`: whether each, all outer
+/// dimensions fixed, has independent iterations (see the module documentation; only the pairs
+/// of dependent instances of the loop's own statements count, since other statements run in
+/// other launches, ordered).
+pub fn parallel_loops(scop: &Scop, deps: &Dependences, sched: &TiledSchedule, nest: usize, loops: &[BodyLoop]) -> Result<Vec<bool>> {
+    let the_nest = sched
+        .nests
+        .get(nest)
+        .ok_or_else(|| crate::Error::InvalidInput(format!("nest {nest} does not exist (the schedule has {})", sched.nests.len())))?;
     let ctx = Ctx::new()?;
     let sets = ScopSets::parse(&ctx, scop)?;
     let all = IslDeps::parse(&ctx, deps)?.all()?;
-    let all = all.intersect_domain(sets.domains.clone())?.intersect_range(sets.domains.clone())?;
-    let mut out = Vec::with_capacity(sched.nests.len());
-    for nest in &sched.nests {
-        let schedule = UnionMap::read(&ctx, &nest.schedule).map_err(|e| input_error("nest schedule", &nest.schedule, e))?;
-        let (schedule, depth) = pad_to_common_depth(schedule)?;
-        let rel = all.clone().apply_domain(schedule.clone())?.apply_range(schedule)?;
-        let s = names("s", depth);
-        let t = names("t", depth);
-        let flags = (0..depth)
-            .map(|d| {
-                let mut eqs: Vec<String> = (0..d).map(|i| format!("{} = {}", s[i], t[i])).collect();
-                eqs.push(format!("({} < {} or {} > {})", s[d], t[d], s[d], t[d]));
-                let carried = format!("{{ {} -> {} : {} }}", tuple("", &s), tuple("", &t), eqs.join(" and "));
-                rel.clone().intersect(UnionMap::read(&ctx, &carried)?)?.is_empty()
-            })
-            .collect::<Result<Vec<bool>>>()?;
-        out.push(flags);
-    }
-    Ok(out)
+    let schedule = UnionMap::read(&ctx, &the_nest.schedule).map_err(|e| input_error("nest schedule", &the_nest.schedule, e))?;
+    let (schedule, depth) = pad_to_common_depth(schedule)?;
+    let domains = sets.domains.sets()?;
+    let s = names("s", depth);
+    let t = names("t", depth);
+    loops
+        .iter()
+        .map(|l| {
+            if l.dim >= depth {
+                return Err(crate::Error::InvalidInput(format!("nest N{nest} has {depth} schedule dimensions, not {}", l.dim + 1)));
+            }
+            let mut inside = UnionSet::empty(&ctx)?;
+            for d in &domains {
+                if d.tuple_name().is_some_and(|n| l.statements.contains(&n)) {
+                    inside = inside.union(UnionSet::from_set(d.clone())?)?;
+                }
+            }
+            let rel = all.clone().intersect_domain(inside.clone())?.intersect_range(inside)?;
+            let rel = rel.apply_domain(schedule.clone())?.apply_range(schedule.clone())?;
+            let mut eqs: Vec<String> = (0..l.dim).map(|i| format!("{} = {}", s[i], t[i])).collect();
+            eqs.push(format!("({d1} < {d2} or {d1} > {d2})", d1 = s[l.dim], d2 = t[l.dim]));
+            let carried = format!("{{ {} -> {} : {} }}", tuple("", &s), tuple("", &t), eqs.join(" and "));
+            rel.intersect(UnionMap::read(&ctx, &carried)?)?.is_empty()
+        })
+        .collect()
 }
 
 /// The accessed range `[lo, hi]` of an array's outermost subscript, as code: each AST has

@@ -8,7 +8,7 @@
 //! What runs where. For each task class (a nest) the task body is ISL's code for one tile; its
 //! loops are over the dimensions of the nest's flat schedule. A loop over a dimension that
 //! polyhedral proves parallel once every outer dimension is fixed
-//! ([`polyhedral::parallel_points`]) becomes a kernel: its iterations are spread over the threads
+//! ([`polyhedral::parallel_loops`]) becomes a kernel: its iterations are spread over the threads
 //! (`blockIdx * blockDim + threadIdx`, a strided loop, so any grid and block size is correct), and
 //! when the loop's whole body is one loop over another parallel dimension, that one takes the
 //! second thread dimension (`y` outside, `x` inside). Everything inside stays loops of one
@@ -50,7 +50,7 @@ use crate::c_ast;
 use crate::emit_c::{self, EmitOptions, ScopCode};
 use crate::program::{names, TaskProgram, BODY_ITER, KEY_NAME};
 use frontend::ir::{Scop, SourceFile};
-use polyhedral::{ArraySlab, Ast, Dependences, Expr, TiledSchedule};
+use polyhedral::{ArraySlab, Ast, BodyLoop, Dependences, Expr, TiledSchedule};
 use std::fmt::Write;
 
 /// The tile size of every band member when the cuda target chooses (see the module doc).
@@ -75,8 +75,9 @@ pub struct CudaPlan {
 /// The polyhedral facts the GPU code needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GpuScop {
-    /// Per nest, per dimension of its flat schedule: parallel once the outer ones are fixed.
-    pub parallel: Vec<Vec<bool>>,
+    /// Per nest: the loops of its task body, each with whether it is parallel once the outer
+    /// dimensions are fixed.
+    pub parallel: Vec<Vec<(BodyLoop, bool)>>,
     /// Per array of the SCoP: its accessed slab of the outermost index.
     pub slabs: Vec<Option<ArraySlab>>,
 }
@@ -97,9 +98,19 @@ pub fn plan(scop: &Scop, expanded: &Scop, deps: &Dependences, sched: &TiledSched
         let why = format!("it writes the scalar `{}`, which the threads of a launch would share", a.name);
         return Ok(CudaPlan { gpu: Err(why) });
     }
-    let parallel = polyhedral::parallel_points(expanded, deps, sched)?;
+    if let Some(m) = scop.undefined_macros.first() {
+        let why = format!("its statements use the macro `{}`, whose definition cannot be copied into the kernels", m.name);
+        return Ok(CudaPlan { gpu: Err(why) });
+    }
+    let mut parallel = Vec::with_capacity(program.classes.len());
+    for (k, class) in program.classes.iter().enumerate() {
+        let mut loops = Vec::new();
+        body_loops(&class.body, &mut loops);
+        let flags = polyhedral::parallel_loops(expanded, deps, sched, k, &loops)?;
+        parallel.push(loops.into_iter().zip(flags).collect::<Vec<_>>());
+    }
     for (class, flags) in program.classes.iter().zip(&parallel) {
-        if !has_parallel_loop(&class.body, flags) {
+        if !flags.iter().any(|(_, p)| *p) {
             let why = format!("the tiles of {} have no parallel loop (they would run as one GPU thread)", class.name);
             return Ok(CudaPlan { gpu: Err(why) });
         }
@@ -108,19 +119,53 @@ pub fn plan(scop: &Scop, expanded: &Scop, deps: &Dependences, sched: &TiledSched
     Ok(CudaPlan { gpu: Ok(GpuScop { parallel, slabs }) })
 }
 
-/// Whether `ast` has a loop over a parallel dimension.
-fn has_parallel_loop(ast: &Ast, parallel: &[bool]) -> bool {
+/// The loops of a task body, each with the statements it runs, in preorder.
+fn body_loops(ast: &Ast, out: &mut Vec<BodyLoop>) {
     match ast {
-        Ast::Block(items) => items.iter().any(|i| has_parallel_loop(i, parallel)),
-        Ast::For { iter, body, .. } => is_parallel(iter, parallel) || has_parallel_loop(body, parallel),
-        Ast::If { then, els, .. } => has_parallel_loop(then, parallel) || els.as_deref().is_some_and(|e| has_parallel_loop(e, parallel)),
-        Ast::User { .. } => false,
+        Ast::Block(items) => items.iter().for_each(|i| body_loops(i, out)),
+        Ast::For { iter, body, .. } => {
+            if let Some(l) = body_loop(iter, body) {
+                out.push(l);
+            }
+            body_loops(body, out);
+        }
+        Ast::If { then, els, .. } => {
+            body_loops(then, out);
+            if let Some(e) = els {
+                body_loops(e, out);
+            }
+        }
+        Ast::User { .. } => {}
     }
 }
 
-/// Whether the body loop over `iter` (`tf_i<d>`) runs over a parallel dimension.
-fn is_parallel(iter: &str, parallel: &[bool]) -> bool {
-    iter.strip_prefix(BODY_ITER).and_then(|d| d.parse::<usize>().ok()).is_some_and(|d| parallel.get(d) == Some(&true))
+/// The loop over `iter` (`tf_i<d>`) with body `body`, as polyhedral's question.
+fn body_loop(iter: &str, body: &Ast) -> Option<BodyLoop> {
+    let dim = iter.strip_prefix(BODY_ITER).and_then(|d| d.parse::<usize>().ok())?;
+    let mut statements = Vec::new();
+    users(body, &mut statements);
+    statements.sort();
+    statements.dedup();
+    Some(BodyLoop { dim, statements })
+}
+
+fn users(ast: &Ast, out: &mut Vec<String>) {
+    match ast {
+        Ast::Block(items) => items.iter().for_each(|i| users(i, out)),
+        Ast::For { body, .. } => users(body, out),
+        Ast::If { then, els, .. } => {
+            users(then, out);
+            if let Some(e) = els {
+                users(e, out);
+            }
+        }
+        Ast::User { name, .. } => out.push(name.clone()),
+    }
+}
+
+/// Whether the body loop over `iter` with body `body` is parallel.
+fn is_parallel(iter: &str, body: &Ast, parallel: &[(BodyLoop, bool)]) -> bool {
+    body_loop(iter, body).is_some_and(|l| parallel.iter().any(|(q, p)| *p && *q == l))
 }
 
 /// Writes both outputs: `out.c` (the input with every SCoP replaced, GPU and CPU versions) and
@@ -259,7 +304,7 @@ struct HostCtx<'a> {
     scop: &'a Scop,
     class_dims: usize,
     tile_sizes: &'a [i64],
-    parallel: &'a [bool],
+    parallel: &'a [(BodyLoop, bool)],
     common: &'a [(Param, String)],
     /// Iterators of the enclosing host loops.
     host_iters: Vec<String>,
@@ -277,7 +322,7 @@ fn host(out: &mut String, ast: &Ast, depth: usize, ctx: &mut HostCtx<'_>, kernel
                 host(out, item, depth, ctx, kernels);
             }
         }
-        Ast::For { iter, init, cond, inc, body } if !is_parallel(iter, ctx.parallel) => {
+        Ast::For { iter, init, cond, inc, body } if !is_parallel(iter, body, ctx.parallel) => {
             let _ = writeln!(out, "{pad}for (long {iter} = {}; {}; {iter} += {}) {{", c_ast::expr(init), c_ast::expr(cond), c_ast::expr(inc));
             ctx.host_iters.push(iter.clone());
             host(out, body, depth + 1, ctx, kernels);
@@ -346,9 +391,9 @@ fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [u32; 2], [u32; 
             let outer_extent = extent(iter, ctx);
             // A second parallel loop when it is the whole body.
             let inner = match body.as_ref() {
-                Ast::For { iter: i2, .. } if is_parallel(i2, ctx.parallel) => Some(body.as_ref()),
+                Ast::For { iter: i2, body: b2, .. } if is_parallel(i2, b2, ctx.parallel) => Some(body.as_ref()),
                 Ast::Block(items) if items.len() == 1 => match &items[0] {
-                    f @ Ast::For { iter: i2, .. } if is_parallel(i2, ctx.parallel) => Some(f),
+                    f @ Ast::For { iter: i2, body: b2, .. } if is_parallel(i2, b2, ctx.parallel) => Some(f),
                     _ => None,
                 },
                 _ => None,
@@ -472,9 +517,9 @@ fn cu_text(file: &SourceFile, scops: &[ScopCode<'_>], kernels: &[Kernel]) -> Str
     s
 }
 
-/// The `#define` lines the statements of `scop` need (none until the frontend provides them).
-fn scop_macros(_scop: &Scop) -> Vec<&str> {
-    Vec::new()
+/// The `#define` lines the statements of `scop` need.
+fn scop_macros(scop: &Scop) -> Vec<&str> {
+    scop.macros.iter().map(|m| m.define.as_str()).collect()
 }
 
 /// The file-scope part of `out.c`: the kernel source, names, emulation entry points, the loaded
