@@ -55,6 +55,8 @@
 #ifndef STREAMRT_H
 #define STREAMRT_H
 
+#include <stddef.h> /* size_t */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -118,6 +120,67 @@ void tf_task_arrive(tf_graph *g, int stream, const long *key);
  * never run (they wait for tokens that no task produces, or for tokens of such tasks), prints
  * which task waits for which token and exits with status 70. */
 void tf_graph_end(tf_graph *g);
+
+/* ---------------------------------------------------------------------------------------------
+ * The GPU path (tiledflow --target cuda). A generated program loads its kernels once (a
+ * constructor calls tf_gpu_load) and, per SCoP execution, describes its tiles as a launch graph
+ * with the same shape as the CPU API above: key spaces (one per task class), tasks that wait for
+ * other tasks' keys, and kernel launches instead of a body. Tasks become CUDA streams' work:
+ * the device has a pool of 4 CUDA streams; a task goes on the CUDA stream of one of its inputs
+ * whose task is still the last one on that stream, otherwise on the next stream round-robin, and
+ * waits (cuStreamWaitEvent) for each input that ended on another stream; its event is recorded
+ * when it ends. Nothing synchronizes the whole device before tf_gpu_graph_end.
+ *
+ * The device is chosen by TILEDFLOW_GPU: unset (or "cuda") uses CUDA device 0 (libcuda and NVRTC
+ * loaded at run time: neither is needed to build or start the program; NVRTC is found through
+ * TILEDFLOW_NVRTC_LIB, a directory holding libnvrtc.so.12, then the system's search path, then
+ * the PyPI package nvidia-cuda-nvrtc-cu12 that `make deps` installs); "off" uses none; "emulate"
+ * an emulated device for tests without a GPU: host memory, one host thread per CUDA stream
+ * running its FIFO, events as completion flags, argument bytes copied at launch, kernels run by
+ * their host versions `emu`.
+ *
+ * Errors (a key outside its stream's box, a task waiting for a key never begun, a bad kernel
+ * index or launch shape, calls out of order, a launch or kernel failure) print
+ * "streamrt: error: GPU: ..." naming the task (stream and key) and the kernel, and exit with
+ * status 70. The real device path has not yet run on hardware (see streamrt/README.md).
+ */
+
+typedef struct tf_gpu tf_gpu;              /* a device context with the loaded module */
+typedef struct tf_gpu_graph tf_gpu_graph;  /* the launches of one SCoP execution */
+/* The host version of a kernel: runs every block and thread of one launch; args[i] points at
+ * argument i (a copy owned by the runtime during the call). */
+typedef void (*tf_gpu_emu_fn)(const unsigned *grid, const unsigned *block, void **args);
+
+/* Compiles `source` (CUDA C++) with NVRTC for the device's architecture, loads it, looks up the
+ * `n` kernels `names` (extern "C"). Returns NULL when there is no usable device: no libcuda, no
+ * device, no libnvrtc, or a compile/load error; it then prints ONE line to stderr, the first time
+ * only, starting "tiledflow: " and ending "running the CPU task version", and the caller falls back.
+ * Environment: TILEDFLOW_GPU=off -> NULL without trying (same notice);
+ *              TILEDFLOW_GPU=emulate -> an emulated device that runs emu[k] (NULL entries -> NULL
+ *              return with a notice naming the missing kernel). No notice on success.
+ * The returned device lives until the process exits. */
+tf_gpu *tf_gpu_load(const char *source, const char *const *names, const tf_gpu_emu_fn *emu, int n);
+
+/* Device memory. copy_in allocates `bytes` and copies from host; copy_out waits for all work of
+ * the device then copies back; free releases. bytes may be 0 (returns a valid dummy pointer). */
+void *tf_gpu_copy_in(tf_gpu *m, const void *host, size_t bytes);
+void  tf_gpu_copy_out(tf_gpu *m, void *host, const void *dev, size_t bytes);
+void  tf_gpu_free(tf_gpu *m, void *dev);
+
+/* Launch graph: the same shape as the CPU API. Streams here are key spaces (one per task class), as
+ * in tf_stream_new; each task gets an event when it ends. All calls on a graph come from the
+ * thread that began it. */
+tf_gpu_graph *tf_gpu_graph_begin(tf_gpu *m);
+int  tf_gpu_stream_new(tf_gpu_graph *g, const char *name, int ndims, const long *lo, const long *hi);
+void tf_gpu_task_begin(tf_gpu_graph *g, int out_stream, const long *key);
+void tf_gpu_task_input(tf_gpu_graph *g, int stream, const long *key);   /* wait for that task's event; a key never begun is an error */
+/* One kernel launch of the current task; several per task are ordered (same CUDA stream).
+ * args[i] points at argument i, of sizes[i] bytes (copied at the call, like cuLaunchKernel).
+ * Inputs (tf_gpu_task_input) come before the task's first launch. */
+void tf_gpu_launch(tf_gpu_graph *g, int kernel, const unsigned grid[3], const unsigned block[3],
+                   int nargs, void **args, const size_t *sizes);
+void tf_gpu_task_end(tf_gpu_graph *g);     /* records the task's event */
+void tf_gpu_graph_end(tf_gpu_graph *g);    /* waits for everything, reports errors (exit with message) */
 
 #ifdef __cplusplus
 }

@@ -114,6 +114,10 @@ pub enum Error {
     /// Calls in an order the API does not allow (an input outside a task description, ...).
     #[error("API misuse: {0}")]
     Misuse(String),
+    /// A launch graph of the GPU path (`tf_gpu_*`) was misused or failed on the device; the
+    /// message names the task (stream and key) and the kernel.
+    #[error("GPU: {0}")]
+    Gpu(String),
     /// More tasks in one graph than the completion counter can hold.
     #[error("too many tasks in one graph: at most {max}")]
     TooManyTasks {

@@ -21,7 +21,7 @@ pub struct TfGraph {
 
 /// The calling thread's id, cached per thread (`thread::current()` costs an atomic reference
 /// count on every call, and the check runs on every call of the ABI).
-fn current_thread() -> ThreadId {
+pub(crate) fn current_thread() -> ThreadId {
     thread_local! {
         static ID: ThreadId = thread::current().id();
     }
@@ -29,7 +29,7 @@ fn current_thread() -> ThreadId {
 }
 
 /// Runs `f`, turning an error or a panic into the fatal exit.
-fn guard<T>(function: &str, f: impl FnOnce() -> Result<T, Error>) -> T {
+pub(crate) fn guard<T>(function: &str, f: impl FnOnce() -> Result<T, Error>) -> T {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(value)) => value,
         Ok(Err(error)) => crate::fatal(error),
@@ -67,7 +67,11 @@ unsafe fn graph<'a>(g: *mut TfGraph, function: &str) -> Result<&'a mut Graph<'st
 ///
 /// # Safety
 /// `key` is null or points to at least `n` readable `long`s.
-unsafe fn read_key(key: *const c_long, n: usize, function: &str) -> Result<[i64; MAX_DIMS], Error> {
+pub(crate) unsafe fn read_key(
+    key: *const c_long,
+    n: usize,
+    function: &str,
+) -> Result<[i64; MAX_DIMS], Error> {
     let mut out = [0i64; MAX_DIMS];
     if n == 0 {
         return Ok(out);

@@ -20,6 +20,9 @@
 //! - module `sync`: the protocol's atomics (loom's under `--cfg loom`).
 //! - [`ffi`]: the C ABI of `include/streamrt.h`; errors there print `streamrt: error: ...` and
 //!   exit with status 70; a crashing C task body is named before the process dies.
+//! - [`gpu`]: the GPU path of the C ABI (`tf_gpu_*`): launch graphs on CUDA streams and events,
+//!   the emulated device (`TILEDFLOW_GPU=emulate`) and the real one (cudarc, loaded at run time),
+//!   FFI like `ffi`; [`nvrtc`]: finding NVRTC and compiling kernels with it.
 //!
 //! The protocol (slot and task states, atomic orderings, why no task is lost or run twice, why
 //! the end-of-graph wait terminates) is described in the crate's `README.md`.
@@ -32,7 +35,9 @@
 
 mod error;
 pub mod ffi;
+pub mod gpu;
 mod graph;
+pub mod nvrtc;
 mod observe;
 mod runtime;
 mod stream;

@@ -2,38 +2,11 @@
 //! static library with the system `cc`, runs it on 1, 2, 4 and 8 threads and checks its result
 //! against a Rust computation of the same recurrence.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 #[path = "support/staticlib.rs"]
 mod support;
-use support::{staticlib, CRATE_DIR};
-
-/// Compiles `tests/c/<name>.c` against the header and the static library.
-fn compile(name: &str, out_dir: &Path) -> PathBuf {
-    let lib = staticlib();
-    let exe = out_dir.join(name);
-    let output = Command::new("cc")
-        .args(["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-I"])
-        .arg(Path::new(CRATE_DIR).join("include"))
-        .arg(
-            Path::new(CRATE_DIR)
-                .join("tests/c")
-                .join(format!("{name}.c")),
-        )
-        .arg(&lib)
-        .args(["-lpthread", "-ldl", "-lm", "-o"])
-        .arg(&exe)
-        .output()
-        .expect("cannot run the C compiler `cc`");
-    assert!(
-        output.status.success(),
-        "cc failed on {name}.c with {}:\n{}",
-        lib.display(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    exe
-}
+use support::compile_test_program as compile;
 
 /// What `wavefront N M` must print: the last cell and the sum of all cells, mod P.
 fn expected_wavefront(n: usize, m: usize) -> String {

@@ -7,6 +7,9 @@
 //! same arrays, bit for bit, because generated code keeps every statement's arithmetic and both
 //! sides are compiled with `-ffp-contract=off`.
 //!
+//! [`nvrtc`] compiles CUDA source for a GPU architecture with NVRTC (from `make deps`), for the
+//! cuda target's tests.
+//!
 //! What this crate must not do: depend on the compiler crates. It drives the built binaries as a
 //! user would, so a test here exercises exactly what a user runs.
 
@@ -16,6 +19,7 @@
 pub mod compare;
 pub mod differential;
 pub mod dump;
+pub mod nvrtc;
 pub mod paths;
 pub mod process;
 

@@ -1,6 +1,6 @@
 //! Finding `libstreamrt.a` built from the current sources, for the tests and the benchmark that
-//! link C programs against it (included with `#[path]` by `tests/c_abi.rs` and
-//! `benches/runtime.rs`).
+//! link C programs against it (included with `#[path]` by `tests/c_abi.rs`, `tests/gpu.rs` and
+//! `benches/runtime.rs`), and compiling the C test programs of `tests/c`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -92,4 +92,32 @@ pub fn staticlib() -> PathBuf {
         lib.display()
     );
     lib
+}
+
+/// Compiles `tests/c/<name>.c` against the header and the static library with the system `cc`
+/// (the link flags a C program needs: `-lpthread -ldl -lm`).
+#[allow(dead_code)] // not used by the benchmark
+pub fn compile_test_program(name: &str, out_dir: &Path) -> PathBuf {
+    let lib = staticlib();
+    let exe = out_dir.join(name);
+    let output = Command::new("cc")
+        .args(["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-I"])
+        .arg(Path::new(CRATE_DIR).join("include"))
+        .arg(
+            Path::new(CRATE_DIR)
+                .join("tests/c")
+                .join(format!("{name}.c")),
+        )
+        .arg(&lib)
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(&exe)
+        .output()
+        .expect("cannot run the C compiler `cc`");
+    assert!(
+        output.status.success(),
+        "cc failed on {name}.c with {}:\n{}",
+        lib.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    exe
 }
