@@ -529,9 +529,6 @@ fn prelude(cu: &str, kernels: &[Kernel], cu_name: &str) -> String {
     if kernels.is_empty() {
         return s;
     }
-    if !emit_c::STREAMRT_H.contains("tf_gpu_load") {
-        s.push_str(GPU_ABI);
-    }
     let _ = writeln!(s, "/* The kernels ({}), compiled at run time by NVRTC. */", cu_name.replace("*/", "* /"));
     s.push_str("static const char tf_cuda_src[] =\n");
     for line in cu.lines() {
@@ -553,20 +550,3 @@ fn prelude(cu: &str, kernels: &[Kernel], cu_name: &str) -> String {
     );
     s
 }
-
-/// streamrt's GPU ABI (`streamrt/include/streamrt.h` declares it once the runtime has it).
-const GPU_ABI: &str = "typedef struct tf_gpu tf_gpu;
-typedef struct tf_gpu_graph tf_gpu_graph;
-typedef void (*tf_gpu_emu_fn)(const unsigned *grid, const unsigned *block, void **args);
-tf_gpu *tf_gpu_load(const char *source, const char *const *names, const tf_gpu_emu_fn *emu, int n);
-void *tf_gpu_copy_in(tf_gpu *m, const void *host, size_t bytes);
-void tf_gpu_copy_out(tf_gpu *m, void *host, const void *dev, size_t bytes);
-void tf_gpu_free(tf_gpu *m, void *dev);
-tf_gpu_graph *tf_gpu_graph_begin(tf_gpu *m);
-int tf_gpu_stream_new(tf_gpu_graph *g, const char *name, int ndims, const long *lo, const long *hi);
-void tf_gpu_task_begin(tf_gpu_graph *g, int out_stream, const long *key);
-void tf_gpu_task_input(tf_gpu_graph *g, int stream, const long *key);
-void tf_gpu_launch(tf_gpu_graph *g, int kernel, const unsigned grid[3], const unsigned block[3], int nargs, void **args, const size_t *sizes);
-void tf_gpu_task_end(tf_gpu_graph *g);
-void tf_gpu_graph_end(tf_gpu_graph *g);
-";
