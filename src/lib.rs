@@ -290,10 +290,13 @@ fn compile_scop(
         let deps = polyhedral::dependences(scop).map_err(polyhedral_error)?;
         return Ok(Compiled { deps, sched: None, program: None, omp: None, private: Vec::new(), cuda: None });
     }
-    // Coarsening for the GPU (`taskgen::emit_cuda`): larger default tiles.
+    // For the GPU (`taskgen::emit_cuda`): larger default tiles, parallel point loops outermost.
     let mut schedule_config = opts.schedule.clone();
-    if opts.target == Target::Cuda && schedule_config.tile_sizes.as_ref().is_some_and(|t| t.is_empty()) {
-        schedule_config.tile_sizes = Some(vec![taskgen::emit_cuda::CUDA_TILE]);
+    if opts.target == Target::Cuda {
+        schedule_config.parallel_point_loops_outer = true;
+        if schedule_config.tile_sizes.as_ref().is_some_and(|t| t.is_empty()) {
+            schedule_config.tile_sizes = Some(vec![taskgen::emit_cuda::CUDA_TILE]);
+        }
     }
     // Scalar privatization (polyhedral's `privatize` module): schedule with the expandable
     // scalars expanded, keep those that one variable per task serves, and schedule again

@@ -133,6 +133,9 @@ pub struct ScheduleConfig {
     /// A SCoP with more statements than this is scheduled inside its outermost loops (see the
     /// `schedule` module documentation).
     pub max_whole_statements: usize,
+    /// Inside a tile, the point loops that carry no dependence go outermost (for the GPU,
+    /// where they become threads) instead of the contiguous one innermost (see `point_order`).
+    pub parallel_point_loops_outer: bool,
 }
 
 impl Default for ScheduleConfig {
@@ -146,6 +149,7 @@ impl Default for ScheduleConfig {
             max_coefficient: 4,
             max_constant_term: 8,
             max_whole_statements: 9,
+            parallel_point_loops_outer: false,
         }
     }
 }

@@ -8,8 +8,11 @@ use polyhedral::{array_slabs, dependences, nest_body_ast, parallel_loops, schedu
 /// The loops of nest 0's task body (iterators `c<dim>`) with their statements, and whether
 /// polyhedral calls each parallel.
 fn body_loops(scop: &frontend::ir::Scop, sizes: Vec<i64>, original: bool) -> Vec<(usize, bool)> {
+    body_loops_with(scop, ScheduleConfig { tile_sizes: Some(sizes), original, ..ScheduleConfig::default() })
+}
+
+fn body_loops_with(scop: &frontend::ir::Scop, cfg: ScheduleConfig) -> Vec<(usize, bool)> {
     let deps = dependences(scop).unwrap();
-    let cfg = ScheduleConfig { tile_sizes: Some(sizes), original, ..ScheduleConfig::default() };
     let (sched, warnings) = schedule(scop, &deps, &cfg).unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");
     let n_tile = sched.nests[0].tile_sizes.len();
@@ -72,12 +75,8 @@ fn an_in_place_stencil_has_no_parallel_loop() {
     assert!(loops.iter().all(|&(_, p)| !p), "{loops:?}");
 }
 
-/// `y[j] += A[i][j]` in source order: `i` carries the reduction into `y[j]` (dimension 2 of
-/// the flat schedule, after the two tile dimensions), while `j` (dimension 3), for a fixed
-/// `i`, touches a different `y[j]` in each iteration.
-#[test]
-fn a_reduction_loop_is_sequential_and_the_loop_inside_it_parallel() {
-    let scop = common::scop(
+fn column_sums() -> frontend::ir::Scop {
+    common::scop(
         &["N"],
         "[N] -> { : N >= 0 }",
         &[("y", 1), ("A", 2)],
@@ -92,7 +91,26 @@ fn a_reduction_loop_is_sequential_and_the_loop_inside_it_parallel() {
                 common::access(true, 0, "[N] -> { S0[i, j] -> y[j] }"),
             ],
         )],
-    );
+    )
+}
+
+/// The same with the GPU's point order (`parallel_point_loops_outer`): `j`, which carries no
+/// dependence inside a tile, goes outermost, so the outer point loop is the parallel one.
+#[test]
+fn for_the_gpu_the_parallel_point_loop_goes_outermost() {
+    let cfg = ScheduleConfig { tile_sizes: Some(vec![8]), original: true, parallel_point_loops_outer: true, ..ScheduleConfig::default() };
+    let loops = body_loops_with(&column_sums(), cfg);
+    let flag = |dim: usize| loops.iter().find(|l| l.0 == dim).map(|l| l.1);
+    assert_eq!(flag(2), Some(true), "{loops:?}");
+    assert_eq!(flag(3), Some(false), "{loops:?}");
+}
+
+/// `y[j] += A[i][j]` in source order: `i` carries the reduction into `y[j]` (dimension 2 of
+/// the flat schedule, after the two tile dimensions), while `j` (dimension 3), for a fixed
+/// `i`, touches a different `y[j]` in each iteration.
+#[test]
+fn a_reduction_loop_is_sequential_and_the_loop_inside_it_parallel() {
+    let scop = column_sums();
     let loops = body_loops(&scop, vec![8], true);
     let flag = |dim: usize| loops.iter().find(|l| l.0 == dim).map(|l| l.1);
     assert_eq!(flag(2), Some(false), "{loops:?}");
