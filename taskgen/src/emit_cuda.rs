@@ -19,7 +19,10 @@
 //!
 //! What stays on the CPU (the whole SCoP, with a note in `-v` and as a comment in `out.c`): a SCoP
 //! that writes a scalar (the threads of a launch would share it), or with a task class whose tile
-//! has no parallel loop at all (it would run as one thread). Mixing CPU and GPU tiles in one SCoP
+//! has no parallel loop at all (it would run as one thread), or whose statements need what a
+//! kernel cannot have (a macro without a definition to copy, a variable named by a word of CUDA
+//! C++). A statement that calls a function of the user's compiles in `out.c` but not in
+//! `out.cu`: NVRTC then fails at run time and the program falls back (the runtime's notice). Mixing CPU and GPU tiles in one SCoP
 //! would need copies between the two memories at each dependence; that is left for later.
 //!
 //! Memory. At the entry of a SCoP on the GPU, each array it touches is copied in, only its slab
@@ -38,9 +41,9 @@
 //! [`CUDA_TILE`] (256) instead of the CPU default, so a parallel point loop has up to 256
 //! iterations and two nested ones up to 64K threads per launch; the problem size caps it (a
 //! tile never exceeds the iteration domain). Independent tiles are not yet merged into one
-//! launch. Grid size: [`BLOCK`] threads a block along `x` (and [`BLOCK_Y`] along `y` for two
-//! dimensions), enough blocks to cover the tile size of a point dimension of the band, or
-//! [`OTHER_EXTENT`] iterations for a dimension below the band; this affects speed only, since
+//! launch. Grid size: [`BLOCK`] threads a block (`BLOCK / BLOCK_Y` along `x` and [`BLOCK_Y`]
+//! along `y` for two dimensions), and as many blocks as the loop has iterations, computed by the
+//! host from the loop's bounds where it can (see `grid_blocks`); this affects speed only, since
 //! the loops are strided.
 //!
 //! Bit-exact results on a device need NVRTC's `--fmad=false` (the original is compiled with
@@ -48,6 +51,7 @@
 
 use crate::c_ast;
 use crate::emit_c::{self, EmitOptions, ScopCode};
+use crate::emit_omp::{canonical_bound, mentions_id};
 use crate::program::{names, TaskProgram, BODY_ITER, KEY_NAME};
 use frontend::ir::{Scop, SourceFile};
 use polyhedral::{ArraySlab, Ast, BodyLoop, Dependences, Expr, TiledSchedule};
@@ -59,11 +63,26 @@ pub const CUDA_TILE: i64 = 256;
 pub const BLOCK: u32 = 128;
 /// Threads of a block along `y` when two loops are mapped to threads (`x` then has 32).
 pub const BLOCK_Y: u32 = 8;
-/// The assumed iterations of a parallel loop below the tiled band (for the grid size only).
+/// The assumed iterations of a parallel loop below the tiled band whose bounds the host cannot
+/// compute (for the grid size only).
 pub const OTHER_EXTENT: i64 = 256;
+/// CUDA's limits on the grid dimensions `x` (2^31 - 1, kept lower) and `y`.
+const MAX_GRID_X: u32 = 1 << 20;
+const MAX_GRID_Y: u32 = 65535;
 
 /// The header of the emulated build: `g++ -x c++ -DTF_CUDA_EMULATE -include tf_cuda_emu.h`.
 pub const EMU_H: &str = include_str!("../../streamrt/include/tf_cuda_emu.h");
+
+/// Words of CUDA C++ (keywords that C lacks, built-in variables and types) that a C variable
+/// may be called: such a SCoP stays on the CPU.
+const CXX_RESERVED: &[&str] = &[
+    "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "bool", "catch", "char8_t", "char16_t", "char32_t", "class",
+    "compl", "concept", "consteval", "constexpr", "constinit", "const_cast", "co_await", "co_return", "co_yield", "decltype",
+    "delete", "dynamic_cast", "explicit", "export", "false", "friend", "mutable", "namespace", "new", "noexcept", "not",
+    "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "reinterpret_cast", "requires",
+    "static_assert", "static_cast", "template", "this", "thread_local", "throw", "true", "try", "typeid", "typename", "using",
+    "virtual", "wchar_t", "xor", "xor_eq", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3", "uint3",
+];
 
 /// Whether a SCoP runs on the GPU, decided before emission.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,6 +115,11 @@ pub struct CudaScop {
 pub fn plan(scop: &Scop, expanded: &Scop, deps: &Dependences, sched: &TiledSchedule, program: &TaskProgram) -> polyhedral::Result<CudaPlan> {
     if let Some(a) = scop.arrays.iter().find(|a| a.rank == 0 && a.written) {
         let why = format!("it writes the scalar `{}`, which the threads of a launch would share", a.name);
+        return Ok(CudaPlan { gpu: Err(why) });
+    }
+    let names = scop.params.iter().map(|p| &p.name).chain(scop.arrays.iter().map(|a| &a.name));
+    if let Some(name) = names.into_iter().find(|n| CXX_RESERVED.contains(&n.as_str())) {
+        let why = format!("the variable `{name}` is a reserved word of CUDA C++, in which the kernels are written");
         return Ok(CudaPlan { gpu: Err(why) });
     }
     if let Some(m) = scop.undefined_macros.first() {
@@ -363,7 +387,7 @@ fn host(out: &mut String, ast: &Ast, depth: usize, ctx: &mut HostCtx<'_>, kernel
 }
 
 /// The kernel for `ast` (a parallel loop, or one statement) and its launch geometry.
-fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [u32; 2], [u32; 2]) {
+fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [String; 2], [u32; 2]) {
     let scop = ctx.scop;
     let mut params: Vec<Param> = names(KEY_NAME, ctx.class_dims).into_iter().map(|k| Param { ty: "long".into(), name: k }).collect();
     params.extend(ctx.host_iters.iter().map(|i| Param { ty: "long".into(), name: i.clone() }));
@@ -388,7 +412,6 @@ fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [u32; 2], [u32; 
     };
     let (grid, block) = match ast {
         Ast::For { iter, init, cond, inc, body } => {
-            let outer_extent = extent(iter, ctx);
             // A second parallel loop when it is the whole body.
             let inner = match body.as_ref() {
                 Ast::For { iter: i2, body: b2, .. } if is_parallel(i2, b2, ctx.parallel) => Some(body.as_ref()),
@@ -405,13 +428,15 @@ fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [u32; 2], [u32; 
                     c_ast::stmt(&mut t, body2, 3, &mut user);
                     t.push_str("    }\n  }\n");
                     let bx = BLOCK / BLOCK_Y;
-                    ([blocks(extent(i2, ctx), bx), blocks(outer_extent, BLOCK_Y)], [bx, BLOCK_Y])
+                    let gx = grid_blocks(i2, init2, cond2, inc2, Some(iter.as_str()), bx, MAX_GRID_X, ctx);
+                    let gy = grid_blocks(iter, init, cond, inc, None, BLOCK_Y, MAX_GRID_Y, ctx);
+                    ([gx, gy], [bx, BLOCK_Y])
                 }
                 _ => {
                     thread_loop(&mut t, 1, "x", iter, init, cond, inc);
                     c_ast::stmt(&mut t, body, 2, &mut user);
                     t.push_str("  }\n");
-                    ([blocks(outer_extent, BLOCK), 1], [BLOCK, 1])
+                    ([grid_blocks(iter, init, cond, inc, None, BLOCK, MAX_GRID_X, ctx), "1".into()], [BLOCK, 1])
                 }
             }
         }
@@ -419,7 +444,7 @@ fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [u32; 2], [u32; 
             t.push_str("  if (blockIdx.x == 0 && threadIdx.x == 0 && blockIdx.y == 0 && threadIdx.y == 0) {\n");
             c_ast::stmt(&mut t, other, 2, &mut user);
             t.push_str("  }\n");
-            ([1, 1], [1, 1])
+            (["1".to_string(), "1".to_string()], [1, 1])
         }
     };
     t.push_str("}\n");
@@ -447,20 +472,30 @@ fn thread_loop(t: &mut String, depth: usize, dim: &str, iter: &str, init: &Expr,
     );
 }
 
-/// The iterations assumed for the loop over `iter` (grid size only): the tile size for a point
-/// dimension of the band, [`OTHER_EXTENT`] below it.
-fn extent(iter: &str, ctx: &HostCtx<'_>) -> i64 {
-    let d = iter.strip_prefix(BODY_ITER).and_then(|d| d.parse::<usize>().ok()).unwrap_or(usize::MAX);
-    let p = ctx.class_dims;
-    match (d >= p && d < 2 * p, ctx.tile_sizes.iter().max()) {
-        (true, Some(&t)) => t,
-        _ => OTHER_EXTENT,
+/// The number of blocks for the thread loop over `iter`, as a host expression: from its bounds
+/// when the loop is `iter <= ub` or `iter < ub` with step 1 and neither bound mentions
+/// `thread_outer` (the other thread loop's iterator, unknown on the host), so that a small
+/// problem launches few blocks; otherwise from the tile size of a point dimension of the band,
+/// or [`OTHER_EXTENT`] below it. At most `cap` (CUDA's limit on that grid dimension); any number
+/// is correct since the loop is strided.
+#[allow(clippy::too_many_arguments)]
+fn grid_blocks(iter: &str, init: &Expr, cond: &Expr, inc: &Expr, thread_outer: Option<&str>, per_block: u32, cap: u32, ctx: &HostCtx<'_>) -> String {
+    let known = |e: &Expr| thread_outer.map_or(true, |o| !mentions_id(e, o));
+    match canonical_bound(iter, cond, inc) {
+        Some((op, ub)) if known(init) && known(ub) => {
+            let last = if op == "<=" { c_ast::expr(ub) } else { format!("({} - 1)", c_ast::expr(ub)) };
+            format!("tf_gpu_blocks({last} - {} + 1, {per_block}, {cap})", c_ast::expr(init))
+        }
+        _ => {
+            let d = iter.strip_prefix(BODY_ITER).and_then(|d| d.parse::<usize>().ok()).unwrap_or(usize::MAX);
+            let p = ctx.class_dims;
+            let extent = match (d >= p && d < 2 * p, ctx.tile_sizes.iter().max()) {
+                (true, Some(&t)) => t,
+                _ => OTHER_EXTENT,
+            };
+            format!("tf_gpu_blocks({extent}, {per_block}, {cap})")
+        }
     }
-}
-
-fn blocks(extent: i64, per_block: u32) -> u32 {
-    let per = i64::from(per_block.max(1));
-    u32::try_from((extent.max(1) + per - 1) / per).unwrap_or(u32::MAX).max(1)
 }
 
 /// Device helpers of `out.cu`: the C helpers of printed expressions and the array view.
@@ -543,6 +578,7 @@ fn prelude(cu: &str, kernels: &[Kernel], cu_name: &str) -> String {
     let emus: Vec<String> = kernels.iter().map(|k| format!("tf_emu_{}", k.name)).collect();
     let _ = writeln!(s, "static const tf_gpu_emu_fn tf_cuda_emu[] = {{ {} }};", emus.join(", "));
     s.push_str("static tf_gpu *tf_gpu_mod;\n");
+    s.push_str(GRID_HELPER);
     let _ = writeln!(
         s,
         "__attribute__((constructor)) static void tf_gpu_start(void) {{ tf_gpu_mod = tf_gpu_load(tf_cuda_src, tf_cuda_names, tf_cuda_emu, {}); }}",
@@ -550,3 +586,6 @@ fn prelude(cu: &str, kernels: &[Kernel], cu_name: &str) -> String {
     );
     s
 }
+
+/// Blocks of `per` threads for `n` iterations, at least 1 and at most `cap`.
+const GRID_HELPER: &str = "static inline unsigned tf_gpu_blocks(long n, long per, long cap) { long b = n < 1 ? 1 : (n + per - 1) / per; return (unsigned)(b > cap ? cap : b); }\n";

@@ -179,3 +179,29 @@ fn standard_output_is_refused_since_the_kernels_need_a_file_of_their_own() {
     assert!(stderr.contains("--target cuda writes two files"), "{stderr}");
     assert!(output.stdout.is_empty());
 }
+
+#[test]
+fn a_scop_that_cannot_be_a_kernel_stays_on_the_cpu_with_a_note() {
+    let dir = tempfile::Builder::new().prefix("tiledflow-cuda.").tempdir().unwrap();
+    let src = dir.path().join("k.c");
+    std::fs::write(
+        &src,
+        "void k(int n, double new[n], double b[n])\n{\n#pragma scop\n  for (int i = 0; i < n; i++)\n    b[i] = 2 * new[i];\n#pragma endscop\n}\n",
+    )
+    .unwrap();
+    let out = dir.path().join("k.out.c");
+    let output = std::process::Command::new(tool_path("tiledflow").unwrap())
+        .args(["--target", "cuda", "-v", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("note: SCoP stays on the CPU (--target cuda): the variable `new` is a reserved word"), "{stderr}");
+    let c = std::fs::read_to_string(&out).unwrap();
+    assert!(c.contains("this SCoP stays on the CPU: the variable `new`"), "{c}");
+    assert!(!c.contains("tf_gpu_mod"), "no GPU code when no SCoP is on the GPU");
+    let cu = std::fs::read_to_string(out.with_extension("cu")).unwrap();
+    assert!(!cu.contains("__global__"), "{cu}");
+}
