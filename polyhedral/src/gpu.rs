@@ -41,6 +41,57 @@ pub struct BodyLoop {
     pub statements: Vec<String>,
 }
 
+impl BodyLoop {
+    /// The loop `for (iter ...) body` of a task body whose iterators are `<prefix><dim>`;
+    /// `None` when `iter` is not such an iterator.
+    pub fn of(iter: &str, body: &Ast, prefix: &str) -> Option<BodyLoop> {
+        let dim = iter.strip_prefix(prefix).and_then(|d| d.parse::<usize>().ok())?;
+        let mut statements = Vec::new();
+        users(body, &mut statements);
+        statements.sort();
+        statements.dedup();
+        Some(BodyLoop { dim, statements })
+    }
+}
+
+/// Every loop of the task body `ast` (iterators `<prefix><dim>`), in preorder.
+pub fn body_loops(ast: &Ast, prefix: &str) -> Vec<BodyLoop> {
+    fn walk(ast: &Ast, prefix: &str, out: &mut Vec<BodyLoop>) {
+        match ast {
+            Ast::Block(items) => items.iter().for_each(|i| walk(i, prefix, out)),
+            Ast::For { iter, body, .. } => {
+                out.extend(BodyLoop::of(iter, body, prefix));
+                walk(body, prefix, out);
+            }
+            Ast::If { then, els, .. } => {
+                walk(then, prefix, out);
+                if let Some(e) = els {
+                    walk(e, prefix, out);
+                }
+            }
+            Ast::User { .. } => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(ast, prefix, &mut out);
+    out
+}
+
+/// The names of the user nodes (statements) of `ast`.
+fn users(ast: &Ast, out: &mut Vec<String>) {
+    match ast {
+        Ast::Block(items) => items.iter().for_each(|i| users(i, out)),
+        Ast::For { body, .. } => users(body, out),
+        Ast::If { then, els, .. } => {
+            users(then, out);
+            if let Some(e) = els {
+                users(e, out);
+            }
+        }
+        Ast::User { name, .. } => out.push(name.clone()),
+    }
+}
+
 /// For the loops `loops` of the task body of nest `nest` of `sched`: whether each, all outer
 /// dimensions fixed, has independent iterations (see the module documentation; only the pairs
 /// of dependent instances of the loop's own statements count, since other statements run in

@@ -21,7 +21,8 @@
 //!   whether one variable per task of a tiled schedule is enough for such a scalar;
 //! - [`parallel_tiles`] (`parallel`): which tile loops may be parallel, and wavefronts, for the
 //!   barrier-based OpenMP target;
-//! - [`parallel_loops`], [`array_slabs`] (`gpu`): the parallel loops of a task body and the
+//! - [`body_loops`], [`parallel_loops`], [`array_slabs`] (`gpu`): the loops of a task body, which are
+//!   parallel, and the
 //!   accessed slab of each array, for the CUDA target;
 //! - [`nest_body_ast`], [`points_ast`], [`tile_sources_ast`] (`astgen`): generated loops as a
 //!   plain [`Ast`].
@@ -51,7 +52,7 @@ mod verify;
 pub use ast::{Ast, Expr, OpKind};
 pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
 pub use deps::dependences;
-pub use gpu::{array_slabs, parallel_loops, ArraySlab, BodyLoop, SLAB_NAME};
+pub use gpu::{array_slabs, body_loops, parallel_loops, ArraySlab, BodyLoop, SLAB_NAME};
 pub use parallel::{parallel_tiles, ParallelTiles};
 pub use privatize::{expand_scalars, scalar_expansions, task_private, ScalarExpansion, TaskPrivate};
 pub use schedule::schedule;

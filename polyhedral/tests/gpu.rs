@@ -3,11 +3,11 @@
 
 mod common;
 
-use polyhedral::{array_slabs, dependences, nest_body_ast, parallel_loops, schedule, Ast, BodyLoop, ScheduleConfig};
+use polyhedral::{array_slabs, body_loops, dependences, nest_body_ast, parallel_loops, schedule, Ast, ScheduleConfig};
 
-/// The loops of nest 0's task body (iterators `c<dim>`) with their statements, and whether
-/// polyhedral calls each parallel.
-fn body_loops(scop: &frontend::ir::Scop, sizes: Vec<i64>, original: bool) -> Vec<(usize, bool)> {
+/// The loops of nest 0's task body (iterators `c<dim>`), each as its dimension and whether
+/// polyhedral calls it parallel.
+fn loops_of(scop: &frontend::ir::Scop, sizes: Vec<i64>, original: bool) -> Vec<(usize, bool)> {
     body_loops_with(scop, ScheduleConfig { tile_sizes: Some(sizes), original, ..ScheduleConfig::default() })
 }
 
@@ -18,50 +18,15 @@ fn body_loops_with(scop: &frontend::ir::Scop, cfg: ScheduleConfig) -> Vec<(usize
     let n_tile = sched.nests[0].tile_sizes.len();
     let coords: Vec<String> = (0..n_tile).map(|d| format!("k{d}")).collect();
     let body = nest_body_ast(scop, &sched, 0, &coords, "c").unwrap();
-    let mut loops = Vec::new();
-    collect(&body, &mut loops);
+    let loops = body_loops(&body, "c");
     let flags = parallel_loops(scop, &deps, &sched, 0, &loops).unwrap();
     loops.iter().map(|l| l.dim).zip(flags).collect()
-}
-
-fn collect(ast: &Ast, out: &mut Vec<BodyLoop>) {
-    fn users(ast: &Ast, out: &mut Vec<String>) {
-        match ast {
-            Ast::Block(items) => items.iter().for_each(|i| users(i, out)),
-            Ast::For { body, .. } => users(body, out),
-            Ast::If { then, els, .. } => {
-                users(then, out);
-                if let Some(e) = els {
-                    users(e, out);
-                }
-            }
-            Ast::User { name, .. } => out.push(name.clone()),
-        }
-    }
-    match ast {
-        Ast::Block(items) => items.iter().for_each(|i| collect(i, out)),
-        Ast::For { iter, body, .. } => {
-            let mut statements = Vec::new();
-            users(body, &mut statements);
-            statements.sort();
-            statements.dedup();
-            out.push(BodyLoop { dim: iter[1..].parse().unwrap(), statements });
-            collect(body, out);
-        }
-        Ast::If { then, els, .. } => {
-            collect(then, out);
-            if let Some(e) = els {
-                collect(e, out);
-            }
-        }
-        Ast::User { .. } => {}
-    }
 }
 
 /// `C[i][j] *= 2`: no dependence, every point loop of a tile is parallel.
 #[test]
 fn loops_without_dependences_are_parallel() {
-    let loops = body_loops(&common::scale_2d(), vec![8], false);
+    let loops = loops_of(&common::scale_2d(), vec![8], false);
     assert!(!loops.is_empty());
     assert!(loops.iter().all(|&(_, p)| p), "{loops:?}");
 }
@@ -70,7 +35,7 @@ fn loops_without_dependences_are_parallel() {
 /// distance (1, 0) and `i` the one of distance (0, 1): no loop is parallel.
 #[test]
 fn an_in_place_stencil_has_no_parallel_loop() {
-    let loops = body_loops(&common::seidel_1d(), vec![4], true);
+    let loops = loops_of(&common::seidel_1d(), vec![4], true);
     assert!(!loops.is_empty());
     assert!(loops.iter().all(|&(_, p)| !p), "{loops:?}");
 }
@@ -111,7 +76,7 @@ fn for_the_gpu_the_parallel_point_loop_goes_outermost() {
 #[test]
 fn a_reduction_loop_is_sequential_and_the_loop_inside_it_parallel() {
     let scop = column_sums();
-    let loops = body_loops(&scop, vec![8], true);
+    let loops = loops_of(&scop, vec![8], true);
     let flag = |dim: usize| loops.iter().find(|l| l.0 == dim).map(|l| l.1);
     assert_eq!(flag(2), Some(false), "{loops:?}");
     assert_eq!(flag(3), Some(true), "{loops:?}");

@@ -128,8 +128,7 @@ pub fn plan(scop: &Scop, expanded: &Scop, deps: &Dependences, sched: &TiledSched
     }
     let mut parallel = Vec::with_capacity(program.classes.len());
     for (k, class) in program.classes.iter().enumerate() {
-        let mut loops = Vec::new();
-        body_loops(&class.body, &mut loops);
+        let loops = polyhedral::body_loops(&class.body, BODY_ITER);
         let flags = polyhedral::parallel_loops(expanded, deps, sched, k, &loops)?;
         parallel.push(loops.into_iter().zip(flags).collect::<Vec<_>>());
     }
@@ -143,53 +142,9 @@ pub fn plan(scop: &Scop, expanded: &Scop, deps: &Dependences, sched: &TiledSched
     Ok(CudaPlan { gpu: Ok(GpuScop { parallel, slabs }) })
 }
 
-/// The loops of a task body, each with the statements it runs, in preorder.
-fn body_loops(ast: &Ast, out: &mut Vec<BodyLoop>) {
-    match ast {
-        Ast::Block(items) => items.iter().for_each(|i| body_loops(i, out)),
-        Ast::For { iter, body, .. } => {
-            if let Some(l) = body_loop(iter, body) {
-                out.push(l);
-            }
-            body_loops(body, out);
-        }
-        Ast::If { then, els, .. } => {
-            body_loops(then, out);
-            if let Some(e) = els {
-                body_loops(e, out);
-            }
-        }
-        Ast::User { .. } => {}
-    }
-}
-
-/// The loop over `iter` (`tf_i<d>`) with body `body`, as polyhedral's question.
-fn body_loop(iter: &str, body: &Ast) -> Option<BodyLoop> {
-    let dim = iter.strip_prefix(BODY_ITER).and_then(|d| d.parse::<usize>().ok())?;
-    let mut statements = Vec::new();
-    users(body, &mut statements);
-    statements.sort();
-    statements.dedup();
-    Some(BodyLoop { dim, statements })
-}
-
-fn users(ast: &Ast, out: &mut Vec<String>) {
-    match ast {
-        Ast::Block(items) => items.iter().for_each(|i| users(i, out)),
-        Ast::For { body, .. } => users(body, out),
-        Ast::If { then, els, .. } => {
-            users(then, out);
-            if let Some(e) = els {
-                users(e, out);
-            }
-        }
-        Ast::User { name, .. } => out.push(name.clone()),
-    }
-}
-
 /// Whether the body loop over `iter` with body `body` is parallel.
 fn is_parallel(iter: &str, body: &Ast, parallel: &[(BodyLoop, bool)]) -> bool {
-    body_loop(iter, body).is_some_and(|l| parallel.iter().any(|(q, p)| *p && *q == l))
+    BodyLoop::of(iter, body, BODY_ITER).is_some_and(|l| parallel.iter().any(|(q, p)| *p && *q == l))
 }
 
 /// Writes both outputs: `out.c` (the input with every SCoP replaced, GPU and CPU versions) and
