@@ -21,9 +21,8 @@
 //!   whether one variable per task of a tiled schedule is enough for such a scalar;
 //! - [`parallel_tiles`] (`parallel`): which tile loops may be parallel, and wavefronts, for the
 //!   barrier-based OpenMP target;
-//! - [`body_loops`], [`parallel_loops`], [`array_slabs`] (`gpu`): the loops of a task body, which are
-//!   parallel, and the
-//!   accessed slab of each array, for the CUDA target;
+//! - [`body_loops`], [`parallel_loops`], [`array_slabs`] (`gpu`): the loops of a task body,
+//!   which of them are parallel, and the accessed slab of each array, for the CUDA target;
 //! - [`nest_body_ast`], [`points_ast`], [`tile_sources_ast`] (`astgen`): generated loops as a
 //!   plain [`Ast`].
 //!
