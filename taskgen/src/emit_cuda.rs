@@ -351,6 +351,8 @@ fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [String; 2], [u3
     let list: Vec<String> = params.iter().map(|p| format!("{} {}", p.ty, p.name)).collect();
     let _ = writeln!(t, "extern \"C\" __global__ void {name}({})", list.join(", "));
     t.push_str("{\n");
+    let unused: Vec<String> = params.iter().filter(|p| !p.name.starts_with("tf_p_")).map(|p| format!("(void){};", p.name)).collect();
+    let _ = writeln!(t, "  {}", unused.join(" "));
     for a in scop.arrays.iter().filter(|a| a.rank > 0) {
         let dims: Vec<String> = (0..a.rank - 1).map(|d| format!("tf_d_{}{d}", a.name)).collect();
         let dims = if dims.is_empty() { "0".to_string() } else { dims.join(", ") };
@@ -407,7 +409,7 @@ fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [String; 2], [u3
     let _ = writeln!(l, "extern \"C\" void tf_emu_{name}(const unsigned *tf_grid, const unsigned *tf_block, void **tf_args)");
     l.push_str("{\n");
     for (j, p) in params.iter().enumerate() {
-        let _ = writeln!(l, "  {ty} {n} = *({ty} const *)tf_args[{j}];", ty = p.ty, n = p.name);
+        let _ = writeln!(l, "  {ty} {n} = *({ty} *)tf_args[{j}];", ty = p.ty, n = p.name);
     }
     let call: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
     let _ = writeln!(l, "  tf_emu_run(tf_grid, tf_block, [&] {{ {name}({}); }});", call.join(", "));
