@@ -205,3 +205,17 @@ fn a_scop_that_cannot_be_a_kernel_stays_on_the_cpu_with_a_note() {
     let cu = std::fs::read_to_string(out.with_extension("cu")).unwrap();
     assert!(!cu.contains("__global__"), "{cu}");
 }
+
+/// `tiledflow-cc --tiledflow-target=cuda` builds the same program (kernels embedded, no emulated
+/// host versions linked): asked for the emulated device, it finds no host versions, falls back,
+/// and verifies as the CPU task version.
+#[test]
+fn tiledflow_cc_builds_the_cuda_target_which_falls_back_without_a_device() {
+    let variant = testsuite::Variant::tiledflow_cc("cuda via tiledflow-cc")
+        .unwrap()
+        .arg("--tiledflow-strict")
+        .arg("--tiledflow-target=cuda")
+        .arg("--tiledflow-tile-sizes=8")
+        .env("TILEDFLOW_GPU", "emulate");
+    testsuite::differential("gemm", &[("MINI_DATASET", "")], &[variant]).unwrap_or_else(|e| panic!("{e:#}"));
+}
