@@ -178,6 +178,19 @@ fn standard_output_is_refused_since_the_kernels_need_a_file_of_their_own() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("--target cuda writes two files"), "{stderr}");
     assert!(output.stdout.is_empty());
+    // Nor may the output be the kernel file itself.
+    let dir = tempfile::Builder::new().prefix("tiledflow-cuda.").tempdir().unwrap();
+    let output = std::process::Command::new(tool_path("tiledflow").unwrap())
+        .args(["--target", "cuda", "-o"])
+        .arg(dir.path().join("out.cu"))
+        .arg(kernel_path("gemm"))
+        .arg("-I")
+        .arg(utilities_dir())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("name it .c"));
+    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "nothing is written");
 }
 
 #[test]
