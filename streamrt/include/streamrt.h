@@ -162,7 +162,8 @@ typedef void (*tf_gpu_emu_fn)(const unsigned *grid, const unsigned *block, void 
 tf_gpu *tf_gpu_load(const char *source, const char *const *names, const tf_gpu_emu_fn *emu, int n);
 
 /* Device memory. copy_in allocates `bytes` and copies from host; copy_out waits for all work of
- * the device then copies back; free releases. bytes may be 0 (returns a valid dummy pointer). */
+ * the device then copies back; free releases (NULL: nothing). bytes may be 0 (returns a valid
+ * dummy pointer). */
 void *tf_gpu_copy_in(tf_gpu *m, const void *host, size_t bytes);
 void  tf_gpu_copy_out(tf_gpu *m, void *host, const void *dev, size_t bytes);
 void  tf_gpu_free(tf_gpu *m, void *dev);

@@ -92,6 +92,41 @@ pub(crate) unsafe fn read_key(
     Ok(out)
 }
 
+/// Reads a stream declaration's name and box (of `tf_stream_new` and `tf_gpu_stream_new`).
+///
+/// # Safety
+/// `name` is null or a NUL-terminated string; `lo` and `hi` point to `ndims` values each (may be
+/// null when `ndims` is 0).
+pub(crate) unsafe fn read_stream(
+    name: *const c_char,
+    ndims: c_int,
+    lo: *const c_long,
+    hi: *const c_long,
+    function: &str,
+) -> Result<(String, Vec<i64>, Vec<i64>), Error> {
+    let name = if name.is_null() {
+        "(unnamed)".to_string()
+    } else {
+        // SAFETY: per this function's contract, a NUL-terminated string.
+        unsafe { CStr::from_ptr(name) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    let n = usize::try_from(ndims)
+        .ok()
+        .filter(|&n| n <= MAX_DIMS)
+        .ok_or_else(|| Error::BadDims {
+            name: name.clone(),
+            ndims: i64::from(ndims),
+            max: MAX_DIMS,
+        })?;
+    // SAFETY: per this function's contract, `n` values each.
+    let lo = unsafe { read_key(lo, n, &format!("{function} (lo)")) }?;
+    // SAFETY: as above.
+    let hi = unsafe { read_key(hi, n, &format!("{function} (hi)")) }?;
+    Ok((name, lo[..n].to_vec(), hi[..n].to_vec()))
+}
+
 /// Starts the global runtime (its worker threads) now if it has not started yet; it starts on
 /// the first `tf_graph_begin` otherwise. Generated programs call it before `main`, so that the
 /// threads' start is not paid inside the first SCoP.
@@ -134,27 +169,9 @@ pub unsafe extern "C" fn tf_stream_new(
     guard("tf_stream_new", || {
         // SAFETY: per this function's contract.
         let graph = unsafe { graph(g, "tf_stream_new") }?;
-        let name = if name.is_null() {
-            "(unnamed)".to_string()
-        } else {
-            // SAFETY: per this function's contract, a NUL-terminated string.
-            unsafe { CStr::from_ptr(name) }
-                .to_string_lossy()
-                .into_owned()
-        };
-        let n = usize::try_from(ndims)
-            .ok()
-            .filter(|&n| n <= MAX_DIMS)
-            .ok_or_else(|| Error::BadDims {
-                name: name.clone(),
-                ndims: i64::from(ndims),
-                max: MAX_DIMS,
-            })?;
-        // SAFETY: per this function's contract, `n` values each.
-        let lo = unsafe { read_key(lo, n, "tf_stream_new (lo)") }?;
-        // SAFETY: as above.
-        let hi = unsafe { read_key(hi, n, "tf_stream_new (hi)") }?;
-        let id = graph.stream(&name, &lo[..n], &hi[..n])?;
+        // SAFETY: per this function's contract.
+        let (name, lo, hi) = unsafe { read_stream(name, ndims, lo, hi, "tf_stream_new") }?;
+        let id = graph.stream(&name, &lo, &hi)?;
         c_int::try_from(id.index())
             .map_err(|_| Error::Misuse(format!("too many streams (at most {})", c_int::MAX)))
     })

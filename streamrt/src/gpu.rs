@@ -10,11 +10,13 @@
 //!
 //! Placement rule: the device has a pool of [`POOL`] CUDA streams. A task goes on the CUDA stream
 //! of one of its inputs when that input's task is still the last one placed on it (it would run
-//! right after it anyway: no wait for that input, and no unrelated work queued in between);
-//! otherwise on the next stream round-robin. It then waits (cuStreamWaitEvent) for each input
-//! whose task ended on another stream. A task's launches all go on its stream, in order; its
-//! event is recorded there at `tf_gpu_task_end`. So a chain of tiles stays on one stream, and
-//! independent tiles (the rows of a wavefront, the branches of a diamond) spread over the pool.
+//! right after it anyway: no wait for that input, and no unrelated work queued in between; of
+//! several such inputs, the one placed last); otherwise on the next stream round-robin. It then
+//! waits (cuStreamWaitEvent) for each input whose task ended on another stream. A task's
+//! launches all go on its stream, in order; its event is recorded there at `tf_gpu_task_end`. So
+//! a chain of tiles stays on one stream, and independent tiles (the rows of a wavefront, the
+//! branches of a diamond) spread over the pool. (The simpler rule "inputs all on one stream:
+//! that stream" would put a whole wavefront, whose tiles all descend from the first, on one.)
 //!
 //! Unsafe code: the C ABI (`abi`), the emulated kernels' calls and the driver calls are FFI, like
 //! `crate::ffi`; the bookkeeping here is safe Rust.
@@ -286,7 +288,8 @@ impl GpuGraph {
         let stream = match current
             .inputs
             .iter()
-            .find(|d| self.tails[d.stream] == Some(d.task))
+            .filter(|d| self.tails[d.stream] == Some(d.task))
+            .max_by_key(|d| d.task)
         {
             Some(d) => d.stream,
             None => {
@@ -389,5 +392,69 @@ impl GpuGraph {
                 self.gpu.names.join(", ")
             )
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    unsafe extern "C" fn nop(_grid: *const u32, _block: *const u32, _args: *mut *mut c_void) {}
+
+    fn graph() -> GpuGraph {
+        let device = Device::Emulated(emulate::Emulated::new(vec![nop]).unwrap());
+        let gpu = Box::leak(Box::new(TfGpu {
+            device,
+            names: vec!["k".into()],
+        }));
+        GpuGraph::new(gpu)
+    }
+
+    /// Describes a task with `inputs` and one launch; returns the stream it went on.
+    fn task(g: &mut GpuGraph, space: usize, key: &[i64], inputs: &[&[i64]]) -> usize {
+        g.task_begin(space, key).unwrap();
+        for input in inputs {
+            g.task_input(space, input).unwrap();
+        }
+        g.launch(0, [1, 1, 1], [1, 1, 1], &[], &[]).unwrap();
+        let stream = g.current.as_ref().unwrap().stream.unwrap();
+        g.task_end().unwrap();
+        stream
+    }
+
+    #[test]
+    fn a_diamond_keeps_one_branch_on_its_producers_stream() {
+        let mut g = graph();
+        let s = g.stream_new("Node".into(), &[0], &[3]);
+        let a = task(&mut g, s, &[0], &[]);
+        let b = task(&mut g, s, &[1], &[&[0]]);
+        let c = task(&mut g, s, &[2], &[&[0]]);
+        let d = task(&mut g, s, &[3], &[&[1], &[2]]);
+        // B follows A on its stream; A is no longer last there, so C goes on the next stream
+        // (and waits for A); B and C are both last on theirs: D follows C, placed last, and
+        // waits for B.
+        assert_eq!((a, b, c, d), (0, 0, 1, 1));
+        g.end().unwrap();
+    }
+
+    #[test]
+    fn a_wavefront_spawned_row_by_row_puts_each_row_on_a_stream() {
+        let mut g = graph();
+        let s = g.stream_new("Tile".into(), &[0, 0], &[5, 5]);
+        for i in 0..6i64 {
+            for j in 0..6i64 {
+                let (up, left) = ([i - 1, j], [i, j - 1]);
+                let mut inputs: Vec<&[i64]> = Vec::new();
+                if i > 0 {
+                    inputs.push(&up);
+                }
+                if j > 0 {
+                    inputs.push(&left);
+                }
+                let stream = task(&mut g, s, &[i, j], &inputs);
+                assert_eq!(stream, i as usize % POOL, "tile ({i}, {j})");
+            }
+        }
+        g.end().unwrap();
     }
 }

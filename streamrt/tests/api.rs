@@ -338,6 +338,21 @@ fn header_declarations_are_the_abi_implemented_in_ffi() {
             "void tf_barrier_counted(tf_graph *g, int out_stream, const long *key, long count);",
             "void tf_task_arrive(tf_graph *g, int stream, const long *key);",
             "void tf_graph_end(tf_graph *g);",
+            // The GPU path (src/gpu/abi.rs); a declaration's second line holds no `tf_`.
+            "typedef struct tf_gpu tf_gpu;",
+            "typedef struct tf_gpu_graph tf_gpu_graph;",
+            "typedef void (*tf_gpu_emu_fn)(const unsigned *grid, const unsigned *block, void **args);",
+            "tf_gpu *tf_gpu_load(const char *source, const char *const *names, const tf_gpu_emu_fn *emu, int n);",
+            "void *tf_gpu_copy_in(tf_gpu *m, const void *host, size_t bytes);",
+            "void  tf_gpu_copy_out(tf_gpu *m, void *host, const void *dev, size_t bytes);",
+            "void  tf_gpu_free(tf_gpu *m, void *dev);",
+            "tf_gpu_graph *tf_gpu_graph_begin(tf_gpu *m);",
+            "int  tf_gpu_stream_new(tf_gpu_graph *g, const char *name, int ndims, const long *lo, const long *hi);",
+            "void tf_gpu_task_begin(tf_gpu_graph *g, int out_stream, const long *key);",
+            "void tf_gpu_task_input(tf_gpu_graph *g, int stream, const long *key);",
+            "void tf_gpu_launch(tf_gpu_graph *g, int kernel, const unsigned grid[3], const unsigned block[3],",
+            "void tf_gpu_task_end(tf_gpu_graph *g);",
+            "void tf_gpu_graph_end(tf_gpu_graph *g);",
         ]
     );
     assert_eq!(streamrt::MAX_DIMS, 8, "TF_MAX_DIMS");

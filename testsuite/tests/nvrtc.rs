@@ -19,7 +19,10 @@ fn a_small_kernel_compiles_to_a_cubin_for_each_architecture() {
         let cubin = compile_cuda(SAXPY, "saxpy.cu", arch).unwrap();
         assert_eq!(&cubin[..4], b"\x7fELF", "{arch}: a CUBIN is an ELF image");
         let text = String::from_utf8_lossy(&cubin);
-        assert!(text.contains("saxpy"), "{arch}: the CUBIN lacks the kernel's symbol");
+        assert!(
+            text.contains("saxpy"),
+            "{arch}: the CUBIN lacks the kernel's symbol"
+        );
     }
 }
 

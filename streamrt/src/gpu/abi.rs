@@ -11,8 +11,8 @@ use std::panic::catch_unwind;
 use std::thread::ThreadId;
 
 use super::{cuda, emulate, notice, Device, EmuFn, GpuGraph, TfGpu, GPU_ENV};
-use crate::ffi::{current_thread, guard, read_key};
-use crate::{Error, MAX_DIMS};
+use crate::ffi::{current_thread, guard, read_key, read_stream};
+use crate::Error;
 
 /// The opaque `tf_gpu_graph` of the C ABI: a launch graph and the thread that controls it.
 pub struct TfGpuGraph {
@@ -226,6 +226,9 @@ pub unsafe extern "C" fn tf_gpu_free(m: *mut TfGpu, dev: *mut c_void) {
     guard("tf_gpu_free", || {
         // SAFETY: per this function's contract.
         let gpu = unsafe { device(m, "tf_gpu_free") }?;
+        if dev.is_null() {
+            return Ok(()); // like free(NULL)
+        }
         match &gpu.device {
             Device::Emulated(_) => {
                 emulate::free(dev);
@@ -269,27 +272,9 @@ pub unsafe extern "C" fn tf_gpu_stream_new(
     guard("tf_gpu_stream_new", || {
         // SAFETY: per this function's contract.
         let graph = unsafe { graph(g, "tf_gpu_stream_new") }?;
-        let name = if name.is_null() {
-            "(unnamed)".to_string()
-        } else {
-            // SAFETY: per this function's contract.
-            unsafe { CStr::from_ptr(name) }
-                .to_string_lossy()
-                .into_owned()
-        };
-        let n = usize::try_from(ndims)
-            .ok()
-            .filter(|&n| n <= MAX_DIMS)
-            .ok_or_else(|| Error::BadDims {
-                name: name.clone(),
-                ndims: i64::from(ndims),
-                max: MAX_DIMS,
-            })?;
-        // SAFETY: per this function's contract, `n` values each.
-        let lo = unsafe { read_key(lo, n, "tf_gpu_stream_new (lo)") }?;
-        // SAFETY: as above.
-        let hi = unsafe { read_key(hi, n, "tf_gpu_stream_new (hi)") }?;
-        let id = graph.stream_new(name, &lo[..n], &hi[..n]);
+        // SAFETY: per this function's contract.
+        let (name, lo, hi) = unsafe { read_stream(name, ndims, lo, hi, "tf_gpu_stream_new") }?;
+        let id = graph.stream_new(name, &lo, &hi);
         c_int::try_from(id).map_err(|_| gpu_err("too many streams".into()))
     })
 }

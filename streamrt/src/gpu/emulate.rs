@@ -116,6 +116,9 @@ impl Emulated {
             offsets.push(bytes.len());
             let start = bytes.len();
             bytes.resize(start + size.div_ceil(16).max(1), Chunk([0; 16]));
+            if size == 0 {
+                continue; // its pointer may be null
+            }
             // SAFETY: the caller gives `size` readable bytes at `arg` (tf_gpu_launch's
             // contract); the destination has at least `size` bytes from chunk `start`.
             unsafe {
