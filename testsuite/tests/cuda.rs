@@ -165,29 +165,28 @@ fn without_a_device_the_program_says_so_once_and_verifies_as_the_cpu_task_versio
     }
 }
 
-#[test]
-fn standard_output_is_refused_since_the_kernels_need_a_file_of_their_own() {
-    let output = std::process::Command::new(tool_path("tiledflow").unwrap())
-        .args(["--target", "cuda", "-o", "-"])
+/// `tiledflow --target cuda -o <out> gemm.c`.
+fn translate_gemm_to(out: &std::ffi::OsStr) -> std::process::Output {
+    std::process::Command::new(tool_path("tiledflow").unwrap())
+        .args(["--target", "cuda", "-o"])
+        .arg(out)
         .arg(kernel_path("gemm"))
         .arg("-I")
         .arg(utilities_dir())
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn standard_output_is_refused_since_the_kernels_need_a_file_of_their_own() {
+    let output = translate_gemm_to("-".as_ref());
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("--target cuda writes two files"), "{stderr}");
     assert!(output.stdout.is_empty());
     // Nor may the output be the kernel file itself.
     let dir = tempfile::Builder::new().prefix("tiledflow-cuda.").tempdir().unwrap();
-    let output = std::process::Command::new(tool_path("tiledflow").unwrap())
-        .args(["--target", "cuda", "-o"])
-        .arg(dir.path().join("out.cu"))
-        .arg(kernel_path("gemm"))
-        .arg("-I")
-        .arg(utilities_dir())
-        .output()
-        .unwrap();
+    let output = translate_gemm_to(dir.path().join("out.cu").as_os_str());
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("name it .c"));
     assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "nothing is written");
