@@ -28,7 +28,7 @@ pub const TILEDFLOW_OPTIONS: &[(&str, &str, &str)] = &[
         "",
         "fail when a source cannot be transformed (also TILEDFLOW_STRICT=1)",
     ),
-    ("target", "tasks|seq|omp", "code to generate (default tasks; omp adds -fopenmp)"),
+    ("target", "tasks|seq|omp|cuda", "code to generate (default tasks; omp adds -fopenmp; cuda: GPU kernels too, untried on hardware)"),
     (
         "tile-sizes",
         "N[,N...]",
@@ -59,7 +59,8 @@ pub const TILEDFLOW_OPTIONS: &[(&str, &str, &str)] = &[
 ];
 
 /// The code generation targets by name, for `--tiledflow-target=`.
-pub const TARGETS: &[(&str, Target)] = &[("tasks", Target::Tasks), ("seq", Target::Seq), ("omp", Target::Omp)];
+pub const TARGETS: &[(&str, Target)] =
+    &[("tasks", Target::Tasks), ("seq", Target::Seq), ("omp", Target::Omp), ("cuda", Target::Cuda)];
 
 /// What the command makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

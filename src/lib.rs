@@ -130,6 +130,8 @@ pub struct Output {
     /// Warnings and notes, already formatted `file:line:col: warning: ...`.
     pub diagnostics: Vec<String>,
     pub reports: Vec<ScopReport>,
+    /// With `--target cuda`: the text of the kernel file (`out.cu` beside `out.c`).
+    pub cuda: Option<String>,
 }
 
 /// The stages' results for one SCoP, as far as the requested output needs them.
@@ -141,6 +143,8 @@ struct Compiled {
     omp: Option<taskgen::OmpPlan>,
     /// The scalars each task keeps in a variable of its own.
     private: Vec<taskgen::PrivateScalar>,
+    /// For the CUDA target: whether and how the SCoP runs on the GPU.
+    cuda: Option<taskgen::emit_cuda::CudaPlan>,
 }
 
 fn polyhedral_error(e: polyhedral::Error) -> Error {
@@ -191,7 +195,7 @@ fn compile_parsed(file: SourceFile, mut diagnostics: Vec<String>, opts: &Options
     }
     if opts.emit == Emit::Scop {
         let text = file.scops.iter().map(text::scop).collect::<Vec<_>>().join("\n");
-        return Ok(Output { text, diagnostics, reports: Vec::new() });
+        return Ok(Output { text, diagnostics, reports: Vec::new(), cuda: None });
     }
     let mut compiled = Vec::new();
     let mut reports = Vec::new();
@@ -251,14 +255,25 @@ fn compile_parsed(file: SourceFile, mut diagnostics: Vec<String>, opts: &Options
             let codes: Vec<ScopCode<'_>> = compiled
                 .iter()
                 .filter_map(|(scop, c)| {
-                    c.program.as_ref().map(|program| ScopCode { scop, program, omp: c.omp.as_ref(), private: &c.private })
+                    c.program
+                        .as_ref()
+                        .map(|program| ScopCode { scop, program, omp: c.omp.as_ref(), private: &c.private, cuda: None })
                 })
                 .collect();
             let eo = EmitOptions { target: opts.target, line_directives: opts.line_directives };
+            if opts.target == Target::Cuda {
+                let plans: Vec<taskgen::emit_cuda::CudaPlan> = compiled
+                    .iter()
+                    .filter(|(_, c)| c.program.is_some())
+                    .map(|(_, c)| c.cuda.clone().unwrap_or(taskgen::emit_cuda::CudaPlan { gpu: Err("no GPU plan".into()) }))
+                    .collect();
+                let (c_text, cu) = taskgen::emit_cuda::emit(&file, &codes, &plans, &eo, "the .cu file beside this one");
+                return Ok(Output { text: c_text, diagnostics, reports, cuda: Some(cu) });
+            }
             taskgen::emit_file(&file, &codes, &eo)
         }
     };
-    Ok(Output { text, diagnostics, reports })
+    Ok(Output { text, diagnostics, reports, cuda: None })
 }
 
 fn compile_scop(
@@ -273,7 +288,15 @@ fn compile_scop(
     };
     if opts.emit == Emit::Deps && candidates.is_empty() {
         let deps = polyhedral::dependences(scop).map_err(polyhedral_error)?;
-        return Ok(Compiled { deps, sched: None, program: None, omp: None, private: Vec::new() });
+        return Ok(Compiled { deps, sched: None, program: None, omp: None, private: Vec::new(), cuda: None });
+    }
+    // For the GPU (`taskgen::emit_cuda`): larger default tiles, parallel point loops outermost.
+    let mut schedule_config = opts.schedule.clone();
+    if opts.target == Target::Cuda {
+        schedule_config.parallel_point_loops_outer = true;
+        if schedule_config.tile_sizes.as_ref().is_some_and(|t| t.is_empty()) {
+            schedule_config.tile_sizes = Some(vec![taskgen::emit_cuda::CUDA_TILE]);
+        }
     }
     // Scalar privatization (polyhedral's `privatize` module): schedule with the expandable
     // scalars expanded, keep those that one variable per task serves, and schedule again
@@ -282,7 +305,7 @@ fn compile_scop(
     let (expanded, deps, fine, sched, private) = loop {
         let expanded = polyhedral::expand_scalars(scop, &candidates).map_err(polyhedral_error)?;
         let deps = polyhedral::dependences(&expanded).map_err(polyhedral_error)?;
-        let (fine, warnings) = polyhedral::schedule(&expanded, &deps, &opts.schedule).map_err(polyhedral_error)?;
+        let (fine, warnings) = polyhedral::schedule(&expanded, &deps, &schedule_config).map_err(polyhedral_error)?;
         polyhedral::verify(&expanded, &deps, &fine).map_err(polyhedral_error)?;
         let sched = match opts.granularity.tile_dims() {
             Some(n) => polyhedral::coarsen(&fine, n).map_err(polyhedral_error)?,
@@ -298,10 +321,10 @@ fn compile_scop(
         candidates.retain(|c| private.iter().any(|p| p.array == c.array));
     };
     if opts.emit == Emit::Deps {
-        return Ok(Compiled { deps, sched: None, program: None, omp: None, private: Vec::new() });
+        return Ok(Compiled { deps, sched: None, program: None, omp: None, private: Vec::new(), cuda: None });
     }
     if opts.emit == Emit::Schedule {
-        return Ok(Compiled { deps, sched: Some(fine), program: None, omp: None, private: Vec::new() });
+        return Ok(Compiled { deps, sched: Some(fine), program: None, omp: None, private: Vec::new(), cuda: None });
     }
     let tile_deps = polyhedral::tile_dependences(&expanded, &deps, &sched).map_err(polyhedral_error)?;
     let program = taskgen::build(&expanded, &deps, &sched, &tile_deps).map_err(polyhedral_error)?;
@@ -309,8 +332,18 @@ fn compile_scop(
         (Emit::C, Target::Omp) => Some(taskgen::emit_omp::plan(&expanded, &deps, &sched).map_err(polyhedral_error)?),
         _ => None,
     };
+    let cuda = match (opts.emit, opts.target) {
+        (Emit::C, Target::Cuda) => {
+            let plan = taskgen::emit_cuda::plan(scop, &expanded, &deps, &sched, &program).map_err(polyhedral_error)?;
+            if let (Err(why), true) = (&plan.gpu, opts.notes) {
+                diagnostics.push(format!("{path}:{}:{}: note: SCoP stays on the CPU (--target cuda): {why}", scop.loc.line, scop.loc.col));
+            }
+            Some(plan)
+        }
+        _ => None,
+    };
     let private = taskgen::private_scalars(scop, &private).map_err(polyhedral_error)?;
-    Ok(Compiled { deps, sched: Some(sched), program: Some(program), omp, private })
+    Ok(Compiled { deps, sched: Some(sched), program: Some(program), omp, private, cuda })
 }
 
 /// Writes `text` to `path` atomically: a temporary file in the same directory, then a rename, so

@@ -21,6 +21,8 @@
 //!   whether one variable per task of a tiled schedule is enough for such a scalar;
 //! - [`parallel_tiles`] (`parallel`): which tile loops may be parallel, and wavefronts, for the
 //!   barrier-based OpenMP target;
+//! - [`body_loops`], [`parallel_loops`], [`array_slabs`] (`gpu`): the loops of a task body,
+//!   which of them are parallel, and the accessed slab of each array, for the CUDA target;
 //! - [`nest_body_ast`], [`points_ast`], [`tile_sources_ast`] (`astgen`): generated loops as a
 //!   plain [`Ast`].
 //!
@@ -32,6 +34,7 @@
 pub mod ast;
 mod astgen;
 mod deps;
+mod gpu;
 #[allow(unsafe_code)]
 mod isl;
 mod maps;
@@ -48,6 +51,7 @@ mod verify;
 pub use ast::{Ast, Expr, OpKind};
 pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
 pub use deps::dependences;
+pub use gpu::{array_slabs, body_loops, parallel_loops, ArraySlab, BodyLoop, SLAB_NAME};
 pub use parallel::{parallel_tiles, ParallelTiles};
 pub use privatize::{expand_scalars, scalar_expansions, task_private, ScalarExpansion, TaskPrivate};
 pub use schedule::schedule;
@@ -129,6 +133,9 @@ pub struct ScheduleConfig {
     /// A SCoP with more statements than this is scheduled inside its outermost loops (see the
     /// `schedule` module documentation).
     pub max_whole_statements: usize,
+    /// Inside a tile, the point loops that carry no dependence go outermost (for the GPU,
+    /// where they become threads) instead of the contiguous one innermost (see `point_order`).
+    pub parallel_point_loops_outer: bool,
 }
 
 impl Default for ScheduleConfig {
@@ -142,6 +149,7 @@ impl Default for ScheduleConfig {
             max_coefficient: 4,
             max_constant_term: 8,
             max_whole_statements: 9,
+            parallel_point_loops_outer: false,
         }
     }
 }

@@ -21,6 +21,11 @@
 //! innermost member changes only when another scores strictly higher; skewed bands are handled
 //! alike, since the step is taken in the band's own coordinates.
 //!
+//! For the GPU (`ScheduleConfig::parallel_point_loops_outer`, the CUDA target) the members that
+//! carry no dependence inside a tile go first instead, when some but not all do (see
+//! `parallel_first`): gemm's `(i, j, k)` stays `(i, j, k)`, so a kernel runs a thread per
+//! `(i, j)` with the `k` loop inside, instead of a thread per `i` only.
+//!
 //! This module only chooses the order; `schedule` applies it to the nest's flat schedule.
 
 use crate::isl::{Ctx, Set, Side, UnionMap};
@@ -38,10 +43,23 @@ const PARALLEL: i64 = 2;
 /// schedule `flat` of one nest, after its `p` tile dimensions): a permutation of `0..p`, the
 /// identity when no member is better innermost than the last one. `deps` are the SCoP's
 /// dependences (flow, anti, output).
-pub(crate) fn point_order(ctx: &Ctx, scop: &Scop, flat: &UnionMap<'_>, depth: usize, p: usize, deps: &UnionMap<'_>) -> Result<Vec<usize>> {
+pub(crate) fn point_order(
+    ctx: &Ctx,
+    scop: &Scop,
+    flat: &UnionMap<'_>,
+    depth: usize,
+    p: usize,
+    deps: &UnionMap<'_>,
+    parallel_outer: bool,
+) -> Result<Vec<usize>> {
     let identity: Vec<usize> = (0..p).collect();
     if p < 2 {
         return Ok(identity);
+    }
+    if parallel_outer {
+        if let Some(order) = parallel_first(ctx, flat, depth, p, deps)? {
+            return Ok(order);
+        }
     }
     let o = names("o", depth);
     let mut scores = vec![0i64; p];
@@ -96,6 +114,30 @@ pub(crate) fn point_order(ctx: &Ctx, scop: &Scop, flat: &UnionMap<'_>, depth: us
     let mut order: Vec<usize> = (0..p).filter(|&m| m != best).collect();
     order.push(best);
     Ok(order)
+}
+
+/// For the GPU ([`crate::ScheduleConfig::parallel_point_loops_outer`]): the members that carry
+/// no dependence inside a tile (every dependence between two instances of one tile has distance
+/// 0 on them) first, in their order, then the others; `None` when all or none are such. A loop
+/// over such a member is parallel wherever it is placed, so the parallel loops come outermost and
+/// nest directly in each other, and a kernel maps two of them to threads (CUDA's `y` and `x`)
+/// around the sequential loops.
+fn parallel_first(ctx: &Ctx, flat: &UnionMap<'_>, depth: usize, p: usize, deps: &UnionMap<'_>) -> Result<Option<Vec<usize>>> {
+    let deltas = deps.clone().apply_domain(flat.clone())?.apply_range(flat.clone())?.deltas()?;
+    let o = names("o", depth);
+    let same_tile: Vec<String> = (0..p).map(|j| format!("{} = 0", o[j])).collect();
+    let mut parallel = Vec::with_capacity(p);
+    for m in 0..p {
+        let mut cond = same_tile.clone();
+        cond.push(format!("({v} < 0 or {v} > 0)", v = o[p + m]));
+        let carried = format!("{{ {} : {} }}", tuple("", &o), cond.join(" and "));
+        parallel.push(deltas.clone().intersect(crate::isl::UnionSet::read(ctx, &carried)?)?.is_empty()?);
+    }
+    let count = parallel.iter().filter(|&&x| x).count();
+    if count == 0 || count == p {
+        return Ok(None);
+    }
+    Ok(Some((0..p).filter(|&m| parallel[m]).chain((0..p).filter(|&m| !parallel[m])).collect()))
 }
 
 /// `{ [o..] -> [o'..] }`: one step of point dimension `m`, the other point dimensions and the

@@ -130,7 +130,7 @@ pub fn schedule(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig) -> Result
             },
         }
     };
-    let (tree, nests) = tile_nests(scop, tree, cfg.tile_sizes.as_deref(), from_scheduler, &deps)?;
+    let (tree, nests) = tile_nests(scop, tree, cfg.tile_sizes.as_deref(), from_scheduler, &deps, cfg.parallel_point_loops_outer)?;
     Ok((TiledSchedule { tree: tree.to_block_str()?, nests }, warnings))
 }
 
@@ -397,6 +397,7 @@ fn tile_nests<'c>(
     tile_sizes: Option<&[i64]>,
     from_scheduler: bool,
     deps: &UnionMap<'c>,
+    parallel_outer: bool,
 ) -> Result<(Schedule<'c>, Vec<Nest>)> {
     let root = tree.root()?;
     let mut paths = Vec::new();
@@ -445,7 +446,7 @@ fn tile_nests<'c>(
         let nest_id = nests.len();
         let flat = node.subtree_schedule_union_map()?.intersect_domain(domain.clone())?;
         let (flat, depth) = pad_to_common_depth(flat)?;
-        let flat = reorder_points(scop, flat, depth, sizes.len(), deps)?;
+        let flat = reorder_points(scop, flat, depth, sizes.len(), deps, parallel_outer)?;
         let keep: Vec<usize> = (0..sizes.len()).collect();
         let name = format!("N{nest_id}");
         let tile_map = flat.clone().apply_range(UnionMap::read(tree.ctx(), &projection(depth, &name, &keep))?)?.coalesce()?;
@@ -465,8 +466,8 @@ fn tile_nests<'c>(
 /// `flat` (a nest's flat schedule of `depth` dimensions, `p` tile then `p` point dimensions
 /// first) with its point dimensions in the order [`point_order`] chooses. The schedule tree keeps
 /// ISL's order; the nest's schedule, from which tile bodies are generated, has this one.
-fn reorder_points<'c>(scop: &Scop, flat: UnionMap<'c>, depth: usize, p: usize, deps: &UnionMap<'c>) -> Result<UnionMap<'c>> {
-    let order = point_order(flat.ctx(), scop, &flat, depth, p, deps)?;
+fn reorder_points<'c>(scop: &Scop, flat: UnionMap<'c>, depth: usize, p: usize, deps: &UnionMap<'c>, parallel_outer: bool) -> Result<UnionMap<'c>> {
+    let order = point_order(flat.ctx(), scop, &flat, depth, p, deps, parallel_outer)?;
     if order.iter().enumerate().all(|(k, &m)| k == m) {
         return Ok(flat);
     }

@@ -16,6 +16,9 @@ enum TargetArg {
     Seq,
     /// Tiled code with OpenMP parallel tile loops and wavefronts (barriers; compile with -fopenmp)
     Omp,
+    /// CUDA kernels in OUT.cu (beside OUT.c) run by streamrt's GPU launch graph when a GPU is
+    /// there, the task version otherwise (not yet run on a real GPU; TILEDFLOW_GPU=emulate)
+    Cuda,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -194,6 +197,18 @@ fn run(cli: &Cli) -> Result<(), Error> {
     if emit == Emit::C && cli.output.is_none() {
         return Err(Error::User("no output file: give -o FILE (or -o - for standard output)".into()));
     }
+    let cu_path = match (emit, cli.target, cli.output.as_deref()) {
+        (Emit::C, TargetArg::Cuda, Some(p)) if p.as_os_str() == "-" => {
+            return Err(Error::User(
+                "--target cuda writes two files (OUT.c and the kernels OUT.cu): give -o FILE, not standard output".into(),
+            ))
+        }
+        (Emit::C, TargetArg::Cuda, Some(p)) if p.extension().is_some_and(|e| e == "cu") => {
+            return Err(Error::User(format!("--target cuda: the output {} would be overwritten by its kernels (.cu); name it .c", p.display())))
+        }
+        (Emit::C, TargetArg::Cuda, Some(p)) => Some(p.with_extension("cu")),
+        _ => None,
+    };
     if cli.tile_sizes.iter().any(|&t| t < 1) {
         return Err(Error::User("--tile-sizes: every size must be at least 1".into()));
     }
@@ -203,6 +218,7 @@ fn run(cli: &Cli) -> Result<(), Error> {
             TargetArg::Tasks => taskgen::Target::Tasks,
             TargetArg::Seq => taskgen::Target::Seq,
             TargetArg::Omp => taskgen::Target::Omp,
+            TargetArg::Cuda => taskgen::Target::Cuda,
         },
         clang_args: cli.clang_args.clone(),
         line_directives: cli.line_directives,
@@ -236,6 +252,9 @@ fn run(cli: &Cli) -> Result<(), Error> {
         for r in &out.reports {
             eprintln!("{}", r.line(&cli.input.display().to_string()));
         }
+    }
+    if let (Some(cu_path), Some(cu)) = (&cu_path, &out.cuda) {
+        tiledflow::write_atomically(cu_path, cu).map_err(|e| Error::User(format!("cannot write {}: {e}", cu_path.display())))?;
     }
     match cli.output.as_deref() {
         None => write_stdout(&out.text)?,

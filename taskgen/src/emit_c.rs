@@ -44,6 +44,9 @@ pub enum Target {
     Seq,
     /// Parallel tile loops and wavefronts with OpenMP barriers (see [`crate::emit_omp`]).
     Omp,
+    /// Tasks too, and each SCoP that can also as launches of CUDA kernels on streamrt's GPU
+    /// launch graph, chosen at run time (see [`crate::emit_cuda`]).
+    Cuda,
 }
 
 /// Options of C emission.
@@ -62,10 +65,17 @@ pub struct ScopCode<'a> {
     pub omp: Option<&'a crate::emit_omp::OmpPlan>,
     /// The scalars each task keeps in a variable of its own.
     pub private: &'a [PrivateScalar],
+    /// For [`Target::Cuda`]: whether and how the SCoP runs on the GPU.
+    pub cuda: Option<&'a crate::emit_cuda::CudaScop>,
 }
 
 /// Writes the output file: `file.text` with every SCoP of `scops` (in source order) replaced.
 pub fn emit_file(file: &SourceFile, scops: &[ScopCode<'_>], opts: &EmitOptions) -> String {
+    emit_file_with(file, scops, opts, None)
+}
+
+/// [`emit_file`], with `prelude` (file-scope C) after the helpers.
+pub(crate) fn emit_file_with(file: &SourceFile, scops: &[ScopCode<'_>], opts: &EmitOptions, prelude: Option<&str>) -> String {
     let text = &file.text;
     // With `#line` directives, each statement in a task body is marked with its own source line,
     // so that the C compiler's warnings about the user's statements point at them.
@@ -81,11 +91,14 @@ pub fn emit_file(file: &SourceFile, scops: &[ScopCode<'_>], opts: &EmitOptions) 
         pos = at;
         if first == 0 {
             out.push_str("/* ---- tiledflow: runtime interface and helpers ---- */\n");
-            if opts.target == Target::Tasks {
+            if matches!(opts.target, Target::Tasks | Target::Cuda) {
                 out.push_str(STREAMRT_H);
                 out.push_str(RUNTIME_START);
             }
             out.push_str(HELPERS);
+            if let Some(prelude) = prelude {
+                out.push_str(prelude);
+            }
         }
         for (n, sc) in scops.iter().enumerate().take(end).skip(first) {
             out.push_str(&task_functions(n, sc, line_file.as_deref()));
@@ -119,7 +132,7 @@ fn line_of(text: &str, pos: usize) -> usize {
     text[..pos].bytes().filter(|&b| b == b'\n').count() + 1
 }
 
-fn c_string(s: &str) -> String {
+pub(crate) fn c_string(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
@@ -211,23 +224,31 @@ fn task_functions(n: usize, sc: &ScopCode<'_>, line_file: Option<&str>) -> Strin
 
 /// Soft barrier `b` (streamrt's `tf_barrier_begin`: no body): it waits for every source tile of
 /// its dependence and publishes the one token of its stream, which the targets wait for.
-fn barrier_task(prog: &TaskProgram, b: usize, bar: &Barrier) -> String {
+fn barrier_task(prog: &TaskProgram, b: usize, bar: &Barrier, gpu: bool) -> String {
+    let api = if gpu { "tf_gpu_" } else { "tf_" };
     let mut s = String::new();
     let stream = prog.classes.len() + b;
     let sd = prog.classes[bar.src].n_dims.max(1);
     let _ = writeln!(s, "    {{ /* soft barrier B{b}: every tile of N{} before any tile of N{} (d{}) */", bar.src, bar.dst, bar.dep);
     s.push_str("      const long tf_key[1] = { 0 };\n");
-    let _ = writeln!(s, "      tf_barrier_begin(tf_g, tf_st[{stream}], tf_key);");
+    match gpu {
+        true => {
+            let _ = writeln!(s, "      tf_gpu_task_begin(tf_g, tf_st[{stream}], tf_key);");
+        }
+        false => {
+            let _ = writeln!(s, "      tf_barrier_begin(tf_g, tf_st[{stream}], tf_key);");
+        }
+    }
     c_ast::stmt(&mut s, &bar.sources, 3, &mut |out, _name, args, depth| {
         let pad = "  ".repeat(depth);
         let _ = writeln!(
             out,
-            "{pad}{{ const long tf_src[{sd}] = {{ {} }}; tf_task_input(tf_g, tf_st[{}], tf_src); }}",
+            "{pad}{{ const long tf_src[{sd}] = {{ {} }}; {api}task_input(tf_g, tf_st[{}], tf_src); }}",
             key_list(args),
             bar.src
         );
     });
-    s.push_str("      tf_task_end(tf_g);\n    }\n");
+    let _ = writeln!(s, "      {api}task_end(tf_g);\n    }}");
     s
 }
 
@@ -311,7 +332,7 @@ fn copy_out(p: &PrivateScalar, k: usize, n_dims: usize, name: &str) -> String {
 
 /// One statement instance: the user's text with iterators replaced, preceded by a `#line`
 /// directive naming its source line when `line_file` (the C-escaped file name) is given.
-fn statement(out: &mut String, scop: &Scop, private: &[PrivateScalar], name: &str, args: &[Expr], depth: usize, line_file: Option<&str>) {
+pub(crate) fn statement(out: &mut String, scop: &Scop, private: &[PrivateScalar], name: &str, args: &[Expr], depth: usize, line_file: Option<&str>) {
     let pad = "  ".repeat(depth);
     let Some(stmt) = name.strip_prefix('S').and_then(|k| k.parse::<usize>().ok()).and_then(|k| scop.statements.get(k))
     else {
@@ -352,6 +373,7 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
         Target::Tasks => "dataflow tasks",
         Target::Seq => "tiled, sequential",
         Target::Omp => "tiled, OpenMP parallel loops",
+        Target::Cuda => "CUDA kernels when a GPU is there, dataflow tasks otherwise",
     });
     // Environment.
     let _ = writeln!(s, "    struct {} tf_env = {{", env_struct(n));
@@ -406,114 +428,151 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
             Some(plan) => s.push_str(&crate::emit_omp::tile_loops(plan, prog, &|k| task_fn(n, k))),
             None => s.push_str("#error \"tiledflow internal error: no OpenMP plan for this SCoP\"\n"),
         },
-        Target::Tasks => {
-            s.push_str("    tf_graph *tf_g = tf_graph_begin();\n");
-            let _ = writeln!(s, "    int tf_st[{}];", (prog.classes.len() + prog.barriers.len()).max(1));
-            // Streams: one per class, its box measured by a first pass over the tiles.
-            for (k, class) in prog.classes.iter().enumerate() {
-                let d = class.n_dims.max(1);
-                let _ = writeln!(s, "    {{ /* stream of {} */", class.name);
-                let _ = writeln!(s, "      long tf_lo[{d}], tf_hi[{d}];");
-                let _ = writeln!(s, "      for (int tf_x = 0; tf_x < {d}; tf_x++) {{ tf_lo[tf_x] = 0; tf_hi[tf_x] = -1; }}");
-                if class.n_dims > 0 {
-                    s.push_str("      int tf_first = 1;\n");
-                    c_ast::stmt(&mut s, &class.tiles, 3, &mut |out, _name, args, depth| {
-                        let pad = "  ".repeat(depth);
-                        let _ = writeln!(out, "{pad}{{ const long tf_key[{d}] = {{ {} }};", key_list(args));
-                        let _ = writeln!(out, "{pad}  for (int tf_x = 0; tf_x < {d}; tf_x++) {{");
-                        let _ = writeln!(out, "{pad}    if (tf_first || tf_key[tf_x] < tf_lo[tf_x]) tf_lo[tf_x] = tf_key[tf_x];");
-                        let _ = writeln!(out, "{pad}    if (tf_first || tf_key[tf_x] > tf_hi[tf_x]) tf_hi[tf_x] = tf_key[tf_x];");
-                        let _ = writeln!(out, "{pad}  }}");
-                        let _ = writeln!(out, "{pad}  tf_first = 0; }}");
-                    });
-                }
-                let _ = writeln!(
-                    s,
-                    "      tf_st[{k}] = tf_stream_new(tf_g, \"{}\", {}, tf_lo, tf_hi);",
-                    class.name, class.n_dims
-                );
+        Target::Tasks => s.push_str(&spawns(n, prog, None)),
+        Target::Cuda => {
+            if let Some(gpu) = sc.cuda.and_then(|c| c.host.as_deref()) {
+                s.push_str("    if (tf_gpu_mod) {\n");
+                s.push_str(gpu);
+                s.push_str("    } else {\n");
+                s.push_str(&spawns(n, prog, None));
                 s.push_str("    }\n");
-            }
-            for (b, bar) in prog.barriers.iter().enumerate() {
-                let _ = writeln!(
-                    s,
-                    "    {{ long tf_lo[1] = {{ 0 }}, tf_hi[1] = {{ 0 }}; tf_st[{}] = tf_stream_new(tf_g, \"B{b}\", 0, tf_lo, tf_hi); }} /* soft barrier of d{} */",
-                    prog.classes.len() + b,
-                    bar.dep
-                );
-            }
-            // Tasks, in the order of the tiled schedule.
-            for (k, class) in prog.classes.iter().enumerate() {
-                let d = class.n_dims.max(1);
-                for (b, bar) in prog.barriers.iter().enumerate().filter(|(_, bar)| bar.dst == k) {
-                    s.push_str(&barrier_task(prog, b, bar));
+            } else {
+                if let Some(note) = sc.cuda.and_then(|c| c.note.as_deref()) {
+                    let _ = writeln!(s, "    /* tiledflow: this SCoP stays on the CPU: {} */", note.replace("*/", "* /"));
                 }
-                c_ast::stmt(&mut s, &class.tiles, 2, &mut |out, name, args, depth| {
-                    let pad = "  ".repeat(depth);
-                    let _ = writeln!(out, "{pad}{{");
-                    let _ = writeln!(out, "{pad}  const long tf_key[{d}] = {{ {} }};", key_list(args));
-                    let _ = writeln!(out, "{pad}  tf_task_begin(tf_g, tf_st[{k}], tf_key, {}, &tf_env);", task_fn(n, k));
-                    for (dd, dst) in names(DST_NAME, class.n_dims).iter().enumerate() {
-                        let _ = writeln!(out, "{pad}  const long {dst} = tf_key[{dd}]; (void){dst};");
-                    }
-                    let Some(part) = name.strip_prefix('P').and_then(|p| p.parse::<usize>().ok()).and_then(|p| class.partitions.get(p))
-                    else {
-                        // polyhedral only produces partition names of this class.
-                        let _ = writeln!(out, "{pad}#error \"tiledflow internal error: unknown partition {name}\"");
-                        return;
-                    };
-                    for input in &part.inputs {
-                        let src_idx = input.src;
-                        let sd = prog.classes[src_idx].n_dims.max(1);
-                        match &input.kind {
-                            InputKind::Offset(d) => {
-                                let key: Vec<String> = args
-                                    .iter()
-                                    .zip(d)
-                                    .map(|(a, &dk)| match dk {
-                                        0 => c_ast::expr(a),
-                                        dk => format!("({}) - ({dk})", c_ast::expr(a)),
-                                    })
-                                    .collect();
-                                let key = if key.is_empty() { "0".to_string() } else { key.join(", ") };
-                                let _ = writeln!(
-                                    out,
-                                    "{pad}  {{ const long tf_src[{sd}] = {{ {key} }}; tf_task_input(tf_g, tf_st[{src_idx}], tf_src); }} /* d{} */",
-                                    input.dep
-                                );
-                            }
-                            InputKind::Barrier(b) => {
-                                let _ = writeln!(
-                                    out,
-                                    "{pad}  {{ const long tf_src[1] = {{ 0 }}; tf_task_input(tf_g, tf_st[{}], tf_src); }} /* d{}: soft barrier B{b} */",
-                                    prog.classes.len() + b,
-                                    input.dep
-                                );
-                            }
-                            InputKind::Enumerated(sources) => {
-                                c_ast::stmt(out, sources, depth + 1, &mut |out, _name, args, depth| {
-                                    let pad = "  ".repeat(depth);
-                                    let _ = writeln!(
-                                        out,
-                                        "{pad}{{ const long tf_src[{sd}] = {{ {} }}; tf_task_input(tf_g, tf_st[{src_idx}], tf_src); }}",
-                                        key_list(args)
-                                    );
-                                });
-                            }
-                        }
-                    }
-                    let _ = writeln!(out, "{pad}  tf_task_end(tf_g);");
-                    let _ = writeln!(out, "{pad}}}");
-                });
+                s.push_str(&spawns(n, prog, None));
             }
-            s.push_str("    tf_graph_end(tf_g);\n");
         }
     }
     s.push_str("  }\n");
     s
 }
 
-fn key_list(args: &[Expr]) -> String {
+/// The task graph of SCoP `n`'s control program: streams, then every tile spawned in the order of
+/// the tiled schedule with its inputs. With `gpu` (the GPU control program), the calls are those
+/// of streamrt's GPU launch graph and `gpu(k, depth)` prints the launches of a tile of class `k`
+/// (whose key is `tf_key`) at that indentation; otherwise tasks call the class's task function
+/// with the environment `tf_env`.
+pub(crate) fn spawns(n: usize, prog: &TaskProgram, gpu: Option<&dyn Fn(usize, usize) -> String>) -> String {
+    let mut s = String::new();
+    let api = if gpu.is_some() { "tf_gpu_" } else { "tf_" };
+    match gpu {
+        Some(_) => s.push_str("    tf_gpu_graph *tf_g = tf_gpu_graph_begin(tf_gpu_mod);\n"),
+        None => s.push_str("    tf_graph *tf_g = tf_graph_begin();\n"),
+    }
+    let _ = writeln!(s, "    int tf_st[{}];", (prog.classes.len() + prog.barriers.len()).max(1));
+    // Streams: one per class, its box measured by a first pass over the tiles.
+    for (k, class) in prog.classes.iter().enumerate() {
+        let d = class.n_dims.max(1);
+        let _ = writeln!(s, "    {{ /* stream of {} */", class.name);
+        let _ = writeln!(s, "      long tf_lo[{d}], tf_hi[{d}];");
+        let _ = writeln!(s, "      for (int tf_x = 0; tf_x < {d}; tf_x++) {{ tf_lo[tf_x] = 0; tf_hi[tf_x] = -1; }}");
+        if class.n_dims > 0 {
+            s.push_str("      int tf_first = 1;\n");
+            c_ast::stmt(&mut s, &class.tiles, 3, &mut |out, _name, args, depth| {
+                let pad = "  ".repeat(depth);
+                let _ = writeln!(out, "{pad}{{ const long tf_key[{d}] = {{ {} }};", key_list(args));
+                let _ = writeln!(out, "{pad}  for (int tf_x = 0; tf_x < {d}; tf_x++) {{");
+                let _ = writeln!(out, "{pad}    if (tf_first || tf_key[tf_x] < tf_lo[tf_x]) tf_lo[tf_x] = tf_key[tf_x];");
+                let _ = writeln!(out, "{pad}    if (tf_first || tf_key[tf_x] > tf_hi[tf_x]) tf_hi[tf_x] = tf_key[tf_x];");
+                let _ = writeln!(out, "{pad}  }}");
+                let _ = writeln!(out, "{pad}  tf_first = 0; }}");
+            });
+        }
+        let _ = writeln!(
+            s,
+            "      tf_st[{k}] = {api}stream_new(tf_g, \"{}\", {}, tf_lo, tf_hi);",
+            class.name, class.n_dims
+        );
+        s.push_str("    }\n");
+    }
+    for (b, bar) in prog.barriers.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "    {{ long tf_lo[1] = {{ 0 }}, tf_hi[1] = {{ 0 }}; tf_st[{}] = {api}stream_new(tf_g, \"B{b}\", 0, tf_lo, tf_hi); }} /* soft barrier of d{} */",
+            prog.classes.len() + b,
+            bar.dep
+        );
+    }
+    // Tasks, in the order of the tiled schedule.
+    for (k, class) in prog.classes.iter().enumerate() {
+        let d = class.n_dims.max(1);
+        for (b, bar) in prog.barriers.iter().enumerate().filter(|(_, bar)| bar.dst == k) {
+            s.push_str(&barrier_task(prog, b, bar, gpu.is_some()));
+        }
+        c_ast::stmt(&mut s, &class.tiles, 2, &mut |out, name, args, depth| {
+            let pad = "  ".repeat(depth);
+            let _ = writeln!(out, "{pad}{{");
+            let _ = writeln!(out, "{pad}  const long tf_key[{d}] = {{ {} }};", key_list(args));
+            match gpu {
+                Some(_) => {
+                    let _ = writeln!(out, "{pad}  tf_gpu_task_begin(tf_g, tf_st[{k}], tf_key);");
+                }
+                None => {
+                    let _ = writeln!(out, "{pad}  tf_task_begin(tf_g, tf_st[{k}], tf_key, {}, &tf_env);", task_fn(n, k));
+                }
+            }
+            for (dd, dst) in names(DST_NAME, class.n_dims).iter().enumerate() {
+                let _ = writeln!(out, "{pad}  const long {dst} = tf_key[{dd}]; (void){dst};");
+            }
+            let Some(part) = name.strip_prefix('P').and_then(|p| p.parse::<usize>().ok()).and_then(|p| class.partitions.get(p))
+            else {
+                // polyhedral only produces partition names of this class.
+                let _ = writeln!(out, "{pad}#error \"tiledflow internal error: unknown partition {name}\"");
+                return;
+            };
+            for input in &part.inputs {
+                let src_idx = input.src;
+                let sd = prog.classes[src_idx].n_dims.max(1);
+                match &input.kind {
+                    InputKind::Offset(d) => {
+                        let key: Vec<String> = args
+                            .iter()
+                            .zip(d)
+                            .map(|(a, &dk)| match dk {
+                                0 => c_ast::expr(a),
+                                dk => format!("({}) - ({dk})", c_ast::expr(a)),
+                            })
+                            .collect();
+                        let key = if key.is_empty() { "0".to_string() } else { key.join(", ") };
+                        let _ = writeln!(
+                            out,
+                            "{pad}  {{ const long tf_src[{sd}] = {{ {key} }}; {api}task_input(tf_g, tf_st[{src_idx}], tf_src); }} /* d{} */",
+                            input.dep
+                        );
+                    }
+                    InputKind::Barrier(b) => {
+                        let _ = writeln!(
+                            out,
+                            "{pad}  {{ const long tf_src[1] = {{ 0 }}; {api}task_input(tf_g, tf_st[{}], tf_src); }} /* d{}: soft barrier B{b} */",
+                            prog.classes.len() + b,
+                            input.dep
+                        );
+                    }
+                    InputKind::Enumerated(sources) => {
+                        c_ast::stmt(out, sources, depth + 1, &mut |out, _name, args, depth| {
+                            let pad = "  ".repeat(depth);
+                            let _ = writeln!(
+                                out,
+                                "{pad}{{ const long tf_src[{sd}] = {{ {} }}; {api}task_input(tf_g, tf_st[{src_idx}], tf_src); }}",
+                                key_list(args)
+                            );
+                        });
+                    }
+                }
+            }
+            if let Some(gpu) = gpu {
+                out.push_str(&gpu(k, depth + 1));
+            }
+            let _ = writeln!(out, "{pad}  {api}task_end(tf_g);");
+            let _ = writeln!(out, "{pad}}}");
+        });
+    }
+    let _ = writeln!(s, "    {api}graph_end(tf_g);");
+    s
+}
+
+pub(crate) fn key_list(args: &[Expr]) -> String {
     if args.is_empty() {
         return "0".to_string();
     }

@@ -152,7 +152,7 @@ fn mentions_loop(ast: &Ast, iter: &str) -> bool {
 }
 
 /// `(op, ub)` when the loop is `iter op ub` with step 1 and `ub` does not mention `iter`.
-fn canonical_bound<'a>(iter: &str, cond: &'a Expr, inc: &Expr) -> Option<(&'static str, &'a Expr)> {
+pub(crate) fn canonical_bound<'a>(iter: &str, cond: &'a Expr, inc: &Expr) -> Option<(&'static str, &'a Expr)> {
     if *inc != Expr::Int("1".into()) {
         return None;
     }
@@ -168,7 +168,7 @@ fn canonical_bound<'a>(iter: &str, cond: &'a Expr, inc: &Expr) -> Option<(&'stat
     }
 }
 
-fn mentions_id(e: &Expr, id: &str) -> bool {
+pub(crate) fn mentions_id(e: &Expr, id: &str) -> bool {
     match e {
         Expr::Int(_) => false,
         Expr::Id(x) => x == id,

@@ -7,7 +7,7 @@
 //! Modules: [`program`] (the tile graph's partitions as task classes with fixed inputs),
 //! [`idiom`] (how each dependence is synchronized: the one place that decides), [`task_graph`]
 //! (the class graph, its checks and its Graphviz text), [`private`] (scalars kept per task),
-//! [`emit_c`] and [`c_ast`] (C text).
+//! [`emit_c`] and [`c_ast`] (C text), [`emit_cuda`] (CUDA kernels and the GPU control program).
 //!
 //! Architecture invariant: taskgen never links ISL. Every polyhedral question (the tile graph,
 //! ASTs of sets and relations) is a call to a `polyhedral` function returning plain data.
@@ -17,6 +17,7 @@
 pub mod c_ast;
 pub mod emit_c;
 pub mod idiom;
+pub mod emit_cuda;
 pub mod emit_omp;
 pub mod private;
 pub mod program;

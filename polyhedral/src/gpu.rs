@@ -1,0 +1,183 @@
+//! The polyhedral questions of the CUDA target (`taskgen::emit_cuda`), answered as plain data:
+//! which point dimensions of a tile may run as GPU threads, and which slab of each array a SCoP
+//! touches (what is copied to the device).
+//!
+//! Parallel loops. For nest `k` with flat schedule `θ` (padded to the nest's common
+//! depth, as [`crate::nest_body_ast`] pads it, so dimension `d` is the loop over iterator
+//! `<prefix>d` of the task body), every dependence `D` (flow, anti, output) whose source and
+//! target are both among the statements of a loop of the task body is mapped to schedule times,
+//! `R = θ ∘ D ∘ θ⁻¹`. The loop, over dimension `d`, is *parallel* when `R` has no pair with equal
+//! coordinates `0..d` and different coordinates `d`:
+//! once every outer dimension is fixed (the tile coordinates, the outer point loops run by the
+//! host, the constant dimensions ISL separates statements with), the iterations of a loop over
+//! `d` touch nothing another iteration writes, so they may run at the same time, each running its
+//! own inner loops in order. Pairs in different tiles differ on a tile coordinate and are ordered
+//! by the task graph; pairs with different outer point coordinates by the host's sequential
+//! launches. This is ISL's answer for the schedule actually emitted, never a guess from the
+//! source loops.
+//!
+//! Slabs. For every array of rank at least one, the elements its accesses touch (each access
+//! restricted to its statement's domain), projected on the outermost subscript, have a least and
+//! a greatest value for each value of the parameters: `[lo, hi]`. Both are returned as code (the
+//! plain [`Ast`] of the one-point set `Slab[lo]`, resp. `Slab[hi]`), so the host computes them
+//! from the parameters at run time; an array never touched has none.
+
+use crate::ast::Ast;
+use crate::deps::IslDeps;
+use crate::isl::{Ctx, Set, UnionMap, UnionSet};
+use crate::maps::{input_error, names, pad_to_common_depth, tuple};
+use crate::scop::ScopSets;
+use crate::{Dependences, Result, TiledSchedule};
+use frontend::ir::Scop;
+
+/// Tuple name of the user nodes of [`ArraySlab`]'s code.
+pub const SLAB_NAME: &str = "Slab";
+
+/// A loop of a task body: over dimension `dim` of its nest's padded flat schedule, with the
+/// statements (`S3`) its body runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BodyLoop {
+    pub dim: usize,
+    pub statements: Vec<String>,
+}
+
+impl BodyLoop {
+    /// The loop `for (iter ...) body` of a task body whose iterators are `<prefix><dim>`;
+    /// `None` when `iter` is not such an iterator.
+    pub fn of(iter: &str, body: &Ast, prefix: &str) -> Option<BodyLoop> {
+        let dim = iter.strip_prefix(prefix).and_then(|d| d.parse::<usize>().ok())?;
+        let mut statements = Vec::new();
+        users(body, &mut statements);
+        statements.sort();
+        statements.dedup();
+        Some(BodyLoop { dim, statements })
+    }
+}
+
+/// Every loop of the task body `ast` (iterators `<prefix><dim>`), in preorder.
+pub fn body_loops(ast: &Ast, prefix: &str) -> Vec<BodyLoop> {
+    fn walk(ast: &Ast, prefix: &str, out: &mut Vec<BodyLoop>) {
+        match ast {
+            Ast::Block(items) => items.iter().for_each(|i| walk(i, prefix, out)),
+            Ast::For { iter, body, .. } => {
+                out.extend(BodyLoop::of(iter, body, prefix));
+                walk(body, prefix, out);
+            }
+            Ast::If { then, els, .. } => {
+                walk(then, prefix, out);
+                if let Some(e) = els {
+                    walk(e, prefix, out);
+                }
+            }
+            Ast::User { .. } => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(ast, prefix, &mut out);
+    out
+}
+
+/// The names of the user nodes (statements) of `ast`.
+fn users(ast: &Ast, out: &mut Vec<String>) {
+    match ast {
+        Ast::Block(items) => items.iter().for_each(|i| users(i, out)),
+        Ast::For { body, .. } => users(body, out),
+        Ast::If { then, els, .. } => {
+            users(then, out);
+            if let Some(e) = els {
+                users(e, out);
+            }
+        }
+        Ast::User { name, .. } => out.push(name.clone()),
+    }
+}
+
+/// For the loops `loops` of the task body of nest `nest` of `sched`: whether each, all outer
+/// dimensions fixed, has independent iterations (see the module documentation; only the pairs
+/// of dependent instances of the loop's own statements count, since other statements run in
+/// other launches, ordered).
+pub fn parallel_loops(scop: &Scop, deps: &Dependences, sched: &TiledSchedule, nest: usize, loops: &[BodyLoop]) -> Result<Vec<bool>> {
+    let the_nest = sched
+        .nests
+        .get(nest)
+        .ok_or_else(|| crate::Error::InvalidInput(format!("nest {nest} does not exist (the schedule has {})", sched.nests.len())))?;
+    let ctx = Ctx::new()?;
+    let sets = ScopSets::parse(&ctx, scop)?;
+    let all = IslDeps::parse(&ctx, deps)?.all()?;
+    let schedule = UnionMap::read(&ctx, &the_nest.schedule).map_err(|e| input_error("nest schedule", &the_nest.schedule, e))?;
+    let (schedule, depth) = pad_to_common_depth(schedule)?;
+    let domains = sets.domains.sets()?;
+    let s = names("s", depth);
+    let t = names("t", depth);
+    loops
+        .iter()
+        .map(|l| {
+            if l.dim >= depth {
+                return Err(crate::Error::InvalidInput(format!("nest N{nest} has {depth} schedule dimensions, not {}", l.dim + 1)));
+            }
+            let mut inside = UnionSet::empty(&ctx)?;
+            for d in &domains {
+                if d.tuple_name().is_some_and(|n| l.statements.contains(&n)) {
+                    inside = inside.union(UnionSet::from_set(d.clone())?)?;
+                }
+            }
+            let rel = all.clone().intersect_domain(inside.clone())?.intersect_range(inside)?;
+            let rel = rel.apply_domain(schedule.clone())?.apply_range(schedule.clone())?;
+            let mut eqs: Vec<String> = (0..l.dim).map(|i| format!("{} = {}", s[i], t[i])).collect();
+            eqs.push(format!("({d1} < {d2} or {d1} > {d2})", d1 = s[l.dim], d2 = t[l.dim]));
+            let carried = format!("{{ {} -> {} : {} }}", tuple("", &s), tuple("", &t), eqs.join(" and "));
+            rel.intersect(UnionMap::read(&ctx, &carried)?)?.is_empty()
+        })
+        .collect()
+}
+
+/// The accessed range `[lo, hi]` of an array's outermost subscript, as code: each AST has
+/// exactly one user node [`SLAB_NAME`] (for the parameters' values where the array is touched)
+/// whose one argument is the bound.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArraySlab {
+    pub lo: Ast,
+    pub hi: Ast,
+}
+
+/// For each array of `scop` (indexed like `scop.arrays`): its slab, `None` for a scalar or an
+/// array no statement touches.
+pub fn array_slabs(scop: &Scop) -> Result<Vec<Option<ArraySlab>>> {
+    let mut out = Vec::with_capacity(scop.arrays.len());
+    for array in &scop.arrays {
+        out.push(match array.rank {
+            0 => None,
+            _ => slab(scop, array.rank, &array.isl_name)?,
+        });
+    }
+    Ok(out)
+}
+
+fn slab(scop: &Scop, rank: usize, isl_name: &str) -> Result<Option<ArraySlab>> {
+    let (lo, hi) = {
+        let ctx = Ctx::new()?;
+        let sets = ScopSets::parse(&ctx, scop)?;
+        let x = names("x", rank);
+        let first = UnionMap::read(&ctx, &format!("{{ {} -> {SLAB_NAME}[x0] }}", tuple(isl_name, &x)))?;
+        let touched = sets.reads.union(sets.writes)?.apply_range(first)?.range()?;
+        let mut sets = touched.coalesce()?.sets()?;
+        if sets.len() != 1 {
+            return Ok(None); // untouched (a slab is one space)
+        }
+        let set = sets.remove(0);
+        let negate = UnionMap::read(&ctx, &format!("{{ {SLAB_NAME}[x] -> {SLAB_NAME}[-x] }}"))?;
+        let lo = set.clone().lexmin()?.to_str()?;
+        let hi = negated(negated(set, &negate)?.lexmin()?, &negate)?.to_str()?;
+        (lo, hi)
+    };
+    Ok(Some(ArraySlab { lo: crate::points_ast(scop, &lo, "tf_slab")?, hi: crate::points_ast(scop, &hi, "tf_slab")? }))
+}
+
+/// `{ Slab[-x] : Slab[x] in set }`.
+fn negated<'c>(set: Set<'c>, negate: &UnionMap<'c>) -> Result<Set<'c>> {
+    let mut sets = UnionMap::from_map(set.identity()?)?.apply_range(negate.clone())?.range()?.sets()?;
+    match sets.pop() {
+        Some(s) if sets.is_empty() => Ok(s),
+        _ => Err(crate::Error::InvalidInput("the negated slab is not one set".into())),
+    }
+}

@@ -1,0 +1,130 @@
+//! The CUDA target's polyhedral questions: which loops of a task body are parallel, and the
+//! accessed slab of each array's outermost index (answers reasoned out by hand per test).
+
+mod common;
+
+use polyhedral::{array_slabs, body_loops, dependences, nest_body_ast, parallel_loops, schedule, Ast, ScheduleConfig};
+
+/// The loops of nest 0's task body (iterators `c<dim>`), each as its dimension and whether
+/// polyhedral calls it parallel.
+fn loops_of(scop: &frontend::ir::Scop, sizes: Vec<i64>, original: bool) -> Vec<(usize, bool)> {
+    body_loops_with(scop, ScheduleConfig { tile_sizes: Some(sizes), original, ..ScheduleConfig::default() })
+}
+
+fn body_loops_with(scop: &frontend::ir::Scop, cfg: ScheduleConfig) -> Vec<(usize, bool)> {
+    let deps = dependences(scop).unwrap();
+    let (sched, warnings) = schedule(scop, &deps, &cfg).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let n_tile = sched.nests[0].tile_sizes.len();
+    let coords: Vec<String> = (0..n_tile).map(|d| format!("k{d}")).collect();
+    let body = nest_body_ast(scop, &sched, 0, &coords, "c").unwrap();
+    let loops = body_loops(&body, "c");
+    let flags = parallel_loops(scop, &deps, &sched, 0, &loops).unwrap();
+    loops.iter().map(|l| l.dim).zip(flags).collect()
+}
+
+/// `C[i][j] *= 2`: no dependence, every point loop of a tile is parallel.
+#[test]
+fn loops_without_dependences_are_parallel() {
+    let loops = loops_of(&common::scale_2d(), vec![8], false);
+    assert!(!loops.is_empty());
+    assert!(loops.iter().all(|&(_, p)| p), "{loops:?}");
+}
+
+/// The in-place stencil in source order: inside a time tile, `t` carries the dependence of
+/// distance (1, 0) and `i` the one of distance (0, 1): no loop is parallel.
+#[test]
+fn an_in_place_stencil_has_no_parallel_loop() {
+    let loops = loops_of(&common::seidel_1d(), vec![4], true);
+    assert!(!loops.is_empty());
+    assert!(loops.iter().all(|&(_, p)| !p), "{loops:?}");
+}
+
+fn column_sums() -> frontend::ir::Scop {
+    common::scop(
+        &["N"],
+        "[N] -> { : N >= 0 }",
+        &[("y", 1), ("A", 2)],
+        vec![common::stmt(
+            0,
+            &["i", "j"],
+            "[N] -> { S0[i, j] : 0 <= i < N and 0 <= j < N }",
+            "[N] -> { S0[i, j] -> [0, i, 0, j, 0] }",
+            vec![
+                common::access(false, 0, "[N] -> { S0[i, j] -> y[j] }"),
+                common::access(false, 1, "[N] -> { S0[i, j] -> A[i, j] }"),
+                common::access(true, 0, "[N] -> { S0[i, j] -> y[j] }"),
+            ],
+        )],
+    )
+}
+
+/// The same with the GPU's point order (`parallel_point_loops_outer`): `j`, which carries no
+/// dependence inside a tile, goes outermost, so the outer point loop is the parallel one.
+#[test]
+fn for_the_gpu_the_parallel_point_loop_goes_outermost() {
+    let cfg = ScheduleConfig { tile_sizes: Some(vec![8]), original: true, parallel_point_loops_outer: true, ..ScheduleConfig::default() };
+    let loops = body_loops_with(&column_sums(), cfg);
+    let flag = |dim: usize| loops.iter().find(|l| l.0 == dim).map(|l| l.1);
+    assert_eq!(flag(2), Some(true), "{loops:?}");
+    assert_eq!(flag(3), Some(false), "{loops:?}");
+}
+
+/// `y[j] += A[i][j]` in source order: `i` carries the reduction into `y[j]` (dimension 2 of
+/// the flat schedule, after the two tile dimensions), while `j` (dimension 3), for a fixed
+/// `i`, touches a different `y[j]` in each iteration.
+#[test]
+fn a_reduction_loop_is_sequential_and_the_loop_inside_it_parallel() {
+    let scop = column_sums();
+    let loops = loops_of(&scop, vec![8], true);
+    let flag = |dim: usize| loops.iter().find(|l| l.0 == dim).map(|l| l.1);
+    assert_eq!(flag(2), Some(false), "{loops:?}");
+    assert_eq!(flag(3), Some(true), "{loops:?}");
+}
+
+/// Evaluates a slab bound's code for the parameter values `params`.
+fn bound(ast: &Ast, params: &[(&str, i64)]) -> Vec<i64> {
+    common::run(ast, params).into_iter().map(|(name, args)| {
+        assert_eq!(name, polyhedral::SLAB_NAME);
+        assert_eq!(args.len(), 1);
+        args[0]
+    }).collect()
+}
+
+/// jacobi-1d reads `A[i - 1 .. i + 1]` and writes `B[i]` for `1 <= i <= N - 2`: `A` is touched
+/// on `[0, N - 1]`, `B` on `[0, N - 1]` too (it is read at `i ± 1` by the second statement).
+/// With an extra array that no statement touches, that one has no slab.
+#[test]
+fn slabs_span_the_touched_rows() {
+    let mut scop = common::jacobi_1d();
+    scop.arrays.push(frontend::ir::Array { id: frontend::ir::ArrayId(2), name: "D".into(), isl_name: "D".into(), ..scop.arrays[0].clone() });
+    let slabs = array_slabs(&scop).unwrap();
+    assert_eq!(slabs.len(), 3);
+    for array in 0..2 {
+        let slab = slabs[array].as_ref().unwrap();
+        assert_eq!(bound(&slab.lo, &[("T", 3), ("N", 10)]), vec![0], "array {array}");
+        assert_eq!(bound(&slab.hi, &[("T", 3), ("N", 10)]), vec![9], "array {array}");
+    }
+    assert!(slabs[2].is_none());
+}
+
+/// Only the first subscript counts, and a write at an offset moves the slab: `C[i + 2][j]` for
+/// `0 <= i < N` is `[2, N + 1]`.
+#[test]
+fn a_slab_follows_the_outermost_subscript() {
+    let scop = common::scop(
+        &["N"],
+        "[N] -> { : N >= 1 }",
+        &[("C", 2)],
+        vec![common::stmt(
+            0,
+            &["i", "j"],
+            "[N] -> { S0[i, j] : 0 <= i < N and 0 <= j < 2 * N }",
+            "[N] -> { S0[i, j] -> [0, i, 0, j, 0] }",
+            vec![common::access(true, 0, "[N] -> { S0[i, j] -> C[i + 2, j] }")],
+        )],
+    );
+    let slab = array_slabs(&scop).unwrap().remove(0).unwrap();
+    assert_eq!(bound(&slab.lo, &[("N", 7)]), vec![2]);
+    assert_eq!(bound(&slab.hi, &[("N", 7)]), vec![8]);
+}

@@ -1,0 +1,233 @@
+//! The cuda target (`tiledflow --target cuda`) without a GPU:
+//! - every PolyBench kernel's `out.cu` compiles with NVRTC for sm_80 and sm_90, and exactly the
+//!   kernels listed in [`ON_GPU`] get kernels (the others stay CPU task programs with a note);
+//! - the emulated programs (`out.cu` built by the C++ compiler with the emulation header, run
+//!   with `TILEDFLOW_GPU=emulate` on streamrt's emulated device, whose CUDA streams run
+//!   concurrently) dump the same arrays as the original, bit for bit, at MINI (tiles of 8, so
+//!   that tiles depend on each other across several streams) and SMALL (the default tiles);
+//! - with `TILEDFLOW_GPU=off` the same program prints the fallback notice and verifies as the
+//!   CPU task version.
+
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use testsuite::compare::{compare, Tolerance};
+use testsuite::differential::{original_flags, run_original};
+use testsuite::dump::parse_dump;
+use testsuite::paths::{bin_dir, kernel_dir, kernel_names, kernel_path, reference_cc, repo_root, tool_path, utilities_dir};
+use testsuite::process::{compile, expect_success, run};
+
+/// The kernels whose SCoPs run on the GPU path. The others stay on the CPU, each for a reason
+/// checked by hand: a written scalar (deriche, durbin, gramschmidt, ludcmp, symm), or tiles
+/// without a parallel loop (cholesky, floyd-warshall, jacobi-1d, nussinov, seidel-2d: in-place
+/// or fused updates whose every point loop carries a dependence).
+const ON_GPU: [&str; 20] = [
+    "2mm", "3mm", "adi", "atax", "bicg", "correlation", "covariance", "doitgen", "fdtd-2d", "gemm", "gemver", "gesummv", "heat-3d",
+    "jacobi-2d", "lu", "mvt", "syr2k", "syrk", "trisolv", "trmm",
+];
+
+/// The notice of a program that falls back to its CPU task version.
+const FALLBACK: &str = "running the CPU task version";
+
+/// `out.c` and `out.cu` of `kernel` for the cuda target, in `dir`.
+fn translate(kernel: &str, defines: &[&str], extra: &[&str], dir: &Path) -> Result<(PathBuf, String, String)> {
+    let out_c = dir.join(format!("{kernel}.c"));
+    let mut cmd = std::process::Command::new(tool_path("tiledflow")?);
+    cmd.arg("--target").arg("cuda").arg("--strict").arg(kernel_path(kernel)).arg("-o").arg(&out_c);
+    cmd.arg("-I").arg(utilities_dir()).arg("-I").arg(kernel_dir(kernel));
+    cmd.args(defines.iter().map(|d| format!("-D{d}"))).args(extra);
+    let output = cmd.output().context("running tiledflow")?;
+    if !output.status.success() {
+        bail!("tiledflow --target cuda failed on {kernel}:\n{}", String::from_utf8_lossy(&output.stderr));
+    }
+    let c = std::fs::read_to_string(&out_c)?;
+    let cu = std::fs::read_to_string(out_c.with_extension("cu")).context("tiledflow wrote no .cu file")?;
+    Ok((out_c, c, cu))
+}
+
+/// Builds the emulated program of `kernel` (sizes `defines`, tiledflow options `extra`).
+fn build_emulated(kernel: &str, defines: &[&str], extra: &[&str], dir: &Path) -> Result<PathBuf> {
+    let (out_c, _, cu) = translate(kernel, defines, extra, dir)?;
+    if !cu.contains("__global__") {
+        bail!("{kernel}: no kernel in the .cu file");
+    }
+    let emu_h = repo_root().join("streamrt/include/tf_cuda_emu.h");
+    let cu_obj = dir.join(format!("{kernel}.cu.o"));
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".into());
+    let status = std::process::Command::new(&cxx)
+        .args(["-x", "c++", "-O1", "-ffp-contract=off", "-DTF_CUDA_EMULATE", "-include"])
+        .arg(&emu_h)
+        .arg("-c")
+        .arg(out_c.with_extension("cu"))
+        .arg("-o")
+        .arg(&cu_obj)
+        .status()
+        .with_context(|| format!("running {cxx}"))?;
+    if !status.success() {
+        bail!("{cxx} failed on {kernel}'s .cu file (emulated build)");
+    }
+    let pairs: Vec<(&str, &str)> = defines.iter().map(|d| (*d, "")).collect();
+    let mut flags = original_flags(&pairs)?;
+    flags.extend(["-I".to_string(), kernel_dir(kernel).display().to_string()]);
+    let exe = dir.join(kernel);
+    let runtime = bin_dir()?.join("libstreamrt.a");
+    // The libraries after the objects that need them.
+    let sources = [out_c, cu_obj, runtime, "-lstdc++".into(), "-lpthread".into(), "-ldl".into()];
+    compile(reference_cc(), &sources, &flags, &exe)?;
+    Ok(exe)
+}
+
+/// Builds, runs with `gpu` as `TILEDFLOW_GPU` and compares with the original; returns stderr.
+fn verify(kernel: &str, defines: &[&str], extra: &[&str], gpu: &str) -> Result<String> {
+    let dir = tempfile::Builder::new().prefix("tiledflow-cuda.").tempdir()?;
+    let exe = build_emulated(kernel, defines, extra, dir.path())?;
+    let pairs: Vec<(&str, &str)> = defines.iter().map(|d| (*d, "")).collect();
+    let expected = run_original(kernel, &pairs)?;
+    let output = run(&exe, &[("TILEDFLOW_GPU", gpu)], Duration::from_secs(300))?;
+    expect_success("the emulated program", &output)?;
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let actual = parse_dump(&stderr)?;
+    compare(&expected, &actual, Tolerance::Exact).map_err(|m| anyhow::anyhow!("{kernel} {defines:?} {extra:?}: {m}"))?;
+    Ok(stderr)
+}
+
+/// Verifies `kernel` on the emulated device at MINI with tiles of 8 (many tiles, so tiles wait
+/// for each other across the device's streams) and at SMALL with the target's default tiles.
+fn emulated(kernel: &str) {
+    for (defines, extra) in [(&["MINI_DATASET"], &["--tile-sizes", "8"][..]), (&["SMALL_DATASET"], &[][..])] {
+        match verify(kernel, defines, extra, "emulate") {
+            Ok(stderr) => assert!(!stderr.contains(FALLBACK), "{kernel} {defines:?} {extra:?} fell back to the CPU:\n{stderr}"),
+            Err(e) => panic!("{kernel} {defines:?} {extra:?}: {e:#}"),
+        }
+    }
+}
+
+macro_rules! emulated_tests {
+    ($($name:ident: $kernel:literal,)*) => {
+        $(
+            #[test]
+            fn $name() {
+                emulated($kernel);
+            }
+        )*
+        /// The tests above cover exactly [`ON_GPU`].
+        #[test]
+        fn every_kernel_on_the_gpu_has_an_emulated_test() {
+            let tested = [$($kernel),*];
+            assert_eq!(tested, ON_GPU);
+        }
+    };
+}
+
+emulated_tests! {
+    emulated_2mm: "2mm",
+    emulated_3mm: "3mm",
+    emulated_adi: "adi",
+    emulated_atax: "atax",
+    emulated_bicg: "bicg",
+    emulated_correlation: "correlation",
+    emulated_covariance: "covariance",
+    emulated_doitgen: "doitgen",
+    emulated_fdtd_2d: "fdtd-2d",
+    emulated_gemm: "gemm",
+    emulated_gemver: "gemver",
+    emulated_gesummv: "gesummv",
+    emulated_heat_3d: "heat-3d",
+    emulated_jacobi_2d: "jacobi-2d",
+    emulated_lu: "lu",
+    emulated_mvt: "mvt",
+    emulated_syr2k: "syr2k",
+    emulated_syrk: "syrk",
+    emulated_trisolv: "trisolv",
+    emulated_trmm: "trmm",
+}
+
+#[test]
+fn every_kernel_compiles_with_nvrtc_and_only_the_listed_ones_stay_on_the_cpu() {
+    let dir = tempfile::Builder::new().prefix("tiledflow-cuda.").tempdir().unwrap();
+    for kernel in kernel_names().unwrap() {
+        let (_, c, cu) = translate(&kernel, &["MINI_DATASET"], &[], dir.path()).unwrap();
+        testsuite::nvrtc::expect_compiles(&cu, &format!("{kernel}.cu"));
+        let on_gpu = ON_GPU.contains(&kernel.as_str());
+        assert_eq!(cu.contains("extern \"C\" __global__"), on_gpu, "{kernel}: kernels in the .cu file");
+        assert_eq!(c.contains("if (tf_gpu_mod) {"), on_gpu, "{kernel}: a GPU control program in the .c file");
+        assert_eq!(c.contains("this SCoP stays on the CPU:"), !on_gpu, "{kernel}: the note of a SCoP left on the CPU");
+    }
+}
+
+#[test]
+fn without_a_device_the_program_says_so_once_and_verifies_as_the_cpu_task_version() {
+    for kernel in ["gemm", "atax"] {
+        let stderr = verify(kernel, &["MINI_DATASET"], &["--tile-sizes", "8"], "off").unwrap_or_else(|e| panic!("{e:#}"));
+        let notices: Vec<&str> = stderr.lines().filter(|l| l.contains(FALLBACK)).collect();
+        assert_eq!(notices.len(), 1, "{kernel}: one notice expected:\n{stderr}");
+        assert!(notices[0].starts_with("tiledflow: "), "{}", notices[0]);
+    }
+}
+
+/// `tiledflow --target cuda -o <out> gemm.c`.
+fn translate_gemm_to(out: &std::ffi::OsStr) -> std::process::Output {
+    std::process::Command::new(tool_path("tiledflow").unwrap())
+        .args(["--target", "cuda", "-o"])
+        .arg(out)
+        .arg(kernel_path("gemm"))
+        .arg("-I")
+        .arg(utilities_dir())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn standard_output_is_refused_since_the_kernels_need_a_file_of_their_own() {
+    let output = translate_gemm_to("-".as_ref());
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--target cuda writes two files"), "{stderr}");
+    assert!(output.stdout.is_empty());
+    // Nor may the output be the kernel file itself.
+    let dir = tempfile::Builder::new().prefix("tiledflow-cuda.").tempdir().unwrap();
+    let output = translate_gemm_to(dir.path().join("out.cu").as_os_str());
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("name it .c"));
+    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "nothing is written");
+}
+
+#[test]
+fn a_scop_that_cannot_be_a_kernel_stays_on_the_cpu_with_a_note() {
+    let dir = tempfile::Builder::new().prefix("tiledflow-cuda.").tempdir().unwrap();
+    let src = dir.path().join("k.c");
+    std::fs::write(
+        &src,
+        "void k(int n, double new[n], double b[n])\n{\n#pragma scop\n  for (int i = 0; i < n; i++)\n    b[i] = 2 * new[i];\n#pragma endscop\n}\n",
+    )
+    .unwrap();
+    let out = dir.path().join("k.out.c");
+    let output = std::process::Command::new(tool_path("tiledflow").unwrap())
+        .args(["--target", "cuda", "-v", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("note: SCoP stays on the CPU (--target cuda): the variable `new` is a reserved word"), "{stderr}");
+    let c = std::fs::read_to_string(&out).unwrap();
+    assert!(c.contains("this SCoP stays on the CPU: the variable `new`"), "{c}");
+    assert!(!c.contains("tf_gpu_mod"), "no GPU code when no SCoP is on the GPU");
+    let cu = std::fs::read_to_string(out.with_extension("cu")).unwrap();
+    assert!(!cu.contains("__global__"), "{cu}");
+}
+
+/// `tiledflow-cc --tiledflow-target=cuda` builds the same program (kernels embedded, no emulated
+/// host versions linked): asked for the emulated device, it finds no host versions, falls back,
+/// and verifies as the CPU task version.
+#[test]
+fn tiledflow_cc_builds_the_cuda_target_which_falls_back_without_a_device() {
+    let variant = testsuite::Variant::tiledflow_cc("cuda via tiledflow-cc")
+        .unwrap()
+        .arg("--tiledflow-strict")
+        .arg("--tiledflow-target=cuda")
+        .arg("--tiledflow-tile-sizes=8")
+        .env("TILEDFLOW_GPU", "emulate");
+    testsuite::differential("gemm", &[("MINI_DATASET", "")], &[variant]).unwrap_or_else(|e| panic!("{e:#}"));
+}
