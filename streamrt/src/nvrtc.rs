@@ -168,6 +168,11 @@ impl Program {
     }
 }
 
+/// The NVRTC options of tiledflow's kernels: no fused multiply-add, so that every operation
+/// rounds as the original C program's does (C compilers for x86-64 do not contract `a * b + c`
+/// unless told to; NVRTC does by default, which changes results in the last bits).
+pub const KERNEL_OPTIONS: &[&str] = &["--fmad=false"];
+
 /// Compiles `source` (CUDA C++, no system headers) for `arch` (`sm_80`, `sm_90`, ...) and
 /// returns the CUBIN. `name` names the program in NVRTC's messages (e.g. `out.cu`). `options`
 /// are passed to NVRTC after `--gpu-architecture=<arch>`.

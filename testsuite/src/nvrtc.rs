@@ -14,7 +14,7 @@ pub const ARCHS: [&str; 2] = ["sm_80", "sm_90"];
 /// otherwise.
 pub fn compile_cuda(source: &str, name: &str, arch: &str) -> Result<Vec<u8>, String> {
     use streamrt::nvrtc::{compile, NvrtcError};
-    match compile(source, name, arch, &[]) {
+    match compile(source, name, arch, streamrt::nvrtc::KERNEL_OPTIONS) {
         Ok(cubin) => Ok(cubin),
         Err(NvrtcError::Compile { log, .. }) => Err(log),
         Err(e @ NvrtcError::NotFound(_)) => panic!("{e}\nThis test needs NVRTC: run `make deps`."),

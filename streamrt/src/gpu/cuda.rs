@@ -76,7 +76,7 @@ impl Cuda {
             attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
         let arch = format!("sm_{major}{minor}");
         let cubin =
-            crate::nvrtc::compile(source, "tiledflow.cu", &arch, &[]).map_err(|e| match e {
+            crate::nvrtc::compile(source, "tiledflow.cu", &arch, crate::nvrtc::KERNEL_OPTIONS).map_err(|e| match e {
                 crate::nvrtc::NvrtcError::Compile { log, .. } => format!(
                     "NVRTC could not compile the kernels for {arch}: {}",
                     log.lines()
