@@ -96,6 +96,11 @@ pub fn expand_scalars(scop: &Scop, expansions: &[ScalarExpansion]) -> Result<Sco
     for e in expansions {
         let array = scop.array(e.array);
         for (stmt, new_stmt) in scop.statements.iter().zip(out.statements.iter_mut()) {
+            // Parsing every statement's schedule for every scalar is a visible share of the
+            // compile time of SCoPs with many scalars (deriche): only those that access it.
+            if !stmt.accesses.iter().any(|a| a.array == e.array) {
+                continue;
+            }
             let schedule = UnionMap::read(&ctx, &stmt.schedule).map_err(|err| input_error("schedule", &stmt.schedule, err))?;
             let depth = schedule.maps()?.first().map(|m| m.n_dims(crate::isl::Side::Out)).transpose()?.unwrap_or(0);
             for access in new_stmt.accesses.iter_mut().filter(|a| a.array == e.array) {
@@ -126,9 +131,12 @@ fn scalar_flow<'c>(
     let element = UnionSet::read(ctx, &format!("{} -> {{ {}[] }}", scop.isl_params(), array.isl_name))?;
     let reads = sets.reads.clone().intersect_range(element.clone())?;
     let writes = sets.writes.clone().intersect_range(element)?;
+    // The schedule of the statements that access the scalar only: the same flow, computed
+    // without the rest of the SCoP.
+    let accessing = reads.clone().domain()?.union(writes.clone().domain()?)?;
     let flow = AccessInfo::from_sink(reads.clone())?
         .set_must_source(writes.clone())?
-        .set_schedule_map(sets.original.clone())?
+        .set_schedule_map(sets.original.clone().intersect_domain(accessing)?)?
         .compute_flow()?
         .may_dependence()?;
     if !reads.clone().domain()?.is_subset(&flow.clone().range()?)? {

@@ -82,6 +82,12 @@ use std::sync::mpsc;
 
 /// Schedules and tiles `scop` so that `deps` (its dependences) are respected.
 pub fn schedule(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig) -> Result<(TiledSchedule, Vec<Warning>)> {
+    schedule_with(scop, deps, cfg, cfg.max_operations)
+}
+
+/// [`schedule`], with `whole_budget` as the operation budget of the attempt on the whole SCoP
+/// (`cfg.max_operations` bounds the rest): tests make that attempt give up on its own.
+fn schedule_with(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig, whole_budget: u64) -> Result<(TiledSchedule, Vec<Warning>)> {
     if let Some(sizes) = &cfg.tile_sizes {
         if sizes.iter().any(|&s| s <= 0) {
             return Err(Error::InvalidInput(format!("tile sizes must be positive integers, got {sizes:?}")));
@@ -106,7 +112,7 @@ pub fn schedule(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig) -> Result
         let whole = if too_many {
             Err(format!("was not run on the whole SCoP ({n_statements} statements)"))
         } else {
-            scheduled_tree(&sets.domains, &sets.context, &deps, cfg)?
+            scheduled_tree(&sets.domains, &sets.context, &deps, &ScheduleConfig { max_operations: whole_budget, ..cfg.clone() })?
         };
         match whole {
             Ok(tree) => (tree, true),
@@ -159,6 +165,7 @@ fn scheduled_tree<'c>(
         max_constant_term: cfg.max_constant_term,
     };
     let (tx, rx) = mpsc::channel();
+    let start = std::time::Instant::now();
     let spawned = std::thread::Builder::new().name("isl-scheduler".into()).spawn(move || {
         // The receiver may be gone (time limit passed): nothing to do then.
         let _ = tx.send(problem.solve());
@@ -167,10 +174,14 @@ fn scheduled_tree<'c>(
         return Ok(Err(format!("could not start ({err})")));
     }
     let outcome = match cfg.time_limit {
-        Some(limit) => rx.recv_timeout(limit).map_err(|e| match e {
-            mpsc::RecvTimeoutError::Timeout => format!("did not finish within {limit:?}"),
-            mpsc::RecvTimeoutError::Disconnected => "stopped without a result".to_string(),
-        }),
+        // A result that arrives past the limit (this thread was not running to see it in time)
+        // is late too, so that the limit means the same on a loaded machine.
+        Some(limit) => match rx.recv_timeout(limit) {
+            Ok(_) if start.elapsed() > limit => Err(format!("did not finish within {limit:?}")),
+            Ok(outcome) => Ok(outcome),
+            Err(mpsc::RecvTimeoutError::Timeout) => Err(format!("did not finish within {limit:?}")),
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err("stopped without a result".to_string()),
+        },
         None => rx.recv().map_err(|_| "stopped without a result".to_string()),
     };
     Ok(match outcome {
@@ -520,5 +531,82 @@ impl fmt::Display for TiledSchedule {
             writeln!(f, "  tile domain: {}", nest.tile_domain)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use frontend::ir::{Access, AccessKind, Array, ArrayId, Loc, Param, Span, Statement, Storage};
+
+    /// jacobi-1d, two statements in a time loop (`polyhedral/tests/common` has the same SCoP):
+    /// `B[i] = (A[i-1] + A[i] + A[i+1]) / 3` (S0) and `A[i] = (B[i-1] + B[i] + B[i+1]) / 3` (S1).
+    fn jacobi_1d() -> Scop {
+        let access = |write: bool, array: u32, relation: String| Access {
+            kind: if write { AccessKind::Write } else { AccessKind::Read },
+            array: ArrayId(array),
+            relation,
+        };
+        let stmt = |id: u32, from: u32, to: u32| {
+            let s = format!("S{id}");
+            let mut accesses: Vec<Access> =
+                ["i - 1", "i", "i + 1"].iter().map(|x| access(false, from, format!("[T, N] -> {{ {s}[t, i] -> A{from}[{x}] }}"))).collect();
+            accesses.push(access(true, to, format!("[T, N] -> {{ {s}[t, i] -> A{to}[i] }}")));
+            Statement {
+                id: StmtId(id),
+                iterators: vec!["t".into(), "i".into()],
+                domain: format!("[T, N] -> {{ {s}[t, i] : 0 <= t < T and 1 <= i <= N - 2 }}"),
+                schedule: format!("[T, N] -> {{ {s}[t, i] -> [0, t, {id}, i, 0] }}"),
+                accesses,
+                body: Vec::new(),
+                span: Span { start: 0, end: 0 },
+                loc: Loc::default(),
+            }
+        };
+        let array = |id: u32| Array {
+            id: ArrayId(id),
+            name: format!("A{id}"),
+            isl_name: format!("A{id}"),
+            elem_type: "double".into(),
+            rank: 1,
+            storage: Storage::Local,
+            written: true,
+        };
+        let param = |name: &str| Param { name: name.into(), c_type: "int".into(), storage: Storage::Local };
+        Scop {
+            function: "kernel".into(),
+            region: Span { start: 0, end: 0 },
+            insert_at: 0,
+            loc: Loc::default(),
+            params: vec![param("T"), param("N")],
+            context: "[T, N] -> { : T >= 0 and N >= 0 }".into(),
+            arrays: vec![array(0), array(1)],
+            statements: vec![stmt(0, 0, 1), stmt(1, 1, 0)],
+        }
+    }
+
+    /// When scheduling the whole SCoP gives up (here: a budget of one operation for that attempt
+    /// only) and scheduling inside the outermost loops succeeds, the result is the per-loop
+    /// schedule, and the user is told why with a warning.
+    #[test]
+    fn whole_scop_attempt_that_gives_up_is_a_warning() {
+        let scop = jacobi_1d();
+        let deps = crate::dependences(&scop).unwrap();
+        let cfg = ScheduleConfig::default();
+        let (sched, warnings) = schedule_with(&scop, &deps, &cfg, 1).unwrap();
+        let texts: Vec<&str> = warnings.iter().map(|w| w.0.as_str()).collect();
+        assert_eq!(
+            texts,
+            ["the ISL scheduler ran past its budget of 1 operations; scheduling inside the outermost loops instead"]
+        );
+        // The same schedule as when the SCoP counts as too large to be scheduled whole (which
+        // goes straight to the per-loop scheduler, without a warning).
+        let (per_loop, per_loop_warnings) = schedule(&scop, &deps, &ScheduleConfig { max_whole_statements: 1, ..cfg.clone() }).unwrap();
+        assert!(per_loop_warnings.is_empty(), "{per_loop_warnings:?}");
+        assert_eq!(sched, per_loop);
+        // With its full budget the whole SCoP is scheduled, without a warning.
+        let (_, warnings) = schedule_with(&scop, &deps, &cfg, cfg.max_operations).unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        crate::verify(&scop, &deps, &sched).unwrap();
     }
 }

@@ -67,6 +67,13 @@ fn seidel_2d() {
     check("seidel-2d", &[&[("MINI_DATASET", "")], &[("N", "29"), ("TSTEPS", "7")]], &["8", "3,4,5"]);
 }
 
+/// Skewed tiles of unequal sizes (7 in time, 3 in space): computing their tile dependences and
+/// their shapes once took minutes (`polyhedral::tile`, `polyhedral::tile_graph`).
+#[test]
+fn heat_3d_unequal_tile_sizes() {
+    check("heat-3d", &[&[("MINI_DATASET", "")]], &["7,3"]);
+}
+
 // Every kernel at MINI (tasks and seq, tiles of 4, 2 threads) is checked by the PolyBench
 // runner's own test, `polybench/tests/runner.rs` (`every_kernel_verifies_at_mini`), which uses
 // this crate's harness; it is not repeated here.

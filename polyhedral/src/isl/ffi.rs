@@ -126,6 +126,7 @@ unsafe extern "C" {
     pub fn isl_set_dim(set: *mut isl_set, dim_type: c_int) -> isl_size; // keep
     pub fn isl_set_intersect(a: *mut isl_set, b: *mut isl_set) -> *mut isl_set; // take, take
     pub fn isl_set_subtract(a: *mut isl_set, b: *mut isl_set) -> *mut isl_set; // take, take
+    pub fn isl_set_compute_divs(set: *mut isl_set) -> *mut isl_set; // take
     pub fn isl_set_project_out(set: *mut isl_set, dim_type: c_int, first: c_uint, n: c_uint) -> *mut isl_set; // take
     pub fn isl_set_lexmin(set: *mut isl_set) -> *mut isl_set; // take
     pub fn isl_set_from_params(set: *mut isl_set) -> *mut isl_set; // take

@@ -12,7 +12,10 @@
 //!
 //! The library is the static `libisl.a` that the `isl-rs` crate builds and links; the declarations
 //! are our own ([`ffi`]), because isl-rs's wrappers expose their pointer as a public `usize` (so
-//! they are `Send`) and have a callable `free` beside a freeing `Drop`.
+//! they are `Send`) and have a callable `free` beside a freeing `Drop`. Its integers are imath-32
+//! (values that fit in 32 bits unboxed, several times faster than isl-rs's plain imath), chosen by
+//! the autoconf site file `.cargo/isl-config.site` that the workspace's `.cargo/config.toml` gives
+//! ISL's configure; a test below checks it.
 
 mod ast_build;
 mod ctx;
@@ -182,6 +185,27 @@ mod tests {
         assert!(domain.is_equal(&UnionSet::read(&ctx, "{ S0[i] : 0 <= i < 10 }").unwrap()).unwrap());
         assert_eq!(b.maps().unwrap().len(), 1);
         assert!(b.is_single_valued().unwrap());
+    }
+
+    /// ISL was configured with imath-32 (`.cargo/isl-config.site`): its small-integer functions
+    /// exist and keep a small value unboxed. Built with plain imath, this test does not link
+    /// (`undefined reference to isl_sioimath_...`); a `target/` whose ISL predates the site file
+    /// needs `cargo clean -p isl-rs` once.
+    #[test]
+    fn isl_uses_small_integers() {
+        extern "C" {
+            fn isl_sioimath_encode_small(value: i32) -> u64;
+            fn isl_sioimath_is_small(value: u64) -> std::os::raw::c_int;
+            fn isl_sioimath_get_small(value: u64) -> i32;
+        }
+        for value in [0, 42, -7, i32::MAX, i32::MIN] {
+            // SAFETY: the small encoding is a plain integer: nothing is allocated or freed.
+            let (small, back) = unsafe {
+                let encoded = isl_sioimath_encode_small(value);
+                (isl_sioimath_is_small(encoded), isl_sioimath_get_small(encoded))
+            };
+            assert_eq!((small, back), (1, value));
+        }
     }
 
     #[test]

@@ -44,6 +44,15 @@ impl<'c> Set<'c> {
         Set::from_raw(ctx, raw)
     }
 
+    /// The same set with its existentially quantified variables expressed as integer divisions
+    /// of the others (what `subtract` computes of its second argument on every call).
+    pub fn compute_divs(self) -> Result<Self> {
+        let ctx = self.ctx;
+        // SAFETY: `self` is given to ISL (take); the result is owned.
+        let raw = unsafe { ffi::isl_set_compute_divs(self.into_raw()) };
+        Set::from_raw(ctx, raw)
+    }
+
     /// Eliminates the parameters: the points that are in the set for some parameter values.
     pub fn project_out_params(self) -> Result<Self> {
         let ctx = self.ctx;
