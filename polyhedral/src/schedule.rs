@@ -582,6 +582,8 @@ mod tests {
             context: "[T, N] -> { : T >= 0 and N >= 0 }".into(),
             arrays: vec![array(0), array(1)],
             statements: vec![stmt(0, 0, 1), stmt(1, 1, 0)],
+            macros: Vec::new(),
+            undefined_macros: Vec::new(),
         }
     }
 
