@@ -134,7 +134,8 @@ pub struct ScheduleConfig {
     /// `schedule` module documentation).
     pub max_whole_statements: usize,
     /// Inside a tile, the point loops that carry no dependence go outermost (for the GPU,
-    /// where they become threads) instead of the contiguous one innermost (see `point_order`).
+    /// where they become threads) instead of the contiguous one innermost (see `point_order`);
+    /// the scheduler is also asked for outer coincidence (see the `schedule` module).
     pub parallel_point_loops_outer: bool,
 }
 

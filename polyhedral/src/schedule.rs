@@ -16,6 +16,12 @@
 //! one-dimensional time tiles with no parallelism between them. With it off, ISL finds skewed
 //! multi-dimensional permutable bands, whose tiles run as wavefronts under the dataflow runtime.
 //! Coincidence constraints are still given, so ISL prefers parallel band members when it can.
+//! The GPU is the exception ([`ScheduleConfig::parallel_point_loops_outer`], the cuda target):
+//! there the option is on, as in PPCG. Time then stays a sequential loop on the host and the
+//! space dimensions form a coincident inner band whose points become threads: jacobi-2d at
+//! SMALL makes 2 launches per time step (80) instead of one launch per point (612K) in skewed
+//! time tiles, and cholesky, floyd-warshall, jacobi-1d, nussinov and seidel-2d get a parallel
+//! loop, which their time tiles lacked.
 //!
 //! Bounded work. ISL's scheduler spends its time in the integer linear programs of each band
 //! (`isl_tab_basic_set_non_trivial_lexmin`, measured with perf on PolyBench), whose cost grows
@@ -163,6 +169,7 @@ fn scheduled_tree<'c>(
         max_operations: cfg.max_operations,
         max_coefficient: cfg.max_coefficient,
         max_constant_term: cfg.max_constant_term,
+        outer_coincidence: cfg.parallel_point_loops_outer,
     };
     let (tx, rx) = mpsc::channel();
     let start = std::time::Instant::now();
@@ -201,6 +208,8 @@ struct SchedulingProblem {
     max_operations: u64,
     max_coefficient: i32,
     max_constant_term: i32,
+    /// `schedule_outer_coincidence` (the GPU; see the module documentation).
+    outer_coincidence: bool,
 }
 
 /// What the scheduler's thread reports.
@@ -220,7 +229,7 @@ impl SchedulingProblem {
             Err(err) => return Outcome::Failed(err.to_string()),
         };
         let run = || -> Result<String> {
-            ctx.set_schedule_outer_coincidence(false)?;
+            ctx.set_schedule_outer_coincidence(self.outer_coincidence)?;
             ctx.set_schedule_serialize_sccs(self.fuse == Fuse::Min)?;
             ctx.set_schedule_whole_component(self.fuse == Fuse::Max)?;
             ctx.set_schedule_option(ScheduleOption::MaxCoefficient, self.max_coefficient)?;

@@ -48,7 +48,10 @@
 //! types), per array its device pointer, `lo` and inner dimensions (`long`), and the read-only
 //! scalars by value.
 //!
-//! Coarsening. A launch costs about 5 us, so a launch must carry many threads: when no tile
+//! Coarsening. A launch costs about 5 us, so a launch must carry many threads. First, the
+//! scheduler is asked for outer coincidence for this target (the `schedule` module): a time loop
+//! then stays outside a parallel space band instead of being skewed into it, and each time step
+//! is one launch over the whole space tile, not one launch per point. Second, when no tile
 //! sizes are given, the driver tiles every band member of a SCoP compiled for this target by
 //! [`CUDA_TILE`] (256) instead of the CPU default, so a parallel point loop has up to 256
 //! iterations and two nested ones up to 64K threads per launch; the problem size caps it (a
