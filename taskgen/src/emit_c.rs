@@ -258,33 +258,33 @@ fn task_function(n: usize, k: usize, class: &TaskClass, scop: &Scop, private: &[
     s.push_str("{\n");
     let _ = writeln!(s, "  const struct {} *tf_env = (const struct {} *)tf_envp;", env_struct(n), env_struct(n));
     for p in scop.params.iter().filter(|p| p.storage == Storage::Local) {
-        let _ = writeln!(s, "  const {} {} = tf_env->{};", p.c_type, p.name, p.name);
+        let _ = writeln!(s, "  const {} {} = tf_env->{}; (void){};", p.c_type, p.name, p.name, p.name);
     }
     for a in &scop.arrays {
         match capture(a) {
             // A private scalar at file scope: its address is taken before the local hides it.
             Capture::Direct if private.iter().any(|p| p.array == a.id) => {
                 let _ = writeln!(s, "  {} *const tf_out_{} = &{};", a.elem_type, a.name, a.name);
-                let _ = writeln!(s, "  {} {} = 0;", a.elem_type, a.name);
+                let _ = writeln!(s, "  {} {} = 0; (void){};", a.elem_type, a.name, a.name);
             }
             Capture::Direct => {}
             Capture::Array => {
                 let dims = inner_dims(a, "tf_env");
                 let _ = writeln!(
                     s,
-                    "  {} (*const {}){dims} = ({} (*){dims})tf_env->{};",
-                    a.elem_type, a.name, a.elem_type, a.name
+                    "  {} (*const {}){dims} = ({} (*){dims})tf_env->{}; (void){};",
+                    a.elem_type, a.name, a.elem_type, a.name, a.name
                 );
             }
             Capture::Pointer if private.iter().any(|p| p.array == a.id) => {
                 let _ = writeln!(s, "  {} *const tf_out_{} = tf_env->{};", a.elem_type, a.name, a.name);
-                let _ = writeln!(s, "  {} {} = 0;", a.elem_type, a.name);
+                let _ = writeln!(s, "  {} {} = 0; (void){};", a.elem_type, a.name, a.name);
             }
             Capture::Pointer => {
-                let _ = writeln!(s, "  {} *const {} = tf_env->{};", a.elem_type, a.name, a.name);
+                let _ = writeln!(s, "  {} *const {} = tf_env->{}; (void){};", a.elem_type, a.name, a.name, a.name);
             }
             Capture::Value => {
-                let _ = writeln!(s, "  const {} {} = tf_env->{};", a.elem_type, a.name, a.name);
+                let _ = writeln!(s, "  const {} {} = tf_env->{}; (void){};", a.elem_type, a.name, a.name, a.name);
             }
         }
     }
@@ -583,7 +583,9 @@ pub(crate) fn key_list(args: &[Expr]) -> String {
 /// program no longer uses them, and `-Wall` would call them unused, so it is preceded by
 /// `(void)i;`. A counter that may be declared inside the region (`for (int i ...)`, `int i;`) is
 /// not in scope there and is left out: any occurrence after a word (a type) or `,` counts as one.
+/// Comments are not code: `/* Row i of L. */` declares nothing.
 fn counters_declared_outside(scop: &Scop, region: &str) -> Vec<String> {
+    let region = &blank_comments(region);
     let mut names: Vec<String> = Vec::new();
     for it in scop.statements.iter().flat_map(|st| &st.iterators) {
         if !names.contains(it) {
@@ -608,4 +610,41 @@ fn counters_declared_outside(scop: &Scop, region: &str) -> Vec<String> {
         found
     });
     names
+}
+
+/// `text` with the characters of its comments (`/* */` and `//`) replaced by spaces.
+fn blank_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while !rest.is_empty() {
+        let (open, close) = match (rest.find("/*"), rest.find("//")) {
+            (Some(b), Some(l)) if l < b => (l, "\n"),
+            (Some(b), _) => (b, "*/"),
+            (None, Some(l)) => (l, "\n"),
+            (None, None) => break,
+        };
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 2..];
+        let len = after.find(close).map_or(after.len(), |e| if close == "*/" { e + 2 } else { e });
+        out.extend(std::iter::repeat(' ').take(2 + len));
+        rest = &after[len..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::blank_comments;
+
+    #[test]
+    fn comments_are_blanked_and_code_is_kept() {
+        let text = "for (i = 0; /* Row i of L. */ i < n; i++) // j too\n  x = a / b; /*x*/";
+        let blanked = blank_comments(text);
+        // The comments are 17 ("/* Row i of L. */"), 8 ("// j too") and 5 ("/*x*/") characters.
+        let expected = format!("for (i = 0; {} i < n; i++) {}\n  x = a / b; {}", " ".repeat(17), " ".repeat(8), " ".repeat(5));
+        assert_eq!(blanked, expected);
+        // An unterminated comment runs to the end.
+        assert_eq!(blank_comments("a /* b"), "a     ");
+    }
 }
