@@ -62,7 +62,8 @@
 //! the loops are strided.
 //!
 //! Bit-exact results on a device need NVRTC's `--fmad=false` (the original is compiled with
-//! `-ffp-contract=off`); the emulated build is compiled with `-ffp-contract=off` too.
+//! `-ffp-contract=off`), which streamrt passes (`streamrt::nvrtc::KERNEL_OPTIONS`, also used by
+//! the NVRTC tests); the emulated build is compiled with `-ffp-contract=off` too.
 
 use crate::c_ast;
 use crate::emit_c::{self, EmitOptions, ScopCode};
