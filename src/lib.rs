@@ -348,8 +348,22 @@ fn compile_scop(
 
 /// Writes `text` to `path` atomically: a temporary file in the same directory, then a rename, so
 /// that a failed or interrupted run never leaves a partial file.
+///
+/// Only a regular file is replaced that way. A symbolic link is followed, so the file it names is
+/// replaced and the link stays; anything else that exists (`/dev/null`, a FIFO, a terminal) is
+/// opened and written as it is, since renaming over it would put a regular file in its place.
 pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !meta.is_file() && !meta.is_dir() {
+            return std::fs::OpenOptions::new().write(true).open(path)?.write_all(text.as_bytes());
+        }
+    }
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        if let Ok(target) = std::fs::canonicalize(path) {
+            return write_atomically(&target, text);
+        }
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -365,4 +379,48 @@ pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
     tmp.write_all(text.as_bytes())?;
     tmp.persist(path).map_err(|e| plain(e.error))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::write_atomically;
+    use std::io::Read;
+
+    #[test]
+    fn a_regular_file_is_replaced_and_a_link_is_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("out.c");
+        write_atomically(&file, "one\n").unwrap();
+        write_atomically(&file, "two\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "two\n");
+
+        let link = dir.path().join("link.c");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        write_atomically(&link, "three\n").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "three\n");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left.len(), 2, "no temporary is left behind: {left:?}");
+    }
+
+    #[test]
+    fn a_fifo_is_written_not_replaced() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || {
+                let mut text = String::new();
+                std::fs::File::open(&fifo).unwrap().read_to_string(&mut text).unwrap();
+                text
+            })
+        };
+        write_atomically(&fifo, "through the pipe\n").unwrap();
+        // Checked first: had the FIFO been replaced, the reader would wait forever.
+        assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+        assert_eq!(reader.join().unwrap(), "through the pipe\n");
+    }
 }
