@@ -83,7 +83,13 @@ fn run(argv: &[String]) -> Result<ExitCode, String> {
         };
         match result {
             Ok(out) => {
-                for d in out.diagnostics.iter().filter(|d| !d.contains(": note: ")) {
+                // Notes (why a nest or SCoP is left as it is) only under --tiledflow-verbose.
+                let shown_notes = cmd.ours.verbose;
+                for d in out
+                    .diagnostics
+                    .iter()
+                    .filter(|d| shown_notes || !d.contains(": note: "))
+                {
                     eprintln!("{d}");
                 }
                 if cmd.ours.verbose {
@@ -120,6 +126,7 @@ fn pipeline_options(cmd: &CcCommand) -> Result<Options, String> {
             .collect(),
         line_directives: true,
         strict: cmd.ours.strict,
+        notes: cmd.ours.verbose,
         target: cmd.ours.target,
         scop: cmd.ours.scop,
         granularity: cmd.ours.granularity,
