@@ -17,7 +17,9 @@
 //! place, so a reader never sees half of one (concurrent writers: the last rename wins, both
 //! entries are whole). An entry that is unreadable, short, of another key or with a wrong
 //! checksum is ignored and replaced by a fresh compilation. A cache that cannot be written
-//! (read-only home, full disk) costs only the compilation: nothing is reported.
+//! (read-only home, full disk) costs only the compilation: nothing is reported. Entries are
+//! never removed (one per kernel file, architecture and NVRTC version); deleting the directory
+//! empties the cache.
 //!
 //! Must not: decide anything about the device or the kernels; it only stores NVRTC's output.
 
