@@ -1,7 +1,8 @@
 //! A C project as users have them (`testsuite/data/projects/stencils`: two sources with a SCoP
 //! each, a main, a header found through `-I` and one found next to its source), built with
 //! tiledflow-cc as CC by make (`make -j`, several tiledflow-cc at once), by CMake, and with an
-//! installed tiledflow (`make install PREFIX=...`). Each build is run and its output compared
+//! installed tiledflow (`make install PREFIX=...`), and for the cuda target with its emulated
+//! kernels (`make`, and one command). Each build is run and its output compared
 //! with the program `cc` builds; `taskcount.c`, linked with `-Wl,--wrap=tf_task_begin`, counts
 //! the tasks the program really spawns on streamrt.
 
