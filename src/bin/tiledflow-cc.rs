@@ -257,17 +257,20 @@ fn compile(
         .map_err(|e| format!("waiting for `{compiler}`: {e}"))?;
     if status.success() && cmd.mode == cc::Mode::Compile {
         for (user, obj) in &emulated {
-            let merged = match cc_cuda::object_of(cmd, user) {
-                Some(target) => cc_cuda::merge_into(&compiler_words, &target, obj).map(Some),
-                None => Ok(None),
-            };
-            let why = match merged {
-                Ok(Some(())) => continue,
-                Ok(None) => {
-                    "there is no object file to put them in (-S, or standard input without -o)"
-                        .to_string()
-                }
-                Err(e) => e,
+            let target = cc_cuda::object_of(cmd, user);
+            let why = match &target {
+                Some(target) => match cc_cuda::merge_into(&compiler_words, target, obj) {
+                    Ok(()) => continue,
+                    Err(e) => {
+                        if cmd.ours.strict {
+                            // Not left behind for make to take as up to date.
+                            let _ = std::fs::remove_file(target);
+                        }
+                        e
+                    }
+                },
+                None => "there is no object file to put them in (-S, or standard input without -o)"
+                    .to_string(),
             };
             emulation_problem(cmd, Err::<(), _>(format!("{user}: {why}")))?;
         }
