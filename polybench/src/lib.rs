@@ -34,6 +34,9 @@
 //! - `cuda` (`TILEDFLOW_GPU=cuda`, the real device): no notice is `GPU`; a notice is
 //!   `CPU fallback` (verified: without a device, the CPU task version is what must run).
 //!
+//! `cuda-emu`'s times are those of the emulation (every thread of a launch in turn on one host
+//! thread per stream): they say nothing of a GPU's speed.
+//!
 //! # Tolerance policy
 //!
 //! Arrays are compared with `testsuite::compare` under [`testsuite::Tolerance::Exact`]: the dumped
