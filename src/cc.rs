@@ -130,7 +130,7 @@ pub const PARSER_PREFIXES: &[&str] = &[
 
 /// The other options of cc that take their value in the next argument.
 #[rustfmt::skip]
-const OTHER_TAKES_VALUE: &[&str] = &[
+pub const OTHER_TAKES_VALUE: &[&str] = &[
     "-o", "-x", "-MF", "-MT", "-MQ", "-L", "-l", "-iprefix", "-iwithprefix", "-iwithprefixbefore",
     "-imultilib", "-Xlinker", "-Xassembler", "-Xpreprocessor", "-T", "-u", "-z", "-e", "--param",
     "-aux-info", "-dumpbase", "-dumpdir", "-B",

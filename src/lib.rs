@@ -10,6 +10,7 @@
 //! exit status 1) or the compiler's ([`Error::Internal`]: exit status 2).
 
 pub mod cc;
+pub mod cc_cuda;
 pub mod text;
 
 use frontend::ir::SourceFile;

@@ -13,10 +13,29 @@
 //!   `--tiledflow-strict` (a source tiledflow cannot transform fails instead of being compiled
 //!   untouched), `--tiledflow-target=T` and `--tiledflow-tile-sizes=…` when given. A target
 //!   tiledflow-cc rejects is reported `failed` with tiledflow-cc's message;
+//! - `cuda-emu`: the `cuda` target's build (tiledflow-cc links the emulated kernels of each
+//!   kernel file), run with `TILEDFLOW_GPU=emulate`; see below;
 //! - `polly`: `clang-19 … -mllvm -polly -mllvm -polly-parallel -fopenmp`;
 //! - `graphite`: `gcc … -floop-parallelize-all -ftree-parallelize-loops=<threads>`.
 //!
 //! Peers that are not installed (`make peers` installs them) are reported once and skipped.
+//!
+//! # Where the cuda targets ran
+//!
+//! A program of the cuda target runs each SCoP on the GPU path or, when it finds no device, its
+//! CPU task version, with one notice on stderr ("… running the CPU task version"). Verifying it
+//! says nothing about which, so `cuda` and `cuda-emu` builds get `--tiledflow-verbose` (its notes
+//! name the SCoPs the compiler keeps on the CPU) and every result says where it ran
+//! ([`RanOn`], in the table as `verified, emulated GPU` and so on):
+//! - every SCoP kept on the CPU by the compiler: `CPU by compiler`, the note as the reason;
+//! - `cuda-emu` (`TILEDFLOW_GPU=emulate`): no notice is `emulated GPU`; a notice is **failed**
+//!   ("the GPU path did not run on the emulated device: …"): the emulated kernels are linked, so
+//!   a fallback is a bug of the build or of the runtime;
+//! - `cuda` (`TILEDFLOW_GPU=cuda`, the real device): no notice is `GPU`; a notice is
+//!   `CPU fallback` (verified: without a device, the CPU task version is what must run).
+//!
+//! `cuda-emu`'s times are those of the emulation (every thread of a launch in turn on one host
+//! thread per stream): they say nothing of a GPU's speed.
 //!
 //! # Tolerance policy
 //!
@@ -58,6 +77,6 @@ pub mod target;
 
 pub use baseline::{compare_with_baseline, Regression};
 pub use config::{Config, Size};
-pub use report::{KernelReport, Measurement, Report, Status, TargetResult};
+pub use report::{KernelReport, Measurement, RanOn, Report, Status, TargetResult};
 pub use runner::run_suite;
 pub use target::Target;

@@ -17,7 +17,9 @@ Every build gets `<opt flags> -ffp-contract=off -I polybench/utilities -D<SIZE>_
 `tiledflow-cc --tiledflow-strict --tiledflow-target=T`; the peers by `clang-19 -mllvm -polly
 -mllvm -polly-parallel -fopenmp` (polly) and `gcc -floop-parallelize-all
 -ftree-parallelize-loops=<threads>` (graphite). Peers that are not installed are skipped
-(`make peers` installs them).
+(`make peers` installs them). cuda-emu is the cuda target run on the emulated device
+(TILEDFLOW_GPU=emulate); cuda and cuda-emu results say where the SCoPs ran (GPU, emulated GPU,
+CPU by compiler, CPU fallback), and a cuda-emu program that falls back to the CPU fails.
 
 Verification: every array a kernel writes must equal the original's exactly (bit for bit):
 every target keeps each statement's arithmetic, and -ffp-contract=off stops compilers from
@@ -45,7 +47,8 @@ struct Args {
     /// Kernels to run, separated by commas (default: all of polybench/kernels).
     #[arg(long, value_delimiter = ',')]
     kernels: Vec<String>,
-    /// Targets: tiledflow's (seq, tasks, omp, …) and the peers polly and graphite.
+    /// Targets: tiledflow's (seq, tasks, omp, cuda, …), cuda-emu (cuda on the emulated device)
+    /// and the peers polly and graphite.
     #[arg(long, value_delimiter = ',', default_value = "seq,tasks")]
     targets: Vec<String>,
     /// Threads of the parallel targets.

@@ -33,13 +33,46 @@ impl Status {
     }
 }
 
+/// Where the SCoPs of a cuda target's build ran (see the crate doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RanOn {
+    /// On a GPU: the program found a device and printed no fallback notice.
+    #[serde(rename = "GPU")]
+    Gpu,
+    /// On streamrt's emulated device (`TILEDFLOW_GPU=emulate`), without a fallback notice.
+    #[serde(rename = "emulated GPU")]
+    EmulatedGpu,
+    /// On the CPU because the compiler kept every SCoP there (its note is the reason).
+    #[serde(rename = "CPU by compiler")]
+    CpuByCompiler,
+    /// On the CPU because the program fell back (its notice is the reason).
+    #[serde(rename = "CPU fallback")]
+    CpuFallback,
+}
+
+impl RanOn {
+    /// As printed: `GPU`, `emulated GPU`, `CPU by compiler`, `CPU fallback`.
+    pub fn label(self) -> &'static str {
+        match self {
+            RanOn::Gpu => "GPU",
+            RanOn::EmulatedGpu => "emulated GPU",
+            RanOn::CpuByCompiler => "CPU by compiler",
+            RanOn::CpuFallback => "CPU fallback",
+        }
+    }
+}
+
 /// One build of one kernel, measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Measurement {
     /// How it came out.
     pub status: Status,
-    /// Why it is WRONG or failed (the first differing values, the compiler's message, …).
+    /// Why it is WRONG or failed (the first differing values, the compiler's message, …); for a
+    /// cuda target that ran on the CPU, the compiler's note or the program's notice.
     pub reason: Option<String>,
+    /// cuda targets: where the SCoPs ran; `None` for the other targets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ran_on: Option<RanOn>,
     /// Wall time of the build command, in seconds (absent when it did not build).
     pub build_s: Option<f64>,
     /// Wall time of tiledflow's source-to-source step alone (tiledflow targets, timed runs).
@@ -56,6 +89,7 @@ impl Measurement {
         Measurement {
             status: Status::Failed,
             reason: Some(reason.into()),
+            ran_on: None,
             build_s,
             tiledflow_s: None,
             times_s: Vec::new(),
@@ -236,7 +270,10 @@ impl Report {
                 table.add_row(vec![
                     Cell::new(&k.kernel),
                     Cell::new(target),
-                    Cell::new(m.status.label()),
+                    Cell::new(match m.ran_on {
+                        Some(on) => format!("{}, {}", m.status.label(), on.label()),
+                        None => m.status.label().to_string(),
+                    }),
                     Cell::new(secs(m.median_s)).set_alignment(CellAlignment::Right),
                     Cell::new(
                         speedup.map_or_else(|| "-".to_string(), |s| format!("{}x", significant(s))),
@@ -256,14 +293,41 @@ impl Report {
                 None => "not timed".to_string(),
             };
             out.push_str(&format!(
-                "{:<10} {speedup}; {} verified, {} WRONG, {} failed\n",
-                g.target, g.n_verified, g.n_wrong, g.n_failed
+                "{:<10} {speedup}; {} verified, {} WRONG, {} failed{}\n",
+                g.target,
+                g.n_verified,
+                g.n_wrong,
+                g.n_failed,
+                self.ran_on_summary(&g.target)
             ));
         }
         for s in &self.skipped {
             out.push_str(&format!("{:<10} skipped: {}\n", s.target, s.reason));
         }
         out
+    }
+
+    /// For a cuda target: `; ran on: 25 emulated GPU, 5 CPU by compiler`; empty for the others.
+    fn ran_on_summary(&self, target: &str) -> String {
+        let mut counts: Vec<(RanOn, usize)> = Vec::new();
+        let all = self.kernels.iter().flat_map(|k| k.targets.iter());
+        for on in all
+            .filter(|r| r.target == target)
+            .filter_map(|r| r.measurement.ran_on)
+        {
+            match counts.iter_mut().find(|(o, _)| *o == on) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((on, 1)),
+            }
+        }
+        if counts.is_empty() {
+            return String::new();
+        }
+        let parts: Vec<String> = counts
+            .iter()
+            .map(|(on, n)| format!("{n} {}", on.label()))
+            .collect();
+        format!("; ran on: {}", parts.join(", "))
     }
 
     /// How many lines of each reason [`Report::problems`] shows (the JSON has all of it).
@@ -330,6 +394,7 @@ impl Report {
             "kernel",
             "target",
             "status",
+            "ran_on",
             "median_s",
             "speedup",
             "build_s",
@@ -352,6 +417,7 @@ impl Report {
                     k.kernel.as_str(),
                     target,
                     m.status.label(),
+                    m.ran_on.map_or("", RanOn::label),
                     &num(m.median_s),
                     &num(speedup),
                     &num(m.build_s),
@@ -391,6 +457,7 @@ pub(crate) mod tests {
         Measurement {
             status,
             reason: (status != Status::Verified).then(|| "because".to_string()),
+            ran_on: None,
             build_s: Some(0.5),
             tiledflow_s: None,
             times_s: median_s.into_iter().collect(),
@@ -456,13 +523,13 @@ pub(crate) mod tests {
         let text = String::from_utf8(csv).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 1 + 3 * 2, "{text}");
-        assert!(lines[0].starts_with("kernel,target,status,median_s,speedup"));
+        assert!(lines[0].starts_with("kernel,target,status,ran_on,median_s,speedup"));
         assert!(
-            lines.contains(&"gemm,seq,verified,0.5,2,0.5,,0.5,MINI,2,"),
+            lines.contains(&"gemm,seq,verified,,0.5,2,0.5,,0.5,MINI,2,"),
             "{text}"
         );
         assert!(
-            lines.contains(&"adi,seq,WRONG,0.1,,0.5,,0.1,MINI,2,because"),
+            lines.contains(&"adi,seq,WRONG,,0.1,,0.5,,0.1,MINI,2,because"),
             "{text}"
         );
     }
@@ -490,5 +557,31 @@ pub(crate) mod tests {
             "{t}"
         );
         assert!(t.contains("polly      skipped: not installed"), "{t}");
+    }
+
+    #[test]
+    fn where_a_cuda_target_ran_is_in_the_table_and_the_json() {
+        let mut r = sample();
+        r.kernels[0].targets[0].measurement.ran_on = Some(RanOn::EmulatedGpu);
+        r.kernels[1].targets[0].measurement.ran_on = Some(RanOn::CpuByCompiler);
+        let t = r.table();
+        assert!(t.contains("verified, emulated GPU"), "{t}");
+        assert!(t.contains("verified, CPU by compiler"), "{t}");
+        assert!(
+            t.contains("ran on: 1 emulated GPU, 1 CPU by compiler"),
+            "{t}"
+        );
+        let json = serde_json::to_string(&r).unwrap();
+        assert!(json.contains("\"ran_on\":\"emulated GPU\""), "{json}");
+        let back: Report = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, r);
+        // Reports of other targets (and older ones) have no ran_on.
+        assert_eq!(
+            serde_json::to_string(&sample())
+                .unwrap()
+                .matches("ran_on")
+                .count(),
+            0
+        );
     }
 }

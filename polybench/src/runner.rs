@@ -15,7 +15,7 @@ use testsuite::{DumpedArray, Tolerance};
 
 use crate::config::{Config, Size};
 use crate::report::{
-    median, KernelReport, Measurement, Report, SkippedTarget, Status, TargetResult,
+    median, KernelReport, Measurement, RanOn, Report, SkippedTarget, Status, TargetResult,
 };
 use crate::target::Target;
 
@@ -25,6 +25,16 @@ pub const NO_DUMP_ENV: &str = "POLYBENCH_NO_DUMP";
 
 /// How the arrays of every target must agree with the original's (see the crate doc).
 pub const TOLERANCE: Tolerance = Tolerance::Exact;
+
+/// The end of the line a cuda-target program prints on stderr when it runs its CPU task version
+/// instead of the GPU path (streamrt's fallback notice).
+pub const FALLBACK_NOTICE: &str = "running the CPU task version";
+
+/// tiledflow-cc's note (under `--tiledflow-verbose`) on a SCoP the cuda target keeps on the CPU.
+pub const CPU_NOTE: &str = "SCoP stays on the CPU (--target cuda)";
+
+/// What tiledflow-cc's line about each SCoP it transformed contains (under `--tiledflow-verbose`).
+pub const SCOP_LINE: &str = ": SCoP in ";
 
 /// Runs every kernel of `config` for the original and every target and returns the report.
 /// Progress goes to `progress` (use `ProgressBar::hidden()` for none); a requested peer that is
@@ -169,7 +179,10 @@ fn run_kernel(
     progress.set_message(format!("{kernel}: original"));
     let exe = dir.path().join("original");
     let (original, reference) = match build(testsuite::reference_cc(), &src, &flags, &exe) {
-        Ok(build_s) => measure(config, &exe, None, build_s),
+        Ok((build_s, _)) => {
+            let (m, dump, _) = measure(config, &exe, None, build_s, &[]);
+            (m, dump)
+        }
         Err(reason) => (Measurement::failed(reason, None), None),
     };
     progress.inc(1);
@@ -201,7 +214,12 @@ fn run_kernel(
         let summary: Vec<String> = std::iter::once(format!("original {}", original.status.label()))
             .chain(results.iter().map(|r| {
                 let speedup = r.speedup.map(|s| format!(" {s:.2}x")).unwrap_or_default();
-                format!("{} {}{speedup}", r.target, r.measurement.status.label())
+                let on = r
+                    .measurement
+                    .ran_on
+                    .map(|on| format!(" ({})", on.label()))
+                    .unwrap_or_default();
+                format!("{} {}{on}{speedup}", r.target, r.measurement.status.label())
             }))
             .collect();
         eprintln!("polybench: {kernel}: {}", summary.join(", "));
@@ -227,24 +245,93 @@ fn measure_target(
     let mut flags = base.to_vec();
     flags.extend(extra);
     let exe = dir.join(format!("target-{}", target.name()));
-    let build_s = match build(&driver, src, &flags, &exe) {
-        Ok(s) => s,
+    let (build_s, build_stderr) = match build(&driver, src, &flags, &exe) {
+        Ok(b) => b,
         Err(reason) => return Measurement::failed(reason, None),
     };
-    let (mut m, _) = measure(config, &exe, Some(reference), build_s);
-    if let (Target::Tiledflow(name), true) = (target, config.timed) {
+    let (mut m, _, notice) = measure(config, &exe, Some(reference), build_s, target.run_env());
+    if target.is_cuda() {
+        where_it_ran(
+            &mut m,
+            *target == Target::CudaEmulated,
+            &build_stderr,
+            notice.as_deref(),
+        );
+    }
+    if let (Some(name), true) = (target.tiledflow_target(), config.timed) {
         m.tiledflow_s = time_tiledflow(config, bin_dir, src, base, name, dir);
     }
     m
 }
 
-/// Builds `exe`; returns the build's wall time in seconds, or the compiler's message.
+/// Where a cuda target's program ran (`m.ran_on`), from its build's stderr (tiledflow-cc's lines
+/// about each SCoP and its notes on those kept on the CPU) and the fallback notice of its
+/// verified run:
+/// - every SCoP kept on the CPU by the compiler: `CPU by compiler`, the notes as the reason;
+/// - otherwise a notice means the GPU path did not run: `CPU fallback`, with the notice as the
+///   reason; on the emulated device (`emulated`) that is a failure, since the emulated kernels
+///   are always there to run;
+/// - no notice: the GPU (or the emulated GPU) ran the SCoPs.
+///
+/// A build or run that failed is left as it is.
+pub fn where_it_ran(m: &mut Measurement, emulated: bool, build_stderr: &str, notice: Option<&str>) {
+    if m.status == Status::Failed {
+        return;
+    }
+    let n_scops = build_stderr
+        .lines()
+        .filter(|l| l.contains(SCOP_LINE))
+        .count();
+    let kept: Vec<&str> = build_stderr
+        .lines()
+        .filter(|l| l.contains(CPU_NOTE))
+        .collect();
+    let add_reason = |m: &mut Measurement, why: String| {
+        m.reason = Some(match m.reason.take() {
+            Some(r) => format!("{why}\n{r}"),
+            None => why,
+        })
+    };
+    if kept.len() >= n_scops {
+        m.ran_on = Some(RanOn::CpuByCompiler);
+        if !kept.is_empty() {
+            add_reason(m, kept.join("\n"));
+        }
+        return;
+    }
+    match notice {
+        None => {
+            m.ran_on = Some(if emulated {
+                RanOn::EmulatedGpu
+            } else {
+                RanOn::Gpu
+            })
+        }
+        Some(notice) => {
+            m.ran_on = Some(RanOn::CpuFallback);
+            if emulated {
+                if m.status == Status::Verified {
+                    m.status = Status::Failed;
+                }
+                add_reason(
+                    m,
+                    format!("the GPU path did not run on the emulated device: {notice}"),
+                );
+            } else {
+                add_reason(m, notice.to_string());
+            }
+        }
+    }
+}
+
+/// Builds `exe`; returns the build's wall time in seconds and its stderr, or the compiler's
+/// message.
 fn build(
     driver: impl AsRef<std::ffi::OsStr>,
     src: &Path,
     flags: &[String],
     exe: &Path,
-) -> std::result::Result<f64, String> {
+) -> std::result::Result<(f64, String), String> {
     let start = Instant::now();
     testsuite::compile_in_env(
         driver,
@@ -254,29 +341,32 @@ fn build(
         &[],
         testsuite::DEFAULT_COMPILE_TIMEOUT,
     )
-    .map(|_| start.elapsed().as_secs_f64())
+    .map(|stderr| (start.elapsed().as_secs_f64(), stderr))
     .map_err(|e| format!("{e:#}"))
 }
 
-/// Runs `exe` once with its dump (verified against `reference`, or returned as the reference
-/// when there is none) and, when timing, `repeat - 1` more times without it.
+/// Runs `exe` (with `env` set) once with its dump (verified against `reference`, or returned as
+/// the reference when there is none) and, when timing, `repeat - 1` more times without it. Also
+/// returns the fallback notice ([`FALLBACK_NOTICE`]) of the verified run, if it printed one.
 fn measure(
     config: &Config,
     exe: &Path,
     reference: Option<&[DumpedArray]>,
     build_s: f64,
-) -> (Measurement, Option<Vec<DumpedArray>>) {
+    env: &[(&str, &str)],
+) -> (Measurement, Option<Vec<DumpedArray>>, Option<String>) {
     let mut m = Measurement {
         status: Status::Verified,
         reason: None,
+        ran_on: None,
         build_s: Some(build_s),
         tiledflow_s: None,
         times_s: Vec::new(),
         median_s: None,
     };
-    let (time, dump) = match run_once(config, exe, true) {
+    let (time, dump, notice) = match run_once(config, exe, true, env) {
         Ok(r) => r,
-        Err(reason) => return (Measurement::failed(reason, Some(build_s)), None),
+        Err(reason) => return (Measurement::failed(reason, Some(build_s)), None, None),
     };
     let dump = dump.unwrap_or_default();
     m.times_s.extend(time);
@@ -290,12 +380,13 @@ fn measure(
     }
     if config.timed && m.status == Status::Verified {
         for _ in 1..config.repeat {
-            match run_once(config, exe, false) {
-                Ok((time, _)) => m.times_s.extend(time),
+            match run_once(config, exe, false, env) {
+                Ok((time, _, _)) => m.times_s.extend(time),
                 Err(reason) => {
                     return (
                         Measurement::failed(format!("a timed run: {reason}"), Some(build_s)),
                         None,
+                        notice,
                     )
                 }
             }
@@ -303,25 +394,35 @@ fn measure(
     }
     m.median_s = median(&m.times_s);
     let dump = (reference.is_none() && m.status == Status::Verified).then_some(dump);
-    (m, dump)
+    (m, dump, notice)
 }
 
-/// One run: the kernel's time (when timing) and its dump (when `dump`).
+/// The result of one run: the kernel's time, its dump, the fallback notice it printed.
+type RunOnce = (Option<f64>, Option<Vec<DumpedArray>>, Option<String>);
+
+/// One run with `extra_env` set: the kernel's time (when timing), its dump (when `dump`) and
+/// the line of stderr with the fallback notice, if any.
 fn run_once(
     config: &Config,
     exe: &Path,
     dump: bool,
-) -> std::result::Result<(Option<f64>, Option<Vec<DumpedArray>>), String> {
+    extra_env: &[(&str, &str)],
+) -> std::result::Result<RunOnce, String> {
     let threads = config.threads.to_string();
     let mut env = vec![
         ("TILEDFLOW_NUM_THREADS", threads.as_str()),
         ("OMP_NUM_THREADS", threads.as_str()),
     ];
+    env.extend_from_slice(extra_env);
     if !dump {
         env.push((NO_DUMP_ENV, "1"));
     }
     let output = testsuite::run(exe, &env, config.run_timeout).map_err(|e| format!("{e:#}"))?;
     testsuite::expect_success("the program", &output).map_err(|e| format!("{e:#}"))?;
+    let notice = String::from_utf8_lossy(&output.stderr)
+        .lines()
+        .find(|l| l.contains(FALLBACK_NOTICE))
+        .map(String::from);
     let time = if config.timed {
         let stdout = String::from_utf8_lossy(&output.stdout);
         Some(parse_time(&stdout).ok_or_else(|| {
@@ -342,7 +443,7 @@ fn run_once(
     } else {
         None
     };
-    Ok((time, arrays))
+    Ok((time, arrays, notice))
 }
 
 /// The time `polybench_print_instruments` printed: the last line of stdout that is a number.
@@ -399,5 +500,77 @@ mod tests {
         assert_eq!(parse_time("no time\n"), None);
         assert_eq!(parse_time(""), None);
         assert_eq!(parse_time("-1\n"), None);
+    }
+
+    fn verified() -> Measurement {
+        Measurement {
+            status: Status::Verified,
+            reason: None,
+            ran_on: None,
+            build_s: Some(1.0),
+            tiledflow_s: None,
+            times_s: Vec::new(),
+            median_s: None,
+        }
+    }
+
+    const ON_GPU: &str = "gemm.c: SCoP in kernel_gemm() at line 40: 2 statements, …\n";
+    const KEPT: &str = "durbin.c: SCoP in kernel_durbin() at line 30: 6 statements, …\n\
+                        durbin.c:30:1: note: SCoP stays on the CPU (--target cuda): it writes the scalar `sum`\n";
+    const NOTICE: &str =
+        "tiledflow: GPU disabled by TILEDFLOW_GPU=off; running the CPU task version";
+
+    #[test]
+    fn an_emulated_run_that_fell_back_fails() {
+        let mut m = verified();
+        where_it_ran(&mut m, true, ON_GPU, None);
+        assert_eq!(
+            (m.status, m.ran_on),
+            (Status::Verified, Some(RanOn::EmulatedGpu))
+        );
+        let mut m = verified();
+        where_it_ran(&mut m, true, ON_GPU, Some(NOTICE));
+        assert_eq!(
+            (m.status, m.ran_on),
+            (Status::Failed, Some(RanOn::CpuFallback))
+        );
+        assert!(m.reason.unwrap().starts_with(
+            "the GPU path did not run on the emulated device: tiledflow: GPU disabled"
+        ));
+    }
+
+    #[test]
+    fn a_real_device_run_says_whether_it_fell_back() {
+        let mut m = verified();
+        where_it_ran(&mut m, false, ON_GPU, Some(NOTICE));
+        assert_eq!(
+            (m.status, m.ran_on),
+            (Status::Verified, Some(RanOn::CpuFallback))
+        );
+        assert_eq!(m.reason.as_deref(), Some(NOTICE));
+        let mut m = verified();
+        where_it_ran(&mut m, false, ON_GPU, None);
+        assert_eq!(m.ran_on, Some(RanOn::Gpu));
+    }
+
+    #[test]
+    fn scops_the_compiler_keeps_on_the_cpu_are_not_a_failure() {
+        for emulated in [true, false] {
+            let mut m = verified();
+            where_it_ran(&mut m, emulated, KEPT, None);
+            assert_eq!(
+                (m.status, m.ran_on),
+                (Status::Verified, Some(RanOn::CpuByCompiler))
+            );
+            assert!(m.reason.unwrap().contains("it writes the scalar `sum`"));
+        }
+        // One SCoP of two kept: the other must run on the GPU.
+        let mut m = verified();
+        where_it_ran(&mut m, true, &format!("{ON_GPU}{KEPT}"), Some(NOTICE));
+        assert_eq!(m.status, Status::Failed);
+        // A failed build or run stays failed, with no place to have run.
+        let mut m = Measurement::failed("it crashed", Some(1.0));
+        where_it_ran(&mut m, true, ON_GPU, Some(NOTICE));
+        assert_eq!((m.status, m.ran_on), (Status::Failed, None));
     }
 }

@@ -1,6 +1,7 @@
 //! The targets a kernel is built for: tiledflow's (any `--tiledflow-target=` name, so that a new
-//! target of the compiler is measured without a change here) and the peer compilers, and how
-//! each one's build command is made.
+//! target of the compiler is measured without a change here), `cuda-emu` (the cuda target run on
+//! streamrt's emulated device) and the peer compilers, and how each one's build command is made
+//! and its programs are run.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -12,11 +13,17 @@ pub const POLLY_CC: &str = "clang-19";
 /// The compiler of the `graphite` peer.
 pub const GRAPHITE_CC: &str = "gcc";
 
+/// The environment variable that chooses the cuda target's device (streamrt's `GPU_ENV`).
+pub const GPU_ENV: &str = "TILEDFLOW_GPU";
+
 /// One way of building a kernel besides the original.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Target {
     /// `tiledflow-cc --tiledflow-target=<name>`.
     Tiledflow(String),
+    /// `cuda-emu`: `tiledflow-cc --tiledflow-target=cuda` (which links the emulated kernels), run
+    /// with `TILEDFLOW_GPU=emulate`.
+    CudaEmulated,
     /// clang 19 with Polly's automatic parallelization.
     Polly,
     /// gcc with Graphite's automatic parallelization.
@@ -38,6 +45,7 @@ impl Target {
             ));
         }
         Ok(match name {
+            "cuda-emu" => Target::CudaEmulated,
             "polly" => Target::Polly,
             "graphite" => Target::Graphite,
             other => Target::Tiledflow(other.to_string()),
@@ -48,6 +56,7 @@ impl Target {
     pub fn name(&self) -> &str {
         match self {
             Target::Tiledflow(t) => t,
+            Target::CudaEmulated => "cuda-emu",
             Target::Polly => "polly",
             Target::Graphite => "graphite",
         }
@@ -55,7 +64,32 @@ impl Target {
 
     /// Whether this is a peer compiler (which may be absent from the machine).
     pub fn is_peer(&self) -> bool {
-        !matches!(self, Target::Tiledflow(_))
+        matches!(self, Target::Polly | Target::Graphite)
+    }
+
+    /// tiledflow's `--target` for this target (`cuda` for `cuda-emu`); `None` for the peers.
+    pub fn tiledflow_target(&self) -> Option<&str> {
+        match self {
+            Target::Tiledflow(t) => Some(t),
+            Target::CudaEmulated => Some("cuda"),
+            Target::Polly | Target::Graphite => None,
+        }
+    }
+
+    /// Whether this is the cuda target (real or emulated device), whose runs are checked for
+    /// where the SCoPs ran (see the crate doc).
+    pub fn is_cuda(&self) -> bool {
+        self.tiledflow_target() == Some("cuda")
+    }
+
+    /// The environment of its programs: `cuda-emu` asks for the emulated device, `cuda` for the
+    /// real one (whatever `TILEDFLOW_GPU` the runner inherited).
+    pub fn run_env(&self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Target::CudaEmulated => &[(GPU_ENV, "emulate")],
+            _ if self.is_cuda() => &[(GPU_ENV, "cuda")],
+            _ => &[],
+        }
     }
 
     /// The compiler driver and the arguments that follow the base flags.
@@ -66,11 +100,16 @@ impl Target {
         tile_sizes: Option<&str>,
     ) -> (PathBuf, Vec<String>) {
         match self {
-            Target::Tiledflow(name) => {
+            Target::Tiledflow(_) | Target::CudaEmulated => {
+                let name = self.tiledflow_target().unwrap_or_default();
                 let mut args = vec![
                     "--tiledflow-strict".to_string(),
                     format!("--tiledflow-target={name}"),
                 ];
+                if self.is_cuda() {
+                    // Its notes say which SCoPs stay on the CPU.
+                    args.push("--tiledflow-verbose".to_string());
+                }
                 if let Some(ts) = tile_sizes {
                     args.push(format!("--tiledflow-tile-sizes={ts}"));
                 }
@@ -143,6 +182,35 @@ mod tests {
         assert!(Target::parse("seq tasks").is_err());
         assert!(Target::parse("Seq").is_err());
         assert_eq!(Target::parse("tasks").unwrap().name(), "tasks");
+        let emu = Target::parse("cuda-emu").unwrap();
+        assert_eq!(emu, Target::CudaEmulated);
+        assert_eq!(
+            (emu.name(), emu.tiledflow_target(), emu.is_peer()),
+            ("cuda-emu", Some("cuda"), false)
+        );
+    }
+
+    #[test]
+    fn cuda_targets_choose_their_device_and_ask_for_notes() {
+        let bin = Path::new("/b");
+        let (drv, args) = Target::CudaEmulated.build_command(bin, 2, None);
+        assert_eq!(drv, Path::new("/b/tiledflow-cc"));
+        assert_eq!(
+            args,
+            [
+                "--tiledflow-strict",
+                "--tiledflow-target=cuda",
+                "--tiledflow-verbose"
+            ]
+        );
+        assert_eq!(Target::CudaEmulated.run_env(), [(GPU_ENV, "emulate")]);
+        let cuda = Target::parse("cuda").unwrap();
+        assert!(cuda.is_cuda());
+        assert_eq!(cuda.run_env(), [(GPU_ENV, "cuda")]);
+        assert_eq!(cuda.build_command(bin, 2, None).1, args);
+        let seq = Target::parse("seq").unwrap();
+        assert!(!seq.is_cuda() && seq.run_env().is_empty());
+        assert!(!Target::Polly.is_cuda());
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! The runner end to end, as `make test` runs it: every kernel at MINI verified for tiledflow's
 //! targets (this is the suite-wide MINI check; the testsuite's differential tests cover other
 //! sizes and tile sizes), and the runner's own verdicts: a target tiledflow-cc rejects is
-//! `failed` with tiledflow-cc's reason, a build whose output differs is `WRONG`, and a timed run
-//! has times and speedups.
+//! `failed` with tiledflow-cc's reason, a build whose output differs is `WRONG`, a timed run
+//! has times and speedups, and the cuda targets say where they ran (an emulated run that fell
+//! back to the CPU fails).
 
 use std::path::Path;
 
@@ -118,6 +119,78 @@ fn a_timed_run_has_medians_and_speedups() {
     {
         assert!(seq.speedup.is_some(), "{seq:?}");
     }
+}
+
+/// `cuda-emu` runs the GPU path on the emulated device and says so; a kernel the compiler keeps
+/// on the CPU says that; `cuda` without a device verifies as its CPU fallback (with a GPU, on
+/// it). Then a stand-in for tiledflow-cc whose C++ compiler leaves the emulated kernels out:
+/// the program falls back, and `cuda-emu` must call that a failure, not "verified".
+#[test]
+fn cuda_targets_say_where_they_ran_and_an_emulated_fallback_fails() {
+    use polybench::RanOn;
+    let kernels = vec!["gemm".to_string(), "durbin".to_string()];
+    let config = Config::verification(Size::Mini, kernels.clone(), targets(&["cuda-emu", "cuda"]));
+    let report = run(&config);
+    let on = |k: usize, t: usize| {
+        let m = &report.kernels[k].targets[t].measurement;
+        assert_eq!(m.status, Status::Verified, "{}", report.table());
+        m.ran_on
+    };
+    assert_eq!(on(0, 0), Some(RanOn::EmulatedGpu));
+    assert!(matches!(on(0, 1), Some(RanOn::CpuFallback | RanOn::Gpu)));
+    assert_eq!(on(1, 0), Some(RanOn::CpuByCompiler));
+    assert_eq!(on(1, 1), Some(RanOn::CpuByCompiler));
+    let why = report.kernels[1].targets[0]
+        .measurement
+        .reason
+        .as_deref()
+        .unwrap();
+    assert!(
+        why.contains("SCoP stays on the CPU (--target cuda)"),
+        "{why}"
+    );
+    assert!(report.table().contains("verified, emulated GPU"));
+
+    let dir = tempfile::tempdir().unwrap();
+    let cxx = dir.path().join("empty-cxx");
+    std::fs::write(
+        &cxx,
+        "#!/usr/bin/env bash\nwhile [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\necho | exec cc -x c -c - -o \"$out\"\n",
+    )
+    .unwrap();
+    make_executable(&cxx);
+    let real = testsuite::bin_dir().unwrap().join("tiledflow-cc");
+    let fake = dir.path().join("tiledflow-cc");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/usr/bin/env bash\nTILEDFLOW_CXX={} exec {} \"$@\"\n",
+            cxx.display(),
+            real.display()
+        ),
+    )
+    .unwrap();
+    make_executable(&fake);
+    let mut config = Config::verification(Size::Mini, kernels, targets(&["cuda-emu"]));
+    config.bin_dir = Some(dir.path().to_path_buf());
+    let report = run(&config);
+    let m = &report.kernels[0].targets[0].measurement;
+    assert_eq!(
+        (m.status, m.ran_on),
+        (Status::Failed, Some(RanOn::CpuFallback)),
+        "{m:?}"
+    );
+    let reason = m.reason.as_deref().unwrap();
+    assert!(
+        reason.contains("the GPU path did not run on the emulated device"),
+        "{reason}"
+    );
+    assert!(reason.contains("running the CPU task version"), "{reason}");
+    assert_eq!(
+        report.kernels[1].targets[0].measurement.ran_on,
+        Some(RanOn::CpuByCompiler)
+    );
+    assert!(!report.all_verified());
 }
 
 #[cfg(unix)]

@@ -9,6 +9,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use tiledflow::cc::{self, CcCommand};
+use tiledflow::cc_cuda;
 use tiledflow::{Error, Options};
 
 /// Set in the real compiler's environment: a `TILEDFLOW_CC` that leads back to tiledflow-cc
@@ -32,6 +33,8 @@ struct Transformed {
     arg: usize,
     /// The transformed text.
     text: String,
+    /// With `--tiledflow-target=cuda`: the kernel file, when it has kernels.
+    cuda: Option<String>,
 }
 
 fn run(argv: &[String]) -> Result<ExitCode, String> {
@@ -80,7 +83,13 @@ fn run(argv: &[String]) -> Result<ExitCode, String> {
         };
         match result {
             Ok(out) => {
-                for d in out.diagnostics.iter().filter(|d| !d.contains(": note: ")) {
+                // Notes (why a nest or SCoP is left as it is) only under --tiledflow-verbose.
+                let shown_notes = cmd.ours.verbose;
+                for d in out
+                    .diagnostics
+                    .iter()
+                    .filter(|d| shown_notes || !d.contains(": note: "))
+                {
                     eprintln!("{d}");
                 }
                 if cmd.ours.verbose {
@@ -91,7 +100,8 @@ fn run(argv: &[String]) -> Result<ExitCode, String> {
                 // A file without a transformed SCoP is compiled as it is.
                 if !out.reports.is_empty() {
                     let text = format!("#line 1 \"{}\"\n{}", c_string(shown), out.text);
-                    transformed.push(Transformed { arg, text });
+                    let cuda = out.cuda.filter(|cu| cc_cuda::has_kernels(cu));
+                    transformed.push(Transformed { arg, text, cuda });
                 }
             }
             Err(e) => {
@@ -116,6 +126,7 @@ fn pipeline_options(cmd: &CcCommand) -> Result<Options, String> {
             .collect(),
         line_directives: true,
         strict: cmd.ours.strict,
+        notes: cmd.ours.verbose,
         target: cmd.ours.target,
         scop: cmd.ours.scop,
         granularity: cmd.ours.granularity,
@@ -148,8 +159,15 @@ fn compile(
     let mut stdin_text = stdin_text;
     let mut quote_dirs = Vec::new();
     let mut renames = Vec::new();
+    // (the source as the user named it, its kernel file, a directory of its own)
+    let mut kernel_files: Vec<(String, String, PathBuf)> = Vec::new();
     for (n, t) in transformed.into_iter().enumerate() {
         let user = cmd.args[t.arg].clone();
+        if let Some(cu) = t.cuda {
+            let dir = tmp.path().join(format!("cu{n}"));
+            std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            kernel_files.push((user.clone(), cu, dir));
+        }
         if user == "-" {
             // Standard input stays standard input: the compiler reads the transformed text there.
             if let Some(keep) = &cmd.ours.keep {
@@ -185,25 +203,45 @@ fn compile(
         // The parallel loops' pragmas when compiling, libgomp when linking.
         args.push("-fopenmp".to_string());
     }
+    let cuda = cmd.ours.target == taskgen::Target::Cuda;
+    // A link of objects compiled earlier (`make`) needs the C++ compiler only for -lstdc++.
+    let cxx = if !kernel_files.is_empty() {
+        emulation_problem(cmd, cc_cuda::find_cxx())?
+    } else if cuda && cmd.links() {
+        cc_cuda::find_cxx().ok()
+    } else {
+        None
+    };
+    let emulated = match &cxx {
+        Some(cxx) => emulated_objects(cmd, cxx, &kernel_files)?,
+        None => Vec::new(),
+    };
     if cmd.links() {
         let exe = std::env::current_exe()
             .map_err(|e| format!("cannot locate tiledflow-cc itself: {e}"))?;
         // `-x none`: the runtime is a library even after `-x c`.
-        args.extend([
-            "-x".to_string(),
-            "none".to_string(),
-            cc::find_runtime(&exe)?.display().to_string(),
-        ]);
+        args.extend(["-x".to_string(), "none".to_string()]);
+        args.extend(emulated.iter().map(|(_, obj)| obj.display().to_string()));
+        args.push(cc::find_runtime(&exe)?.display().to_string());
+        if cxx.is_some() {
+            args.push("-lstdc++".to_string());
+        }
         args.extend(["-lpthread", "-ldl", "-lm"].map(String::from));
     }
     let compiler_line = std::env::var("TILEDFLOW_CC")
         .ok()
         .filter(|c| !c.trim().is_empty())
         .unwrap_or_else(|| "cc".into());
-    let mut words = compiler_line.split_whitespace();
-    let compiler = words.next().unwrap_or("cc").to_string();
+    let compiler_words: Vec<String> = compiler_line.split_whitespace().map(String::from).collect();
+    let compiler = compiler_words
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "cc".into());
     let mut command = Command::new(&compiler);
-    command.args(words).args(&args).env(NESTED, "1");
+    command
+        .args(&compiler_words[1..])
+        .args(&args)
+        .env(NESTED, "1");
     if stdin_text.is_some() {
         command.stdin(Stdio::piped());
     }
@@ -217,6 +255,26 @@ fn compile(
     let status = child
         .wait()
         .map_err(|e| format!("waiting for `{compiler}`: {e}"))?;
+    if status.success() && cmd.mode == cc::Mode::Compile {
+        for (user, obj) in &emulated {
+            let target = cc_cuda::object_of(cmd, user);
+            let why = match &target {
+                Some(target) => match cc_cuda::merge_into(&compiler_words, target, obj) {
+                    Ok(()) => continue,
+                    Err(e) => {
+                        if cmd.ours.strict {
+                            // Not left behind for make to take as up to date.
+                            let _ = std::fs::remove_file(target);
+                        }
+                        e
+                    }
+                },
+                None => "there is no object file to put them in (-S, or standard input without -o)"
+                    .to_string(),
+            };
+            emulation_problem(cmd, Err::<(), _>(format!("{user}: {why}")))?;
+        }
+    }
     if status.success() && cmd.writes_dependencies && !renames.is_empty() {
         for f in cc::dependency_files(cmd) {
             cc::fix_dependency_file(&f, &renames).map_err(|e| format!("{}: {e}", f.display()))?;
@@ -227,6 +285,44 @@ fn compile(
         Some(c) => ExitCode::from(c.clamp(1, 255) as u8),
         None => ExitCode::from(1),
     })
+}
+
+/// The emulated kernels of each kernel file (see `tiledflow::cc_cuda`): `(user's source, object)`.
+/// A kernel file the C++ compiler fails on is left out with a warning (an error under strict).
+fn emulated_objects(
+    cmd: &CcCommand,
+    cxx: &[String],
+    kernel_files: &[(String, String, PathBuf)],
+) -> Result<Vec<(String, PathBuf)>, String> {
+    let flags = cc_cuda::emulation_flags(cmd);
+    let mut objects = Vec::new();
+    for (user, cu, dir) in kernel_files {
+        let stem = Path::new(user)
+            .file_stem()
+            .map_or("stdin".into(), |s| s.to_string_lossy());
+        let built = cc_cuda::compile_emulation(cxx, &flags, cu, &stem, dir)
+            .map_err(|e| format!("{user}: {e}"));
+        if let Some(obj) = emulation_problem(cmd, built)? {
+            objects.push((user.clone(), obj));
+        }
+    }
+    Ok(objects)
+}
+
+/// A step of the emulated kernels' build that failed: an error under strict, else a warning
+/// saying what the program will do; `Ok(None)` then.
+fn emulation_problem<T>(cmd: &CcCommand, r: Result<T, String>) -> Result<Option<T>, String> {
+    match r {
+        Ok(x) => Ok(Some(x)),
+        Err(e) if cmd.ours.strict => Err(format!("--tiledflow-target=cuda: emulated kernels: {e}")),
+        Err(e) => {
+            eprintln!(
+                "tiledflow-cc: warning: --tiledflow-target=cuda: {e}\n\
+                 tiledflow-cc: the program is built without emulated kernels; TILEDFLOW_GPU=emulate runs its CPU task version"
+            );
+            Ok(None)
+        }
+    }
 }
 
 /// `--tiledflow-keep=DIR`: a copy of the transformed source for the user to read.

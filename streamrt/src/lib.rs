@@ -38,6 +38,7 @@ pub mod ffi;
 pub mod gpu;
 mod graph;
 pub mod nvrtc;
+pub mod nvrtc_cache;
 mod observe;
 mod runtime;
 mod stream;

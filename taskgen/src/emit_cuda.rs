@@ -40,8 +40,9 @@
 //! the inputs of the tasks target (`emit_c::spawns`, shared), as `tf_gpu_task_begin`, `_input`,
 //! the task's launches, `_end` of streamrt's GPU launch graph; soft barriers are tasks without
 //! launches. A `.cu` file's kernels are listed in `out.c` (`tf_cuda_names`, with the weak
-//! emulation entry points `tf_emu_<kernel>` defined when `out.cu` is built with
-//! `-DTF_CUDA_EMULATE`) and loaded once by a constructor (`tf_gpu_load`).
+//! emulation entry points `tf_emu_<kernel>_<tag>` defined when `out.cu` is built with
+//! `-DTF_CUDA_EMULATE`; the tag keeps the emulated kernels of several sources of one program
+//! apart, see `emulated_names`) and loaded once by a constructor (`tf_gpu_load`).
 //!
 //! Kernel parameters, in this order (the host's argument lists reproduce it): the tile key
 //! `tf_k<d>` (`long`), the host loop iterators in scope (`long`), the SCoP's parameters (their C
@@ -177,8 +178,9 @@ pub fn emit(file: &SourceFile, scops: &[ScopCode<'_>], plans: &[CudaPlan], opts:
     }
     let codes: Vec<ScopCode<'_>> =
         scops.iter().zip(&gpu_scops).map(|(sc, g)| ScopCode { cuda: Some(g), ..*sc }).collect();
-    let cu = cu_text(file, scops, &kernels);
-    let prelude = prelude(&cu, &kernels, cu_name);
+    let tag = fnv1a(&cu_text(file, scops, &kernels, ""));
+    let cu = cu_text(file, scops, &kernels, &emulated_names(&kernels, tag));
+    let prelude = prelude(&cu, &kernels, tag, cu_name);
     let c = emit_c::emit_file_with(file, &codes, opts, Some(&prelude));
     (c, cu)
 }
@@ -497,8 +499,31 @@ template <typename T> struct tf_view<T, 1> {
 };
 "#;
 
-/// The text of `out.cu`.
-fn cu_text(file: &SourceFile, scops: &[ScopCode<'_>], kernels: &[Kernel]) -> String {
+/// The names of the emulated build. Its kernels and launchers are host functions with external
+/// linkage, and every kernel file names its kernels `tf_scop<n>_n<k>_k<i>`: two sources of one
+/// program (linked by `tiledflow-cc --tiledflow-target=cuda`) would define the same symbols. So
+/// under `TF_CUDA_EMULATE` each name gets the suffix `_<tag>`, `tag` a hash of the kernel file's
+/// text without these lines (the same text, the same kernels); `out.c` names the launchers so.
+/// NVRTC's names stay as they are (each file is a module of its own on the device).
+fn emulated_names(kernels: &[Kernel], tag: u64) -> String {
+    if kernels.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("#ifdef TF_CUDA_EMULATE\n/* Linked with other kernel files: names of this file's own. */\n");
+    for k in kernels {
+        let _ = writeln!(s, "#define {n} {n}_{tag:016x}\n#define tf_emu_{n} tf_emu_{n}_{tag:016x}", n = k.name);
+    }
+    s.push_str("#endif\n");
+    s
+}
+
+/// FNV-1a, 64 bits: a stable hash (the same in every build of tiledflow) for [`emulated_names`].
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The text of `out.cu`; `emulated_names` goes before the kernels.
+fn cu_text(file: &SourceFile, scops: &[ScopCode<'_>], kernels: &[Kernel], emulated_names: &str) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "/* tiledflow: CUDA kernels of {} ({} kernels).", file.path.replace("*/", "* /"), kernels.len());
     s.push_str(" * The host program loads this text with NVRTC (no #include: NVRTC has no system headers).\n");
@@ -515,6 +540,7 @@ fn cu_text(file: &SourceFile, scops: &[ScopCode<'_>], kernels: &[Kernel]) -> Str
         s.push_str(m);
         s.push('\n');
     }
+    s.push_str(emulated_names);
     s.push_str(CU_HELPERS);
     for k in kernels {
         s.push('\n');
@@ -535,7 +561,7 @@ fn scop_macros(scop: &Scop) -> Vec<&str> {
 
 /// The file-scope part of `out.c`: the kernel source, names, emulation entry points, the loaded
 /// module. Empty when no SCoP is on the GPU.
-fn prelude(cu: &str, kernels: &[Kernel], cu_name: &str) -> String {
+fn prelude(cu: &str, kernels: &[Kernel], tag: u64, cu_name: &str) -> String {
     let mut s = String::new();
     if kernels.is_empty() {
         return s;
@@ -549,9 +575,9 @@ fn prelude(cu: &str, kernels: &[Kernel], cu_name: &str) -> String {
     let quoted: Vec<String> = kernels.iter().map(|k| format!("\"{}\"", k.name)).collect();
     let _ = writeln!(s, "static const char *const tf_cuda_names[] = {{ {} }};", quoted.join(", "));
     for k in kernels {
-        let _ = writeln!(s, "extern void tf_emu_{}(const unsigned *grid, const unsigned *block, void **args) __attribute__((weak));", k.name);
+        let _ = writeln!(s, "extern void tf_emu_{}_{tag:016x}(const unsigned *grid, const unsigned *block, void **args) __attribute__((weak));", k.name);
     }
-    let emus: Vec<String> = kernels.iter().map(|k| format!("tf_emu_{}", k.name)).collect();
+    let emus: Vec<String> = kernels.iter().map(|k| format!("tf_emu_{}_{tag:016x}", k.name)).collect();
     let _ = writeln!(s, "static const tf_gpu_emu_fn tf_cuda_emu[] = {{ {} }};", emus.join(", "));
     s.push_str("static tf_gpu *tf_gpu_mod;\n");
     s.push_str(GRID_HELPER);

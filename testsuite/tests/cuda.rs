@@ -224,16 +224,18 @@ fn a_scop_that_cannot_be_a_kernel_stays_on_the_cpu_with_a_note() {
     assert!(!cu.contains("__global__"), "{cu}");
 }
 
-/// `tiledflow-cc --tiledflow-target=cuda` builds the same program (kernels embedded, no emulated
-/// host versions linked): asked for the emulated device, it finds no host versions, falls back,
-/// and verifies as the CPU task version.
+/// `tiledflow-cc --tiledflow-target=cuda` builds the same program with the emulated kernels
+/// linked (`tiledflow::cc_cuda`): it verifies on the emulated device and, with no device, as the
+/// CPU task version. (That the GPU path really runs is checked by `projects.rs`.)
 #[test]
-fn tiledflow_cc_builds_the_cuda_target_which_falls_back_without_a_device() {
-    let variant = testsuite::Variant::tiledflow_cc("cuda via tiledflow-cc")
-        .unwrap()
-        .arg("--tiledflow-strict")
-        .arg("--tiledflow-target=cuda")
-        .arg("--tiledflow-tile-sizes=8")
-        .env("TILEDFLOW_GPU", "emulate");
-    testsuite::differential("gemm", &[("MINI_DATASET", "")], &[variant]).unwrap_or_else(|e| panic!("{e:#}"));
+fn tiledflow_cc_builds_the_cuda_target_with_its_emulated_kernels() {
+    let variant = |gpu: &str| {
+        testsuite::Variant::tiledflow_cc(format!("cuda via tiledflow-cc, TILEDFLOW_GPU={gpu}"))
+            .unwrap()
+            .arg("--tiledflow-strict")
+            .arg("--tiledflow-target=cuda")
+            .arg("--tiledflow-tile-sizes=8")
+            .env("TILEDFLOW_GPU", gpu)
+    };
+    testsuite::differential("gemm", &[("MINI_DATASET", "")], &[variant("emulate"), variant("off")]).unwrap_or_else(|e| panic!("{e:#}"));
 }

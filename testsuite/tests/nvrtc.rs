@@ -1,6 +1,7 @@
 //! The NVRTC helper (`testsuite::nvrtc`): compiles CUDA source for sm_80 and sm_90 without a
-//! GPU, passes the architecture through, and reports a syntax error with NVRTC's log. Fails
-//! (saying to run `make deps`) when NVRTC is not installed.
+//! GPU, passes the architecture through, and reports a syntax error with NVRTC's log; and
+//! streamrt's cache of compiled kernels (`streamrt::nvrtc_cache`). Fails (saying to run
+//! `make deps`) when NVRTC is not installed.
 
 use testsuite::nvrtc::{compile_cuda, expect_compiles, ARCHS};
 
@@ -45,4 +46,37 @@ fn a_syntax_error_is_reported_with_nvrtcs_log() {
             "{arch}: the log should point at broken.cu line 3:\n{log}"
         );
     }
+}
+
+/// streamrt's CUBIN cache with the real NVRTC: the second compilation of a source is a hit with
+/// the same CUBIN, other options are a miss, an entry corrupted or cut short is ignored,
+/// recompiled and replaced, and without a directory nothing is cached.
+#[test]
+fn compiled_kernels_are_cached_and_a_corrupt_entry_is_compiled_again() {
+    use streamrt::nvrtc::{version, KERNEL_OPTIONS};
+    use streamrt::nvrtc_cache::{compile, entry_path, key, Outcome};
+    let dir = tempfile::tempdir().unwrap();
+    let nvrtc = |e: streamrt::nvrtc::NvrtcError| -> ! { panic!("{e}\nThis test needs NVRTC: run `make deps`.") };
+    let cached = |options: &[&str]| compile(Some(dir.path()), SAXPY, "saxpy.cu", "sm_80", options).unwrap_or_else(|e| nvrtc(e));
+    let (first, outcome) = cached(KERNEL_OPTIONS);
+    assert_eq!(outcome, Outcome::Compiled);
+    assert_eq!(&first[..4], b"\x7fELF");
+    assert_eq!(cached(KERNEL_OPTIONS), (first.clone(), Outcome::Hit));
+    assert_eq!(cached(&[]).1, Outcome::Compiled, "other options, another entry");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2, "two entries, no temporaries left");
+
+    let entry = entry_path(dir.path(), &key(version().unwrap_or_else(|e| nvrtc(e)), "sm_80", "saxpy.cu", KERNEL_OPTIONS, SAXPY));
+    let whole = std::fs::read(&entry).unwrap();
+    let mut flipped = whole.clone();
+    *flipped.last_mut().unwrap() ^= 1;
+    for corrupt in [flipped, whole[..whole.len() / 2].to_vec(), b"not an entry".to_vec()] {
+        std::fs::write(&entry, corrupt).unwrap();
+        let (cubin, outcome) = cached(KERNEL_OPTIONS);
+        assert_eq!(outcome, Outcome::Compiled, "a corrupt entry is not used");
+        assert_eq!(&cubin[..4], b"\x7fELF");
+        assert_eq!(cached(KERNEL_OPTIONS).1, Outcome::Hit, "the entry was replaced");
+    }
+
+    let (cubin, outcome) = compile(None, SAXPY, "saxpy.cu", "sm_80", KERNEL_OPTIONS).unwrap_or_else(|e| nvrtc(e));
+    assert_eq!((&cubin[..4], outcome), (&b"\x7fELF"[..], Outcome::Uncached));
 }

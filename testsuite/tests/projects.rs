@@ -1,7 +1,8 @@
 //! A C project as users have them (`testsuite/data/projects/stencils`: two sources with a SCoP
 //! each, a main, a header found through `-I` and one found next to its source), built with
 //! tiledflow-cc as CC by make (`make -j`, several tiledflow-cc at once), by CMake, and with an
-//! installed tiledflow (`make install PREFIX=...`). Each build is run and its output compared
+//! installed tiledflow (`make install PREFIX=...`), and for the cuda target with its emulated
+//! kernels (`make`, and one command). Each build is run and its output compared
 //! with the program `cc` builds; `taskcount.c`, linked with `-Wl,--wrap=tf_task_begin`, counts
 //! the tasks the program really spawns on streamrt.
 
@@ -37,9 +38,14 @@ fn reference_outputs(dir: &Path) -> Vec<String> {
 /// Runs `exe` with each of [`RUNS`], checks its output against `reference`, and returns the task
 /// count `taskcount.c` reports for the first run.
 fn check_program(exe: &Path, reference: &[String]) -> u64 {
+    check_program_in(exe, reference, &[]).0
+}
+
+/// [`check_program`] with `env` set; also returns the first run's stderr.
+fn check_program_in(exe: &Path, reference: &[String], env: &[(&str, &str)]) -> (u64, String) {
     let mut first = None;
     for (args, expected) in RUNS.iter().zip(reference) {
-        let r = run(Command::new(exe).args(*args)).expect(0);
+        let r = run(Command::new(exe).args(*args).envs(env.iter().copied())).expect(0);
         assert!(r.stdout == *expected, "{} {args:?}: the output differs from cc's build", exe.display());
         let count = r
             .stderr
@@ -47,7 +53,7 @@ fn check_program(exe: &Path, reference: &[String]) -> u64 {
             .find_map(|l| l.strip_prefix("tiledflow tasks spawned: "))
             .and_then(|n| n.parse::<u64>().ok())
             .unwrap_or_else(|| panic!("no task count from {}\n{}", exe.display(), r.said()));
-        first.get_or_insert(count);
+        first.get_or_insert((count, r.stderr));
     }
     first.unwrap()
 }
@@ -101,6 +107,44 @@ fn make_j_builds_the_project_with_tiledflow_cc_as_cc() {
     let n_tasks = check_program(&dir.join("prog"), &reference);
     // blur: 37 x 45 points in 32 x 32 tiles, at least 2 x 2 tasks; smooth adds its own.
     assert!(n_tasks > 4, "only {n_tasks} tasks spawned");
+}
+
+/// The notice of a cuda-target program that runs its CPU task version.
+const FALLBACK: &str = "running the CPU task version";
+
+/// `--tiledflow-target=cuda`, by make (`-c` per source, then a link of the objects) and by one
+/// command that compiles and links: each source's emulated kernels go into its object (or the
+/// link), the two sources' kernels link together, and with `TILEDFLOW_GPU=emulate` every SCoP
+/// runs on the emulated device (no fallback notice, no CPU task spawned) and prints what cc's
+/// build prints; with `TILEDFLOW_GPU=off` the same program runs its CPU tasks.
+#[test]
+fn the_cuda_target_links_its_emulated_kernels_with_make_and_in_one_command() {
+    let _serial = one_at_a_time();
+    let tmp = tempfile::tempdir().unwrap();
+    let reference = reference_outputs(tmp.path());
+    let dir = tmp.path().join("make-cuda");
+    copy_dir(&project_dir("stencils"), &dir);
+    let cc = format!("CC={} --tiledflow-target=cuda", tiledflow_cc_path());
+    let extra = ["EXTRA_SRCS=taskcount.c", "LDFLAGS=-Wl,--wrap=tf_task_begin"];
+    let r = run(make(&dir).args(["-j2", &cc]).args(extra)).expect(0);
+    assert!(!r.stderr.contains("warning"), "{}", r.said());
+    let emulate = [("TILEDFLOW_GPU", "emulate")];
+    let (n_tasks, stderr) = check_program_in(&dir.join("prog"), &reference, &emulate);
+    assert!(!stderr.contains(FALLBACK), "the GPU path did not run:\n{stderr}");
+    assert_eq!(n_tasks, 0, "CPU tasks spawned although every SCoP is on the GPU");
+    let (n_tasks, stderr) = check_program_in(&dir.join("prog"), &reference, &[("TILEDFLOW_GPU", "off")]);
+    assert_eq!(stderr.matches(FALLBACK).count(), 1, "{stderr}");
+    // The cuda target's tiles are large (256): one task per SCoP at the default sizes.
+    assert!(n_tasks >= 2, "only {n_tasks} tasks spawned");
+
+    let mut cc = Command::new(tiledflow_cc_path());
+    cc.current_dir(&dir)
+        .args(["--tiledflow-target=cuda", "-O2", "-ffp-contract=off", "-Iinclude", "-Wl,--wrap=tf_task_begin", "taskcount.c"])
+        .args(SOURCES)
+        .args(["-o", "prog1"]);
+    run(&mut cc).expect(0);
+    let (n_tasks, stderr) = check_program_in(&dir.join("prog1"), &reference, &emulate);
+    assert!(!stderr.contains(FALLBACK) && n_tasks == 0, "the GPU path did not run ({n_tasks} CPU tasks):\n{stderr}");
 }
 
 /// Whether cmake can be run; when it is missing, `scripts/deps.sh` installs it (as `make test`

@@ -75,21 +75,30 @@ impl Cuda {
         let minor =
             attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
         let arch = format!("sm_{major}{minor}");
-        let cubin =
-            crate::nvrtc::compile(source, "tiledflow.cu", &arch, crate::nvrtc::KERNEL_OPTIONS).map_err(|e| match e {
-                crate::nvrtc::NvrtcError::Compile { log, .. } => format!(
-                    "NVRTC could not compile the kernels for {arch}: {}",
-                    log.lines()
-                        .find(|l| l.contains("error"))
-                        .unwrap_or("(no log)")
-                ),
-                other => other
-                    .to_string()
-                    .lines()
-                    .next()
-                    .unwrap_or_default()
-                    .to_string(),
-            })?;
+        // Compiled once per machine (`crate::nvrtc_cache`; TILEDFLOW_GPU_CACHE=off: every time).
+        let cache = crate::nvrtc_cache::dir_from_env();
+        let cubin = crate::nvrtc_cache::compile(
+            cache.as_deref(),
+            source,
+            "tiledflow.cu",
+            &arch,
+            crate::nvrtc::KERNEL_OPTIONS,
+        )
+        .map(|(cubin, _)| cubin)
+        .map_err(|e| match e {
+            crate::nvrtc::NvrtcError::Compile { log, .. } => format!(
+                "NVRTC could not compile the kernels for {arch}: {}",
+                log.lines()
+                    .find(|l| l.contains("error"))
+                    .unwrap_or("(no log)")
+            ),
+            other => other
+                .to_string()
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string(),
+        })?;
         // SAFETY: `device` comes from cuDeviceGet.
         let context = unsafe { cu::primary_ctx::retain(device) }
             .map_err(|e| err("cuDevicePrimaryCtxRetain", e))?;
