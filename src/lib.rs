@@ -332,9 +332,10 @@ fn compile_scop(
         (Emit::C, Target::Omp) => Some(taskgen::emit_omp::plan(&expanded, &deps, &sched).map_err(polyhedral_error)?),
         _ => None,
     };
+    let private = taskgen::private_scalars(scop, &private).map_err(polyhedral_error)?;
     let cuda = match (opts.emit, opts.target) {
         (Emit::C, Target::Cuda) => {
-            let plan = taskgen::emit_cuda::plan(scop, &expanded, &deps, &sched, &program).map_err(polyhedral_error)?;
+            let plan = taskgen::emit_cuda::plan(scop, &expanded, &deps, &sched, &program, &private).map_err(polyhedral_error)?;
             if let (Err(why), true) = (&plan.gpu, opts.notes) {
                 diagnostics.push(format!("{path}:{}:{}: note: SCoP stays on the CPU (--target cuda): {why}", scop.loc.line, scop.loc.col));
             }
@@ -342,7 +343,6 @@ fn compile_scop(
         }
         _ => None,
     };
-    let private = taskgen::private_scalars(scop, &private).map_err(polyhedral_error)?;
     Ok(Compiled { deps, sched: Some(sched), program: Some(program), omp, private, cuda })
 }
 

@@ -51,7 +51,7 @@ mod verify;
 pub use ast::{Ast, Expr, OpKind};
 pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
 pub use deps::dependences;
-pub use gpu::{array_slabs, body_loops, parallel_loops, ArraySlab, BodyLoop, SLAB_NAME};
+pub use gpu::{array_slabs, body_loops, parallel_loops, thread_private, ArraySlab, BodyLoop, KernelScope, SLAB_NAME};
 pub use parallel::{parallel_tiles, ParallelTiles};
 pub use privatize::{expand_scalars, scalar_expansions, task_private, ScalarExpansion, TaskPrivate};
 pub use schedule::schedule;

@@ -122,7 +122,7 @@ pub fn expand_scalars(scop: &Scop, expansions: &[ScalarExpansion]) -> Result<Sco
 
 /// The accesses to the scalar `array` (reads, writes) and its exact flow dependences in the
 /// original order; `None` when a read has no source (it reads a value from before the SCoP).
-fn scalar_flow<'c>(
+pub(crate) fn scalar_flow<'c>(
     ctx: &'c Ctx,
     scop: &Scop,
     sets: &ScopSets<'c>,
@@ -153,6 +153,10 @@ pub struct TaskPrivate {
     /// user's, `[params] -> { N<k>[..] : .. }` (at most one point for any parameter values), or
     /// `None` when the last write is never in that nest.
     pub copy_out: Vec<Option<String>>,
+    /// The last write in the original order, per statement that may run it: the statement's
+    /// name and the set `[params] -> { S3[..] : .. }` (one instance in all for any parameter
+    /// values). The GPU keeps the value that instance writes (`taskgen::emit_cuda`).
+    pub last_writes: Vec<(String, String)>,
 }
 
 /// The scalars of `expansions` (of the unexpanded `scop`) that may live in one variable per task
@@ -197,26 +201,16 @@ fn one_task_private<'c>(
     let Some((reads, writes, flow)) = scalar_flow(ctx, scop, sets, array)? else {
         return Ok(None);
     };
-    // 1. Values never cross tasks.
-    if !flow.is_subset(same_task)? {
+    // 1. Values never cross tasks; 2. inside a task, conflicting accesses keep their order.
+    if !one_variable_serves(sets, &reads, &writes, &flow, same_task, times)? {
         return Ok(None);
     }
-    // 2. Inside a task, conflicting accesses keep their original order.
     let written = writes.domain()?;
-    let accessing = reads.domain()?.union(written.clone())?;
-    let original = sets.original.clone().intersect_domain(accessing.clone())?;
-    let before = original.clone().lex_lt_union_map(original)?;
-    let conflicts = before.clone().intersect_domain(written.clone())?.union(before.intersect_range(written.clone())?)?;
-    let in_task = conflicts.intersect(same_task.clone())?;
-    let time = times.clone().intersect_domain(accessing)?;
-    if !in_task.is_subset(&time.clone().lex_lt_union_map(time)?)? {
-        return Ok(None);
-    }
     // The last write: a write with no write after it in the original order.
     let original_writes = sets.original.clone().intersect_domain(written.clone())?;
     let later = original_writes.clone().lex_lt_union_map(original_writes)?;
     let last = written.subtract(later.domain()?)?;
-    let last_tiles = tile_maps.clone().intersect_domain(last)?.range()?.coalesce()?;
+    let last_tiles = tile_maps.clone().intersect_domain(last.clone())?.range()?.coalesce()?;
     let mut copy_out = vec![None; n_nests];
     for set in last_tiles.sets()? {
         let Some(k) = set.tuple_name().as_deref().and_then(nest_of_name) else {
@@ -227,5 +221,39 @@ fn one_task_private<'c>(
         }
         copy_out[k] = Some(set.to_str()?);
     }
-    Ok(Some(TaskPrivate { array: expansion.array, copy_out }))
+    let last_writes = last
+        .coalesce()?
+        .sets()?
+        .iter()
+        .map(|set| Ok((set.tuple_name().unwrap_or_default(), set.to_str()?)))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Some(TaskPrivate { array: expansion.array, copy_out, last_writes }))
+}
+
+/// Whether one variable per group of instances serves a scalar with accesses `reads` and
+/// `writes` and exact flow `flow` (original order): every flow pair lies in one group (`same`,
+/// pairs of instances in one group), and inside a group every pair of conflicting accesses (at
+/// least one a write) runs in its original order under `time` (instances to a flat time, the
+/// order a group's instances run in). Then each read finds in the group's variable the value of
+/// its source: a write run between the two would be in their group (a group runs contiguously)
+/// and, keeping the original order, would be a later source.
+pub(crate) fn one_variable_serves<'c>(
+    sets: &ScopSets<'c>,
+    reads: &UnionMap<'c>,
+    writes: &UnionMap<'c>,
+    flow: &UnionMap<'c>,
+    same: &UnionMap<'c>,
+    time: &UnionMap<'c>,
+) -> Result<bool> {
+    if !flow.is_subset(same)? {
+        return Ok(false);
+    }
+    let written = writes.clone().domain()?;
+    let accessing = reads.clone().domain()?.union(written.clone())?;
+    let original = sets.original.clone().intersect_domain(accessing.clone())?;
+    let before = original.clone().lex_lt_union_map(original)?;
+    let conflicts = before.clone().intersect_domain(written.clone())?.union(before.intersect_range(written)?)?;
+    let in_group = conflicts.intersect(same.clone())?;
+    let time = time.clone().intersect_domain(accessing)?;
+    in_group.is_subset(&time.clone().lex_lt_union_map(time)?)
 }

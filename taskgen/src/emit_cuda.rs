@@ -68,9 +68,10 @@
 use crate::c_ast;
 use crate::emit_c::{self, EmitOptions, ScopCode};
 use crate::emit_omp::{canonical_bound, mentions_id};
+use crate::private::PrivateScalar;
 use crate::program::{names, TaskProgram, BODY_ITER, KEY_NAME};
-use frontend::ir::{Scop, SourceFile};
-use polyhedral::{ArraySlab, Ast, BodyLoop, Dependences, Expr, TiledSchedule};
+use frontend::ir::{AccessKind, ArrayId, Scop, SourceFile};
+use polyhedral::{ArraySlab, Ast, BodyLoop, Dependences, Expr, KernelScope, TiledSchedule};
 use std::fmt::Write;
 
 /// The tile size of every band member when the cuda target chooses (see the module doc).
@@ -115,6 +116,9 @@ pub struct GpuScop {
     pub parallel: Vec<Vec<(BodyLoop, bool)>>,
     /// Per array of the SCoP: its accessed slab of the outermost index.
     pub slabs: Vec<Option<ArraySlab>>,
+    /// The written scalars that live in a variable of each GPU thread (the others written are
+    /// shared, in a buffer of one element), with the code of their last write.
+    pub thread_local: Vec<PrivateScalar>,
 }
 
 /// The emitted GPU side of one SCoP, for [`emit_c`]'s control program.
@@ -126,13 +130,17 @@ pub struct CudaScop {
     pub note: Option<String>,
 }
 
-/// Decides whether `scop` runs on the GPU: `expanded`, `deps`, `sched` and `program` are the
-/// pipeline's (with private scalars expanded), `scop` the SCoP as written.
-pub fn plan(scop: &Scop, expanded: &Scop, deps: &Dependences, sched: &TiledSchedule, program: &TaskProgram) -> polyhedral::Result<CudaPlan> {
-    if let Some(a) = scop.arrays.iter().find(|a| a.rank == 0 && a.written) {
-        let why = format!("it writes the scalar `{}`, which the threads of a launch would share", a.name);
-        return Ok(CudaPlan { gpu: Err(why) });
-    }
+/// Decides whether `scop` runs on the GPU: `expanded`, `deps`, `sched`, `program` and
+/// `private` (the scalars private to each task) are the pipeline's (with private scalars
+/// expanded), `scop` the SCoP as written.
+pub fn plan(
+    scop: &Scop,
+    expanded: &Scop,
+    deps: &Dependences,
+    sched: &TiledSchedule,
+    program: &TaskProgram,
+    private: &[PrivateScalar],
+) -> polyhedral::Result<CudaPlan> {
     let names = scop.params.iter().map(|p| &p.name).chain(scop.arrays.iter().map(|a| &a.name));
     if let Some(name) = names.into_iter().find(|n| CXX_RESERVED.contains(&n.as_str())) {
         let why = format!("the variable `{name}` is a reserved word of CUDA C++, in which the kernels are written");
@@ -148,14 +156,126 @@ pub fn plan(scop: &Scop, expanded: &Scop, deps: &Dependences, sched: &TiledSched
         let flags = polyhedral::parallel_loops(expanded, deps, sched, k, &loops)?;
         parallel.push(loops.into_iter().zip(flags).collect::<Vec<_>>());
     }
-    for (class, flags) in program.classes.iter().zip(&parallel) {
-        if !flags.iter().any(|(_, p)| *p) {
-            let why = format!("the tiles of {} have no parallel loop (they would run as one GPU thread)", class.name);
-            return Ok(CudaPlan { gpu: Err(why) });
+    let serial: Vec<usize> = (0..program.classes.len()).filter(|&k| !parallel[k].iter().any(|(_, p)| *p)).collect();
+    if !serial.is_empty() {
+        let classes: Vec<&str> = serial.iter().map(|&k| program.classes[k].name.as_str()).collect();
+        let mut why = format!(
+            "the tiles of {} {} no parallel loop (they would run as one GPU thread)",
+            and_list(&classes),
+            if classes.len() == 1 { "have" } else { "have each" }
+        );
+        // Name the shared scalars those tiles write: they order every iteration that writes them.
+        let shared: Vec<String> = scop
+            .arrays
+            .iter()
+            .filter(|a| a.rank == 0 && a.written && !private.iter().any(|p| p.array == a.id))
+            .filter(|a| serial.iter().any(|&k| sched.nests[k].statements.iter().any(|&s| writes(scop, s.index(), a.id))))
+            .map(|a| format!("`{}`", a.name))
+            .collect();
+        if !shared.is_empty() {
+            let _ = write!(
+                why,
+                "; they write the scalar{} {}, which could not be made private to each task, so its dependences order their iterations",
+                if shared.len() == 1 { "" } else { "s" },
+                and_list(&shared.iter().map(String::as_str).collect::<Vec<_>>())
+            );
+        }
+        return Ok(CudaPlan { gpu: Err(why) });
+    }
+    // A scalar private to each task must also be private to each GPU thread.
+    for p in private {
+        for (k, class) in program.classes.iter().enumerate() {
+            let scopes: Vec<KernelScope> = kernel_roots(&class.body, &parallel[k]).into_iter().map(|r| kernel_scope(r, &parallel[k])).collect();
+            if let Some(why) = polyhedral::thread_private(scop, p.array, sched, k, &scopes)? {
+                let why = format!(
+                    "the scalar `{}` is private to each task but not to each GPU thread of {}: {why}",
+                    scop.array(p.array).name,
+                    class.name
+                );
+                return Ok(CudaPlan { gpu: Err(why) });
+            }
         }
     }
     let slabs = polyhedral::array_slabs(scop)?;
-    Ok(CudaPlan { gpu: Ok(GpuScop { parallel, slabs }) })
+    Ok(CudaPlan { gpu: Ok(GpuScop { parallel, slabs, thread_local: private.to_vec() }) })
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[&str]) -> String {
+    match items.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        Some((last, _)) => last.to_string(),
+        None => String::new(),
+    }
+}
+
+/// Whether statement `stmt` of `scop` writes `array`.
+fn writes(scop: &Scop, stmt: usize, array: ArrayId) -> bool {
+    scop.statements.get(stmt).is_some_and(|s| s.accesses.iter().any(|a| a.array == array && a.kind == AccessKind::Write))
+}
+
+/// Whether statement `stmt` of `scop` reads or writes `array`.
+fn accesses(scop: &Scop, stmt: usize, array: ArrayId) -> bool {
+    scop.statements.get(stmt).is_some_and(|s| s.accesses.iter().any(|a| a.array == array))
+}
+
+/// The index of statement `S<k>`.
+fn statement_index(name: &str) -> Option<usize> {
+    name.strip_prefix('S').and_then(|k| k.parse().ok())
+}
+
+/// The roots of the kernels of a tile body, in the order [`host`] launches them: each parallel
+/// loop that no parallel loop encloses, and each statement outside every parallel loop.
+fn kernel_roots<'a>(ast: &'a Ast, parallel: &[(BodyLoop, bool)]) -> Vec<&'a Ast> {
+    fn walk<'a>(ast: &'a Ast, parallel: &[(BodyLoop, bool)], out: &mut Vec<&'a Ast>) {
+        match ast {
+            Ast::Block(items) => items.iter().for_each(|i| walk(i, parallel, out)),
+            Ast::For { iter, body, .. } if !is_parallel(iter, body, parallel) => walk(body, parallel, out),
+            Ast::If { then, els, .. } => {
+                walk(then, parallel, out);
+                if let Some(e) = els {
+                    walk(e, parallel, out);
+                }
+            }
+            Ast::For { .. } | Ast::User { .. } => out.push(ast),
+        }
+    }
+    let mut out = Vec::new();
+    walk(ast, parallel, &mut out);
+    out
+}
+
+/// The loop that takes the second thread dimension inside the thread loop with body `body`:
+/// a parallel loop that is the whole body.
+fn inner_thread_loop<'a>(body: &'a Ast, parallel: &[(BodyLoop, bool)]) -> Option<&'a Ast> {
+    match body {
+        Ast::For { iter, body: b, .. } if is_parallel(iter, b, parallel) => Some(body),
+        Ast::Block(items) if items.len() == 1 => match &items[0] {
+            f @ Ast::For { iter, body: b, .. } if is_parallel(iter, b, parallel) => Some(f),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The kernel rooted at `root` (one of [`kernel_roots`]) as the private scalars see it.
+fn kernel_scope(root: &Ast, parallel: &[(BodyLoop, bool)]) -> KernelScope {
+    let dim = |iter: &str| iter.strip_prefix(BODY_ITER).and_then(|d| d.parse::<usize>().ok());
+    match root {
+        Ast::For { iter, body, .. } => {
+            let statements = BodyLoop::of(iter, body, BODY_ITER).map(|l| l.statements).unwrap_or_default();
+            let innermost = match inner_thread_loop(body, parallel) {
+                Some(Ast::For { iter: inner, .. }) => dim(inner),
+                _ => dim(iter),
+            };
+            // An iterator that is not a schedule dimension cannot happen; all dimensions fixed
+            // then asks for the strictest condition.
+            KernelScope { statements, fixed: innermost.map_or(usize::MAX, |d| d + 1) }
+        }
+        Ast::User { name, .. } => KernelScope { statements: vec![name.clone()], fixed: usize::MAX },
+        // Not a kernel root: no statement, so a private scalar it accessed would be refused.
+        Ast::Block(_) | Ast::If { .. } => KernelScope { statements: Vec::new(), fixed: usize::MAX },
+    }
 }
 
 /// Whether the body loop over `iter` with body `body` is parallel.
@@ -204,6 +324,10 @@ fn scop_params(scop: &Scop) -> Vec<(Param, String)> {
         out.push((Param { ty: p.c_type.clone(), name: p.name.clone() }, p.name.clone()));
     }
     for a in &scop.arrays {
+        if a.rank == 0 && a.written {
+            out.push((Param { ty: format!("{} *", a.elem_type), name: format!("tf_p_{}", a.name) }, format!("tf_dev_{}", a.name)));
+            continue;
+        }
         if a.rank == 0 {
             out.push((Param { ty: a.elem_type.clone(), name: a.name.clone() }, a.name.clone()));
             continue;
@@ -250,6 +374,11 @@ fn scop_host(n: usize, scop: &Scop, prog: &TaskProgram, gpu: &GpuScop, kernels: 
             "{pad}void *tf_dev_{name} = tf_gpu_copy_in(tf_gpu_mod, (const void *)&{name}[tf_lo_{name}], (size_t)(tf_hi_{name} - tf_lo_{name} + 1) * sizeof({name}[0]));"
         );
     }
+    // Written scalars: a buffer of one element, holding the user's value first (a shared scalar
+    // may read it) and the final value at the end.
+    for a in scop.arrays.iter().filter(|a| a.rank == 0 && a.written) {
+        let _ = writeln!(s, "{pad}void *tf_dev_{n} = tf_gpu_copy_in(tf_gpu_mod, (const void *)&{n}, sizeof({n}));", n = a.name);
+    }
     let common = scop_params(scop);
     // Each class's launches, printed once (the tile enumeration may spawn a class from several
     // places); the kernels they use are numbered in order through the file.
@@ -268,6 +397,7 @@ fn scop_host(n: usize, scop: &Scop, prog: &TaskProgram, gpu: &GpuScop, kernels: 
             tile_sizes: &class.tile_sizes,
             parallel: &gpu.parallel[k],
             common: &common,
+            thread_local: &gpu.thread_local,
             host_iters: Vec::new(),
             first: kernels.len(),
         };
@@ -277,6 +407,9 @@ fn scop_host(n: usize, scop: &Scop, prog: &TaskProgram, gpu: &GpuScop, kernels: 
     }
     let launches = |k: usize, _depth: usize| -> String { class_host[k].clone() };
     s.push_str(&emit_c::spawns(n, prog, Some(&launches)));
+    for a in scop.arrays.iter().filter(|a| a.rank == 0 && a.written) {
+        let _ = writeln!(s, "{pad}tf_gpu_copy_out(tf_gpu_mod, (void *)&{n}, tf_dev_{n}, sizeof({n}));", n = a.name);
+    }
     for a in scop.arrays.iter().filter(|a| a.rank > 0) {
         let name = &a.name;
         if a.written {
@@ -286,7 +419,7 @@ fn scop_host(n: usize, scop: &Scop, prog: &TaskProgram, gpu: &GpuScop, kernels: 
             );
         }
     }
-    for a in scop.arrays.iter().filter(|a| a.rank > 0) {
+    for a in scop.arrays.iter().filter(|a| a.rank > 0 || a.written) {
         let _ = writeln!(s, "{pad}tf_gpu_free(tf_gpu_mod, tf_dev_{});", a.name);
     }
     s
@@ -301,6 +434,8 @@ struct HostCtx<'a> {
     tile_sizes: &'a [i64],
     parallel: &'a [(BodyLoop, bool)],
     common: &'a [(Param, String)],
+    /// The written scalars each thread keeps in a variable of its own.
+    thread_local: &'a [PrivateScalar],
     /// Iterators of the enclosing host loops.
     host_iters: Vec<String>,
     /// The index of the class's first kernel.
@@ -380,24 +515,46 @@ fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [String; 2], [u3
             r = a.rank
         );
     }
+    // Written scalars: a shared one is the buffer's element; a thread-local one is a variable
+    // of each iteration of the innermost thread loop (declared below), and the instance of its
+    // last write stores its value in the buffer.
+    let run = kernel_scope(ast, ctx.parallel).statements;
+    let runs = |id: ArrayId| run.iter().filter_map(|s| statement_index(s)).any(|k| accesses(scop, k, id));
+    let mut locals = String::new();
+    for a in scop.arrays.iter().filter(|a| a.rank == 0 && a.written && runs(a.id)) {
+        match ctx.thread_local.iter().any(|p| p.array == a.id) {
+            true => locals.push_str(&format!("{} {n} = 0; (void){n}; ", a.elem_type, n = a.name)),
+            false => {
+                let _ = writeln!(t, "  {} &{n} = *tf_p_{n}; (void){n};", a.elem_type, n = a.name);
+            }
+        }
+    }
+    let declare = |t: &mut String, depth: usize| {
+        if !locals.is_empty() {
+            let _ = writeln!(t, "{}{}", "  ".repeat(depth), locals.trim_end());
+        }
+    };
+    // Every written scalar is named as it is (a local variable or a reference), never `(*s)`.
+    let bare: Vec<PrivateScalar> = scop
+        .arrays
+        .iter()
+        .filter(|a| a.rank == 0 && a.written)
+        .map(|a| PrivateScalar { array: a.id, copy_out: Vec::new(), last_writes: Vec::new() })
+        .collect();
     let mut user = |out: &mut String, sname: &str, args: &[Expr], depth: usize| {
-        emit_c::statement(out, scop, &[], sname, args, depth, None);
+        emit_c::statement(out, scop, &bare, sname, args, depth, None);
+        for p in ctx.thread_local {
+            last_write(out, p, &scop.array(p.array).name, sname, args, depth);
+        }
     };
     let (grid, block) = match ast {
         Ast::For { iter, init, cond, inc, body } => {
             // A second parallel loop when it is the whole body.
-            let inner = match body.as_ref() {
-                Ast::For { iter: i2, body: b2, .. } if is_parallel(i2, b2, ctx.parallel) => Some(body.as_ref()),
-                Ast::Block(items) if items.len() == 1 => match &items[0] {
-                    f @ Ast::For { iter: i2, body: b2, .. } if is_parallel(i2, b2, ctx.parallel) => Some(f),
-                    _ => None,
-                },
-                _ => None,
-            };
-            match inner {
+            match inner_thread_loop(body, ctx.parallel) {
                 Some(Ast::For { iter: i2, init: init2, cond: cond2, inc: inc2, body: body2 }) => {
                     thread_loop(&mut t, 1, "y", iter, init, cond, inc);
                     thread_loop(&mut t, 2, "x", i2, init2, cond2, inc2);
+                    declare(&mut t, 3);
                     c_ast::stmt(&mut t, body2, 3, &mut user);
                     t.push_str("    }\n  }\n");
                     let bx = BLOCK / BLOCK_Y;
@@ -407,6 +564,7 @@ fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [String; 2], [u3
                 }
                 _ => {
                     thread_loop(&mut t, 1, "x", iter, init, cond, inc);
+                    declare(&mut t, 2);
                     c_ast::stmt(&mut t, body, 2, &mut user);
                     t.push_str("  }\n");
                     ([grid_blocks(iter, init, cond, inc, None, BLOCK, MAX_GRID_X, ctx), "1".into()], [BLOCK, 1])
@@ -415,6 +573,7 @@ fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [String; 2], [u3
         }
         other => {
             t.push_str("  if (blockIdx.x == 0 && threadIdx.x == 0 && blockIdx.y == 0 && threadIdx.y == 0) {\n");
+            declare(&mut t, 2);
             c_ast::stmt(&mut t, other, 2, &mut user);
             t.push_str("  }\n");
             (["1".to_string(), "1".to_string()], [1, 1])
@@ -431,6 +590,30 @@ fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [String; 2], [u3
     let _ = writeln!(l, "  tf_emu_run(tf_grid, tf_block, [&] {{ {name}({}); }});", call.join(", "));
     l.push_str("}\n");
     (Kernel { name: name.to_string(), text: t, launcher: l }, grid, block)
+}
+
+/// After an instance of statement `stmt` (coordinates `args`): when it is the last write of the
+/// thread-local scalar `p` (called `name`), its value goes to the scalar's buffer, which the host
+/// copies back to the user's variable.
+fn last_write(out: &mut String, p: &PrivateScalar, name: &str, stmt: &str, args: &[Expr], depth: usize) {
+    for (_, points) in p.last_writes.iter().filter(|(s, _)| s == stmt) {
+        let pad = "  ".repeat(depth);
+        let _ = writeln!(out, "{pad}{{ /* the last write of {name}: its value is the one left after the SCoP */");
+        c_ast::stmt(out, points, depth + 1, &mut |out, _name, coords, depth| {
+            let pad = "  ".repeat(depth);
+            let same: Vec<String> =
+                args.iter().zip(coords).map(|(a, c)| format!("({}) == ({})", c_ast::expr(a), c_ast::expr(c))).collect();
+            match same.is_empty() {
+                true => {
+                    let _ = writeln!(out, "{pad}*tf_p_{name} = {name};");
+                }
+                false => {
+                    let _ = writeln!(out, "{pad}if ({}) *tf_p_{name} = {name};", same.join(" && "));
+                }
+            }
+        });
+        let _ = writeln!(out, "{pad}}}");
+    }
 }
 
 /// `for (iter = init + tid * inc; cond; iter += nthreads * inc)` along thread dimension `dim`.

@@ -21,10 +21,10 @@ use testsuite::process::{compile, expect_success, run};
 /// checked by hand: a written scalar (deriche, durbin, gramschmidt, ludcmp, symm). (cholesky,
 /// floyd-warshall, jacobi-1d, nussinov and seidel-2d had no parallel loop in their tiles until
 /// the cuda target asked ISL for outer coincidence, which gives them parallel inner bands.)
-const ON_GPU: [&str; 25] = [
-    "2mm", "3mm", "adi", "atax", "bicg", "cholesky", "correlation", "covariance", "doitgen", "fdtd-2d", "floyd-warshall", "gemm",
-    "gemver", "gesummv", "heat-3d", "jacobi-1d", "jacobi-2d", "lu", "mvt", "nussinov", "seidel-2d", "syr2k", "syrk", "trisolv",
-    "trmm",
+const ON_GPU: [&str; 27] = [
+    "2mm", "3mm", "adi", "atax", "bicg", "cholesky", "correlation", "covariance", "deriche", "doitgen", "fdtd-2d", "floyd-warshall",
+    "gemm", "gemver", "gesummv", "gramschmidt", "heat-3d", "jacobi-1d", "jacobi-2d", "lu", "mvt", "nussinov", "seidel-2d", "syr2k",
+    "syrk", "trisolv", "trmm",
 ];
 
 /// The notice of a program that falls back to its CPU task version.
@@ -92,10 +92,11 @@ fn verify(kernel: &str, defines: &[&str], extra: &[&str], gpu: &str) -> Result<S
     Ok(stderr)
 }
 
-/// Verifies `kernel` on the emulated device at MINI with tiles of 8 (many tiles, so tiles wait
-/// for each other across the device's streams) and at SMALL with the target's default tiles.
-fn emulated(kernel: &str) {
-    for (defines, extra) in [(&["MINI_DATASET"], &["--tile-sizes", "8"][..]), (&["SMALL_DATASET"], &[][..])] {
+/// Verifies `kernel` on the emulated device at MINI with `--tile-sizes mini_tiles` (8 unless
+/// said otherwise: many tiles, so tiles wait for each other across the device's streams) and at
+/// SMALL with the target's default tiles.
+fn emulated_with_tiles(kernel: &str, mini_tiles: &str) {
+    for (defines, extra) in [(&["MINI_DATASET"], &["--tile-sizes", mini_tiles][..]), (&["SMALL_DATASET"], &[][..])] {
         match verify(kernel, defines, extra, "emulate") {
             Ok(stderr) => assert!(!stderr.contains(FALLBACK), "{kernel} {defines:?} {extra:?} fell back to the CPU:\n{stderr}"),
             Err(e) => panic!("{kernel} {defines:?} {extra:?}: {e:#}"),
@@ -104,11 +105,11 @@ fn emulated(kernel: &str) {
 }
 
 macro_rules! emulated_tests {
-    ($($name:ident: $kernel:literal,)*) => {
+    ($($name:ident: $kernel:literal $(tiles $tiles:literal)?,)*) => {
         $(
             #[test]
             fn $name() {
-                emulated($kernel);
+                emulated_with_tiles($kernel, [$($tiles,)? "8"][0]);
             }
         )*
         /// The tests above cover exactly [`ON_GPU`].
@@ -129,12 +130,17 @@ emulated_tests! {
     emulated_cholesky: "cholesky",
     emulated_correlation: "correlation",
     emulated_covariance: "covariance",
+    // The recursive filters carry values along their sequential dimension in scalars (`ym1`,
+    // ...), private to a thread only when that dimension is not cut into tiles: tiles of 8
+    // along the parallel dimension only.
+    emulated_deriche: "deriche" tiles "8,1000",
     emulated_doitgen: "doitgen",
     emulated_fdtd_2d: "fdtd-2d",
     emulated_floyd_warshall: "floyd-warshall",
     emulated_gemm: "gemm",
     emulated_gemver: "gemver",
     emulated_gesummv: "gesummv",
+    emulated_gramschmidt: "gramschmidt",
     emulated_heat_3d: "heat-3d",
     emulated_jacobi_1d: "jacobi-1d",
     emulated_jacobi_2d: "jacobi-2d",
