@@ -169,20 +169,53 @@ pub fn task_private(scop: &Scop, expansions: &[ScalarExpansion], sched: &TiledSc
     let sets = ScopSets::parse(&ctx, scop)?;
     let mut tile_maps = UnionMap::empty(&ctx)?;
     let mut times = UnionMap::empty(&ctx)?;
+    let mut nest_times = Vec::with_capacity(sched.nests.len());
     for (k, nest) in sched.nests.iter().enumerate() {
         let map = UnionMap::read(&ctx, &nest.tile_map).map_err(|e| input_error(&format!("tile map of nest N{k}"), &nest.tile_map, e))?;
         tile_maps = tile_maps.union(map)?;
         let time = UnionMap::read(&ctx, &nest.schedule).map_err(|e| input_error(&format!("schedule of nest N{k}"), &nest.schedule, e))?;
-        times = times.union(pad_to_common_depth(time)?.0)?;
+        let (time, depth) = pad_to_common_depth(time)?;
+        times = times.union(time.clone())?;
+        nest_times.push((time, depth, nest.tile_sizes.len()));
     }
     let same_task = tile_maps.clone().apply_range(tile_maps.clone().reverse()?)?;
+    let mut groups = Groups { nest_times, levels: vec![same_task.clone()] };
     let mut out = Vec::new();
     for e in expansions {
-        if let Some(p) = one_task_private(&ctx, &sets, scop, e, &tile_maps, &same_task, &times, sched.nests.len())? {
+        if let Some(p) = one_task_private(&ctx, &sets, scop, e, &tile_maps, &mut groups, &times, sched.nests.len())? {
             out.push(p);
         }
     }
     Ok(out)
+}
+
+/// The groups of instances one variable may serve, finest last: level 0 pairs the instances
+/// of one task, level `x` those of one task with equal first `x` point coordinates (each nest's
+/// padded schedule, `(time, depth, tile dimensions)`); computed when first asked for.
+struct Groups<'c> {
+    nest_times: Vec<(UnionMap<'c>, usize, usize)>,
+    levels: Vec<UnionMap<'c>>,
+}
+
+impl<'c> Groups<'c> {
+    /// Level `x`, or `None` past the deepest nest's last point dimension.
+    fn level(&mut self, ctx: &'c Ctx, x: usize) -> Result<Option<UnionMap<'c>>> {
+        while self.levels.len() <= x {
+            let x = self.levels.len();
+            if !self.nest_times.iter().any(|&(_, depth, tiles)| tiles + x <= depth) {
+                return Ok(None);
+            }
+            let mut same = UnionMap::empty(ctx)?;
+            for (k, (time, depth, tiles)) in self.nest_times.iter().enumerate() {
+                let prefix: Vec<usize> = (0..(tiles + x).min(*depth)).collect();
+                let p = time.clone().apply_range(UnionMap::read(ctx, &projection(*depth, &format!("N{k}"), &prefix))?)?;
+                same = same.union(p.clone().apply_range(p.reverse()?)?)?;
+            }
+            let same = same.intersect(self.levels[0].clone())?;
+            self.levels.push(same);
+        }
+        Ok(Some(self.levels[x].clone()))
+    }
 }
 
 /// [`task_private`] for one scalar, with the tile maps, the pairs of instances in one task and
@@ -193,7 +226,7 @@ fn one_task_private<'c>(
     scop: &Scop,
     expansion: &ScalarExpansion,
     tile_maps: &UnionMap<'c>,
-    same_task: &UnionMap<'c>,
+    groups: &mut Groups<'c>,
     times: &UnionMap<'c>,
     n_nests: usize,
 ) -> Result<Option<TaskPrivate>> {
@@ -201,15 +234,32 @@ fn one_task_private<'c>(
     let Some((reads, writes, flow)) = scalar_flow(ctx, scop, sets, array)? else {
         return Ok(None);
     };
-    // 1. Values never cross tasks; 2. inside a task, conflicting accesses keep their order.
-    if !one_variable_serves(sets, &reads, &writes, &flow, same_task, times)? {
-        return Ok(None);
+    // 1. Values never cross a group; 2. inside a group, conflicting accesses keep their order.
+    let mut x = 0;
+    loop {
+        let Some(same) = groups.level(ctx, x)? else {
+            return Ok(None);
+        };
+        if one_variable_serves(sets, &reads, &writes, &flow, &same, times)? {
+            break;
+        }
+        x += 1;
     }
     let written = writes.domain()?;
     // The last write: a write with no write after it in the original order.
     let original_writes = sets.original.clone().intersect_domain(written.clone())?;
     let later = original_writes.clone().lex_lt_union_map(original_writes)?;
-    let last = written.subtract(later.domain()?)?;
+    let last = written.clone().subtract(later.domain()?)?;
+    // 3. No write of its task runs after the last write (implied by 2 for whole tasks).
+    if x > 0 {
+        let time = times.clone().intersect_domain(written.clone())?;
+        let after = time.clone().lex_lt_union_map(time)?.reverse()?;
+        let same_task = groups.level(ctx, 0)?.unwrap_or(UnionMap::empty(ctx)?);
+        let pairs = same_task.intersect_domain(written.clone())?.intersect_range(last.clone())?;
+        if !pairs.intersect(after)?.is_empty()? {
+            return Ok(None);
+        }
+    }
     let last_tiles = tile_maps.clone().intersect_domain(last.clone())?.range()?.coalesce()?;
     let mut copy_out = vec![None; n_nests];
     for set in last_tiles.sets()? {

@@ -21,10 +21,10 @@ use testsuite::process::{compile, expect_success, run};
 /// checked by hand: a written scalar (deriche, durbin, gramschmidt, ludcmp, symm). (cholesky,
 /// floyd-warshall, jacobi-1d, nussinov and seidel-2d had no parallel loop in their tiles until
 /// the cuda target asked ISL for outer coincidence, which gives them parallel inner bands.)
-const ON_GPU: [&str; 27] = [
+const ON_GPU: [&str; 28] = [
     "2mm", "3mm", "adi", "atax", "bicg", "cholesky", "correlation", "covariance", "deriche", "doitgen", "fdtd-2d", "floyd-warshall",
-    "gemm", "gemver", "gesummv", "gramschmidt", "heat-3d", "jacobi-1d", "jacobi-2d", "lu", "mvt", "nussinov", "seidel-2d", "syr2k",
-    "syrk", "trisolv", "trmm",
+    "gemm", "gemver", "gesummv", "gramschmidt", "heat-3d", "jacobi-1d", "jacobi-2d", "lu", "mvt", "nussinov", "seidel-2d", "symm",
+    "syr2k", "syrk", "trisolv", "trmm",
 ];
 
 /// The notice of a program that falls back to its CPU task version.
@@ -148,6 +148,7 @@ emulated_tests! {
     emulated_mvt: "mvt",
     emulated_nussinov: "nussinov",
     emulated_seidel_2d: "seidel-2d",
+    emulated_symm: "symm",
     emulated_syr2k: "syr2k",
     emulated_syrk: "syrk",
     emulated_trisolv: "trisolv",
