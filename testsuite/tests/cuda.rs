@@ -148,7 +148,8 @@ emulated_tests! {
     emulated_mvt: "mvt",
     emulated_nussinov: "nussinov",
     emulated_seidel_2d: "seidel-2d",
-    emulated_symm: "symm",
+    // temp2 sums over k for each (i, j): tiles of 8 along i and j, not k (as deriche).
+    emulated_symm: "symm" tiles "8,8,1000",
     emulated_syr2k: "syr2k",
     emulated_syrk: "syrk",
     emulated_trisolv: "trisolv",
