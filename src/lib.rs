@@ -296,6 +296,7 @@ fn compile_scop(
         schedule_config.parallel_point_loops_outer = true;
         if schedule_config.tile_sizes.as_ref().is_some_and(|t| t.is_empty()) {
             schedule_config.tile_sizes = Some(vec![taskgen::emit_cuda::CUDA_TILE]);
+            schedule_config.whole_carrying_members = true;
         }
     }
     // Scalar privatization (polyhedral's `privatize` module): schedule with the expandable

@@ -1,6 +1,7 @@
 //! The polyhedral questions of the CUDA target (`taskgen::emit_cuda`), answered as plain data:
-//! which point dimensions of a tile may run as GPU threads, and which slab of each array a SCoP
-//! touches (what is copied to the device).
+//! which point dimensions of a tile may run as GPU threads, which scalars private to each task
+//! may be private to each thread, and which slab of each array a SCoP touches (what is copied
+//! to the device).
 //!
 //! Parallel loops. For nest `k` with flat schedule `θ` (padded to the nest's common
 //! depth, as [`crate::nest_body_ast`] pads it, so dimension `d` is the loop over iterator
@@ -15,6 +16,24 @@
 //! by the task graph; pairs with different outer point coordinates by the host's sequential
 //! launches. This is ISL's answer for the schedule actually emitted, never a guess from the
 //! source loops.
+//!
+//! Thread-private scalars. A scalar private to each task ([`crate::task_private`]) was
+//! scheduled expanded, so its dependences no longer order the iterations of the loops it was
+//! expanded over, and the threads of a kernel may run such iterations at once. Each thread may
+//! keep it in a variable of each iteration of its innermost thread loop when, for the kernels
+//! of the nest's task body (each given by its statements and by how many leading schedule
+//! dimensions one thread iteration fixes, [`KernelScope`]):
+//! 1. no statement that accesses the scalar runs in two kernels;
+//! 2. every flow pair of the scalar (exact, original order) has both ends in one kernel and
+//!    equal coordinates on those fixed dimensions: same task, same host iterations, same thread
+//!    iteration; a flow into or out of another nest fails this too;
+//! 3. inside one such thread iteration, every pair of accesses to it, at least one a write,
+//!    runs in its original order.
+//!
+//! Then each read finds its source's value in the thread's variable (the argument of
+//! `privatize::one_variable_serves`, which checks 2 and 3). This is ISL's answer on the emitted
+//! schedule: the flow relation is intersected with the "same kernel, same fixed prefix" pairs,
+//! `θ_K ∘ E ∘ θ_K⁻¹` with `E` the equality of the first `fixed` dimensions.
 //!
 //! Slabs. For every array of rank at least one, the elements its accesses touch (each access
 //! restricted to its statement's domain), projected on the outermost subscript, have a least and

@@ -19,17 +19,27 @@
 //!
 //! What code generation does with an expansion ([`task_private`]): the SCoP is scheduled and tiled
 //! with the expanded dependences, and each task then keeps the scalar in a variable of its own
-//! instead of an array of copies, which is enough when, for the final tiled schedule,
-//! 1. every flow dependence through the scalar lies inside one task (a value never crosses
-//!    tasks, so no task reads another task's copy), and
-//! 2. inside one task, every pair of accesses to the scalar, at least one a write, runs in its
-//!    original order (the one variable then holds, at each read, the value the original
-//!    program reads there).
+//! instead of an array of copies, which is enough when, for the final tiled schedule and some
+//! level `x >= 0` (a *group* being the instances of one task with equal first `x` point
+//! coordinates; level 0 is the whole task),
+//! 1. every flow dependence through the scalar lies inside one group (a value never crosses
+//!    groups, so never tasks: no task reads another task's copy), and
+//! 2. inside one group, every pair of accesses to the scalar, at least one a write, runs in its
+//!    original order (a task runs a group's instances one after another, so the one variable
+//!    then holds, at each read, the value the original program reads there: a write run
+//!    between a read and its source would be in their group and, in the original order, a
+//!    later source).
+//! Level 0 is tried first; a deeper level accepts a task that reorders iterations of its outer
+//! point loops around the scalar's values, as the GPU's point order does for symm (`j` outside
+//! `i`, `temp2` living inside one `(i, j)`).
 //! The user's variable then holds the value of the last write after the SCoP: the task of the
 //! tile that runs the lexicographically last write (in the original order) copies its variable
-//! back at its end; by 2, that write is the last one the task runs. Liveness after the SCoP is
-//! not analysed, so that copy is always made. A scalar failing 1 or 2 is not privatized: the
-//! SCoP is scheduled again with its dependences kept (the original order through it).
+//! back at its end, which needs
+//! 3. no write of that task runs after the last write (implied by 2 at level 0).
+//! Liveness after the SCoP is not analysed, so that copy is always made. A scalar failing 1, 2
+//! or 3 at every level is not privatized: the SCoP is scheduled again with its dependences kept
+//! (the original order through it). [`TaskPrivate::last_writes`] names the last write's
+//! instance for the GPU, where the copy is made by the thread that runs it.
 
 use crate::isl::{AccessInfo, Ctx, UnionMap, UnionSet};
 use crate::maps::{input_error, nest_of_name, pad_to_common_depth, projection};

@@ -140,11 +140,11 @@ fn a_slab_follows_the_outermost_subscript() {
 ///   for (j = 0; j < N; j++) { s = s + A[i][j]; B[i][j] = s; }   // S1
 /// }
 /// ```
-/// with `N <= 100`, so that tiles of 1000 along `j` hold a whole row.
-fn row_filter() -> frontend::ir::Scop {
+/// in the context `context` (of `N`).
+fn row_filter(context: &str) -> frontend::ir::Scop {
     common::scop(
         &["N"],
-        "[N] -> { : 1 <= N <= 100 }",
+        context,
         &[("s", 0), ("A", 2), ("B", 2)],
         vec![
             common::stmt(
@@ -174,7 +174,8 @@ fn row_filter() -> frontend::ir::Scop {
 /// [`thread_private`] for `s` in nest 0 with kernels `kernels(parallel dim, sequential dim)`,
 /// the dimensions of its task body's parallel (`i`) and sequential (`j`) loops.
 fn row_filter_private(kernels: impl Fn(usize, usize) -> Vec<KernelScope>) -> Option<String> {
-    let scop = row_filter();
+    // N <= 100, so that tiles of 1000 along `j` hold a whole row.
+    let scop = row_filter("[N] -> { : 1 <= N <= 100 }");
     let candidates = scalar_expansions(&scop).unwrap();
     assert_eq!(candidates.len(), 1, "s is expanded over i");
     let expanded = expand_scalars(&scop, &candidates).unwrap();
@@ -218,4 +219,28 @@ fn a_value_carried_across_threads_or_launches_is_not_private() {
         vec![KernelScope { statements: vec!["S0".into(), "S1".into()], fixed: par + 1 }, KernelScope { statements: vec!["S1".into()], fixed: par + 1 }]
     };
     assert!(row_filter_private(twice).expect("S1 in two kernels").contains("runs in two kernels"));
+}
+
+/// For any `N`, tiles of 8 along `j` would cut a row, and `s` would cross tiles. With
+/// `whole_carrying_members` (the cuda target's default), `j`, which carries the running value,
+/// is not cut (its tile coordinate is 0) while `i`, which carries nothing, is: `s` is then
+/// private to each task for every `N`.
+#[test]
+fn for_the_gpu_a_member_that_carries_a_value_is_not_cut() {
+    let scop = row_filter("[N] -> { : N >= 1 }");
+    let candidates = scalar_expansions(&scop).unwrap();
+    let expanded = expand_scalars(&scop, &candidates).unwrap();
+    let deps = dependences(&expanded).unwrap();
+    let private_with = |whole_carrying_members: bool| {
+        let cfg = ScheduleConfig {
+            tile_sizes: Some(vec![8]),
+            parallel_point_loops_outer: true,
+            whole_carrying_members,
+            ..ScheduleConfig::default()
+        };
+        let (sched, _) = schedule(&expanded, &deps, &cfg).unwrap();
+        (sched.nests[0].tile_sizes.clone(), task_private(&scop, &candidates, &sched).unwrap().len())
+    };
+    assert_eq!(private_with(false), (vec![8, 8], 0));
+    assert_eq!(private_with(true), (vec![8, polyhedral::WHOLE_LOOP], 1));
 }

@@ -21,14 +21,55 @@
 //! statement outside any parallel loop is a launch of one thread. No `__syncthreads`, no shared
 //! memory, so the emulation runs the threads of a launch one after another.
 //!
+//! Written scalars. The pipeline has already decided which written scalars are private to each
+//! task (polyhedral's `privatize` module: one variable per task, or per iteration of a point
+//! loop of the task, serves them, and the SCoP was scheduled with them expanded, so their
+//! dependences no longer order other iterations). On the GPU:
+//! - A scalar private to each task must also be private to each thread: a variable declared at
+//!   the top of the innermost thread loop's body (for a one-thread launch, of the kernel), so one
+//!   per thread and per iteration of that loop. [`polyhedral::thread_private`] decides it with
+//!   ISL, per task class, from the kernels of the tile body (`kernel_roots`: their statements and the
+//!   schedule dimensions one thread iteration fixes): every flow of the scalar lies inside one
+//!   kernel with equal coordinates down to the innermost thread dimension (one launch, one
+//!   thread, one iteration), inside which its accesses keep their original order. deriche's
+//!   `ym1` (a running value along a row, one thread per row) and symm's `temp2` (a sum over `k`
+//!   for each `(i, j)` thread) pass. A scalar private to tasks but not to threads (its value
+//!   flows from one launch or thread to another) keeps its SCoP on the CPU, with a note naming it.
+//! - Its final value: the user's variable must hold, after the SCoP, the value of the last write
+//!   in the original order (its liveness after the SCoP is not analysed). The statement instance
+//!   that is that write ([`PrivateScalar::last_writes`], at most one for any parameter values)
+//!   stores its thread's value in a device buffer of one element, which the host copies back to
+//!   the variable at the exit (it was copied in from it at the entry, so a SCoP whose parameters
+//!   make it write nothing leaves the variable unchanged).
+//! - Every other written scalar (not privatized: its values cross iterations, like durbin's
+//!   `alpha`, or it reads its value from before the SCoP) is shared: it lives in the device
+//!   buffer of one element, copied in at the entry and out at the exit, and kernels name it
+//!   through a reference to that element (`double &s = *tf_p_s;`). This is correct for the same
+//!   reason as for arrays: its dependences are all in the schedule, so a loop whose iterations
+//!   write it is not parallel (its accesses run on one thread, in order), launches that touch it
+//!   are ordered on the task's stream, and tasks by the task graph. A statement outside every
+//!   parallel loop (host side, between launches) that writes a scalar is a launch of one thread
+//!   that writes the buffer, never the host's variable.
+//!
+//! For the GPU, the driver asks the scheduler not to cut band members that carry dependences
+//! when the band has a member that carries none (`ScheduleConfig::whole_carrying_members`, with
+//! the target's default tiles only): the free members become threads, and a value carried along
+//! the others (deriche's rows, symm's sum over `k`) stays in one tile, and so in one thread, at
+//! every size.
+//!
 //! What stays on the CPU (the whole SCoP, with a note in `-v` and as a comment in `out.c`): a SCoP
-//! that writes a scalar (the threads of a launch would share it), or with a task class whose tile
-//! has no parallel loop at all (it would run as one thread), or whose statements need what a
+//! with a task class whose tile has no parallel loop at all (it would run as one thread; the note
+//! names the shared scalars those tiles write, whose dependences may be the cause), or with a
+//! scalar private to tasks but not to threads (above), or whose statements need what a
 //! kernel cannot have (a macro without a definition to copy, a variable named by a word of CUDA
 //! C++). A statement that calls a function of the user's compiles in `out.c` but not in
 //! `out.cu`: NVRTC then fails at run time and the program falls back (the runtime's notice).
 //! Mixing CPU and GPU tiles in one SCoP would need copies between the two memories at each
-//! dependence; that is left for later. Of the 30 PolyBench kernels, 20 run on the GPU path.
+//! dependence; that is left for later. Of the 30 PolyBench kernels, 28 run on the GPU path;
+//! durbin and ludcmp stay on the CPU because some of their task classes have no parallel loop
+//! (durbin: its single-statement classes and its `k` loop, whose inner loops the scheduler fuses
+//! and skews into one sequential loop; ludcmp: forward and back substitution, and the LU nest,
+//! whose `w` is expanded over `i` only, being shared with the other two nests).
 //!
 //! Memory. At the entry of a SCoP on the GPU, each array it touches is copied in, only its slab
 //! `[lo, hi]` of the outermost index ([`polyhedral::array_slabs`], evaluated from the parameters
@@ -45,8 +86,9 @@
 //!
 //! Kernel parameters, in this order (the host's argument lists reproduce it): the tile key
 //! `tf_k<d>` (`long`), the host loop iterators in scope (`long`), the SCoP's parameters (their C
-//! types), per array its device pointer, `lo` and inner dimensions (`long`), and the read-only
-//! scalars by value.
+//! types), per array its device pointer, `lo` and inner dimensions (`long`), the read-only
+//! scalars by value, and per written scalar the device pointer of its one-element buffer
+//! (`tf_p_<name>`), in the order of the SCoP's arrays.
 //!
 //! Coarsening. A launch costs about 5 us, so a launch must carry many threads. First, the
 //! scheduler is asked for outer coincidence for this target (the `schedule` module): a time loop
@@ -160,9 +202,9 @@ pub fn plan(
     if !serial.is_empty() {
         let classes: Vec<&str> = serial.iter().map(|&k| program.classes[k].name.as_str()).collect();
         let mut why = format!(
-            "the tiles of {} {} no parallel loop (they would run as one GPU thread)",
+            "the tiles of {} have no parallel loop ({} run as one GPU thread)",
             and_list(&classes),
-            if classes.len() == 1 { "have" } else { "have each" }
+            if classes.len() == 1 { "they would" } else { "each would" }
         );
         // Name the shared scalars those tiles write: they order every iteration that writes them.
         let shared: Vec<String> = scop
@@ -173,11 +215,13 @@ pub fn plan(
             .map(|a| format!("`{}`", a.name))
             .collect();
         if !shared.is_empty() {
+            let (noun, verb, pronoun) = if shared.len() == 1 { ("scalar", "is", "its") } else { ("scalars", "are", "their") };
             let _ = write!(
                 why,
-                "; they write the scalar{} {}, which could not be made private to each task, so its dependences order their iterations",
-                if shared.len() == 1 { "" } else { "s" },
-                and_list(&shared.iter().map(String::as_str).collect::<Vec<_>>())
+                "; the {noun} {}, written there, {verb} not private to each task (a value crosses iterations or tiles), so {pronoun} \
+                 dependences keep the iterations that access {} in order",
+                and_list(&shared.iter().map(String::as_str).collect::<Vec<_>>()),
+                if shared.len() == 1 { "it" } else { "them" }
             );
         }
         return Ok(CudaPlan { gpu: Err(why) });
@@ -648,7 +692,8 @@ fn grid_blocks(iter: &str, init: &Expr, cond: &Expr, inc: &Expr, thread_outer: O
         _ => {
             let d = iter.strip_prefix(BODY_ITER).and_then(|d| d.parse::<usize>().ok()).unwrap_or(usize::MAX);
             let p = ctx.class_dims;
-            let extent = match (d >= p && d < 2 * p, ctx.tile_sizes.iter().max()) {
+            let cut = ctx.tile_sizes.iter().filter(|&&t| t < polyhedral::WHOLE_LOOP).max();
+            let extent = match (d >= p && d < 2 * p, cut) {
                 (true, Some(&t)) => t,
                 _ => OTHER_EXTENT,
             };
