@@ -16,10 +16,12 @@
 //! correct), and
 //! when the loop's whole body is one loop over another parallel dimension, that one takes the
 //! second thread dimension (`y` outside, `x` inside). Everything inside stays loops of one
-//! thread. The code around such loops (sequential point loops, conditions) runs on the host: each
-//! iteration of a sequential loop issues its launches on the task's CUDA stream, in order. A
-//! statement outside any parallel loop is a launch of one thread. No `__syncthreads`, no shared
-//! memory, so the emulation runs the threads of a launch one after another.
+//! thread. The code around such loops (sequential point loops that hold one, conditions) runs
+//! on the host: each iteration of such a loop issues its launches on the task's CUDA stream, in
+//! order. A sequential loop that holds no parallel loop (gramschmidt's sum of squares), or a
+//! statement outside every loop, is one launch of one thread that runs it whole. No
+//! `__syncthreads`, no shared memory, so the emulation runs the threads of a launch one after
+//! another.
 //!
 //! Written scalars. The pipeline has already decided which written scalars are private to each
 //! task (polyhedral's `privatize` module: one variable per task, or per iteration of a point
@@ -268,13 +270,29 @@ fn statement_index(name: &str) -> Option<usize> {
     name.strip_prefix('S').and_then(|k| k.parse().ok())
 }
 
+/// Whether the loop over `iter` with body `body` runs on the host (one iteration after the
+/// other, each issuing its launches): a sequential loop around a parallel one. A sequential loop
+/// with no parallel loop inside is one launch of one thread, which runs it whole.
+fn host_loop(iter: &str, body: &Ast, parallel: &[(BodyLoop, bool)]) -> bool {
+    fn encloses_parallel(ast: &Ast, parallel: &[(BodyLoop, bool)]) -> bool {
+        match ast {
+            Ast::Block(items) => items.iter().any(|i| encloses_parallel(i, parallel)),
+            Ast::For { iter, body, .. } => is_parallel(iter, body, parallel) || encloses_parallel(body, parallel),
+            Ast::If { then, els, .. } => encloses_parallel(then, parallel) || els.as_ref().is_some_and(|e| encloses_parallel(e, parallel)),
+            Ast::User { .. } => false,
+        }
+    }
+    !is_parallel(iter, body, parallel) && encloses_parallel(body, parallel)
+}
+
 /// The roots of the kernels of a tile body, in the order [`host`] launches them: each parallel
-/// loop that no parallel loop encloses, and each statement outside every parallel loop.
+/// loop that no parallel loop encloses, each sequential loop with no parallel loop inside that
+/// no parallel loop encloses, and each statement outside every loop of those.
 fn kernel_roots<'a>(ast: &'a Ast, parallel: &[(BodyLoop, bool)]) -> Vec<&'a Ast> {
     fn walk<'a>(ast: &'a Ast, parallel: &[(BodyLoop, bool)], out: &mut Vec<&'a Ast>) {
         match ast {
             Ast::Block(items) => items.iter().for_each(|i| walk(i, parallel, out)),
-            Ast::For { iter, body, .. } if !is_parallel(iter, body, parallel) => walk(body, parallel, out),
+            Ast::For { iter, body, .. } if host_loop(iter, body, parallel) => walk(body, parallel, out),
             Ast::If { then, els, .. } => {
                 walk(then, parallel, out);
                 if let Some(e) = els {
@@ -306,6 +324,11 @@ fn inner_thread_loop<'a>(body: &'a Ast, parallel: &[(BodyLoop, bool)]) -> Option
 fn kernel_scope(root: &Ast, parallel: &[(BodyLoop, bool)]) -> KernelScope {
     let dim = |iter: &str| iter.strip_prefix(BODY_ITER).and_then(|d| d.parse::<usize>().ok());
     match root {
+        Ast::For { iter, body, .. } if !is_parallel(iter, body, parallel) => {
+            // One thread runs the loop whole: one launch fixes the dimensions outside it.
+            let statements = BodyLoop::of(iter, body, BODY_ITER).map(|l| l.statements).unwrap_or_default();
+            KernelScope { statements, fixed: dim(iter).unwrap_or(usize::MAX) }
+        }
         Ast::For { iter, body, .. } => {
             let statements = BodyLoop::of(iter, body, BODY_ITER).map(|l| l.statements).unwrap_or_default();
             let innermost = match inner_thread_loop(body, parallel) {
@@ -496,7 +519,7 @@ fn host(out: &mut String, ast: &Ast, depth: usize, ctx: &mut HostCtx<'_>, kernel
                 host(out, item, depth, ctx, kernels);
             }
         }
-        Ast::For { iter, init, cond, inc, body } if !is_parallel(iter, body, ctx.parallel) => {
+        Ast::For { iter, init, cond, inc, body } if host_loop(iter, body, ctx.parallel) => {
             let _ = writeln!(out, "{pad}for (long {iter} = {}; {}; {iter} += {}) {{", c_ast::expr(init), c_ast::expr(cond), c_ast::expr(inc));
             ctx.host_iters.push(iter.clone());
             host(out, body, depth + 1, ctx, kernels);
@@ -536,7 +559,8 @@ fn host(out: &mut String, ast: &Ast, depth: usize, ctx: &mut HostCtx<'_>, kernel
     }
 }
 
-/// The kernel for `ast` (a parallel loop, or one statement) and its launch geometry.
+/// The kernel for `ast` (a parallel loop, or a sequential loop or statement run by one thread)
+/// and its launch geometry.
 fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [String; 2], [u32; 2]) {
     let scop = ctx.scop;
     let mut params: Vec<Param> = names(KEY_NAME, ctx.class_dims).into_iter().map(|k| Param { ty: "long".into(), name: k }).collect();
@@ -592,7 +616,7 @@ fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [String; 2], [u3
         }
     };
     let (grid, block) = match ast {
-        Ast::For { iter, init, cond, inc, body } => {
+        Ast::For { iter, init, cond, inc, body } if is_parallel(iter, body, ctx.parallel) => {
             // A second parallel loop when it is the whole body.
             match inner_thread_loop(body, ctx.parallel) {
                 Some(Ast::For { iter: i2, init: init2, cond: cond2, inc: inc2, body: body2 }) => {
