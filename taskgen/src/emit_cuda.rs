@@ -36,7 +36,10 @@
 //!   thread, one iteration), inside which its accesses keep their original order. deriche's
 //!   `ym1` (a running value along a row, one thread per row) and symm's `temp2` (a sum over `k`
 //!   for each `(i, j)` thread) pass. A scalar private to tasks but not to threads (its value
-//!   flows from one launch or thread to another) keeps its SCoP on the CPU, with a note naming it.
+//!   flows from one launch or thread to another, as durbin's `sum` under `--fuse min`, set by
+//!   one launch and read by the next) is reported in [`CudaPlan::not_thread_private`]: the
+//!   driver then schedules the SCoP again without privatizing it, and it is shared (below), its
+//!   dependences kept. The CPU task version in the same `out.c` then keeps it shared too.
 //! - Its final value: the user's variable must hold, after the SCoP, the value of the last write
 //!   in the original order (its liveness after the SCoP is not analysed). The statement instance
 //!   that is that write ([`PrivateScalar::last_writes`], at most one for any parameter values)
@@ -60,18 +63,20 @@
 //! every size.
 //!
 //! What stays on the CPU (the whole SCoP, with a note in `-v` and as a comment in `out.c`): a SCoP
-//! with a task class whose tile has no parallel loop at all (it would run as one thread; the note
-//! names the shared scalars those tiles write, whose dependences may be the cause), or with a
-//! scalar private to tasks but not to threads (above), or whose statements need what a
+//! with a task class whose tile has loops but no parallel one (it would run as one thread; a
+//! class without any loop, statements run once per tile, is a few one-thread launches; the note
+//! names the shared scalars those tiles write, whose dependences may be the cause), or whose
+//! statements need what a
 //! kernel cannot have (a macro without a definition to copy, a variable named by a word of CUDA
 //! C++). A statement that calls a function of the user's compiles in `out.c` but not in
 //! `out.cu`: NVRTC then fails at run time and the program falls back (the runtime's notice).
 //! Mixing CPU and GPU tiles in one SCoP would need copies between the two memories at each
 //! dependence; that is left for later. Of the 30 PolyBench kernels, 28 run on the GPU path;
 //! durbin and ludcmp stay on the CPU because some of their task classes have no parallel loop
-//! (durbin: its single-statement classes and its `k` loop, whose inner loops the scheduler fuses
-//! and skews into one sequential loop; ludcmp: forward and back substitution, and the LU nest,
-//! whose `w` is expanded over `i` only, being shared with the other two nests).
+//! (durbin: its `k` loop, whose inner loops the scheduler fuses and skews into one sequential
+//! loop, except under `--fuse min`, where durbin runs on the GPU; ludcmp: forward and back
+//! substitution, and the LU nest, whose `w` is expanded over `i` only, being shared with the
+//! other two nests).
 //!
 //! Memory. At the entry of a SCoP on the GPU, each array it touches is copied in, only its slab
 //! `[lo, hi]` of the outermost index ([`polyhedral::array_slabs`], evaluated from the parameters
@@ -150,6 +155,10 @@ const CXX_RESERVED: &[&str] = &[
 pub struct CudaPlan {
     /// `Ok`: on the GPU; `Err`: why the SCoP stays a CPU task program.
     pub gpu: Result<GpuScop, String>,
+    /// The scalars private to each task but not to each GPU thread, which alone keep the SCoP
+    /// on the CPU: scheduled again with their dependences kept (not privatized), they would be
+    /// shared, in a buffer of one element.
+    pub not_thread_private: Vec<ArrayId>,
 }
 
 /// The polyhedral facts the GPU code needs.
@@ -188,11 +197,11 @@ pub fn plan(
     let names = scop.params.iter().map(|p| &p.name).chain(scop.arrays.iter().map(|a| &a.name));
     if let Some(name) = names.into_iter().find(|n| CXX_RESERVED.contains(&n.as_str())) {
         let why = format!("the variable `{name}` is a reserved word of CUDA C++, in which the kernels are written");
-        return Ok(CudaPlan { gpu: Err(why) });
+        return Ok(CudaPlan { gpu: Err(why), not_thread_private: Vec::new() });
     }
     if let Some(m) = scop.undefined_macros.first() {
         let why = format!("its statements use the macro `{}`, whose definition cannot be copied into the kernels", m.name);
-        return Ok(CudaPlan { gpu: Err(why) });
+        return Ok(CudaPlan { gpu: Err(why), not_thread_private: Vec::new() });
     }
     let mut parallel = Vec::with_capacity(program.classes.len());
     for (k, class) in program.classes.iter().enumerate() {
@@ -200,7 +209,11 @@ pub fn plan(
         let flags = polyhedral::parallel_loops(expanded, deps, sched, k, &loops)?;
         parallel.push(loops.into_iter().zip(flags).collect::<Vec<_>>());
     }
-    let serial: Vec<usize> = (0..program.classes.len()).filter(|&k| !parallel[k].iter().any(|(_, p)| *p)).collect();
+    // A class without any loop (statements run once per tile, durbin's `beta = 1`) is a launch of
+    // one thread per statement: no serial work is moved to the GPU, so it does not count.
+    let serial: Vec<usize> = (0..program.classes.len())
+        .filter(|&k| !parallel[k].is_empty() && !parallel[k].iter().any(|(_, p)| *p))
+        .collect();
     if !serial.is_empty() {
         let classes: Vec<&str> = serial.iter().map(|&k| program.classes[k].name.as_str()).collect();
         let mut why = format!(
@@ -226,24 +239,32 @@ pub fn plan(
                 if shared.len() == 1 { "it" } else { "them" }
             );
         }
-        return Ok(CudaPlan { gpu: Err(why) });
+        return Ok(CudaPlan { gpu: Err(why), not_thread_private: Vec::new() });
     }
     // A scalar private to each task must also be private to each GPU thread.
+    let scopes: Vec<Vec<KernelScope>> = program
+        .classes
+        .iter()
+        .zip(&parallel)
+        .map(|(class, flags)| kernel_roots(&class.body, flags).into_iter().map(|r| kernel_scope(r, flags)).collect())
+        .collect();
+    let mut not_thread_private = Vec::new();
+    let mut why = None;
     for p in private {
         for (k, class) in program.classes.iter().enumerate() {
-            let scopes: Vec<KernelScope> = kernel_roots(&class.body, &parallel[k]).into_iter().map(|r| kernel_scope(r, &parallel[k])).collect();
-            if let Some(why) = polyhedral::thread_private(scop, p.array, sched, k, &scopes)? {
-                let why = format!(
-                    "the scalar `{}` is private to each task but not to each GPU thread of {}: {why}",
-                    scop.array(p.array).name,
-                    class.name
-                );
-                return Ok(CudaPlan { gpu: Err(why) });
+            if let Some(reason) = polyhedral::thread_private(scop, p.array, sched, k, &scopes[k])? {
+                let name = &scop.array(p.array).name;
+                why.get_or_insert(format!("the scalar `{name}` is private to each task but not to each GPU thread of {}: {reason}", class.name));
+                not_thread_private.push(p.array);
+                break;
             }
         }
     }
+    if let Some(why) = why {
+        return Ok(CudaPlan { gpu: Err(why), not_thread_private });
+    }
     let slabs = polyhedral::array_slabs(scop)?;
-    Ok(CudaPlan { gpu: Ok(GpuScop { parallel, slabs, thread_local: private.to_vec() }) })
+    Ok(CudaPlan { gpu: Ok(GpuScop { parallel, slabs, thread_local: private.to_vec() }), not_thread_private })
 }
 
 /// `a`, `a and b`, `a, b and c`.

@@ -259,20 +259,24 @@ fn tiledflow_cc_builds_the_cuda_target_which_falls_back_without_a_device() {
 
 /// Written scalars on the GPU path, read after the SCoP: `acc` carries its value from one
 /// iteration of `k` to the next (and from before the SCoP), so it is shared, a buffer of one
-/// element that its dependences order; `t` lives inside one iteration (i, j), so each GPU thread
-/// keeps its own, and the thread that runs its last write (i = j = N - 1) stores it back.
+/// element that its dependences order; `u` lives inside one iteration of `k` (private to each
+/// task) but flows from the launch of one thread that sets it to the threads of the `i` loop, so
+/// it is not private to a thread and is shared too; `t` lives inside one iteration (i, j), so
+/// each GPU thread keeps its own, and the thread that runs its last write (i = j = N - 1) stores
+/// it back.
 const SCALARS_AFTER_THE_SCOP: &str = r#"#include <stdio.h>
 #define N 37
 static double A[N][N], B[N][N], Y[N][N], x[N];
 static void kernel(void)
 {
-  double t = -1.0, acc = 0.25;
+  double t = -1.0, acc = 0.25, u = -2.0;
   int i, j, k;
 #pragma scop
   for (k = 0; k < N; k++) {
     acc = acc * 0.5 + x[k];
+    u = x[k] * 2.0;
     for (i = 0; i < N; i++)
-      Y[k][i] = acc * A[k][i];
+      Y[k][i] = acc * A[k][i] + u;
   }
   for (i = 0; i < N; i++)
     for (j = 0; j < N; j++) {
@@ -280,7 +284,7 @@ static void kernel(void)
       B[i][j] = t * t;
     }
 #pragma endscop
-  printf("t = %.17g, acc = %.17g\n", t, acc);
+  printf("t = %.17g, acc = %.17g, u = %.17g\n", t, acc, u);
 }
 int main(void)
 {
@@ -320,6 +324,7 @@ fn scalars_read_after_the_scop_hold_their_last_values_from_the_gpu() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let cu = std::fs::read_to_string(out_c.with_extension("cu")).unwrap();
     assert!(cu.contains("double &acc = *tf_p_acc;"), "acc is the shared buffer's element:\n{cu}");
+    assert!(cu.contains("double &u = *tf_p_u;"), "u is shared:\n{cu}");
     assert!(cu.contains("double t = 0;") && cu.contains("*tf_p_t = t;"), "t is a variable of each thread:\n{cu}");
     let exe = dir.path().join("scalars");
     link_emulated(&out_c, &flags, &exe).unwrap();
