@@ -365,3 +365,17 @@ fn a_scalar_carried_across_iterations_keeps_its_scop_on_the_cpu() {
     assert!(!stderr.contains("stays on the CPU"), "{stderr}");
     assert!(cu.contains("__global__") && cu.contains("double s = 0;"), "{cu}");
 }
+
+/// durbin stays on the CPU with the default fusion (its `k` loop's inner loops are fused into
+/// one sequential loop), but under `--fuse min` its inner loops are parallel; its `sum`, private
+/// to each task, is set by one launch and read by the next, so it is shared on the device (the
+/// SCoP is scheduled again without privatizing it). Verified at MINI with tiles of 8.
+#[test]
+fn durbin_under_minimal_fusion_runs_on_the_gpu_with_its_sum_shared() {
+    let extra = ["--fuse", "min", "--tile-sizes", "8"];
+    let stderr = verify("durbin", &["MINI_DATASET"], &extra, "emulate").unwrap_or_else(|e| panic!("{e:#}"));
+    assert!(!stderr.contains(FALLBACK), "durbin fell back to the CPU:\n{stderr}");
+    let dir = tempfile::Builder::new().prefix("tiledflow-cuda.").tempdir().unwrap();
+    let (_, _, cu) = translate("durbin", &["MINI_DATASET"], &extra, dir.path()).unwrap();
+    assert!(cu.contains("double &sum = *tf_p_sum;"), "{cu}");
+}
