@@ -29,13 +29,16 @@
 //!    then holds, at each read, the value the original program reads there: a write run
 //!    between a read and its source would be in their group and, in the original order, a
 //!    later source).
+//!
 //! Level 0 is tried first; a deeper level accepts a task that reorders iterations of its outer
 //! point loops around the scalar's values, as the GPU's point order does for symm (`j` outside
 //! `i`, `temp2` living inside one `(i, j)`).
+//!
 //! The user's variable then holds the value of the last write after the SCoP: the task of the
 //! tile that runs the lexicographically last write (in the original order) copies its variable
 //! back at its end, which needs
 //! 3. no write of that task runs after the last write (implied by 2 at level 0).
+//!
 //! Liveness after the SCoP is not analysed, so that copy is always made. A scalar failing 1, 2
 //! or 3 at every level is not privatized: the SCoP is scheduled again with its dependences kept
 //! (the original order through it). [`TaskPrivate::last_writes`] names the last write's
@@ -192,7 +195,7 @@ pub fn task_private(scop: &Scop, expansions: &[ScalarExpansion], sched: &TiledSc
     let mut groups = Groups { nest_times, levels: vec![same_task.clone()] };
     let mut out = Vec::new();
     for e in expansions {
-        if let Some(p) = one_task_private(&ctx, &sets, scop, e, &tile_maps, &mut groups, &times, sched.nests.len())? {
+        if let Some(p) = one_task_private(&ctx, &sets, scop, e, &tile_maps, &mut groups, &times)? {
             out.push(p);
         }
     }
@@ -228,8 +231,8 @@ impl<'c> Groups<'c> {
     }
 }
 
-/// [`task_private`] for one scalar, with the tile maps, the pairs of instances in one task and
-/// the nests' schedules of `sched`.
+/// [`task_private`] for one scalar, with the tile maps, the groups of instances (per nest of
+/// `sched`) and the nests' schedules.
 fn one_task_private<'c>(
     ctx: &'c Ctx,
     sets: &ScopSets<'c>,
@@ -238,8 +241,8 @@ fn one_task_private<'c>(
     tile_maps: &UnionMap<'c>,
     groups: &mut Groups<'c>,
     times: &UnionMap<'c>,
-    n_nests: usize,
 ) -> Result<Option<TaskPrivate>> {
+    let n_nests = groups.nest_times.len();
     let array = scop.array(expansion.array);
     let Some((reads, writes, flow)) = scalar_flow(ctx, scop, sets, array)? else {
         return Ok(None);
