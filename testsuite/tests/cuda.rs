@@ -261,15 +261,17 @@ fn tiledflow_cc_builds_the_cuda_target_which_falls_back_without_a_device() {
 /// iteration of `k` to the next (and from before the SCoP), so it is shared, a buffer of one
 /// element that its dependences order; `u` lives inside one iteration of `k` (private to each
 /// task) but flows from the launch of one thread that sets it to the threads of the `i` loop, so
-/// it is not private to a thread and is shared too; `t` lives inside one iteration (i, j), so
+/// it is not private to a thread and is shared too (a variable at file scope, which kernels
+/// cannot name directly); `t` lives inside one iteration (i, j), so
 /// each GPU thread keeps its own, and the thread that runs its last write (i = j = N - 1) stores
 /// it back.
 const SCALARS_AFTER_THE_SCOP: &str = r#"#include <stdio.h>
 #define N 37
 static double A[N][N], B[N][N], Y[N][N], x[N];
+static double u = -2.0;
 static void kernel(void)
 {
-  double t = -1.0, acc = 0.25, u = -2.0;
+  double t = -1.0, acc = 0.25;
   int i, j, k;
 #pragma scop
   for (k = 0; k < N; k++) {
