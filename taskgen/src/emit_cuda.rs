@@ -30,8 +30,8 @@
 //! - A scalar private to each task must also be private to each thread: a variable declared at
 //!   the top of the innermost thread loop's body (for a one-thread launch, of the kernel), so one
 //!   per thread and per iteration of that loop. [`polyhedral::thread_private`] decides it with
-//!   ISL, per task class, from the kernels of the tile body (`kernel_roots`: their statements and the
-//!   schedule dimensions one thread iteration fixes): every flow of the scalar lies inside one
+//!   ISL, per task class, from the kernels of the tile body (`kernel_roots`: their statements
+//!   and the schedule dimensions one thread iteration fixes): every flow of the scalar lies in one
 //!   kernel with equal coordinates down to the innermost thread dimension (one launch, one
 //!   thread, one iteration), inside which its accesses keep their original order. deriche's
 //!   `ym1` (a running value along a row, one thread per row) and symm's `temp2` (a sum over `k`
@@ -66,10 +66,10 @@
 //! with a task class whose tile has loops but no parallel one (it would run as one thread; a
 //! class without any loop, statements run once per tile, is a few one-thread launches; the note
 //! names the shared scalars those tiles write, whose dependences may be the cause), or whose
-//! statements need what a
-//! kernel cannot have (a macro without a definition to copy, a variable named by a word of CUDA
-//! C++). A statement that calls a function of the user's compiles in `out.c` but not in
-//! `out.cu`: NVRTC then fails at run time and the program falls back (the runtime's notice).
+//! statements need what a kernel cannot have (a macro without a definition to copy, a variable
+//! named by a word of CUDA C++). A statement that calls a function of the user's compiles in
+//! `out.c` but not in `out.cu`: NVRTC then fails at run time and the program falls back (the
+//! runtime's notice).
 //! Mixing CPU and GPU tiles in one SCoP would need copies between the two memories at each
 //! dependence; that is left for later. Of the 30 PolyBench kernels, 28 run on the GPU path;
 //! durbin and ludcmp stay on the CPU because some of their task classes have no parallel loop
@@ -102,8 +102,8 @@
 //! then stays outside a parallel space band instead of being skewed into it, and each time step
 //! is one launch over the whole space tile, not one launch per point. Second, when no tile
 //! sizes are given, the driver tiles every band member of a SCoP compiled for this target by
-//! [`CUDA_TILE`] (256) instead of the CPU default, so a parallel point loop has up to 256
-//! iterations and two nested ones up to 64K threads per launch; the problem size caps it (a
+//! [`CUDA_TILE`] (256) instead of the CPU default (except the members not cut, above), so a
+//! parallel point loop has up to 256 iterations and two nested ones up to 64K threads per launch; the problem size caps it (a
 //! tile never exceeds the iteration domain). Independent tiles are not yet merged into one
 //! launch. Grid size: [`BLOCK`] threads a block (`BLOCK / BLOCK_Y` along `x` and [`BLOCK_Y`]
 //! along `y` for two dimensions), and as many blocks as the loop has iterations, computed by the
