@@ -266,7 +266,7 @@ fn compile_parsed(file: SourceFile, mut diagnostics: Vec<String>, opts: &Options
                 let plans: Vec<taskgen::emit_cuda::CudaPlan> = compiled
                     .iter()
                     .filter(|(_, c)| c.program.is_some())
-                    .map(|(_, c)| c.cuda.clone().unwrap_or(taskgen::emit_cuda::CudaPlan { gpu: Err("no GPU plan".into()) }))
+                    .map(|(_, c)| c.cuda.clone().unwrap_or(taskgen::emit_cuda::CudaPlan { gpu: Err("no GPU plan".into()), not_thread_private: Vec::new() }))
                     .collect();
                 let (c_text, cu) = taskgen::emit_cuda::emit(&file, &codes, &plans, &eo, "the .cu file beside this one");
                 return Ok(Output { text: c_text, diagnostics, reports, cuda: Some(cu) });
@@ -297,54 +297,63 @@ fn compile_scop(
         schedule_config.parallel_point_loops_outer = true;
         if schedule_config.tile_sizes.as_ref().is_some_and(|t| t.is_empty()) {
             schedule_config.tile_sizes = Some(vec![taskgen::emit_cuda::CUDA_TILE]);
+            schedule_config.whole_carrying_members = true;
         }
     }
     // Scalar privatization (polyhedral's `privatize` module): schedule with the expandable
     // scalars expanded, keep those that one variable per task serves, and schedule again
     // without the others until all that are left are kept. The dependences of every later stage
     // (and of `--emit deps`) are those of the SCoP with the kept scalars expanded.
-    let (expanded, deps, fine, sched, private) = loop {
-        let expanded = polyhedral::expand_scalars(scop, &candidates).map_err(polyhedral_error)?;
-        let deps = polyhedral::dependences(&expanded).map_err(polyhedral_error)?;
-        let (fine, warnings) = polyhedral::schedule(&expanded, &deps, &schedule_config).map_err(polyhedral_error)?;
-        polyhedral::verify(&expanded, &deps, &fine).map_err(polyhedral_error)?;
-        let sched = match opts.granularity.tile_dims() {
-            Some(n) => polyhedral::coarsen(&fine, n).map_err(polyhedral_error)?,
-            None => fine.clone(),
+    // For the GPU, a private scalar must also be private to each thread (`taskgen::emit_cuda`);
+    // one that is not is dropped as well, and shared on the device with its dependences kept.
+    loop {
+        let (expanded, deps, fine, sched, private, warnings) = loop {
+            let expanded = polyhedral::expand_scalars(scop, &candidates).map_err(polyhedral_error)?;
+            let deps = polyhedral::dependences(&expanded).map_err(polyhedral_error)?;
+            let (fine, warnings) = polyhedral::schedule(&expanded, &deps, &schedule_config).map_err(polyhedral_error)?;
+            polyhedral::verify(&expanded, &deps, &fine).map_err(polyhedral_error)?;
+            let sched = match opts.granularity.tile_dims() {
+                Some(n) => polyhedral::coarsen(&fine, n).map_err(polyhedral_error)?,
+                None => fine.clone(),
+            };
+            let private = polyhedral::task_private(scop, &candidates, &sched).map_err(polyhedral_error)?;
+            if private.len() == candidates.len() {
+                break (expanded, deps, fine, sched, private, warnings);
+            }
+            candidates.retain(|c| private.iter().any(|p| p.array == c.array));
         };
-        let private = polyhedral::task_private(scop, &candidates, &sched).map_err(polyhedral_error)?;
-        if private.len() == candidates.len() {
-            for w in warnings {
-                diagnostics.push(format!("{path}:{}:{}: warning: {}", scop.loc.line, scop.loc.col, w.0));
-            }
-            break (expanded, deps, fine, sched, private);
+        if opts.emit == Emit::Deps {
+            return Ok(Compiled { deps, sched: None, program: None, omp: None, private: Vec::new(), cuda: None });
         }
-        candidates.retain(|c| private.iter().any(|p| p.array == c.array));
-    };
-    if opts.emit == Emit::Deps {
-        return Ok(Compiled { deps, sched: None, program: None, omp: None, private: Vec::new(), cuda: None });
-    }
-    if opts.emit == Emit::Schedule {
-        return Ok(Compiled { deps, sched: Some(fine), program: None, omp: None, private: Vec::new(), cuda: None });
-    }
-    let tile_deps = polyhedral::tile_dependences(&expanded, &deps, &sched).map_err(polyhedral_error)?;
-    let program = taskgen::build(&expanded, &deps, &sched, &tile_deps).map_err(polyhedral_error)?;
-    let omp = match (opts.emit, opts.target) {
-        (Emit::C, Target::Omp) => Some(taskgen::emit_omp::plan(&expanded, &deps, &sched).map_err(polyhedral_error)?),
-        _ => None,
-    };
-    let cuda = match (opts.emit, opts.target) {
-        (Emit::C, Target::Cuda) => {
-            let plan = taskgen::emit_cuda::plan(scop, &expanded, &deps, &sched, &program).map_err(polyhedral_error)?;
-            if let (Err(why), true) = (&plan.gpu, opts.notes) {
-                diagnostics.push(format!("{path}:{}:{}: note: SCoP stays on the CPU (--target cuda): {why}", scop.loc.line, scop.loc.col));
-            }
-            Some(plan)
+        if opts.emit == Emit::Schedule {
+            return Ok(Compiled { deps, sched: Some(fine), program: None, omp: None, private: Vec::new(), cuda: None });
         }
-        _ => None,
-    };
-    let private = taskgen::private_scalars(scop, &private).map_err(polyhedral_error)?;
-    Ok(Compiled { deps, sched: Some(sched), program: Some(program), omp, private, cuda })
+        let tile_deps = polyhedral::tile_dependences(&expanded, &deps, &sched).map_err(polyhedral_error)?;
+        let program = taskgen::build(&expanded, &deps, &sched, &tile_deps).map_err(polyhedral_error)?;
+        let omp = match (opts.emit, opts.target) {
+            (Emit::C, Target::Omp) => Some(taskgen::emit_omp::plan(&expanded, &deps, &sched).map_err(polyhedral_error)?),
+            _ => None,
+        };
+        let private = taskgen::private_scalars(scop, &private).map_err(polyhedral_error)?;
+        let cuda = match (opts.emit, opts.target) {
+            (Emit::C, Target::Cuda) => {
+                let plan = taskgen::emit_cuda::plan(scop, &expanded, &deps, &sched, &program, &private).map_err(polyhedral_error)?;
+                if !plan.not_thread_private.is_empty() {
+                    candidates.retain(|c| !plan.not_thread_private.contains(&c.array));
+                    continue;
+                }
+                if let (Err(why), true) = (&plan.gpu, opts.notes) {
+                    diagnostics.push(format!("{path}:{}:{}: note: SCoP stays on the CPU (--target cuda): {why}", scop.loc.line, scop.loc.col));
+                }
+                Some(plan)
+            }
+            _ => None,
+        };
+        for w in warnings {
+            diagnostics.push(format!("{path}:{}:{}: warning: {}", scop.loc.line, scop.loc.col, w.0));
+        }
+        return Ok(Compiled { deps, sched: Some(sched), program: Some(program), omp, private, cuda });
+    }
 }
 
 /// Writes `text` to `path` atomically: a temporary file in the same directory, then a rename, so

@@ -1,6 +1,7 @@
 //! The polyhedral questions of the CUDA target (`taskgen::emit_cuda`), answered as plain data:
-//! which point dimensions of a tile may run as GPU threads, and which slab of each array a SCoP
-//! touches (what is copied to the device).
+//! which point dimensions of a tile may run as GPU threads, which scalars private to each task
+//! may be private to each thread, and which slab of each array a SCoP touches (what is copied
+//! to the device).
 //!
 //! Parallel loops. For nest `k` with flat schedule `θ` (padded to the nest's common
 //! depth, as [`crate::nest_body_ast`] pads it, so dimension `d` is the loop over iterator
@@ -16,6 +17,24 @@
 //! launches. This is ISL's answer for the schedule actually emitted, never a guess from the
 //! source loops.
 //!
+//! Thread-private scalars. A scalar private to each task ([`crate::task_private`]) was
+//! scheduled expanded, so its dependences no longer order the iterations of the loops it was
+//! expanded over, and the threads of a kernel may run such iterations at once. Each thread may
+//! keep it in a variable of each iteration of its innermost thread loop when, for the kernels
+//! of the nest's task body (each given by its statements and by how many leading schedule
+//! dimensions one thread iteration fixes, [`KernelScope`]):
+//! 1. no statement that accesses the scalar runs in two kernels;
+//! 2. every flow pair of the scalar (exact, original order) has both ends in one kernel and
+//!    equal coordinates on those fixed dimensions: same task, same host iterations, same thread
+//!    iteration; a flow into or out of another nest fails this too;
+//! 3. inside one such thread iteration, every pair of accesses to it, at least one a write,
+//!    runs in its original order.
+//!
+//! Then each read finds its source's value in the thread's variable (the argument of
+//! `privatize::one_variable_serves`, which checks 2 and 3). This is ISL's answer on the emitted
+//! schedule: the flow relation is intersected with the "same kernel, same fixed prefix" pairs,
+//! `θ_K ∘ E ∘ θ_K⁻¹` with `E` the equality of the first `fixed` dimensions.
+//!
 //! Slabs. For every array of rank at least one, the elements its accesses touch (each access
 //! restricted to its statement's domain), projected on the outermost subscript, have a least and
 //! a greatest value for each value of the parameters: `[lo, hi]`. Both are returned as code (the
@@ -25,10 +44,10 @@
 use crate::ast::Ast;
 use crate::deps::IslDeps;
 use crate::isl::{Ctx, Set, UnionMap, UnionSet};
-use crate::maps::{input_error, names, pad_to_common_depth, tuple};
+use crate::maps::{input_error, names, pad_to_common_depth, projection, tuple};
 use crate::scop::ScopSets;
 use crate::{Dependences, Result, TiledSchedule};
-use frontend::ir::Scop;
+use frontend::ir::{ArrayId, Scop};
 
 /// Tuple name of the user nodes of [`ArraySlab`]'s code.
 pub const SLAB_NAME: &str = "Slab";
@@ -129,6 +148,78 @@ pub fn parallel_loops(scop: &Scop, deps: &Dependences, sched: &TiledSchedule, ne
             rel.intersect(UnionMap::read(&ctx, &carried)?)?.is_empty()
         })
         .collect()
+}
+
+/// A kernel of a task body, as the private scalars see it: the statements it runs, and how
+/// many leading dimensions of its nest's padded flat schedule are fixed for one iteration of
+/// its innermost thread loop (that dimension plus one; for a kernel of one thread, the
+/// dimensions its host loops fix; more than the depth means all of them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelScope {
+    pub statements: Vec<String>,
+    pub fixed: usize,
+}
+
+/// Whether the private scalar `array` of `scop` (one [`crate::TaskPrivate`], so its flow never
+/// crosses tasks) may live, in nest `nest` of `sched`, in a variable of each iteration of the
+/// innermost thread loop of the kernels `kernels` of the nest's task body: `None` if so, or why
+/// not. The conditions (see the module documentation): the kernels that access the scalar run
+/// different statements; each flow pair of the scalar lies in one kernel with equal first
+/// `fixed` schedule coordinates (one launch, one thread, one iteration); and inside such an
+/// iteration conflicting accesses keep their original order.
+pub fn thread_private(scop: &Scop, array: ArrayId, sched: &TiledSchedule, nest: usize, kernels: &[KernelScope]) -> Result<Option<String>> {
+    let the_nest = sched
+        .nests
+        .get(nest)
+        .ok_or_else(|| crate::Error::InvalidInput(format!("nest {nest} does not exist (the schedule has {})", sched.nests.len())))?;
+    let name = &scop.array(array).name;
+    let accessing: Vec<String> = the_nest
+        .statements
+        .iter()
+        .filter(|&&s| scop.statements[s.index()].accesses.iter().any(|a| a.array == array))
+        .map(|s| s.to_string())
+        .collect();
+    if accessing.is_empty() {
+        return Ok(None);
+    }
+    let ctx = Ctx::new()?;
+    let sets = ScopSets::parse(&ctx, scop)?;
+    let Some((reads, writes, flow)) = crate::privatize::scalar_flow(&ctx, scop, &sets, scop.array(array))? else {
+        return Ok(Some(format!("a read of `{name}` reads its value from before the SCoP")));
+    };
+    let schedule = UnionMap::read(&ctx, &the_nest.schedule).map_err(|e| input_error("nest schedule", &the_nest.schedule, e))?;
+    let (schedule, depth) = pad_to_common_depth(schedule)?;
+    let domains = sets.domains.sets()?;
+    let mut seen: Vec<&String> = Vec::new();
+    let mut same = UnionMap::empty(&ctx)?;
+    let mut nest_domain = UnionSet::empty(&ctx)?;
+    for kernel in kernels {
+        let mut inside = UnionSet::empty(&ctx)?;
+        for d in &domains {
+            if d.tuple_name().is_some_and(|n| kernel.statements.contains(&n)) {
+                inside = inside.union(UnionSet::from_set(d.clone())?)?;
+            }
+        }
+        nest_domain = nest_domain.union(inside.clone())?;
+        for s in kernel.statements.iter().filter(|s| accessing.contains(s)) {
+            if seen.contains(&s) {
+                return Ok(Some(format!("statement {s}, which accesses `{name}`, runs in two kernels")));
+            }
+            seen.push(s);
+        }
+        let prefix: Vec<usize> = (0..kernel.fixed.min(depth)).collect();
+        let p = schedule.clone().intersect_domain(inside)?.apply_range(UnionMap::read(&ctx, &projection(depth, "", &prefix))?)?;
+        same = same.union(p.clone().apply_range(p.reverse()?)?)?;
+    }
+    if let Some(s) = accessing.iter().find(|s| !seen.contains(s)) {
+        return Ok(Some(format!("statement {s}, which accesses `{name}`, is in no kernel")));
+    }
+    // The flow of the scalar into or out of this nest's statements.
+    let flow = flow.clone().intersect_domain(nest_domain.clone())?.union(flow.intersect_range(nest_domain)?)?;
+    if !crate::privatize::one_variable_serves(&sets, &reads, &writes, &flow, &same, &schedule)? {
+        return Ok(Some(format!("a value of `{name}` flows from one GPU thread or launch to another")));
+    }
+    Ok(None)
 }
 
 /// The accessed range `[lo, hi]` of an array's outermost subscript, as code: each AST has

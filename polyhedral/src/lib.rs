@@ -51,7 +51,7 @@ mod verify;
 pub use ast::{Ast, Expr, OpKind};
 pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
 pub use deps::dependences;
-pub use gpu::{array_slabs, body_loops, parallel_loops, ArraySlab, BodyLoop, SLAB_NAME};
+pub use gpu::{array_slabs, body_loops, parallel_loops, thread_private, ArraySlab, BodyLoop, KernelScope, SLAB_NAME};
 pub use parallel::{parallel_tiles, ParallelTiles};
 pub use privatize::{expand_scalars, scalar_expansions, task_private, ScalarExpansion, TaskPrivate};
 pub use schedule::schedule;
@@ -137,7 +137,17 @@ pub struct ScheduleConfig {
     /// where they become threads) instead of the contiguous one innermost (see `point_order`);
     /// the scheduler is also asked for outer coincidence (see the `schedule` module).
     pub parallel_point_loops_outer: bool,
+    /// In a tiled band with a member that carries no dependence (every dependence inside the
+    /// nest has distance 0 on it), the members that carry one are not cut: their tile coordinate
+    /// is 0, whatever the parameters, and their tile size is reported as [`WHOLE_LOOP`]. For the
+    /// GPU, where the free members become threads, a value carried along the others (a running
+    /// sum in a scalar) then stays in one tile, and so in one thread.
+    pub whole_carrying_members: bool,
 }
+
+/// The tile size reported for a band member that is not cut
+/// ([`ScheduleConfig::whole_carrying_members`]).
+pub const WHOLE_LOOP: i64 = i64::MAX;
 
 impl Default for ScheduleConfig {
     fn default() -> Self {
@@ -151,6 +161,7 @@ impl Default for ScheduleConfig {
             max_constant_term: 8,
             max_whole_statements: 9,
             parallel_point_loops_outer: false,
+            whole_carrying_members: false,
         }
     }
 }

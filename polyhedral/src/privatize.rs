@@ -19,17 +19,30 @@
 //!
 //! What code generation does with an expansion ([`task_private`]): the SCoP is scheduled and tiled
 //! with the expanded dependences, and each task then keeps the scalar in a variable of its own
-//! instead of an array of copies, which is enough when, for the final tiled schedule,
-//! 1. every flow dependence through the scalar lies inside one task (a value never crosses
-//!    tasks, so no task reads another task's copy), and
-//! 2. inside one task, every pair of accesses to the scalar, at least one a write, runs in its
-//!    original order (the one variable then holds, at each read, the value the original
-//!    program reads there).
+//! instead of an array of copies, which is enough when, for the final tiled schedule and some
+//! level `x >= 0` (a *group* being the instances of one task with equal first `x` point
+//! coordinates; level 0 is the whole task),
+//! 1. every flow dependence through the scalar lies inside one group (a value never crosses
+//!    groups, so never tasks: no task reads another task's copy), and
+//! 2. inside one group, every pair of accesses to the scalar, at least one a write, runs in its
+//!    original order (a task runs a group's instances one after another, so the one variable
+//!    then holds, at each read, the value the original program reads there: a write run
+//!    between a read and its source would be in their group and, in the original order, a
+//!    later source).
+//!
+//! Level 0 is tried first; a deeper level accepts a task that reorders iterations of its outer
+//! point loops around the scalar's values, as the GPU's point order does for symm (`j` outside
+//! `i`, `temp2` living inside one `(i, j)`).
+//!
 //! The user's variable then holds the value of the last write after the SCoP: the task of the
 //! tile that runs the lexicographically last write (in the original order) copies its variable
-//! back at its end; by 2, that write is the last one the task runs. Liveness after the SCoP is
-//! not analysed, so that copy is always made. A scalar failing 1 or 2 is not privatized: the
-//! SCoP is scheduled again with its dependences kept (the original order through it).
+//! back at its end, which needs
+//! 3. no write of that task runs after the last write (implied by 2 at level 0).
+//!
+//! Liveness after the SCoP is not analysed, so that copy is always made. A scalar failing 1, 2
+//! or 3 at every level is not privatized: the SCoP is scheduled again with its dependences kept
+//! (the original order through it). [`TaskPrivate::last_writes`] names the last write's
+//! instance for the GPU, where the copy is made by the thread that runs it.
 
 use crate::isl::{AccessInfo, Ctx, UnionMap, UnionSet};
 use crate::maps::{input_error, nest_of_name, pad_to_common_depth, projection};
@@ -122,7 +135,7 @@ pub fn expand_scalars(scop: &Scop, expansions: &[ScalarExpansion]) -> Result<Sco
 
 /// The accesses to the scalar `array` (reads, writes) and its exact flow dependences in the
 /// original order; `None` when a read has no source (it reads a value from before the SCoP).
-fn scalar_flow<'c>(
+pub(crate) fn scalar_flow<'c>(
     ctx: &'c Ctx,
     scop: &Scop,
     sets: &ScopSets<'c>,
@@ -153,6 +166,10 @@ pub struct TaskPrivate {
     /// user's, `[params] -> { N<k>[..] : .. }` (at most one point for any parameter values), or
     /// `None` when the last write is never in that nest.
     pub copy_out: Vec<Option<String>>,
+    /// The last write in the original order, per statement that may run it: the statement's
+    /// name and the set `[params] -> { S3[..] : .. }` (one instance in all for any parameter
+    /// values). The GPU keeps the value that instance writes (`taskgen::emit_cuda`).
+    pub last_writes: Vec<(String, String)>,
 }
 
 /// The scalars of `expansions` (of the unexpanded `scop`) that may live in one variable per task
@@ -165,58 +182,98 @@ pub fn task_private(scop: &Scop, expansions: &[ScalarExpansion], sched: &TiledSc
     let sets = ScopSets::parse(&ctx, scop)?;
     let mut tile_maps = UnionMap::empty(&ctx)?;
     let mut times = UnionMap::empty(&ctx)?;
+    let mut nest_times = Vec::with_capacity(sched.nests.len());
     for (k, nest) in sched.nests.iter().enumerate() {
         let map = UnionMap::read(&ctx, &nest.tile_map).map_err(|e| input_error(&format!("tile map of nest N{k}"), &nest.tile_map, e))?;
         tile_maps = tile_maps.union(map)?;
         let time = UnionMap::read(&ctx, &nest.schedule).map_err(|e| input_error(&format!("schedule of nest N{k}"), &nest.schedule, e))?;
-        times = times.union(pad_to_common_depth(time)?.0)?;
+        let (time, depth) = pad_to_common_depth(time)?;
+        times = times.union(time.clone())?;
+        nest_times.push((time, depth, nest.tile_sizes.len()));
     }
     let same_task = tile_maps.clone().apply_range(tile_maps.clone().reverse()?)?;
+    let mut groups = Groups { nest_times, levels: vec![same_task.clone()] };
     let mut out = Vec::new();
     for e in expansions {
-        if let Some(p) = one_task_private(&ctx, &sets, scop, e, &tile_maps, &same_task, &times, sched.nests.len())? {
+        if let Some(p) = one_task_private(&ctx, &sets, scop, e, &tile_maps, &mut groups, &times)? {
             out.push(p);
         }
     }
     Ok(out)
 }
 
-/// [`task_private`] for one scalar, with the tile maps, the pairs of instances in one task and
-/// the nests' schedules of `sched`.
+/// The groups of instances one variable may serve, finest last: level 0 pairs the instances
+/// of one task, level `x` those of one task with equal first `x` point coordinates (each nest's
+/// padded schedule, `(time, depth, tile dimensions)`); computed when first asked for.
+struct Groups<'c> {
+    nest_times: Vec<(UnionMap<'c>, usize, usize)>,
+    levels: Vec<UnionMap<'c>>,
+}
+
+impl<'c> Groups<'c> {
+    /// Level `x`, or `None` past the deepest nest's last point dimension.
+    fn level(&mut self, ctx: &'c Ctx, x: usize) -> Result<Option<UnionMap<'c>>> {
+        while self.levels.len() <= x {
+            let x = self.levels.len();
+            if !self.nest_times.iter().any(|&(_, depth, tiles)| tiles + x <= depth) {
+                return Ok(None);
+            }
+            let mut same = UnionMap::empty(ctx)?;
+            for (k, (time, depth, tiles)) in self.nest_times.iter().enumerate() {
+                let prefix: Vec<usize> = (0..(tiles + x).min(*depth)).collect();
+                let p = time.clone().apply_range(UnionMap::read(ctx, &projection(*depth, &format!("N{k}"), &prefix))?)?;
+                same = same.union(p.clone().apply_range(p.reverse()?)?)?;
+            }
+            let same = same.intersect(self.levels[0].clone())?;
+            self.levels.push(same);
+        }
+        Ok(Some(self.levels[x].clone()))
+    }
+}
+
+/// [`task_private`] for one scalar, with the tile maps, the groups of instances (per nest of
+/// `sched`) and the nests' schedules.
 fn one_task_private<'c>(
     ctx: &'c Ctx,
     sets: &ScopSets<'c>,
     scop: &Scop,
     expansion: &ScalarExpansion,
     tile_maps: &UnionMap<'c>,
-    same_task: &UnionMap<'c>,
+    groups: &mut Groups<'c>,
     times: &UnionMap<'c>,
-    n_nests: usize,
 ) -> Result<Option<TaskPrivate>> {
+    let n_nests = groups.nest_times.len();
     let array = scop.array(expansion.array);
     let Some((reads, writes, flow)) = scalar_flow(ctx, scop, sets, array)? else {
         return Ok(None);
     };
-    // 1. Values never cross tasks.
-    if !flow.is_subset(same_task)? {
-        return Ok(None);
+    // 1. Values never cross a group; 2. inside a group, conflicting accesses keep their order.
+    let mut x = 0;
+    loop {
+        let Some(same) = groups.level(ctx, x)? else {
+            return Ok(None);
+        };
+        if one_variable_serves(sets, &reads, &writes, &flow, &same, times)? {
+            break;
+        }
+        x += 1;
     }
-    // 2. Inside a task, conflicting accesses keep their original order.
     let written = writes.domain()?;
-    let accessing = reads.domain()?.union(written.clone())?;
-    let original = sets.original.clone().intersect_domain(accessing.clone())?;
-    let before = original.clone().lex_lt_union_map(original)?;
-    let conflicts = before.clone().intersect_domain(written.clone())?.union(before.intersect_range(written.clone())?)?;
-    let in_task = conflicts.intersect(same_task.clone())?;
-    let time = times.clone().intersect_domain(accessing)?;
-    if !in_task.is_subset(&time.clone().lex_lt_union_map(time)?)? {
-        return Ok(None);
-    }
     // The last write: a write with no write after it in the original order.
     let original_writes = sets.original.clone().intersect_domain(written.clone())?;
     let later = original_writes.clone().lex_lt_union_map(original_writes)?;
-    let last = written.subtract(later.domain()?)?;
-    let last_tiles = tile_maps.clone().intersect_domain(last)?.range()?.coalesce()?;
+    let last = written.clone().subtract(later.domain()?)?;
+    // 3. No write of its task runs after the last write (implied by 2 for whole tasks).
+    if x > 0 {
+        let time = times.clone().intersect_domain(written.clone())?;
+        let after = time.clone().lex_lt_union_map(time)?.reverse()?;
+        let same_task = groups.level(ctx, 0)?.unwrap_or(UnionMap::empty(ctx)?);
+        let pairs = same_task.intersect_domain(written.clone())?.intersect_range(last.clone())?;
+        if !pairs.intersect(after)?.is_empty()? {
+            return Ok(None);
+        }
+    }
+    let last_tiles = tile_maps.clone().intersect_domain(last.clone())?.range()?.coalesce()?;
     let mut copy_out = vec![None; n_nests];
     for set in last_tiles.sets()? {
         let Some(k) = set.tuple_name().as_deref().and_then(nest_of_name) else {
@@ -227,5 +284,39 @@ fn one_task_private<'c>(
         }
         copy_out[k] = Some(set.to_str()?);
     }
-    Ok(Some(TaskPrivate { array: expansion.array, copy_out }))
+    let last_writes = last
+        .coalesce()?
+        .sets()?
+        .iter()
+        .map(|set| Ok((set.tuple_name().unwrap_or_default(), set.to_str()?)))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Some(TaskPrivate { array: expansion.array, copy_out, last_writes }))
+}
+
+/// Whether one variable per group of instances serves a scalar with accesses `reads` and
+/// `writes` and exact flow `flow` (original order): every flow pair lies in one group (`same`,
+/// pairs of instances in one group), and inside a group every pair of conflicting accesses (at
+/// least one a write) runs in its original order under `time` (instances to a flat time, the
+/// order a group's instances run in). Then each read finds in the group's variable the value of
+/// its source: a write run between the two would be in their group (a group runs contiguously)
+/// and, keeping the original order, would be a later source.
+pub(crate) fn one_variable_serves<'c>(
+    sets: &ScopSets<'c>,
+    reads: &UnionMap<'c>,
+    writes: &UnionMap<'c>,
+    flow: &UnionMap<'c>,
+    same: &UnionMap<'c>,
+    time: &UnionMap<'c>,
+) -> Result<bool> {
+    if !flow.is_subset(same)? {
+        return Ok(false);
+    }
+    let written = writes.clone().domain()?;
+    let accessing = reads.clone().domain()?.union(written.clone())?;
+    let original = sets.original.clone().intersect_domain(accessing.clone())?;
+    let before = original.clone().lex_lt_union_map(original)?;
+    let conflicts = before.clone().intersect_domain(written.clone())?.union(before.intersect_range(written)?)?;
+    let in_group = conflicts.intersect(same.clone())?;
+    let time = time.clone().intersect_domain(accessing)?;
+    in_group.is_subset(&time.clone().lex_lt_union_map(time)?)
 }

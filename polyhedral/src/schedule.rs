@@ -73,10 +73,16 @@
 //! schedule dimension of a nest never decreases along a dependence inside the nest, so its tiles
 //! are ordered. An untiled nest has zero tile dimensions. A statement whose domain is empty is in
 //! no nest.
+//!
+//! With [`ScheduleConfig::whole_carrying_members`] (the cuda target with its default tiles), a
+//! member of a tiled band that carries a dependence inside the nest is not cut when another
+//! member carries none: its tile coordinate is 0 and its size reported as [`crate::WHOLE_LOOP`],
+//! so a running value along it (a scalar's reduction) stays in one tile whatever the
+//! parameters. A coarser rectangular tiling of a permutable band is as legal as the finer one.
 
 use crate::deps::IslDeps;
 use crate::isl::{Ctx, NodeKind, ScheduleOption, Schedule, ScheduleConstraints, ScheduleNode, Set, UnionMap, UnionSet};
-use crate::maps::{pad_to_common_depth, projection};
+use crate::maps::{names, pad_to_common_depth, projection, tuple};
 use crate::scop::{stmt_of_name, ScopSets};
 use crate::point_order::point_order;
 use crate::tile_size::default_tile_size;
@@ -142,7 +148,7 @@ fn schedule_with(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig, whole_bu
             },
         }
     };
-    let (tree, nests) = tile_nests(scop, tree, cfg.tile_sizes.as_deref(), from_scheduler, &deps, cfg.parallel_point_loops_outer)?;
+    let (tree, nests) = tile_nests(scop, tree, cfg, from_scheduler, &deps)?;
     Ok((TiledSchedule { tree: tree.to_block_str()?, nests }, warnings))
 }
 
@@ -414,11 +420,12 @@ fn original_tree<'c>(scop: &Scop, sets: &ScopSets<'c>, deps: &UnionMap<'c>) -> R
 fn tile_nests<'c>(
     scop: &Scop,
     tree: Schedule<'c>,
-    tile_sizes: Option<&[i64]>,
+    cfg: &ScheduleConfig,
     from_scheduler: bool,
     deps: &UnionMap<'c>,
-    parallel_outer: bool,
 ) -> Result<(Schedule<'c>, Vec<Nest>)> {
+    let tile_sizes = cfg.tile_sizes.as_deref();
+    let parallel_outer = cfg.parallel_point_loops_outer;
     let root = tree.root()?;
     let mut paths = Vec::new();
     if root.n_children()? > 0 {
@@ -441,6 +448,7 @@ fn tile_nests<'c>(
         statements.sort();
         statements.dedup();
         let mut sizes = Vec::new();
+        let mut whole: Vec<usize> = Vec::new();
         if let (NodeKind::Band, Some(ts)) = (node.kind()?, tile_sizes) {
             let n = node.band_n_member()?;
             let permutable = node.band_permutable()?;
@@ -460,12 +468,31 @@ fn tile_nests<'c>(
                 } else {
                     (0..members).map(|i| ts[i.min(ts.len() - 1)]).collect()
                 };
-                node = node.band_tile(&sizes)?;
+                if cfg.whole_carrying_members {
+                    let band = node.subtree_schedule_union_map()?.intersect_domain(domain.clone())?;
+                    let free = free_members(band, members, deps)?;
+                    if free.contains(&true) {
+                        whole = (0..members).filter(|&m| !free[m]).collect();
+                    }
+                }
+                // A member not cut is tiled by 1 here and its tile coordinate set to 0 below.
+                let isl_sizes: Vec<i64> = sizes.iter().enumerate().map(|(m, &s)| if whole.contains(&m) { 1 } else { s }).collect();
+                for &m in &whole {
+                    sizes[m] = crate::WHOLE_LOOP;
+                }
+                node = node.band_tile(&isl_sizes)?;
             }
         }
         let nest_id = nests.len();
         let flat = node.subtree_schedule_union_map()?.intersect_domain(domain.clone())?;
-        let (flat, depth) = pad_to_common_depth(flat)?;
+        let (mut flat, depth) = pad_to_common_depth(flat)?;
+        if !whole.is_empty() {
+            // One tile along the members not cut, whatever the parameters.
+            let o = names("o", depth);
+            let zeroed: Vec<String> = o.iter().enumerate().map(|(d, v)| if whole.contains(&d) { "0".to_string() } else { v.clone() }).collect();
+            let map = format!("{{ {} -> {} }}", tuple("", &o), tuple("", &zeroed));
+            flat = flat.apply_range(UnionMap::read(tree.ctx(), &map)?)?;
+        }
         let flat = reorder_points(scop, flat, depth, sizes.len(), deps, parallel_outer)?;
         let keep: Vec<usize> = (0..sizes.len()).collect();
         let name = format!("N{nest_id}");
@@ -494,6 +521,21 @@ fn reorder_points<'c>(scop: &Scop, flat: UnionMap<'c>, depth: usize, p: usize, d
     let keep: Vec<usize> = (0..p).chain(order.iter().map(|&m| p + m)).chain(2 * p..depth).collect();
     let permutation = UnionMap::read(flat.ctx(), &projection(depth, "", &keep))?;
     flat.apply_range(permutation)
+}
+
+/// For the first `members` dimensions of `band` (a nest's schedule below its outermost band,
+/// whose members come first): whether every dependence of `deps` inside the nest has distance 0
+/// on it (it carries none).
+fn free_members<'c>(band: UnionMap<'c>, members: usize, deps: &UnionMap<'c>) -> Result<Vec<bool>> {
+    let (band, depth) = pad_to_common_depth(band)?;
+    let deltas = deps.clone().apply_domain(band.clone())?.apply_range(band)?.deltas()?;
+    let o = names("o", depth);
+    (0..members.min(depth))
+        .map(|m| {
+            let moved = UnionSet::read(deltas.ctx(), &format!("{{ {} : {m} < 0 or {m} > 0 }}", tuple("", &o), m = o[m]))?;
+            deltas.clone().intersect(moved)?.is_empty()
+        })
+        .collect()
 }
 
 /// Appends to `out` the path (child positions from the root) of every nest at or below `node`,

@@ -94,3 +94,29 @@ fn a_temporary_whose_values_cross_tiles_is_not_private() {
         assert_eq!(task_private_scalars(kernel, 4), Vec::<(String, Vec<usize>)>::new(), "{kernel}");
     }
 }
+
+/// symm scheduled for the GPU (`parallel_point_loops_outer`, tiles of 256, so one tile): the
+/// point loops run `j` outside `i`, against the source's order, so two iterations (i, j) reuse
+/// temp2 in another order than the original and a variable per task whose accesses must all
+/// keep their order is refused. But every value of temp2 stays inside one iteration (j, i),
+/// where its accesses keep their order, and its last write (i = M - 1, j = N - 1) is the last
+/// write of its task: one variable per task serves it, and nest 0 copies it back.
+#[test]
+fn a_temporary_of_one_point_iteration_is_private_even_when_iterations_are_reordered() {
+    let scop = common::kernel_scop("symm", &["MINI_DATASET"]);
+    let candidates = scalar_expansions(&scop).unwrap();
+    let expanded_scop = expand_scalars(&scop, &candidates).unwrap();
+    let deps = dependences(&expanded_scop).unwrap();
+    let config = ScheduleConfig { tile_sizes: Some(vec![256]), parallel_point_loops_outer: true, ..ScheduleConfig::default() };
+    let (sched, _) = schedule(&expanded_scop, &deps, &config).unwrap();
+    let private = task_private(&scop, &candidates, &sched).unwrap();
+    assert_eq!(private.len(), 1, "{:?}", sched.nests);
+    assert_eq!(scop.array(private[0].array).name, "temp2");
+    assert!(private[0].copy_out[0].is_some());
+    // The last write is one instance of `temp2 += ...` (S2): i = M - 1 = 19, j = N - 1 = 29,
+    // k = i - 1 = 18.
+    assert_eq!(private[0].last_writes.len(), 1, "{:?}", private[0].last_writes);
+    let (stmt, set) = &private[0].last_writes[0];
+    assert_eq!(stmt, "S2");
+    assert!(polyhedral::sets_equal(set, "{ S2[19, 29, 18] }").unwrap(), "{set}");
+}

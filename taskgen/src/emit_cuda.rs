@@ -16,19 +16,67 @@
 //! correct), and
 //! when the loop's whole body is one loop over another parallel dimension, that one takes the
 //! second thread dimension (`y` outside, `x` inside). Everything inside stays loops of one
-//! thread. The code around such loops (sequential point loops, conditions) runs on the host: each
-//! iteration of a sequential loop issues its launches on the task's CUDA stream, in order. A
-//! statement outside any parallel loop is a launch of one thread. No `__syncthreads`, no shared
-//! memory, so the emulation runs the threads of a launch one after another.
+//! thread. The code around such loops (sequential point loops that hold one, conditions) runs
+//! on the host: each iteration of such a loop issues its launches on the task's CUDA stream, in
+//! order. A sequential loop that holds no parallel loop (gramschmidt's sum of squares), or a
+//! statement outside every loop, is one launch of one thread that runs it whole. No
+//! `__syncthreads`, no shared memory, so the emulation runs the threads of a launch one after
+//! another.
+//!
+//! Written scalars. The pipeline has already decided which written scalars are private to each
+//! task (polyhedral's `privatize` module: one variable per task, or per iteration of a point
+//! loop of the task, serves them, and the SCoP was scheduled with them expanded, so their
+//! dependences no longer order other iterations). On the GPU:
+//! - A scalar private to each task must also be private to each thread: a variable declared at
+//!   the top of the innermost thread loop's body (for a one-thread launch, of the kernel), so one
+//!   per thread and per iteration of that loop. [`polyhedral::thread_private`] decides it with
+//!   ISL, per task class, from the kernels of the tile body (`kernel_roots`: their statements
+//!   and the schedule dimensions one thread iteration fixes): every flow of the scalar lies in one
+//!   kernel with equal coordinates down to the innermost thread dimension (one launch, one
+//!   thread, one iteration), inside which its accesses keep their original order. deriche's
+//!   `ym1` (a running value along a row, one thread per row) and symm's `temp2` (a sum over `k`
+//!   for each `(i, j)` thread) pass. A scalar private to tasks but not to threads (its value
+//!   flows from one launch or thread to another, as durbin's `sum` under `--fuse min`, set by
+//!   one launch and read by the next) is reported in [`CudaPlan::not_thread_private`]: the
+//!   driver then schedules the SCoP again without privatizing it, and it is shared (below), its
+//!   dependences kept. The CPU task version in the same `out.c` then keeps it shared too.
+//! - Its final value: the user's variable must hold, after the SCoP, the value of the last write
+//!   in the original order (its liveness after the SCoP is not analysed). The statement instance
+//!   that is that write ([`PrivateScalar::last_writes`], at most one for any parameter values)
+//!   stores its thread's value in a device buffer of one element, which the host copies back to
+//!   the variable at the exit (it was copied in from it at the entry, so a SCoP whose parameters
+//!   make it write nothing leaves the variable unchanged).
+//! - Every other written scalar (not privatized: its values cross iterations, like durbin's
+//!   `alpha`, or it reads its value from before the SCoP) is shared: it lives in the device
+//!   buffer of one element, copied in at the entry and out at the exit, and kernels name it
+//!   through a reference to that element (`double &s = *tf_p_s;`). This is correct for the same
+//!   reason as for arrays: its dependences are all in the schedule, so a loop whose iterations
+//!   write it is not parallel (its accesses run on one thread, in order), launches that touch it
+//!   are ordered on the task's stream, and tasks by the task graph. A statement outside every
+//!   parallel loop (host side, between launches) that writes a scalar is a launch of one thread
+//!   that writes the buffer, never the host's variable.
+//!
+//! For the GPU, the driver asks the scheduler not to cut band members that carry dependences
+//! when the band has a member that carries none (`ScheduleConfig::whole_carrying_members`, with
+//! the target's default tiles only): the free members become threads, and a value carried along
+//! the others (deriche's rows, symm's sum over `k`) stays in one tile, and so in one thread, at
+//! every size.
 //!
 //! What stays on the CPU (the whole SCoP, with a note in `-v` and as a comment in `out.c`): a SCoP
-//! that writes a scalar (the threads of a launch would share it), or with a task class whose tile
-//! has no parallel loop at all (it would run as one thread), or whose statements need what a
-//! kernel cannot have (a macro without a definition to copy, a variable named by a word of CUDA
-//! C++). A statement that calls a function of the user's compiles in `out.c` but not in
-//! `out.cu`: NVRTC then fails at run time and the program falls back (the runtime's notice).
+//! with a task class whose tile has loops but no parallel one (it would run as one thread; a
+//! class without any loop, statements run once per tile, is a few one-thread launches; the note
+//! names the shared scalars those tiles write, whose dependences may be the cause), or whose
+//! statements need what a kernel cannot have (a macro without a definition to copy, a variable
+//! named by a word of CUDA C++). A statement that calls a function of the user's compiles in
+//! `out.c` but not in `out.cu`: NVRTC then fails at run time and the program falls back (the
+//! runtime's notice).
 //! Mixing CPU and GPU tiles in one SCoP would need copies between the two memories at each
-//! dependence; that is left for later. Of the 30 PolyBench kernels, 20 run on the GPU path.
+//! dependence; that is left for later. Of the 30 PolyBench kernels, 28 run on the GPU path;
+//! durbin and ludcmp stay on the CPU because some of their task classes have no parallel loop
+//! (durbin: its `k` loop, whose inner loops the scheduler fuses and skews into one sequential
+//! loop, except under `--fuse min`, where durbin runs on the GPU; ludcmp: forward and back
+//! substitution, and the LU nest, whose `w` is expanded over `i` only, being shared with the
+//! other two nests).
 //!
 //! Memory. At the entry of a SCoP on the GPU, each array it touches is copied in, only its slab
 //! `[lo, hi]` of the outermost index ([`polyhedral::array_slabs`], evaluated from the parameters
@@ -46,16 +94,17 @@
 //!
 //! Kernel parameters, in this order (the host's argument lists reproduce it): the tile key
 //! `tf_k<d>` (`long`), the host loop iterators in scope (`long`), the SCoP's parameters (their C
-//! types), per array its device pointer, `lo` and inner dimensions (`long`), and the read-only
-//! scalars by value.
+//! types), per array its device pointer, `lo` and inner dimensions (`long`), the read-only
+//! scalars by value, and per written scalar the device pointer of its one-element buffer
+//! (`tf_p_<name>`), in the order of the SCoP's arrays.
 //!
 //! Coarsening. A launch costs about 5 us, so a launch must carry many threads. First, the
 //! scheduler is asked for outer coincidence for this target (the `schedule` module): a time loop
 //! then stays outside a parallel space band instead of being skewed into it, and each time step
 //! is one launch over the whole space tile, not one launch per point. Second, when no tile
 //! sizes are given, the driver tiles every band member of a SCoP compiled for this target by
-//! [`CUDA_TILE`] (256) instead of the CPU default, so a parallel point loop has up to 256
-//! iterations and two nested ones up to 64K threads per launch; the problem size caps it (a
+//! [`CUDA_TILE`] (256) instead of the CPU default (except the members not cut, above), so a
+//! parallel point loop has up to 256 iterations and two nested ones up to 64K threads per launch; the problem size caps it (a
 //! tile never exceeds the iteration domain). Independent tiles are not yet merged into one
 //! launch. Grid size: [`BLOCK`] threads a block (`BLOCK / BLOCK_Y` along `x` and [`BLOCK_Y`]
 //! along `y` for two dimensions), and as many blocks as the loop has iterations, computed by the
@@ -69,9 +118,10 @@
 use crate::c_ast;
 use crate::emit_c::{self, EmitOptions, ScopCode};
 use crate::emit_omp::{canonical_bound, mentions_id};
+use crate::private::PrivateScalar;
 use crate::program::{names, TaskProgram, BODY_ITER, KEY_NAME};
-use frontend::ir::{Scop, SourceFile};
-use polyhedral::{ArraySlab, Ast, BodyLoop, Dependences, Expr, TiledSchedule};
+use frontend::ir::{AccessKind, ArrayId, Scop, SourceFile};
+use polyhedral::{ArraySlab, Ast, BodyLoop, Dependences, Expr, KernelScope, TiledSchedule};
 use std::fmt::Write;
 
 /// The tile size of every band member when the cuda target chooses (see the module doc).
@@ -106,6 +156,10 @@ const CXX_RESERVED: &[&str] = &[
 pub struct CudaPlan {
     /// `Ok`: on the GPU; `Err`: why the SCoP stays a CPU task program.
     pub gpu: Result<GpuScop, String>,
+    /// The scalars private to each task but not to each GPU thread, which alone keep the SCoP
+    /// on the CPU: scheduled again with their dependences kept (not privatized), they would be
+    /// shared, in a buffer of one element.
+    pub not_thread_private: Vec<ArrayId>,
 }
 
 /// The polyhedral facts the GPU code needs.
@@ -116,6 +170,9 @@ pub struct GpuScop {
     pub parallel: Vec<Vec<(BodyLoop, bool)>>,
     /// Per array of the SCoP: its accessed slab of the outermost index.
     pub slabs: Vec<Option<ArraySlab>>,
+    /// The written scalars that live in a variable of each GPU thread (the others written are
+    /// shared, in a buffer of one element), with the code of their last write.
+    pub thread_local: Vec<PrivateScalar>,
 }
 
 /// The emitted GPU side of one SCoP, for [`emit_c`]'s control program.
@@ -127,21 +184,25 @@ pub struct CudaScop {
     pub note: Option<String>,
 }
 
-/// Decides whether `scop` runs on the GPU: `expanded`, `deps`, `sched` and `program` are the
-/// pipeline's (with private scalars expanded), `scop` the SCoP as written.
-pub fn plan(scop: &Scop, expanded: &Scop, deps: &Dependences, sched: &TiledSchedule, program: &TaskProgram) -> polyhedral::Result<CudaPlan> {
-    if let Some(a) = scop.arrays.iter().find(|a| a.rank == 0 && a.written) {
-        let why = format!("it writes the scalar `{}`, which the threads of a launch would share", a.name);
-        return Ok(CudaPlan { gpu: Err(why) });
-    }
+/// Decides whether `scop` runs on the GPU: `expanded`, `deps`, `sched`, `program` and
+/// `private` (the scalars private to each task) are the pipeline's (with private scalars
+/// expanded), `scop` the SCoP as written.
+pub fn plan(
+    scop: &Scop,
+    expanded: &Scop,
+    deps: &Dependences,
+    sched: &TiledSchedule,
+    program: &TaskProgram,
+    private: &[PrivateScalar],
+) -> polyhedral::Result<CudaPlan> {
     let names = scop.params.iter().map(|p| &p.name).chain(scop.arrays.iter().map(|a| &a.name));
     if let Some(name) = names.into_iter().find(|n| CXX_RESERVED.contains(&n.as_str())) {
         let why = format!("the variable `{name}` is a reserved word of CUDA C++, in which the kernels are written");
-        return Ok(CudaPlan { gpu: Err(why) });
+        return Ok(CudaPlan { gpu: Err(why), not_thread_private: Vec::new() });
     }
     if let Some(m) = scop.undefined_macros.first() {
         let why = format!("its statements use the macro `{}`, whose definition cannot be copied into the kernels", m.name);
-        return Ok(CudaPlan { gpu: Err(why) });
+        return Ok(CudaPlan { gpu: Err(why), not_thread_private: Vec::new() });
     }
     let mut parallel = Vec::with_capacity(program.classes.len());
     for (k, class) in program.classes.iter().enumerate() {
@@ -149,14 +210,161 @@ pub fn plan(scop: &Scop, expanded: &Scop, deps: &Dependences, sched: &TiledSched
         let flags = polyhedral::parallel_loops(expanded, deps, sched, k, &loops)?;
         parallel.push(loops.into_iter().zip(flags).collect::<Vec<_>>());
     }
-    for (class, flags) in program.classes.iter().zip(&parallel) {
-        if !flags.iter().any(|(_, p)| *p) {
-            let why = format!("the tiles of {} have no parallel loop (they would run as one GPU thread)", class.name);
-            return Ok(CudaPlan { gpu: Err(why) });
+    // A class without any loop (statements run once per tile, durbin's `beta = 1`) is a launch of
+    // one thread per statement: no serial work is moved to the GPU, so it does not count.
+    let serial: Vec<usize> = (0..program.classes.len())
+        .filter(|&k| !parallel[k].is_empty() && !parallel[k].iter().any(|(_, p)| *p))
+        .collect();
+    if !serial.is_empty() {
+        let classes: Vec<&str> = serial.iter().map(|&k| program.classes[k].name.as_str()).collect();
+        let mut why = format!(
+            "the tiles of {} have no parallel loop ({} run as one GPU thread)",
+            and_list(&classes),
+            if classes.len() == 1 { "they would" } else { "each would" }
+        );
+        // Name the shared scalars those tiles write: they order every iteration that writes them.
+        let shared: Vec<String> = scop
+            .arrays
+            .iter()
+            .filter(|a| a.rank == 0 && a.written && !private.iter().any(|p| p.array == a.id))
+            .filter(|a| serial.iter().any(|&k| sched.nests[k].statements.iter().any(|&s| writes(scop, s.index(), a.id))))
+            .map(|a| format!("`{}`", a.name))
+            .collect();
+        if !shared.is_empty() {
+            let (noun, verb, pronoun) = if shared.len() == 1 { ("scalar", "is", "its") } else { ("scalars", "are", "their") };
+            let _ = write!(
+                why,
+                "; the {noun} {}, written there, {verb} not private to each task (a value crosses iterations or tiles), so {pronoun} \
+                 dependences keep the iterations that access {} in order",
+                and_list(&shared.iter().map(String::as_str).collect::<Vec<_>>()),
+                if shared.len() == 1 { "it" } else { "them" }
+            );
+        }
+        return Ok(CudaPlan { gpu: Err(why), not_thread_private: Vec::new() });
+    }
+    // A scalar private to each task must also be private to each GPU thread.
+    let scopes: Vec<Vec<KernelScope>> = program
+        .classes
+        .iter()
+        .zip(&parallel)
+        .map(|(class, flags)| kernel_roots(&class.body, flags).into_iter().map(|r| kernel_scope(r, flags)).collect())
+        .collect();
+    let mut not_thread_private = Vec::new();
+    let mut why = None;
+    for p in private {
+        for (k, class) in program.classes.iter().enumerate() {
+            if let Some(reason) = polyhedral::thread_private(scop, p.array, sched, k, &scopes[k])? {
+                let name = &scop.array(p.array).name;
+                why.get_or_insert(format!("the scalar `{name}` is private to each task but not to each GPU thread of {}: {reason}", class.name));
+                not_thread_private.push(p.array);
+                break;
+            }
         }
     }
+    if let Some(why) = why {
+        return Ok(CudaPlan { gpu: Err(why), not_thread_private });
+    }
     let slabs = polyhedral::array_slabs(scop)?;
-    Ok(CudaPlan { gpu: Ok(GpuScop { parallel, slabs }) })
+    Ok(CudaPlan { gpu: Ok(GpuScop { parallel, slabs, thread_local: private.to_vec() }), not_thread_private })
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[&str]) -> String {
+    match items.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        Some((last, _)) => last.to_string(),
+        None => String::new(),
+    }
+}
+
+/// Whether statement `stmt` of `scop` writes `array`.
+fn writes(scop: &Scop, stmt: usize, array: ArrayId) -> bool {
+    scop.statements.get(stmt).is_some_and(|s| s.accesses.iter().any(|a| a.array == array && a.kind == AccessKind::Write))
+}
+
+/// Whether statement `stmt` of `scop` reads or writes `array`.
+fn accesses(scop: &Scop, stmt: usize, array: ArrayId) -> bool {
+    scop.statements.get(stmt).is_some_and(|s| s.accesses.iter().any(|a| a.array == array))
+}
+
+/// The index of statement `S<k>`.
+fn statement_index(name: &str) -> Option<usize> {
+    name.strip_prefix('S').and_then(|k| k.parse().ok())
+}
+
+/// Whether the loop over `iter` with body `body` runs on the host (one iteration after the
+/// other, each issuing its launches): a sequential loop around a parallel one. A sequential loop
+/// with no parallel loop inside is one launch of one thread, which runs it whole.
+fn host_loop(iter: &str, body: &Ast, parallel: &[(BodyLoop, bool)]) -> bool {
+    fn encloses_parallel(ast: &Ast, parallel: &[(BodyLoop, bool)]) -> bool {
+        match ast {
+            Ast::Block(items) => items.iter().any(|i| encloses_parallel(i, parallel)),
+            Ast::For { iter, body, .. } => is_parallel(iter, body, parallel) || encloses_parallel(body, parallel),
+            Ast::If { then, els, .. } => encloses_parallel(then, parallel) || els.as_ref().is_some_and(|e| encloses_parallel(e, parallel)),
+            Ast::User { .. } => false,
+        }
+    }
+    !is_parallel(iter, body, parallel) && encloses_parallel(body, parallel)
+}
+
+/// The roots of the kernels of a tile body, in the order [`host`] launches them: each parallel
+/// loop that no parallel loop encloses, each sequential loop with no parallel loop inside that
+/// no parallel loop encloses, and each statement outside every loop of those.
+fn kernel_roots<'a>(ast: &'a Ast, parallel: &[(BodyLoop, bool)]) -> Vec<&'a Ast> {
+    fn walk<'a>(ast: &'a Ast, parallel: &[(BodyLoop, bool)], out: &mut Vec<&'a Ast>) {
+        match ast {
+            Ast::Block(items) => items.iter().for_each(|i| walk(i, parallel, out)),
+            Ast::For { iter, body, .. } if host_loop(iter, body, parallel) => walk(body, parallel, out),
+            Ast::If { then, els, .. } => {
+                walk(then, parallel, out);
+                if let Some(e) = els {
+                    walk(e, parallel, out);
+                }
+            }
+            Ast::For { .. } | Ast::User { .. } => out.push(ast),
+        }
+    }
+    let mut out = Vec::new();
+    walk(ast, parallel, &mut out);
+    out
+}
+
+/// The loop that takes the second thread dimension inside the thread loop with body `body`:
+/// a parallel loop that is the whole body.
+fn inner_thread_loop<'a>(body: &'a Ast, parallel: &[(BodyLoop, bool)]) -> Option<&'a Ast> {
+    match body {
+        Ast::For { iter, body: b, .. } if is_parallel(iter, b, parallel) => Some(body),
+        Ast::Block(items) if items.len() == 1 => match &items[0] {
+            f @ Ast::For { iter, body: b, .. } if is_parallel(iter, b, parallel) => Some(f),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The kernel rooted at `root` (one of [`kernel_roots`]) as the private scalars see it.
+fn kernel_scope(root: &Ast, parallel: &[(BodyLoop, bool)]) -> KernelScope {
+    let dim = |iter: &str| iter.strip_prefix(BODY_ITER).and_then(|d| d.parse::<usize>().ok());
+    match root {
+        Ast::For { iter, body, .. } if !is_parallel(iter, body, parallel) => {
+            // One thread runs the loop whole: one launch fixes the dimensions outside it.
+            let statements = BodyLoop::of(iter, body, BODY_ITER).map(|l| l.statements).unwrap_or_default();
+            KernelScope { statements, fixed: dim(iter).unwrap_or(usize::MAX) }
+        }
+        Ast::For { iter, body, .. } => {
+            let statements = BodyLoop::of(iter, body, BODY_ITER).map(|l| l.statements).unwrap_or_default();
+            let innermost = match inner_thread_loop(body, parallel) {
+                Some(Ast::For { iter: inner, .. }) => dim(inner),
+                _ => dim(iter),
+            };
+            // An iterator that is not a schedule dimension cannot happen; all dimensions fixed
+            // then asks for the strictest condition.
+            KernelScope { statements, fixed: innermost.map_or(usize::MAX, |d| d + 1) }
+        }
+        Ast::User { name, .. } => KernelScope { statements: vec![name.clone()], fixed: usize::MAX },
+        // Not a kernel root: no statement, so a private scalar it accessed would be refused.
+        Ast::Block(_) | Ast::If { .. } => KernelScope { statements: Vec::new(), fixed: usize::MAX },
+    }
 }
 
 /// Whether the body loop over `iter` with body `body` is parallel.
@@ -206,6 +414,10 @@ fn scop_params(scop: &Scop) -> Vec<(Param, String)> {
         out.push((Param { ty: p.c_type.clone(), name: p.name.clone() }, p.name.clone()));
     }
     for a in &scop.arrays {
+        if a.rank == 0 && a.written {
+            out.push((Param { ty: format!("{} *", a.elem_type), name: format!("tf_p_{}", a.name) }, format!("tf_dev_{}", a.name)));
+            continue;
+        }
         if a.rank == 0 {
             out.push((Param { ty: a.elem_type.clone(), name: a.name.clone() }, a.name.clone()));
             continue;
@@ -252,6 +464,11 @@ fn scop_host(n: usize, scop: &Scop, prog: &TaskProgram, gpu: &GpuScop, kernels: 
             "{pad}void *tf_dev_{name} = tf_gpu_copy_in(tf_gpu_mod, (const void *)&{name}[tf_lo_{name}], (size_t)(tf_hi_{name} - tf_lo_{name} + 1) * sizeof({name}[0]));"
         );
     }
+    // Written scalars: a buffer of one element, holding the user's value first (a shared scalar
+    // may read it) and the final value at the end.
+    for a in scop.arrays.iter().filter(|a| a.rank == 0 && a.written) {
+        let _ = writeln!(s, "{pad}void *tf_dev_{n} = tf_gpu_copy_in(tf_gpu_mod, (const void *)&{n}, sizeof({n}));", n = a.name);
+    }
     let common = scop_params(scop);
     // Each class's launches, printed once (the tile enumeration may spawn a class from several
     // places); the kernels they use are numbered in order through the file.
@@ -270,6 +487,7 @@ fn scop_host(n: usize, scop: &Scop, prog: &TaskProgram, gpu: &GpuScop, kernels: 
             tile_sizes: &class.tile_sizes,
             parallel: &gpu.parallel[k],
             common: &common,
+            thread_local: &gpu.thread_local,
             host_iters: Vec::new(),
             first: kernels.len(),
         };
@@ -279,6 +497,9 @@ fn scop_host(n: usize, scop: &Scop, prog: &TaskProgram, gpu: &GpuScop, kernels: 
     }
     let launches = |k: usize, _depth: usize| -> String { class_host[k].clone() };
     s.push_str(&emit_c::spawns(n, prog, Some(&launches)));
+    for a in scop.arrays.iter().filter(|a| a.rank == 0 && a.written) {
+        let _ = writeln!(s, "{pad}tf_gpu_copy_out(tf_gpu_mod, (void *)&{n}, tf_dev_{n}, sizeof({n}));", n = a.name);
+    }
     for a in scop.arrays.iter().filter(|a| a.rank > 0) {
         let name = &a.name;
         if a.written {
@@ -288,7 +509,7 @@ fn scop_host(n: usize, scop: &Scop, prog: &TaskProgram, gpu: &GpuScop, kernels: 
             );
         }
     }
-    for a in scop.arrays.iter().filter(|a| a.rank > 0) {
+    for a in scop.arrays.iter().filter(|a| a.rank > 0 || a.written) {
         let _ = writeln!(s, "{pad}tf_gpu_free(tf_gpu_mod, tf_dev_{});", a.name);
     }
     s
@@ -303,6 +524,8 @@ struct HostCtx<'a> {
     tile_sizes: &'a [i64],
     parallel: &'a [(BodyLoop, bool)],
     common: &'a [(Param, String)],
+    /// The written scalars each thread keeps in a variable of its own.
+    thread_local: &'a [PrivateScalar],
     /// Iterators of the enclosing host loops.
     host_iters: Vec<String>,
     /// The index of the class's first kernel.
@@ -319,7 +542,7 @@ fn host(out: &mut String, ast: &Ast, depth: usize, ctx: &mut HostCtx<'_>, kernel
                 host(out, item, depth, ctx, kernels);
             }
         }
-        Ast::For { iter, init, cond, inc, body } if !is_parallel(iter, body, ctx.parallel) => {
+        Ast::For { iter, init, cond, inc, body } if host_loop(iter, body, ctx.parallel) => {
             let _ = writeln!(out, "{pad}for (long {iter} = {}; {}; {iter} += {}) {{", c_ast::expr(init), c_ast::expr(cond), c_ast::expr(inc));
             ctx.host_iters.push(iter.clone());
             host(out, body, depth + 1, ctx, kernels);
@@ -359,7 +582,8 @@ fn host(out: &mut String, ast: &Ast, depth: usize, ctx: &mut HostCtx<'_>, kernel
     }
 }
 
-/// The kernel for `ast` (a parallel loop, or one statement) and its launch geometry.
+/// The kernel for `ast` (a parallel loop, or a sequential loop or statement run by one thread)
+/// and its launch geometry.
 fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [String; 2], [u32; 2]) {
     let scop = ctx.scop;
     let mut params: Vec<Param> = names(KEY_NAME, ctx.class_dims).into_iter().map(|k| Param { ty: "long".into(), name: k }).collect();
@@ -382,24 +606,46 @@ fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [String; 2], [u3
             r = a.rank
         );
     }
+    // Written scalars: a shared one is the buffer's element; a thread-local one is a variable
+    // of each iteration of the innermost thread loop (declared below), and the instance of its
+    // last write stores its value in the buffer.
+    let run = kernel_scope(ast, ctx.parallel).statements;
+    let runs = |id: ArrayId| run.iter().filter_map(|s| statement_index(s)).any(|k| accesses(scop, k, id));
+    let mut locals = String::new();
+    for a in scop.arrays.iter().filter(|a| a.rank == 0 && a.written && runs(a.id)) {
+        match ctx.thread_local.iter().any(|p| p.array == a.id) {
+            true => locals.push_str(&format!("{} {n} = 0; (void){n}; ", a.elem_type, n = a.name)),
+            false => {
+                let _ = writeln!(t, "  {} &{n} = *tf_p_{n}; (void){n};", a.elem_type, n = a.name);
+            }
+        }
+    }
+    let declare = |t: &mut String, depth: usize| {
+        if !locals.is_empty() {
+            let _ = writeln!(t, "{}{}", "  ".repeat(depth), locals.trim_end());
+        }
+    };
+    // Every written scalar is named as it is (a local variable or a reference), never `(*s)`.
+    let bare: Vec<PrivateScalar> = scop
+        .arrays
+        .iter()
+        .filter(|a| a.rank == 0 && a.written)
+        .map(|a| PrivateScalar { array: a.id, copy_out: Vec::new(), last_writes: Vec::new() })
+        .collect();
     let mut user = |out: &mut String, sname: &str, args: &[Expr], depth: usize| {
-        emit_c::statement(out, scop, &[], sname, args, depth, None);
+        emit_c::statement(out, scop, &bare, sname, args, depth, None);
+        for p in ctx.thread_local {
+            last_write(out, p, &scop.array(p.array).name, sname, args, depth);
+        }
     };
     let (grid, block) = match ast {
-        Ast::For { iter, init, cond, inc, body } => {
+        Ast::For { iter, init, cond, inc, body } if is_parallel(iter, body, ctx.parallel) => {
             // A second parallel loop when it is the whole body.
-            let inner = match body.as_ref() {
-                Ast::For { iter: i2, body: b2, .. } if is_parallel(i2, b2, ctx.parallel) => Some(body.as_ref()),
-                Ast::Block(items) if items.len() == 1 => match &items[0] {
-                    f @ Ast::For { iter: i2, body: b2, .. } if is_parallel(i2, b2, ctx.parallel) => Some(f),
-                    _ => None,
-                },
-                _ => None,
-            };
-            match inner {
+            match inner_thread_loop(body, ctx.parallel) {
                 Some(Ast::For { iter: i2, init: init2, cond: cond2, inc: inc2, body: body2 }) => {
                     thread_loop(&mut t, 1, "y", iter, init, cond, inc);
                     thread_loop(&mut t, 2, "x", i2, init2, cond2, inc2);
+                    declare(&mut t, 3);
                     c_ast::stmt(&mut t, body2, 3, &mut user);
                     t.push_str("    }\n  }\n");
                     let bx = BLOCK / BLOCK_Y;
@@ -409,6 +655,7 @@ fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [String; 2], [u3
                 }
                 _ => {
                     thread_loop(&mut t, 1, "x", iter, init, cond, inc);
+                    declare(&mut t, 2);
                     c_ast::stmt(&mut t, body, 2, &mut user);
                     t.push_str("  }\n");
                     ([grid_blocks(iter, init, cond, inc, None, BLOCK, MAX_GRID_X, ctx), "1".into()], [BLOCK, 1])
@@ -417,6 +664,7 @@ fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [String; 2], [u3
         }
         other => {
             t.push_str("  if (blockIdx.x == 0 && threadIdx.x == 0 && blockIdx.y == 0 && threadIdx.y == 0) {\n");
+            declare(&mut t, 2);
             c_ast::stmt(&mut t, other, 2, &mut user);
             t.push_str("  }\n");
             (["1".to_string(), "1".to_string()], [1, 1])
@@ -433,6 +681,30 @@ fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [String; 2], [u3
     let _ = writeln!(l, "  tf_emu_run(tf_grid, tf_block, [&] {{ {name}({}); }});", call.join(", "));
     l.push_str("}\n");
     (Kernel { name: name.to_string(), text: t, launcher: l }, grid, block)
+}
+
+/// After an instance of statement `stmt` (coordinates `args`): when it is the last write of the
+/// thread-local scalar `p` (called `name`), its value goes to the scalar's buffer, which the host
+/// copies back to the user's variable.
+fn last_write(out: &mut String, p: &PrivateScalar, name: &str, stmt: &str, args: &[Expr], depth: usize) {
+    for (_, points) in p.last_writes.iter().filter(|(s, _)| s == stmt) {
+        let pad = "  ".repeat(depth);
+        let _ = writeln!(out, "{pad}{{ /* the last write of {name}: its value is the one left after the SCoP */");
+        c_ast::stmt(out, points, depth + 1, &mut |out, _name, coords, depth| {
+            let pad = "  ".repeat(depth);
+            let same: Vec<String> =
+                args.iter().zip(coords).map(|(a, c)| format!("({}) == ({})", c_ast::expr(a), c_ast::expr(c))).collect();
+            match same.is_empty() {
+                true => {
+                    let _ = writeln!(out, "{pad}*tf_p_{name} = {name};");
+                }
+                false => {
+                    let _ = writeln!(out, "{pad}if ({}) *tf_p_{name} = {name};", same.join(" && "));
+                }
+            }
+        });
+        let _ = writeln!(out, "{pad}}}");
+    }
 }
 
 /// `for (iter = init + tid * inc; cond; iter += nthreads * inc)` along thread dimension `dim`.
@@ -467,7 +739,8 @@ fn grid_blocks(iter: &str, init: &Expr, cond: &Expr, inc: &Expr, thread_outer: O
         _ => {
             let d = iter.strip_prefix(BODY_ITER).and_then(|d| d.parse::<usize>().ok()).unwrap_or(usize::MAX);
             let p = ctx.class_dims;
-            let extent = match (d >= p && d < 2 * p, ctx.tile_sizes.iter().max()) {
+            let cut = ctx.tile_sizes.iter().filter(|&&t| t < polyhedral::WHOLE_LOOP).max();
+            let extent = match (d >= p && d < 2 * p, cut) {
                 (true, Some(&t)) => t,
                 _ => OTHER_EXTENT,
             };

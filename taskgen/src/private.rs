@@ -18,6 +18,9 @@ pub struct PrivateScalar {
     /// For each class (nest): code enumerating the tile whose task copies the variable back,
     /// user nodes `N<k>` with its coordinates; `None` when no task of the class does.
     pub copy_out: Vec<Option<Ast>>,
+    /// Per statement that may run the last write (in the original order): its name and code
+    /// enumerating that instance, user nodes named by the statement with its coordinates.
+    pub last_writes: Vec<(String, Ast)>,
 }
 
 /// The private scalars of `scop` with their copy-out code.
@@ -30,7 +33,12 @@ pub fn private_scalars(scop: &Scop, private: &[TaskPrivate]) -> polyhedral::Resu
                 .iter()
                 .map(|set| set.as_deref().map(|set| polyhedral::points_ast(scop, set, COPY_OUT_ITER)).transpose())
                 .collect::<polyhedral::Result<Vec<_>>>()?;
-            Ok(PrivateScalar { array: p.array, copy_out })
+            let last_writes = p
+                .last_writes
+                .iter()
+                .map(|(stmt, set)| Ok((stmt.clone(), polyhedral::points_ast(scop, set, COPY_OUT_ITER)?)))
+                .collect::<polyhedral::Result<Vec<_>>>()?;
+            Ok(PrivateScalar { array: p.array, copy_out, last_writes })
         })
         .collect()
 }
