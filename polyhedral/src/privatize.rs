@@ -171,25 +171,22 @@ pub fn task_private(scop: &Scop, expansions: &[ScalarExpansion], sched: &TiledSc
         let time = UnionMap::read(&ctx, &nest.schedule).map_err(|e| input_error(&format!("schedule of nest N{k}"), &nest.schedule, e))?;
         times = times.union(pad_to_common_depth(time)?.0)?;
     }
-    let same_task = tile_maps.clone().apply_range(tile_maps.clone().reverse()?)?;
     let mut out = Vec::new();
     for e in expansions {
-        if let Some(p) = one_task_private(&ctx, &sets, scop, e, &tile_maps, &same_task, &times, sched.nests.len())? {
+        if let Some(p) = one_task_private(&ctx, &sets, scop, e, &tile_maps, &times, sched.nests.len())? {
             out.push(p);
         }
     }
     Ok(out)
 }
 
-/// [`task_private`] for one scalar, with the tile maps, the pairs of instances in one task and
-/// the nests' schedules of `sched`.
+/// [`task_private`] for one scalar, with the tile maps and the nests' schedules of `sched`.
 fn one_task_private<'c>(
     ctx: &'c Ctx,
     sets: &ScopSets<'c>,
     scop: &Scop,
     expansion: &ScalarExpansion,
     tile_maps: &UnionMap<'c>,
-    same_task: &UnionMap<'c>,
     times: &UnionMap<'c>,
     n_nests: usize,
 ) -> Result<Option<TaskPrivate>> {
@@ -197,17 +194,21 @@ fn one_task_private<'c>(
     let Some((reads, writes, flow)) = scalar_flow(ctx, scop, sets, array)? else {
         return Ok(None);
     };
+    let written = writes.domain()?;
+    let accessing = reads.domain()?.union(written.clone())?;
+    // The pairs of accessing instances in one task: only the statements that access the scalar,
+    // not the whole SCoP's pairs (most of the time of this function in SCoPs of many statements).
+    let tiles = tile_maps.clone().intersect_domain(accessing.clone())?;
+    let same_task = tiles.clone().apply_range(tiles.reverse()?)?;
     // 1. Values never cross tasks.
-    if !flow.is_subset(same_task)? {
+    if !flow.is_subset(&same_task)? {
         return Ok(None);
     }
     // 2. Inside a task, conflicting accesses keep their original order.
-    let written = writes.domain()?;
-    let accessing = reads.domain()?.union(written.clone())?;
     let original = sets.original.clone().intersect_domain(accessing.clone())?;
     let before = original.clone().lex_lt_union_map(original)?;
     let conflicts = before.clone().intersect_domain(written.clone())?.union(before.intersect_range(written.clone())?)?;
-    let in_task = conflicts.intersect(same_task.clone())?;
+    let in_task = conflicts.intersect(same_task)?;
     let time = times.clone().intersect_domain(accessing)?;
     if !in_task.is_subset(&time.clone().lex_lt_union_map(time)?)? {
         return Ok(None);
