@@ -303,7 +303,8 @@ fn compile_scop(
     // Scalar privatization (polyhedral's `privatize` module): schedule with the expandable
     // scalars expanded, keep those that one variable per task serves, and schedule again
     // without the others until all that are left are kept. The dependences of every later stage
-    // (and of `--emit deps`) are those of the SCoP with the kept scalars expanded.
+    // (and of `--emit deps`) are those of the SCoP with the kept scalars expanded. Only the
+    // schedule that is kept is verified: a discarded one never reaches code generation.
     // For the GPU, a private scalar must also be private to each thread (`taskgen::emit_cuda`);
     // one that is not is dropped as well, and shared on the device with its dependences kept.
     loop {
@@ -311,13 +312,13 @@ fn compile_scop(
             let expanded = polyhedral::expand_scalars(scop, &candidates).map_err(polyhedral_error)?;
             let deps = polyhedral::dependences(&expanded).map_err(polyhedral_error)?;
             let (fine, warnings) = polyhedral::schedule(&expanded, &deps, &schedule_config).map_err(polyhedral_error)?;
-            polyhedral::verify(&expanded, &deps, &fine).map_err(polyhedral_error)?;
             let sched = match opts.granularity.tile_dims() {
                 Some(n) => polyhedral::coarsen(&fine, n).map_err(polyhedral_error)?,
                 None => fine.clone(),
             };
             let private = polyhedral::task_private(scop, &candidates, &sched).map_err(polyhedral_error)?;
             if private.len() == candidates.len() {
+                polyhedral::verify(&expanded, &deps, &fine).map_err(polyhedral_error)?;
                 break (expanded, deps, fine, sched, private, warnings);
             }
             candidates.retain(|c| private.iter().any(|p| p.array == c.array));

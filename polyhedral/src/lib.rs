@@ -14,6 +14,8 @@
 //! - [`tile_dependences`] (`tile`): dependences between tiles, for the task graph;
 //! - [`tile_graph`] (`tile_graph`): tile dependences simplified, uniformized, numbered and
 //!   reduced; tile domains partitioned by dependence signature;
+//! - `parametric`: the scheduling problem of a stencil with its constant sizes as parameters,
+//!   which ISL schedules in small numbers;
 //! - [`default_tile_size`] (`tile_size`): the default tile size of a band;
 //! - `point_order`: which point loop of a tiled band runs innermost (for the C compiler);
 //! - [`scalar_expansions`], [`expand_scalars`], [`task_private`] (`privatize`): scalars whose
@@ -39,6 +41,7 @@ mod gpu;
 mod isl;
 mod maps;
 mod parallel;
+mod parametric;
 mod point_order;
 mod privatize;
 mod schedule;

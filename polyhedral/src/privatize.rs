@@ -191,11 +191,9 @@ pub fn task_private(scop: &Scop, expansions: &[ScalarExpansion], sched: &TiledSc
         times = times.union(time.clone())?;
         nest_times.push((time, depth, nest.tile_sizes.len()));
     }
-    let same_task = tile_maps.clone().apply_range(tile_maps.clone().reverse()?)?;
-    let mut groups = Groups { nest_times, levels: vec![same_task.clone()] };
     let mut out = Vec::new();
     for e in expansions {
-        if let Some(p) = one_task_private(&ctx, &sets, scop, e, &tile_maps, &mut groups, &times)? {
+        if let Some(p) = one_task_private(&ctx, &sets, scop, e, &tile_maps, &nest_times, &times)? {
             out.push(p);
         }
     }
@@ -231,22 +229,32 @@ impl<'c> Groups<'c> {
     }
 }
 
-/// [`task_private`] for one scalar, with the tile maps, the groups of instances (per nest of
-/// `sched`) and the nests' schedules.
+/// [`task_private`] for one scalar, with the tile maps, each nest's padded schedule (as in
+/// [`Groups`]) and the nests' schedules of `sched`.
 fn one_task_private<'c>(
     ctx: &'c Ctx,
     sets: &ScopSets<'c>,
     scop: &Scop,
     expansion: &ScalarExpansion,
     tile_maps: &UnionMap<'c>,
-    groups: &mut Groups<'c>,
+    nest_times: &[(UnionMap<'c>, usize, usize)],
     times: &UnionMap<'c>,
 ) -> Result<Option<TaskPrivate>> {
-    let n_nests = groups.nest_times.len();
+    let n_nests = nest_times.len();
     let array = scop.array(expansion.array);
     let Some((reads, writes, flow)) = scalar_flow(ctx, scop, sets, array)? else {
         return Ok(None);
     };
+    // The groups are formed over the statements that access the scalar only, not over the whole
+    // SCoP's pairs of instances (most of this function's time in SCoPs of many statements).
+    let accessing = reads.clone().domain()?.union(writes.clone().domain()?)?;
+    let tiles = tile_maps.clone().intersect_domain(accessing.clone())?;
+    let same_task = tiles.clone().apply_range(tiles.reverse()?)?;
+    let nest_times = nest_times
+        .iter()
+        .map(|(time, depth, tiles)| Ok((time.clone().intersect_domain(accessing.clone())?, *depth, *tiles)))
+        .collect::<Result<Vec<_>>>()?;
+    let mut groups = Groups { nest_times, levels: vec![same_task] };
     // 1. Values never cross a group; 2. inside a group, conflicting accesses keep their order.
     let mut x = 0;
     loop {

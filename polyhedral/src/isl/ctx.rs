@@ -105,6 +105,27 @@ impl Ctx {
         self.set_option(ffi::isl_options_set_schedule_whole_component, value)
     }
 
+    /// `schedule_parametric`: whether schedule rows may have parameter coefficients (ISL's
+    /// default). ISL has no setter for it, so it is set as ISL's command line would
+    /// (`--no-schedule-parametric`).
+    pub fn set_schedule_parametric(&self, value: bool) -> Result<()> {
+        let option = if value { "--schedule-parametric" } else { "--no-schedule-parametric" };
+        let mut args: Vec<std::ffi::CString> = Vec::new();
+        for a in ["tiledflow", option] {
+            args.push(std::ffi::CString::new(a).map_err(|_| crate::Error::Isl("NUL in an option".into()))?);
+        }
+        let mut argv: Vec<*mut std::os::raw::c_char> = args.iter().map(|a| a.as_ptr().cast_mut()).collect();
+        // SAFETY: the context is live; `argv` holds two NUL-terminated strings that outlive the
+        // call. ISL reads them and may reorder the pointers in `argv` (not the strings); with
+        // ISL_ARG_SKIP_HELP and a known option it neither prints nor exits.
+        let left = unsafe { ffi::isl_ctx_parse_options(self.as_raw(), 2, argv.as_mut_ptr(), ffi::ISL_ARG_SKIP_HELP) };
+        if left == 1 {
+            Ok(())
+        } else {
+            Err(crate::Error::Isl(format!("ISL did not take the option {option}")))
+        }
+    }
+
     /// An integer-valued scheduler option (see [`ScheduleOption`]); `-1` means unbounded for the
     /// bounds.
     pub fn set_schedule_option(&self, option: ScheduleOption, value: i32) -> Result<()> {

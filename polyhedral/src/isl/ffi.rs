@@ -29,6 +29,7 @@ opaque!(
     isl_map,
     isl_basic_map,
     isl_basic_map_list,
+    isl_mat,
     isl_union_map,
     isl_set_list,
     isl_map_list,
@@ -58,15 +59,20 @@ pub type isl_bool = c_int;
 pub type isl_stat = c_int;
 
 /// `enum isl_dim_type` values used here.
+pub const ISL_DIM_CST: c_int = 0;
 pub const ISL_DIM_PARAM: c_int = 1;
 pub const ISL_DIM_IN: c_int = 2;
 pub const ISL_DIM_OUT: c_int = 3;
 /// `isl_dim_set` is the same as `isl_dim_out`.
 pub const ISL_DIM_SET: c_int = 3;
+pub const ISL_DIM_DIV: c_int = 4;
 
 /// `enum isl_error` value of an exceeded operation budget.
 pub const ISL_ERROR_NONE: c_int = 0;
 pub const ISL_ERROR_QUOTA: c_int = 6;
+
+/// `ISL_ARG_SKIP_HELP`: `isl_ctx_parse_options` does not act on `--help`.
+pub const ISL_ARG_SKIP_HELP: c_uint = 1 << 1;
 
 /// `ISL_ON_ERROR_CONTINUE`: on error, record it and return NULL / -1 without printing or aborting.
 pub const ISL_ON_ERROR_CONTINUE: c_int = 1;
@@ -109,6 +115,9 @@ unsafe extern "C" {
     pub fn isl_ctx_last_error_line(ctx: *mut isl_ctx) -> c_int;
     pub fn isl_ctx_reset_error(ctx: *mut isl_ctx);
     pub fn isl_options_set_on_error(ctx: *mut isl_ctx, val: c_int) -> isl_stat;
+    /// Parses command-line style options into the context's options; returns the number of
+    /// arguments left (`argv[0]` included), which it moves to the front of `argv`.
+    pub fn isl_ctx_parse_options(ctx: *mut isl_ctx, argc: c_int, argv: *mut *mut c_char, flags: c_uint) -> c_int;
     pub fn isl_options_set_schedule_outer_coincidence(ctx: *mut isl_ctx, val: c_int) -> isl_stat;
     pub fn isl_options_set_schedule_serialize_sccs(ctx: *mut isl_ctx, val: c_int) -> isl_stat;
     pub fn isl_options_set_schedule_whole_component(ctx: *mut isl_ctx, val: c_int) -> isl_stat;
@@ -177,6 +186,43 @@ unsafe extern "C" {
     pub fn isl_basic_map_list_get_at(list: *mut isl_basic_map_list, index: c_int) -> *mut isl_basic_map; // keep; give
     pub fn isl_basic_map_list_free(list: *mut isl_basic_map_list) -> *mut isl_basic_map_list;
     pub fn isl_map_from_basic_map(bmap: *mut isl_basic_map) -> *mut isl_map; // take
+    pub fn isl_map_get_space(map: *mut isl_map) -> *mut isl_space; // keep; give
+    pub fn isl_map_empty(space: *mut isl_space) -> *mut isl_map; // take
+    pub fn isl_map_from_domain(set: *mut isl_set) -> *mut isl_map; // take
+    pub fn isl_map_domain(map: *mut isl_map) -> *mut isl_set; // take
+    pub fn isl_basic_map_dim(bmap: *mut isl_basic_map, dim_type: c_int) -> isl_size; // keep
+    pub fn isl_basic_map_equalities_matrix(
+        bmap: *mut isl_basic_map,
+        c1: c_int,
+        c2: c_int,
+        c3: c_int,
+        c4: c_int,
+        c5: c_int,
+    ) -> *mut isl_mat; // keep; give
+    pub fn isl_basic_map_inequalities_matrix(
+        bmap: *mut isl_basic_map,
+        c1: c_int,
+        c2: c_int,
+        c3: c_int,
+        c4: c_int,
+        c5: c_int,
+    ) -> *mut isl_mat; // keep; give
+    pub fn isl_basic_map_from_constraint_matrices(
+        space: *mut isl_space,
+        eq: *mut isl_mat,
+        ineq: *mut isl_mat,
+        c1: c_int,
+        c2: c_int,
+        c3: c_int,
+        c4: c_int,
+        c5: c_int,
+    ) -> *mut isl_basic_map; // take, take, take; give
+    pub fn isl_mat_alloc(ctx: *mut isl_ctx, n_row: c_uint, n_col: c_uint) -> *mut isl_mat; // give
+    pub fn isl_mat_free(mat: *mut isl_mat) -> *mut isl_mat;
+    pub fn isl_mat_rows(mat: *mut isl_mat) -> isl_size; // keep
+    pub fn isl_mat_cols(mat: *mut isl_mat) -> isl_size; // keep
+    pub fn isl_mat_get_element_val(mat: *mut isl_mat, row: c_int, col: c_int) -> *mut isl_val; // keep; give
+    pub fn isl_mat_set_element_val(mat: *mut isl_mat, row: c_int, col: c_int, v: *mut isl_val) -> *mut isl_mat; // take, take
     pub fn isl_map_is_subset(a: *mut isl_map, b: *mut isl_map) -> isl_bool; // keep, keep
     pub fn isl_map_union(a: *mut isl_map, b: *mut isl_map) -> *mut isl_map; // take, take
 
@@ -218,6 +264,11 @@ unsafe extern "C" {
 
     // val.h, space.h
     pub fn isl_val_int_from_si(ctx: *mut isl_ctx, i: c_long) -> *mut isl_val; // give
+    pub fn isl_space_copy(space: *mut isl_space) -> *mut isl_space;
+    pub fn isl_space_free(space: *mut isl_space) -> *mut isl_space;
+    pub fn isl_space_add_dims(space: *mut isl_space, dim_type: c_int, n: c_uint) -> *mut isl_space; // take
+    pub fn isl_space_set_dim_name(space: *mut isl_space, dim_type: c_int, pos: c_uint, name: *const c_char) -> *mut isl_space; // take
+    pub fn isl_space_dim(space: *mut isl_space, dim_type: c_int) -> isl_size; // keep
     pub fn isl_val_free(v: *mut isl_val) -> *mut isl_val;
     pub fn isl_val_is_int(v: *mut isl_val) -> isl_bool; // keep
     pub fn isl_val_get_num_si(v: *mut isl_val) -> c_long; // keep

@@ -22,6 +22,7 @@ mod ctx;
 mod ffi;
 mod flow;
 mod map;
+mod rows;
 mod schedule;
 mod set;
 mod tile_ops;
@@ -33,6 +34,7 @@ pub use ast_build::{AstBuild, AstExpr, AstExprView, AstNode, AstNodeView, AstOp}
 pub use ctx::{Ctx, ScheduleOption};
 pub use flow::AccessInfo;
 pub use map::{Map, Side, UnionMap};
+pub use rows::Rows;
 pub use schedule::{NodeKind, Schedule, ScheduleConstraints, ScheduleNode};
 pub use set::{Set, UnionSet};
 
