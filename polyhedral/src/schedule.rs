@@ -578,6 +578,7 @@ mod tests {
             isl_name: format!("A{id}"),
             elem_type: "double".into(),
             rank: 1,
+            extents: vec![None],
             storage: Storage::Local,
             written: true,
         };

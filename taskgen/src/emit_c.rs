@@ -170,9 +170,22 @@ fn class_name(class: usize) -> String {
     format!("n{class}")
 }
 
-/// `[d]` suffixes of an array's inner dimensions, read from the environment.
+/// The constant extent of inner dimension `d` (1 ≤ d < rank) of an array, if its type has one.
+fn const_extent(a: &Array, d: usize) -> Option<u64> {
+    a.extents.get(d).copied().flatten()
+}
+
+/// `[d]` suffixes of an array's inner dimensions: the constant where the declared type has one
+/// (so that the C compiler knows the strides: through runtime strides it cannot tell two rows
+/// apart, and versions or gives up vectorizing the point loops), otherwise read from the
+/// environment.
 fn inner_dims(a: &Array, env: &str) -> String {
-    (0..a.rank.saturating_sub(1)).map(|d| format!("[{env}->{}_d[{d}]]", a.name)).collect()
+    (1..a.rank.max(1))
+        .map(|d| match const_extent(a, d) {
+            Some(c) => format!("[{c}]"),
+            None => format!("[{env}->{}_d[{}]]", a.name, d - 1),
+        })
+        .collect()
 }
 
 /// The environment struct and one function per task class.
@@ -412,6 +425,18 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
              \"tiledflow: array {n} is a pointer to pointers; only arrays and pointers to arrays are supported\");",
             n = a.name
         );
+        // The task functions use the constant inner extents that tiledflow read: the program must
+        // be compiled with the declarations it was generated from.
+        for d in (1..a.rank).filter(|&d| const_extent(a, d).is_some()) {
+            let _ = writeln!(
+                s,
+                "    _Static_assert(sizeof({n}{o}) / sizeof({n}{i}) == {c}, \"tiledflow: array {n} has another size than when this file was generated\");",
+                n = a.name,
+                o = "[0]".repeat(d),
+                i = "[0]".repeat(d + 1),
+                c = const_extent(a, d).unwrap_or_default(),
+            );
+        }
     }
     match target {
         Target::Seq => {
