@@ -265,11 +265,21 @@ fn barrier_task(prog: &TaskProgram, b: usize, bar: &Barrier, gpu: bool) -> Strin
     s
 }
 
+/// Task function `k`: a wrapper with the runtime's signature that reads the arrays from the
+/// environment and passes them to the body, where they are `restrict`-qualified parameters (the
+/// C compiler ignores `restrict` on local pointers). Distinct arrays of a SCoP never overlap (the
+/// dependence analysis assumes it, and `--scop auto` refuses pointers that may alias), so the
+/// qualifier adds no assumption; it spares the point loops run-time alias checks and lets the
+/// compiler reorder them (measured: gemm's tiles took 1.5x longer without it).
 fn task_function(n: usize, k: usize, class: &TaskClass, scop: &Scop, private: &[PrivateScalar], line_file: Option<&str>) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "static void {}(const void *tf_envp, const long *tf_key)", task_fn(n, k));
+    let env = env_struct(n);
+    let arrays: Vec<&Array> = scop.arrays.iter().filter(|a| capture(a) == Capture::Array).collect();
+    let array_type = |a: &Array, name: &str| format!("{} (*{name}){}", a.elem_type, inner_dims(a, "tf_env"));
+    let params: String =
+        arrays.iter().map(|a| format!(", {}", array_type(a, &format!("restrict const {}", a.name)))).collect();
+    let _ = writeln!(s, "static inline void {}_body(const struct {env} *tf_env, const long *tf_key{params})", task_fn(n, k));
     s.push_str("{\n");
-    let _ = writeln!(s, "  const struct {} *tf_env = (const struct {} *)tf_envp;", env_struct(n), env_struct(n));
     for p in scop.params.iter().filter(|p| p.storage == Storage::Local) {
         let _ = writeln!(s, "  const {} {} = tf_env->{}; (void){};", p.c_type, p.name, p.name, p.name);
     }
@@ -282,12 +292,7 @@ fn task_function(n: usize, k: usize, class: &TaskClass, scop: &Scop, private: &[
             }
             Capture::Direct => {}
             Capture::Array => {
-                let dims = inner_dims(a, "tf_env");
-                let _ = writeln!(
-                    s,
-                    "  {} (*const {}){dims} = ({} (*){dims})tf_env->{}; (void){};",
-                    a.elem_type, a.name, a.elem_type, a.name, a.name
-                );
+                let _ = writeln!(s, "  (void){};", a.name);
             }
             Capture::Pointer if private.iter().any(|p| p.array == a.id) => {
                 let _ = writeln!(s, "  {} *const tf_out_{} = tf_env->{};", a.elem_type, a.name, a.name);
@@ -311,6 +316,12 @@ fn task_function(n: usize, k: usize, class: &TaskClass, scop: &Scop, private: &[
     for p in private {
         s.push_str(&copy_out(p, k, class.n_dims, &scop.array(p.array).name));
     }
+    s.push_str("}\n");
+    let _ = writeln!(s, "static void {}(const void *tf_envp, const long *tf_key)", task_fn(n, k));
+    s.push_str("{\n");
+    let _ = writeln!(s, "  const struct {env} *tf_env = (const struct {env} *)tf_envp;");
+    let args: String = arrays.iter().map(|a| format!(", ({})tf_env->{}", array_type(a, ""), a.name)).collect();
+    let _ = writeln!(s, "  {}_body(tf_env, tf_key{args});", task_fn(n, k));
     s.push_str("}\n");
     s
 }
