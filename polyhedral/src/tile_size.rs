@@ -28,7 +28,7 @@
 //! the 30 PolyBench kernels only heat-3d's band is below [`SHORT_INNER`]; the sizes of every
 //! other band are unchanged by this rule.
 
-use frontend::ir::{Scop, StmtId};
+use frontend::ir::{Array, Scop, StmtId};
 use std::collections::BTreeSet;
 
 /// Bytes one tile's data should take.
@@ -44,15 +44,10 @@ pub const MIN_INNER: i64 = 64;
 
 /// The default size of each member of a `depth`-member band over the statements `stmts`.
 pub fn default_tile_size(scop: &Scop, stmts: &[StmtId], depth: usize) -> i64 {
-    let arrays: BTreeSet<usize> = stmts
-        .iter()
-        .filter_map(|s| scop.statements.get(s.index()))
-        .flat_map(|s| s.accesses.iter().map(|a| a.array.0 as usize))
-        .collect();
+    let arrays = accessed(scop, stmts);
     let footprint = |t: u64| -> u64 {
         arrays
             .iter()
-            .filter_map(|&a| scop.arrays.get(a))
             .map(|a| element_bytes(&a.elem_type).saturating_mul(t.saturating_pow(a.rank.min(depth) as u32)))
             .fold(0u64, u64::saturating_add)
     };
@@ -70,15 +65,10 @@ pub fn lengthen_inner(scop: &Scop, stmts: &[StmtId], size: i64, depth: usize, in
     if size >= SHORT_INNER || inner >= depth {
         return vec![size; depth];
     }
-    let arrays: BTreeSet<usize> = stmts
-        .iter()
-        .filter_map(|s| scop.statements.get(s.index()))
-        .flat_map(|s| s.accesses.iter().map(|a| a.array.0 as usize))
-        .collect();
+    let arrays = accessed(scop, stmts);
     let footprint = |t: u64| -> u64 {
         arrays
             .iter()
-            .filter_map(|&a| scop.arrays.get(a))
             .map(|a| {
                 let outer = t.saturating_pow(a.rank.min(depth).saturating_sub(1) as u32);
                 let last = if a.rank > 0 { MIN_INNER as u64 } else { 1 };
@@ -93,6 +83,16 @@ pub fn lengthen_inner(scop: &Scop, stmts: &[StmtId], size: i64, depth: usize, in
     let mut sizes = vec![outer; depth];
     sizes[inner] = MIN_INNER;
     sizes
+}
+
+/// The distinct arrays (scalars included) that the statements `stmts` access.
+fn accessed<'s>(scop: &'s Scop, stmts: &[StmtId]) -> Vec<&'s Array> {
+    let ids: BTreeSet<usize> = stmts
+        .iter()
+        .filter_map(|s| scop.statements.get(s.index()))
+        .flat_map(|s| s.accesses.iter().map(|a| a.array.0 as usize))
+        .collect();
+    ids.into_iter().filter_map(|a| scop.arrays.get(a)).collect()
 }
 
 /// Bytes of a C element type as the frontend spells it (canonical); 8 when unknown.
