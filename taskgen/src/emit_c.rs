@@ -7,7 +7,11 @@
 //!   dimensions, measured with `sizeof` where the kernel declares them (which works alike for fixed
 //!   sizes, C99 VLA parameters and pointers to arrays); the task re-declares them as pointers to
 //!   arrays of those dimensions. Pointer-to-pointer "arrays" have no such dimensions: a static
-//!   assertion stops their compilation rather than letting the cast be wrong;
+//!   assertion stops their compilation rather than letting the cast be wrong. Where the declared
+//!   type gives an inner dimension as a constant ([`Array::extents`]), the task uses the constant,
+//!   and a static assertion checks it where the kernel declares the array: with strides known,
+//!   the C compiler can tell rows of one array apart and vectorizes the point loops. The task
+//!   function passes the arrays to its body as `restrict`-qualified parameters;
 //! - scalars written by the SCoP are captured by address and statements use `(*name)`, except
 //!   the scalars private to each task ([`crate::private`]): the task function declares its own
 //!   `name`, which the statements use, and the task of the tile running the last write copies
