@@ -229,8 +229,9 @@ pub(crate) enum CType {
         unqualified: String,
     },
     Pointer(Box<CType>),
-    /// Any array type (constant size, variable length or incomplete).
-    Array(Box<CType>),
+    /// Any array type (constant size, variable length or incomplete), with its number of
+    /// elements where that is a constant.
+    Array(Box<CType>, Option<u64>),
     Other(String),
 }
 
@@ -609,6 +610,12 @@ impl<'t> Type<'t> {
         self.wrap(unsafe { clang_getArrayElementType(self.raw) })
     }
 
+    /// The number of elements of a constant-size array type (libclang answers -1 otherwise).
+    fn array_size(&self) -> Option<u64> {
+        // SAFETY: as in `canonical`.
+        u64::try_from(unsafe { clang_getArraySize(self.raw) }).ok()
+    }
+
     fn is_restrict(&self) -> bool {
         // SAFETY: as in `canonical`.
         unsafe { clang_isRestrictQualifiedType(self.raw) != 0 }
@@ -643,11 +650,12 @@ impl<'t> Type<'t> {
         }
         match canonical.raw.kind {
             CXType_Pointer => CType::Pointer(Box::new(canonical.pointee().lower(depth + 1))),
-            CXType_ConstantArray
-            | CXType_IncompleteArray
-            | CXType_VariableArray
-            | CXType_DependentSizedArray => {
-                CType::Array(Box::new(canonical.array_element().lower(depth + 1)))
+            CXType_ConstantArray => CType::Array(
+                Box::new(canonical.array_element().lower(depth + 1)),
+                canonical.array_size(),
+            ),
+            CXType_IncompleteArray | CXType_VariableArray | CXType_DependentSizedArray => {
+                CType::Array(Box::new(canonical.array_element().lower(depth + 1)), None)
             }
             _ => CType::Other(spelling),
         }

@@ -102,6 +102,11 @@ pub struct Array {
     pub elem_type: String,
     /// Number of subscripts; 0 for a scalar.
     pub rank: usize,
+    /// The extent of each dimension (`rank` entries, outermost first) where the declared type
+    /// makes it a compile-time constant: `None` for a pointer's first dimension and for
+    /// variable-length ones. Generated code uses the constant inner extents so that the C
+    /// compiler knows the strides (it cannot analyze dependences through runtime strides).
+    pub extents: Vec<Option<u64>>,
     pub storage: Storage,
     /// Written by some statement of the SCoP.
     pub written: bool,

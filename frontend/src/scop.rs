@@ -491,20 +491,29 @@ fn is_pure_function(name: &str) -> bool {
 
 /// The rank and element type of a variable's type: pointer (at most one, outermost), then
 /// arrays, then an arithmetic element.
-fn array_shape(ty: &CType) -> std::result::Result<(usize, String), String> {
-    let mut rank = 0;
+/// Rank, element type and the constant extent of each dimension (outermost first; `None` for a
+/// pointer's first dimension and for variable-length or incomplete ones).
+type Shape = (usize, String, Vec<Option<u64>>);
+
+fn array_shape(ty: &CType) -> std::result::Result<Shape, String> {
+    let mut extents = Vec::new();
     let mut t = ty;
     loop {
         match t {
-            CType::Pointer(inner) if rank == 0 => t = inner,
+            CType::Pointer(inner) if extents.is_empty() => {
+                t = inner;
+                extents.push(None);
+            }
             CType::Pointer(_) => {
                 return Err("arrays of pointers and pointers to pointers may alias".to_string())
             }
-            CType::Array(inner) => t = inner,
-            CType::Scalar { spelling, .. } => return Ok((rank, spelling.clone())),
+            CType::Array(inner, size) => {
+                t = inner;
+                extents.push(*size);
+            }
+            CType::Scalar { spelling, .. } => return Ok((extents.len(), spelling.clone(), extents)),
             CType::Other(s) => return Err(format!("its element type `{s}` is not arithmetic")),
         }
-        rank += 1;
     }
 }
 
@@ -557,6 +566,8 @@ struct ArrayInfo {
     name: String,
     elem_type: String,
     rank: usize,
+    /// Constant extent of each dimension (see [`Array::extents`]).
+    extents: Vec<Option<u64>>,
     storage: Storage,
     written: bool,
     /// The variable is a pointer (an array parameter is one): it may point into other arrays.
@@ -1429,7 +1440,7 @@ impl<'a> Builder<'a> {
                 "loop counter used outside its loop",
             ));
         }
-        let (rank, elem_type) = array_shape(&d.ty)
+        let (rank, elem_type, extents) = array_shape(&d.ty)
             .map_err(|why| Refusal::new(target.span.start, format!("`{}`", d.name), why))?;
         if rank != subscripts_nodes.len() {
             let why = if subscripts_nodes.is_empty() {
@@ -1453,7 +1464,7 @@ impl<'a> Builder<'a> {
                 ..r
             })?);
         }
-        let array = self.array_index(d, rank, elem_type, target.span.start);
+        let array = self.array_index(d, (rank, elem_type, extents), target.span.start);
         for &kind in kinds {
             if kind == AccessKind::Write {
                 self.arrays[array].written = true;
@@ -1467,18 +1478,24 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    fn array_index(&mut self, d: &Decl, rank: usize, elem_type: String, offset: usize) -> usize {
+    fn array_index(&mut self, d: &Decl, (rank, elem_type, extents): Shape, offset: usize) -> usize {
         if let Some(k) = self.arrays.iter().position(|a| a.key == d.key) {
             return k;
+        }
+        // An array parameter is a pointer (libclang gives it its type as written).
+        let pointer = matches!(d.ty, CType::Pointer(_))
+            || (d.kind == DeclKind::Parm && matches!(d.ty, CType::Array(..)));
+        let mut extents = extents;
+        if let (true, Some(first)) = (pointer, extents.first_mut()) {
+            *first = None;
         }
         self.arrays.push(ArrayInfo {
             key: d.key.clone(),
             name: d.name.clone(),
             elem_type,
             rank,
-            // An array parameter is a pointer (libclang gives it its type as written).
-            pointer: matches!(d.ty, CType::Pointer(_))
-                || (d.kind == DeclKind::Parm && matches!(d.ty, CType::Array(_))),
+            extents,
+            pointer,
             restrict: d.restrict,
             offset,
             storage: if d.file_scope {
@@ -1636,6 +1653,7 @@ impl<'a> Builder<'a> {
                 isl_name,
                 elem_type: a.elem_type.clone(),
                 rank: a.rank,
+                extents: a.extents.clone(),
                 storage: a.storage,
                 written: a.written,
             });

@@ -585,3 +585,38 @@ S0 at 7:5: @{L}[${i}] = sizeof(double);
 ",
     );
 }
+
+#[test]
+fn constant_array_extents_are_recorded_and_variable_ones_are_not() {
+    // Expected by reading the declarations: an array parameter is a pointer to its first
+    // dimension (no extent), macros expand before the extent is read, a variable-length
+    // dimension has none, and a local array keeps every extent.
+    let src = "#define N 30
+void f(int n, double A[N][N + 2][4], double (*P)[7], double V[n][n], double *p)
+{
+  int i;
+  double L[5][6];
+#pragma scop
+  for (i = 0; i < 4; i++)
+    A[i][i][i] = P[i][i] + V[i][i] + L[i][i] + p[i];
+#pragma endscop
+}
+";
+    let (file, diags) = parse(src);
+    assert!(diags.is_empty(), "{diags:?}");
+    let extents: Vec<(String, Vec<Option<u64>>)> = file.scops[0]
+        .arrays
+        .iter()
+        .map(|a| (a.name.clone(), a.extents.clone()))
+        .collect();
+    assert_eq!(
+        extents,
+        vec![
+            ("A".to_string(), vec![None, Some(32), Some(4)]),
+            ("P".to_string(), vec![None, Some(7)]),
+            ("V".to_string(), vec![None, None]),
+            ("L".to_string(), vec![Some(5), Some(6)]),
+            ("p".to_string(), vec![None]),
+        ]
+    );
+}

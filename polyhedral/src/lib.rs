@@ -63,7 +63,7 @@ pub use tile_graph::{
     coarsen, tile_graph, NestTiles, NumberedDep, PartitionClass, Shape, Signature, SimplifiedDep, StatementTiles, TileGraph,
     MAX_CLASSES,
 };
-pub use tile_size::{default_tile_size, element_bytes};
+pub use tile_size::{default_tile_size, element_bytes, lengthen_inner};
 pub use verify::verify;
 use frontend::ir::StmtId;
 

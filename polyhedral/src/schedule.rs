@@ -90,7 +90,7 @@ use crate::isl::{Ctx, NodeKind, ScheduleOption, Schedule, ScheduleConstraints, S
 use crate::maps::{names, pad_to_common_depth, projection, tuple};
 use crate::scop::{stmt_of_name, ScopSets};
 use crate::point_order::point_order;
-use crate::tile_size::default_tile_size;
+use crate::tile_size::{default_tile_size, lengthen_inner, SHORT_INNER};
 use crate::{Dependences, Error, Fuse, Nest, Result, ScheduleConfig, TiledSchedule, Warning};
 use frontend::ir::{Scop, StmtId};
 use std::collections::BTreeMap;
@@ -489,7 +489,7 @@ fn tile_nests<'c>(
                     node = node.band_split(members)?;
                 }
                 sizes = if ts.is_empty() {
-                    vec![default_tile_size(scop, &statements, members); members]
+                    default_sizes(scop, &node, &domain, &statements, members, deps, parallel_outer)?
                 } else {
                     (0..members).map(|i| ts[i.min(ts.len() - 1)]).collect()
                 };
@@ -533,6 +533,35 @@ fn tile_nests<'c>(
         tree = node.schedule()?;
     }
     Ok((tree, nests))
+}
+
+/// The default tile sizes of the `p`-member band at `node` (not yet tiled) over `statements`:
+/// [`default_tile_size`] for every member, with the member that [`point_order`] puts innermost
+/// lengthened by [`lengthen_inner`] when that size is short. The order is asked of the band as
+/// one tile (tile dimensions 0), and only for such short sizes.
+fn default_sizes<'c>(
+    scop: &Scop,
+    node: &ScheduleNode<'c>,
+    domain: &UnionSet<'c>,
+    statements: &[StmtId],
+    p: usize,
+    deps: &UnionMap<'c>,
+    parallel_outer: bool,
+) -> Result<Vec<i64>> {
+    let size = default_tile_size(scop, statements, p);
+    if size >= SHORT_INNER {
+        return Ok(vec![size; p]);
+    }
+    let flat = node.subtree_schedule_union_map()?.intersect_domain(domain.clone())?;
+    let (flat, depth) = pad_to_common_depth(flat)?;
+    let x = names("o", depth);
+    let zeros = vec!["0".to_string(); p];
+    let one_tile = format!("{{ {} -> {} }}", tuple("", &x), tuple("", &[zeros, x.clone()].concat()));
+    let one_tile = UnionMap::read(flat.ctx(), &one_tile)?;
+    let flat = flat.apply_range(one_tile)?;
+    let order = point_order(flat.ctx(), scop, &flat, depth + p, p, deps, parallel_outer)?;
+    let inner = order.last().copied().unwrap_or(p - 1);
+    Ok(lengthen_inner(scop, statements, size, p, inner))
 }
 
 /// `flat` (a nest's flat schedule of `depth` dimensions, `p` tile then `p` point dimensions
@@ -645,6 +674,7 @@ mod tests {
             isl_name: format!("A{id}"),
             elem_type: "double".into(),
             rank: 1,
+            extents: vec![None],
             storage: Storage::Local,
             written: true,
         };

@@ -214,6 +214,37 @@ fn default_tile_size_fits_the_footprint_budget() {
     assert_eq!(default_tile_size(&with_arrays(&[("A", 3)], "double"), &s0, 1), 64);
 }
 
+/// A short innermost point loop is lengthened to 64, the other members shrinking to fit the
+/// budget with each array's last subscript spanning 64 values: two rank-3 `double` arrays in a
+/// 4-deep band (heat-3d) got 16; `2 · 8 · 16² · 64 = 256 KiB` does not fit, `2 · 8 · 8² · 64 =
+/// 64 KiB` does: 8 for the others, wherever the innermost member is. gemm's 32 is not short.
+#[test]
+fn short_innermost_point_loops_are_lengthened() {
+    use polyhedral::lengthen_inner;
+    let with_arrays = |arrays: &[(&str, usize)]| {
+        let accesses = (0..arrays.len()).map(|a| common::access(false, a as u32, &format!("{{ S0[i] -> {}[{}] }}", arrays[a].0, vec!["i"; arrays[a].1].join(", ")))).collect();
+        common::scop(&[], "{ : }", arrays, vec![common::stmt(0, &["i"], "{ S0[i] : 0 <= i < 10 }", "{ S0[i] -> [0, i, 0] }", accesses)])
+    };
+    let s0 = [StmtId(0)];
+    let heat = with_arrays(&[("A", 3), ("B", 3)]);
+    assert_eq!(lengthen_inner(&heat, &s0, 16, 4, 3), vec![8, 8, 8, 64]);
+    assert_eq!(lengthen_inner(&heat, &s0, 16, 4, 1), vec![8, 64, 8, 8]);
+    let gemm = with_arrays(&[("C", 2), ("A", 2), ("B", 2)]);
+    assert_eq!(lengthen_inner(&gemm, &s0, 32, 3, 2), vec![32, 32, 32]);
+}
+
+/// heat-3d's time-skewed band (t, i, j, k) keeps k, contiguous, innermost in its tiles, so that
+/// is the member lengthened.
+#[test]
+fn heat_3d_tiles_have_a_long_innermost_point_loop() {
+    let scop = common::kernel_scop("heat-3d", &["MINI_DATASET"]);
+    let deps = dependences(&scop).unwrap();
+    let (sched, _) = schedule(&scop, &deps, &ScheduleConfig::default()).unwrap();
+    assert_eq!(sched.nests.len(), 1, "{sched}");
+    assert_eq!(sched.nests[0].tile_sizes, vec![8, 8, 8, 64], "{sched}");
+    verify(&scop, &deps, &sched).unwrap();
+}
+
 /// gemm's band comes from ISL as (i, j, k); inside a tile the point loops run (i, k, j), so that
 /// the innermost loop walks C[i][j] and B[k][j] contiguously and carries no dependence (the
 /// order of the original), while the tile loops keep ISL's order.

@@ -7,7 +7,11 @@
 //!   dimensions, measured with `sizeof` where the kernel declares them (which works alike for fixed
 //!   sizes, C99 VLA parameters and pointers to arrays); the task re-declares them as pointers to
 //!   arrays of those dimensions. Pointer-to-pointer "arrays" have no such dimensions: a static
-//!   assertion stops their compilation rather than letting the cast be wrong;
+//!   assertion stops their compilation rather than letting the cast be wrong. Where the declared
+//!   type gives an inner dimension as a constant ([`Array::extents`]), the task uses the constant,
+//!   and a static assertion checks it where the kernel declares the array: with strides known,
+//!   the C compiler can tell rows of one array apart and vectorizes the point loops. The task
+//!   function passes the arrays to its body as `restrict`-qualified parameters;
 //! - scalars written by the SCoP are captured by address and statements use `(*name)`, except
 //!   the scalars private to each task ([`crate::private`]): the task function declares its own
 //!   `name`, which the statements use, and the task of the tile running the last write copies
@@ -170,9 +174,22 @@ fn class_name(class: usize) -> String {
     format!("n{class}")
 }
 
-/// `[d]` suffixes of an array's inner dimensions, read from the environment.
+/// The constant extent of inner dimension `d` (1 ≤ d < rank) of an array, if its type has one.
+fn const_extent(a: &Array, d: usize) -> Option<u64> {
+    a.extents.get(d).copied().flatten()
+}
+
+/// `[d]` suffixes of an array's inner dimensions: the constant where the declared type has one
+/// (so that the C compiler knows the strides: through runtime strides it cannot tell two rows
+/// apart, and versions or gives up vectorizing the point loops), otherwise read from the
+/// environment.
 fn inner_dims(a: &Array, env: &str) -> String {
-    (0..a.rank.saturating_sub(1)).map(|d| format!("[{env}->{}_d[{d}]]", a.name)).collect()
+    (1..a.rank.max(1))
+        .map(|d| match const_extent(a, d) {
+            Some(c) => format!("[{c}]"),
+            None => format!("[{env}->{}_d[{}]]", a.name, d - 1),
+        })
+        .collect()
 }
 
 /// The environment struct and one function per task class.
@@ -252,11 +269,21 @@ fn barrier_task(prog: &TaskProgram, b: usize, bar: &Barrier, gpu: bool) -> Strin
     s
 }
 
+/// Task function `k`: a wrapper with the runtime's signature that reads the arrays from the
+/// environment and passes them to the body, where they are `restrict`-qualified parameters (the
+/// C compiler ignores `restrict` on local pointers). Distinct arrays of a SCoP never overlap (the
+/// dependence analysis assumes it, and `--scop auto` refuses pointers that may alias), so the
+/// qualifier adds no assumption; it spares the point loops run-time alias checks and lets the
+/// compiler reorder them (measured: gemm's tiles took 1.5x longer without it).
 fn task_function(n: usize, k: usize, class: &TaskClass, scop: &Scop, private: &[PrivateScalar], line_file: Option<&str>) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "static void {}(const void *tf_envp, const long *tf_key)", task_fn(n, k));
+    let env = env_struct(n);
+    let arrays: Vec<&Array> = scop.arrays.iter().filter(|a| capture(a) == Capture::Array).collect();
+    let array_type = |a: &Array, name: &str| format!("{} (*{name}){}", a.elem_type, inner_dims(a, "tf_env"));
+    let params: String =
+        arrays.iter().map(|a| format!(", {}", array_type(a, &format!("restrict const {}", a.name)))).collect();
+    let _ = writeln!(s, "static inline void {}_body(const struct {env} *tf_env, const long *tf_key{params})", task_fn(n, k));
     s.push_str("{\n");
-    let _ = writeln!(s, "  const struct {} *tf_env = (const struct {} *)tf_envp;", env_struct(n), env_struct(n));
     for p in scop.params.iter().filter(|p| p.storage == Storage::Local) {
         let _ = writeln!(s, "  const {} {} = tf_env->{}; (void){};", p.c_type, p.name, p.name, p.name);
     }
@@ -269,12 +296,7 @@ fn task_function(n: usize, k: usize, class: &TaskClass, scop: &Scop, private: &[
             }
             Capture::Direct => {}
             Capture::Array => {
-                let dims = inner_dims(a, "tf_env");
-                let _ = writeln!(
-                    s,
-                    "  {} (*const {}){dims} = ({} (*){dims})tf_env->{}; (void){};",
-                    a.elem_type, a.name, a.elem_type, a.name, a.name
-                );
+                let _ = writeln!(s, "  (void){};", a.name);
             }
             Capture::Pointer if private.iter().any(|p| p.array == a.id) => {
                 let _ = writeln!(s, "  {} *const tf_out_{} = tf_env->{};", a.elem_type, a.name, a.name);
@@ -298,6 +320,12 @@ fn task_function(n: usize, k: usize, class: &TaskClass, scop: &Scop, private: &[
     for p in private {
         s.push_str(&copy_out(p, k, class.n_dims, &scop.array(p.array).name));
     }
+    s.push_str("}\n");
+    let _ = writeln!(s, "static void {}(const void *tf_envp, const long *tf_key)", task_fn(n, k));
+    s.push_str("{\n");
+    let _ = writeln!(s, "  const struct {env} *tf_env = (const struct {env} *)tf_envp;");
+    let args: String = arrays.iter().map(|a| format!(", ({})tf_env->{}", array_type(a, ""), a.name)).collect();
+    let _ = writeln!(s, "  {}_body(tf_env, tf_key{args});", task_fn(n, k));
     s.push_str("}\n");
     s
 }
@@ -412,6 +440,18 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
              \"tiledflow: array {n} is a pointer to pointers; only arrays and pointers to arrays are supported\");",
             n = a.name
         );
+        // The task functions use the constant inner extents that tiledflow read: the program must
+        // be compiled with the declarations it was generated from.
+        for d in (1..a.rank).filter(|&d| const_extent(a, d).is_some()) {
+            let _ = writeln!(
+                s,
+                "    _Static_assert(sizeof({n}{o}) / sizeof({n}{i}) == {c}, \"tiledflow: array {n} has another size than when this file was generated\");",
+                n = a.name,
+                o = "[0]".repeat(d),
+                i = "[0]".repeat(d + 1),
+                c = const_extent(a, d).unwrap_or_default(),
+            );
+        }
     }
     match target {
         Target::Seq => {

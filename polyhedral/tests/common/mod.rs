@@ -45,6 +45,7 @@ pub fn scop(params: &[&str], context: &str, arrays: &[(&str, usize)], statements
                 isl_name: name.to_string(),
                 elem_type: "double".into(),
                 rank: *rank,
+                extents: vec![None; *rank],
                 storage: Storage::Local,
                 written: true,
             })
