@@ -261,6 +261,11 @@ fn one_task_private<'c>(
         let Some(same) = groups.level(ctx, x)? else {
             return Ok(None);
         };
+        // Each level is a subset of the one before: a value that crosses groups at this level
+        // crosses them at every finer one.
+        if !flow.is_subset(&same)? {
+            return Ok(None);
+        }
         if one_variable_serves(sets, &reads, &writes, &flow, &same, times)? {
             break;
         }
