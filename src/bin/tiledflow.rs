@@ -206,6 +206,13 @@ fn run(cli: &Cli) -> Result<(), Error> {
         (Emit::C, TargetArg::Cuda, Some(p)) if p.extension().is_some_and(|e| e == "cu") => {
             return Err(Error::User(format!("--target cuda: the output {} would be overwritten by its kernels (.cu); name it .c", p.display())))
         }
+        // `-o /dev/null` or a FIFO: the kernels would go to a new `null.cu` beside the device.
+        (Emit::C, TargetArg::Cuda, Some(p)) if std::fs::metadata(p).is_ok_and(|m| !m.is_file()) => {
+            return Err(Error::User(format!(
+                "--target cuda writes its kernels to a file beside the output, but {} is not a regular file; give -o FILE.c",
+                p.display()
+            )))
+        }
         (Emit::C, TargetArg::Cuda, Some(p)) => Some(p.with_extension("cu")),
         _ => None,
     };

@@ -215,6 +215,15 @@ fn standard_output_is_refused_since_the_kernels_need_a_file_of_their_own() {
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("name it .c"));
     assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "nothing is written");
+    // Nor something other than a regular file (`-o /dev/null`, here a directory): the kernels
+    // would go to a new file beside it.
+    let other = dir.path().join("sub");
+    std::fs::create_dir(&other).unwrap();
+    let output = translate_gemm_to(other.as_os_str());
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("is not a regular file"), "{}", String::from_utf8_lossy(&output.stderr));
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left, ["sub"], "nothing is written");
 }
 
 #[test]
