@@ -87,6 +87,46 @@ pub struct ScopReport {
     /// The idiom chosen for each numbered tile dependence.
     pub idioms: Vec<taskgen::idiom::Idiom>,
     pub micros: u128,
+    /// Where the time went, for `--time-stages`.
+    pub stages: StageTimes,
+}
+
+/// Time spent per compilation stage, in the order the stages first ran; a stage that runs more
+/// than once (privatization schedules again) is summed and counted.
+#[derive(Clone, Debug, Default)]
+pub struct StageTimes(Vec<(&'static str, u32, std::time::Duration)>);
+
+impl StageTimes {
+    /// Runs `f` as stage `name`.
+    pub fn time<T>(&mut self, name: &'static str, f: impl FnOnce() -> T) -> T {
+        let start = std::time::Instant::now();
+        let r = f();
+        self.add(name, start.elapsed());
+        r
+    }
+
+    pub fn add(&mut self, name: &'static str, d: std::time::Duration) {
+        match self.0.iter_mut().find(|s| s.0 == name) {
+            Some(s) => {
+                s.1 += 1;
+                s.2 += d;
+            }
+            None => self.0.push((name, 1, d)),
+        }
+    }
+
+    /// `deps 12.0 ms, schedule 2x 30.5 ms, ...`.
+    pub fn line(&self) -> String {
+        let parts: Vec<String> = self
+            .0
+            .iter()
+            .map(|(name, n, d)| match n {
+                1 => format!("{name} {:.1} ms", d.as_secs_f64() * 1e3),
+                n => format!("{name} {n}x {:.1} ms", d.as_secs_f64() * 1e3),
+            })
+            .collect();
+        parts.join(", ")
+    }
 }
 
 impl ScopReport {
@@ -133,6 +173,8 @@ pub struct Output {
     pub reports: Vec<ScopReport>,
     /// With `--target cuda`: the text of the kernel file (`out.cu` beside `out.c`).
     pub cuda: Option<String>,
+    /// The stages that run once per file (parsing, printing), for `--time-stages`.
+    pub stages: StageTimes,
 }
 
 /// The stages' results for one SCoP, as far as the requested output needs them.
@@ -158,15 +200,17 @@ fn polyhedral_error(e: polyhedral::Error) -> Error {
 /// Compiles the file at `path`.
 pub fn compile_file(path: &Path, opts: &Options) -> Result<Output, Error> {
     let fopts = frontend::Options { clang_args: opts.clang_args.clone(), scop: opts.scop };
-    let (file, diags) = frontend::parse_file(path, &fopts).map_err(frontend_error)?;
-    compile_parsed(file, frontend_diagnostics(&diags, opts), opts)
+    let mut stages = StageTimes::default();
+    let (file, diags) = stages.time("parse", || frontend::parse_file(path, &fopts)).map_err(frontend_error)?;
+    compile_parsed(file, frontend_diagnostics(&diags, opts), opts, stages)
 }
 
 /// Compiles source text given in memory (`path` names it in messages).
 pub fn compile_source(path: &str, text: &str, opts: &Options) -> Result<Output, Error> {
     let fopts = frontend::Options { clang_args: opts.clang_args.clone(), scop: opts.scop };
-    let (file, diags) = frontend::parse_source(path, text, &fopts).map_err(frontend_error)?;
-    compile_parsed(file, frontend_diagnostics(&diags, opts), opts)
+    let mut stages = StageTimes::default();
+    let (file, diags) = stages.time("parse", || frontend::parse_source(path, text, &fopts)).map_err(frontend_error)?;
+    compile_parsed(file, frontend_diagnostics(&diags, opts), opts, stages)
 }
 
 /// The frontend's diagnostics as text; its notes only when asked for.
@@ -185,7 +229,7 @@ fn frontend_error(e: frontend::Error) -> Error {
     }
 }
 
-fn compile_parsed(file: SourceFile, mut diagnostics: Vec<String>, opts: &Options) -> Result<Output, Error> {
+fn compile_parsed(file: SourceFile, mut diagnostics: Vec<String>, opts: &Options, mut stages: StageTimes) -> Result<Output, Error> {
     if opts.strict {
         if let Some(w) = diagnostics.iter().find(|d| d.contains("warning:")) {
             return Err(Error::User(w.clone()));
@@ -196,13 +240,14 @@ fn compile_parsed(file: SourceFile, mut diagnostics: Vec<String>, opts: &Options
     }
     if opts.emit == Emit::Scop {
         let text = file.scops.iter().map(text::scop).collect::<Vec<_>>().join("\n");
-        return Ok(Output { text, diagnostics, reports: Vec::new(), cuda: None });
+        return Ok(Output { text, diagnostics, reports: Vec::new(), cuda: None, stages });
     }
     let mut compiled = Vec::new();
     let mut reports = Vec::new();
     for scop in &file.scops {
         let start = std::time::Instant::now();
-        match compile_scop(&file.path, scop, opts, &mut diagnostics) {
+        let mut scop_stages = StageTimes::default();
+        match compile_scop(&file.path, scop, opts, &mut diagnostics, &mut scop_stages) {
             Ok(c) => {
                 reports.push(ScopReport {
                     function: scop.function.clone(),
@@ -213,6 +258,7 @@ fn compile_parsed(file: SourceFile, mut diagnostics: Vec<String>, opts: &Options
                     n_tile_deps: c.program.as_ref().map_or(0, |p| p.classes.iter().map(|k| k.inputs.len()).sum()),
                     idioms: c.program.as_ref().map_or(Vec::new(), |p| p.idioms.clone()),
                     micros: start.elapsed().as_micros(),
+                    stages: scop_stages,
                 });
                 compiled.push((scop, c));
             }
@@ -229,6 +275,7 @@ fn compile_parsed(file: SourceFile, mut diagnostics: Vec<String>, opts: &Options
             Err(e) => return Err(e),
         }
     }
+    let print_start = std::time::Instant::now();
     let text = match opts.emit {
         Emit::Scop => file.scops.iter().map(text::scop).collect::<Vec<_>>().join("\n"),
         Emit::Deps => compiled.iter().map(|(s, c)| text::deps(s, &c.deps)).collect::<Vec<_>>().join("\n"),
@@ -269,12 +316,14 @@ fn compile_parsed(file: SourceFile, mut diagnostics: Vec<String>, opts: &Options
                     .map(|(_, c)| c.cuda.clone().unwrap_or(taskgen::emit_cuda::CudaPlan { gpu: Err("no GPU plan".into()), not_thread_private: Vec::new() }))
                     .collect();
                 let (c_text, cu) = taskgen::emit_cuda::emit(&file, &codes, &plans, &eo, "the .cu file beside this one");
-                return Ok(Output { text: c_text, diagnostics, reports, cuda: Some(cu) });
+                stages.add("print", print_start.elapsed());
+                return Ok(Output { text: c_text, diagnostics, reports, cuda: Some(cu), stages });
             }
             taskgen::emit_file(&file, &codes, &eo)
         }
     };
-    Ok(Output { text, diagnostics, reports, cuda: None })
+    stages.add("print", print_start.elapsed());
+    Ok(Output { text, diagnostics, reports, cuda: None, stages })
 }
 
 fn compile_scop(
@@ -282,13 +331,14 @@ fn compile_scop(
     scop: &frontend::ir::Scop,
     opts: &Options,
     diagnostics: &mut Vec<String>,
+    st: &mut StageTimes,
 ) -> Result<Compiled, Error> {
     let mut candidates = match opts.no_privatize {
         true => Vec::new(),
-        false => polyhedral::scalar_expansions(scop).map_err(polyhedral_error)?,
+        false => st.time("candidates", || polyhedral::scalar_expansions(scop)).map_err(polyhedral_error)?,
     };
     if opts.emit == Emit::Deps && candidates.is_empty() {
-        let deps = polyhedral::dependences(scop).map_err(polyhedral_error)?;
+        let deps = st.time("deps", || polyhedral::dependences(scop)).map_err(polyhedral_error)?;
         return Ok(Compiled { deps, sched: None, program: None, omp: None, private: Vec::new(), cuda: None });
     }
     // For the GPU (`taskgen::emit_cuda`): larger default tiles, parallel point loops outermost.
@@ -310,15 +360,15 @@ fn compile_scop(
     loop {
         let (expanded, deps, fine, sched, private, warnings) = loop {
             let expanded = polyhedral::expand_scalars(scop, &candidates).map_err(polyhedral_error)?;
-            let deps = polyhedral::dependences(&expanded).map_err(polyhedral_error)?;
-            let (fine, warnings) = polyhedral::schedule(&expanded, &deps, &schedule_config).map_err(polyhedral_error)?;
+            let deps = st.time("deps", || polyhedral::dependences(&expanded)).map_err(polyhedral_error)?;
+            let (fine, warnings) = st.time("schedule", || polyhedral::schedule(&expanded, &deps, &schedule_config)).map_err(polyhedral_error)?;
             let sched = match opts.granularity.tile_dims() {
                 Some(n) => polyhedral::coarsen(&fine, n).map_err(polyhedral_error)?,
                 None => fine.clone(),
             };
-            let private = polyhedral::task_private(scop, &candidates, &sched).map_err(polyhedral_error)?;
+            let private = st.time("privatize", || polyhedral::task_private(scop, &candidates, &sched)).map_err(polyhedral_error)?;
             if private.len() == candidates.len() {
-                polyhedral::verify(&expanded, &deps, &fine).map_err(polyhedral_error)?;
+                st.time("verify", || polyhedral::verify(&expanded, &deps, &fine)).map_err(polyhedral_error)?;
                 break (expanded, deps, fine, sched, private, warnings);
             }
             candidates.retain(|c| private.iter().any(|p| p.array == c.array));
@@ -329,16 +379,16 @@ fn compile_scop(
         if opts.emit == Emit::Schedule {
             return Ok(Compiled { deps, sched: Some(fine), program: None, omp: None, private: Vec::new(), cuda: None });
         }
-        let tile_deps = polyhedral::tile_dependences(&expanded, &deps, &sched).map_err(polyhedral_error)?;
-        let program = taskgen::build(&expanded, &deps, &sched, &tile_deps).map_err(polyhedral_error)?;
+        let tile_deps = st.time("tile deps", || polyhedral::tile_dependences(&expanded, &deps, &sched)).map_err(polyhedral_error)?;
+        let program = st.time("tasks", || taskgen::build(&expanded, &deps, &sched, &tile_deps)).map_err(polyhedral_error)?;
         let omp = match (opts.emit, opts.target) {
-            (Emit::C, Target::Omp) => Some(taskgen::emit_omp::plan(&expanded, &deps, &sched).map_err(polyhedral_error)?),
+            (Emit::C, Target::Omp) => Some(st.time("omp plan", || taskgen::emit_omp::plan(&expanded, &deps, &sched)).map_err(polyhedral_error)?),
             _ => None,
         };
         let private = taskgen::private_scalars(scop, &private).map_err(polyhedral_error)?;
         let cuda = match (opts.emit, opts.target) {
             (Emit::C, Target::Cuda) => {
-                let plan = taskgen::emit_cuda::plan(scop, &expanded, &deps, &sched, &program, &private).map_err(polyhedral_error)?;
+                let plan = st.time("gpu plan", || taskgen::emit_cuda::plan(scop, &expanded, &deps, &sched, &program, &private)).map_err(polyhedral_error)?;
                 if !plan.not_thread_private.is_empty() {
                     candidates.retain(|c| !plan.not_thread_private.contains(&c.array));
                     continue;

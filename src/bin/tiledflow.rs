@@ -131,6 +131,11 @@ struct Cli {
     /// Print one line per SCoP on stderr: statements, bands, tile dependences, task classes, idioms, time
     #[arg(short, long)]
     verbose: bool,
+    /// Print on stderr where the compile time went: per SCoP, the time of each stage
+    /// (dependences, scheduling, privatization, verification, tile dependences, ...), and the
+    /// time of parsing and printing the file
+    #[arg(long)]
+    time_stages: bool,
     /// What one task runs: one tile, or all tiles sharing the outermost tile coordinate
     /// (interband) or the two outermost (intraband)
     #[arg(long, value_enum, default_value = "tile")]
@@ -259,6 +264,13 @@ fn run(cli: &Cli) -> Result<(), Error> {
         for r in &out.reports {
             eprintln!("{}", r.line(&cli.input.display().to_string()));
         }
+    }
+    if cli.time_stages {
+        let path = cli.input.display().to_string();
+        for r in &out.reports {
+            eprintln!("{path}: SCoP in {}() at line {}: {}", r.function, r.line, r.stages.line());
+        }
+        eprintln!("{path}: {}", out.stages.line());
     }
     if let (Some(cu_path), Some(cu)) = (&cu_path, &out.cuda) {
         tiledflow::write_atomically(cu_path, cu).map_err(|e| Error::User(format!("cannot write {}: {e}", cu_path.display())))?;

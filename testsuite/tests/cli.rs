@@ -88,6 +88,25 @@ fn tiledflow_writes_standard_output_for_dash_and_one_verbose_line_per_scop() {
 }
 
 #[test]
+fn time_stages_prints_each_stage_per_scop_and_the_file_stages() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "two.c", TWO_SCOPS);
+    let r = tiledflow(dir.path(), &["two.c", "-o", "out.c", "--time-stages"]).expect(0);
+    let lines: Vec<&str> = r.stderr.lines().collect();
+    assert_eq!(lines.len(), 3, "{}", r.said());
+    for (line, f) in lines.iter().zip(["k1() at line 6: ", "k2() at line 13: "]) {
+        assert!(line.starts_with(&format!("two.c: SCoP in {f}")), "{line}");
+        for stage in ["deps ", "schedule ", "verify ", "tile deps ", "tasks "] {
+            assert!(line.contains(stage), "{stage} missing: {line}");
+        }
+    }
+    assert!(lines[2].starts_with("two.c: parse ") && lines[2].contains(", print "), "{}", lines[2]);
+    // Without the flag, nothing on stderr.
+    let r = tiledflow(dir.path(), &["two.c", "-o", "out.c"]).expect(0);
+    assert_eq!(r.stderr, "", "{}", r.said());
+}
+
+#[test]
 fn tiledflow_user_errors_exit_1_and_leave_no_output_file() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
