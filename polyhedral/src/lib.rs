@@ -123,11 +123,13 @@ pub struct ScheduleConfig {
     pub tile_sizes: Option<Vec<i64>>,
     /// ISL operation budget for scheduling; past it the original schedule is used with a warning.
     pub max_operations: u64,
-    /// Wall-clock budget for the ISL scheduler (`None`: unbounded); past it the original
-    /// schedule is used with a warning. ISL counts operations (allocations and simplex pivots)
-    /// but a pivot on huge numbers can take milliseconds, so the operation budget alone does not
-    /// bound the time. Wall-clock time depends on the machine's load, so the default (60 s) is
-    /// a guard against hanging, far above any kernel's scheduling time, not a tuning knob.
+    /// CPU-time budget of each ISL scheduler run (`None`: unbounded), measured on the thread that
+    /// runs it; past it the original schedule is used with a warning. ISL counts operations
+    /// (allocations and simplex pivots) but a pivot on huge numbers can take milliseconds, so the
+    /// operation budget alone does not bound the time. CPU time, unlike wall-clock time, does not
+    /// grow with the machine's load, so the outcome does not depend on it; the default (10 s) is a
+    /// guard against work that does not end, far above any kernel's scheduling time, not a tuning
+    /// knob.
     pub time_limit: Option<std::time::Duration>,
     /// Bound on the ISL scheduler's coefficients (`schedule_max_coefficient`; -1: none).
     pub max_coefficient: i32,
@@ -159,7 +161,7 @@ impl Default for ScheduleConfig {
             original: false,
             tile_sizes: Some(Vec::new()),
             max_operations: 2_000_000,
-            time_limit: Some(std::time::Duration::from_secs(60)),
+            time_limit: Some(std::time::Duration::from_secs(10)),
             max_coefficient: 4,
             max_constant_term: 8,
             max_whole_statements: 9,

@@ -1,4 +1,5 @@
-//! Safe wrappers over the parts of ISL 0.27 that this crate uses; the only module with `unsafe` code.
+//! Safe wrappers over the parts of ISL 0.27 that this crate uses, and the CPU clock of the thread
+//! that runs it (`cpu_clock`); the only module with `unsafe` code.
 //!
 //! Ownership follows ISL's annotations: a method that takes `self` by value passes an object ISL
 //! consumes (`__isl_take`), one that takes `&self` lends it (`__isl_keep`), and every returned
@@ -18,6 +19,7 @@
 //! ISL's configure; a test below checks it.
 
 mod ast_build;
+mod cpu_clock;
 mod ctx;
 mod ffi;
 mod flow;
@@ -31,6 +33,7 @@ mod tile_ops;
 use isl_rs as _;
 
 pub use ast_build::{AstBuild, AstExpr, AstExprView, AstNode, AstNodeView, AstOp};
+pub use cpu_clock::{this_thread_cpu_time, ThreadCpuClock};
 pub use ctx::{Ctx, ScheduleOption};
 pub use flow::AccessInfo;
 pub use map::{Map, Side, UnionMap};
