@@ -76,7 +76,7 @@ pub fn schedule(scop: &Scop, t: &TiledSchedule) -> String {
     let _ = writeln!(s, "{}", t.tree.trim_end());
     for (k, nest) in t.nests.iter().enumerate() {
         let stmts: Vec<String> = nest.statements.iter().map(|x| x.to_string()).collect();
-        let _ = writeln!(s, "nest N{k}: statements [{}], tile sizes {:?}", stmts.join(", "), nest.tile_sizes);
+        let _ = writeln!(s, "nest N{k}: statements [{}], tile sizes {}", stmts.join(", "), polyhedral::tile_sizes_text(&nest.tile_sizes));
         let _ = writeln!(s, "  schedule: {}", nest.schedule);
         let _ = writeln!(s, "  tile map: {}", nest.tile_map);
         let _ = writeln!(s, "  tiles:    {}", nest.tile_domain);

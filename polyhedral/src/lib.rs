@@ -154,6 +154,19 @@ pub struct ScheduleConfig {
 /// ([`ScheduleConfig::whole_carrying_members`]).
 pub const WHOLE_LOOP: i64 = i64::MAX;
 
+/// Tile sizes as the printed forms show them: `[32, 32, whole]` ([`WHOLE_LOOP`] for a member that
+/// is not cut).
+pub fn tile_sizes_text(sizes: &[i64]) -> String {
+    let sizes: Vec<String> = sizes
+        .iter()
+        .map(|&t| match t {
+            WHOLE_LOOP => "whole".to_string(),
+            t => t.to_string(),
+        })
+        .collect();
+    format!("[{}]", sizes.join(", "))
+}
+
 impl Default for ScheduleConfig {
     fn default() -> Self {
         ScheduleConfig {

@@ -377,11 +377,11 @@ impl TaskProgram {
             let stmts: Vec<String> = c.statements.iter().map(|s| s.to_string()).collect();
             let _ = writeln!(
                 s,
-                "class {}: statements [{}], {} key dims, tile sizes {:?}, {} task classes{}",
+                "class {}: statements [{}], {} key dims, tile sizes {}, {} task classes{}",
                 c.name,
                 stmts.join(", "),
                 c.n_dims,
-                c.tile_sizes,
+                polyhedral::tile_sizes_text(&c.tile_sizes),
                 c.partitions.len(),
                 if c.partitioned { "" } else { " (not partitioned: inputs guarded)" }
             );

@@ -392,3 +392,21 @@ fn durbin_under_minimal_fusion_runs_on_the_gpu_with_its_sum_shared() {
     let (_, _, cu) = translate("durbin", &["MINI_DATASET"], &extra, dir.path()).unwrap();
     assert!(cu.contains("double &sum = *tf_p_sum;"), "{cu}");
 }
+
+/// deriche's first nest keeps `j`, which carries its running filter values, whole on the GPU
+/// (`ScheduleConfig::whole_carrying_members`): the printed forms say `whole`, not the sentinel.
+#[test]
+fn a_member_left_whole_prints_as_whole() {
+    for emit in ["tasks", "schedule"] {
+        let out = std::process::Command::new(tool_path("tiledflow").unwrap())
+            .args(["--target", "cuda", "--emit", emit, "-DMINI_DATASET", "-I"])
+            .arg(utilities_dir())
+            .arg(kernel_path("deriche"))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(text.contains("tile sizes [256, 256, whole]"), "--emit {emit}:\n{text}");
+        assert!(!text.contains(&i64::MAX.to_string()), "--emit {emit}:\n{text}");
+    }
+}
