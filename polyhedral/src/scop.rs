@@ -95,3 +95,25 @@ fn field_error(owner: &str, what: &str, text: &str, err: Error) -> Error {
         other => other,
     }
 }
+
+// The statement domains alone (taskgen, for `tile::tile_dependences`).
+
+/// [`ScopSets::domains`] without the rest of [`ScopSets::parse`]: the same sets, built by the same
+/// operations in the same order, for a stage that needs no access or schedule (parsing those
+/// was half of `tile_dependences`' own time on heat-3d).
+pub(crate) fn parse_domains<'c>(ctx: &'c Ctx, scop: &Scop) -> Result<UnionSet<'c>> {
+    let context = parse_context(ctx, scop)?;
+    let mut domains = UnionSet::empty(ctx)?;
+    for (idx, stmt) in scop.statements.iter().enumerate() {
+        let name = stmt.id.to_string();
+        if stmt.id.index() != idx {
+            return Err(Error::InvalidInput(format!("statement {idx} has id {name}")));
+        }
+        let domain = Set::read(ctx, &stmt.domain).map_err(|e| field_error(&name, "domain", &stmt.domain, e))?;
+        if domain.tuple_name().as_deref() != Some(name.as_str()) {
+            return Err(Error::InvalidInput(format!("{name}: the domain `{}` is not in the space {name}", stmt.domain)));
+        }
+        domains = domains.union(UnionSet::from_set(domain)?)?;
+    }
+    domains.intersect_params(context)?.coalesce()
+}
