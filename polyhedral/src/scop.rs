@@ -100,7 +100,7 @@ fn field_error(owner: &str, what: &str, text: &str, err: Error) -> Error {
 
 /// [`ScopSets::domains`] without the rest of [`ScopSets::parse`]: the same sets, built by the same
 /// operations in the same order, for a stage that needs no access or schedule (parsing those
-/// was half of `tile_dependences`' own time on heat-3d).
+/// was a fifth of `tile_dependences`' own time on adi and deriche).
 pub(crate) fn parse_domains<'c>(ctx: &'c Ctx, scop: &Scop) -> Result<UnionSet<'c>> {
     let context = parse_context(ctx, scop)?;
     let mut domains = UnionSet::empty(ctx)?;
