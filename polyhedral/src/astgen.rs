@@ -123,23 +123,18 @@ pub(crate) fn few_offsets(map: &Map<'_>) -> Result<Option<Vec<Vec<i64>>>> {
     if map.n_dims(Side::In)? != n {
         return Ok(None);
     }
-    let mut offsets = map.clone().reset_tuple_id(Side::In)?.reset_tuple_id(Side::Out)?.deltas()?.project_out_params()?;
+    let offsets = map.clone().reset_tuple_id(Side::In)?.reset_tuple_id(Side::Out)?.deltas()?.project_out_params()?;
     if !offsets.is_bounded()? {
         return Ok(None);
     }
-    let mut points = Vec::new();
-    while !offsets.is_empty()? {
-        if points.len() == MAX_OFFSETS {
-            return Ok(None);
-        }
-        let first = offsets.clone().lexmin()?;
-        let Some(point) = (0..n).map(|k| first.plain_fixed(k)).collect::<Result<Option<Vec<i64>>>>()? else {
-            return Ok(None);
-        };
-        points.push(point);
-        offsets = offsets.subtract(first)?;
-    }
-    points.reverse();
+    // One scan of the points, stopped past the limit. (Taking the lexicographic minimum and
+    // subtracting it, point after point, gave the same points at several times the cost: each
+    // subtraction splits the set further, and a relation with more distances than the limit
+    // paid for all of them, 2mm's and cholesky's inputs between nests among them.)
+    let Some(mut points) = offsets.points_upto(MAX_OFFSETS)? else {
+        return Ok(None);
+    };
+    points.sort_unstable_by(|a, b| b.cmp(a));
     Ok(Some(points))
 }
 
@@ -389,4 +384,67 @@ fn convert_expr(expr: &AstExpr<'_>) -> Result<Expr> {
             Expr::Op(kind, args.iter().map(convert_expr).collect::<Result<_>>()?)
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `few_offsets` as it was: the lexicographic minimum, subtracted, point after point.
+    fn offsets_by_lexmin(map: &Map<'_>) -> Option<Vec<Vec<i64>>> {
+        let n = map.n_dims(Side::Out).unwrap();
+        if map.n_dims(Side::In).unwrap() != n {
+            return None;
+        }
+        let mut offsets =
+            map.clone().reset_tuple_id(Side::In).unwrap().reset_tuple_id(Side::Out).unwrap().deltas().unwrap();
+        offsets = offsets.project_out_params().unwrap();
+        if !offsets.is_bounded().unwrap() {
+            return None;
+        }
+        let mut points = Vec::new();
+        while !offsets.is_empty().unwrap() {
+            if points.len() == MAX_OFFSETS {
+                return None;
+            }
+            let first = offsets.clone().lexmin().unwrap();
+            points.push((0..n).map(|k| first.plain_fixed(k).unwrap()).collect::<Option<Vec<i64>>>()?);
+            offsets = offsets.subtract(first).unwrap();
+        }
+        points.reverse();
+        Some(points)
+    }
+
+    /// The scan of the points gives what the lexicographic minima gave: on uniform and skewed
+    /// tile relations (with existentially quantified instances), parametric ones, one with
+    /// exactly the limit of distances and ones with one more or many more (2mm's relation
+    /// between nests at LARGE), an unbounded one, an empty one and one between spaces of
+    /// different dimensions.
+    #[test]
+    fn scanned_offsets_are_the_lexicographic_minima_in_decreasing_order() {
+        let ctx = Ctx::new().unwrap();
+        let cases = [
+            "{ N0[i] -> N0[j] : 0 <= i < 10 and i < j <= i + 2 }",
+            "{ N0[o0, o1] -> N1[o0', o1' = 0] : o0 >= 0 and 0 <= o1 <= 18 and 2o0 <= o0' <= 24 and o0' <= 1 + 2o0 }",
+            "[T, N] -> { N0[a, b] -> N0[c, d] : exists (t, i : 0 <= t < T and 1 <= i < N - 1 and 7a <= t <= 7a + 6 \
+             and 3b <= t + i <= 3b + 2 and 7c <= t + 1 <= 7c + 6 and 3d <= t + i + 2 <= 3d + 2) }",
+            "{ N0[a, b, c, d] -> N0[w, x, y, z] : 0 <= a <= 62 and 2a <= b <= 139 and a <= w <= a + 1 and b <= x <= b + 1 \
+             and c <= y <= c + 1 and d <= z <= d + 1 and 8d <= 15 + b and -3 + a <= 4d and 0 <= c <= 139 }",
+            "[n] -> { N0[i, j] -> N0[i + 1, k] : 0 <= i < n and 0 <= j < n and -1 <= k - j <= 1 }",
+            "{ N0[i] -> N0[j] : 0 <= i < 100 and 1 <= j - i <= 64 }",
+            "{ N0[i] -> N0[j] : 0 <= i < 100 and 1 <= j - i <= 65 }",
+            "{ N0[i, j] -> N0[k, l] : 0 <= i < 100 and 0 <= j < 100 and exists (m : k - i = 3m and l - j = 6m and 0 <= m <= 30) }",
+            "[n] -> { N0[i] -> N0[j] : 0 <= i < j < n }",
+            "{ N0[i] -> N0[j] : 0 <= i < 10 and j = i + 1 and i > 20 }",
+            "{ N0[i] -> N1[i, j] : 0 <= i, j < 4 }",
+        ];
+        for text in cases {
+            let map = Map::read(&ctx, text).unwrap();
+            let want = offsets_by_lexmin(&map);
+            assert_eq!(few_offsets(&map).unwrap(), want, "{text}");
+        }
+        // The cases above cover both outcomes.
+        let some = cases.iter().filter(|t| few_offsets(&Map::read(&ctx, t).unwrap()).unwrap().is_some()).count();
+        assert!(some >= 5 && some < cases.len(), "{some} of {} have few offsets", cases.len());
+    }
 }

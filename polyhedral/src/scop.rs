@@ -3,7 +3,7 @@
 
 use crate::isl::{Ctx, Map, Set, Side, UnionMap, UnionSet};
 use crate::{Error, Result};
-use frontend::ir::{AccessKind, Scop, StmtId};
+use frontend::ir::{AccessKind, Scop, Statement, StmtId};
 
 /// The polyhedral description of a SCoP, every relation restricted to the statement domains and
 /// to the context.
@@ -29,17 +29,7 @@ impl<'c> ScopSets<'c> {
         let mut schedules = Vec::new();
         for (idx, stmt) in scop.statements.iter().enumerate() {
             let name = stmt.id.to_string();
-            if stmt.id.index() != idx {
-                return Err(Error::InvalidInput(format!("statement {idx} has id {name}")));
-            }
-            let domain = Set::read(ctx, &stmt.domain).map_err(|e| field_error(&name, "domain", &stmt.domain, e))?;
-            if domain.tuple_name().as_deref() != Some(name.as_str()) {
-                return Err(Error::InvalidInput(format!(
-                    "{name}: the domain `{}` is not in the space {name}",
-                    stmt.domain
-                )));
-            }
-            domains = domains.union(UnionSet::from_set(domain)?)?;
+            domains = domains.union(UnionSet::from_set(read_domain(ctx, idx, stmt)?)?)?;
             let schedule = Map::read(ctx, &stmt.schedule).map_err(|e| field_error(&name, "schedule", &stmt.schedule, e))?;
             check_domain_name(&schedule, &name, "schedule", &stmt.schedule)?;
             schedules.push(schedule);
@@ -93,5 +83,110 @@ fn field_error(owner: &str, what: &str, text: &str, err: Error) -> Error {
     match err {
         Error::Isl(msg) => Error::InvalidInput(format!("{owner}: cannot parse the {what} `{text}`: {msg}")),
         other => other,
+    }
+}
+
+// The statement domains alone (taskgen, for `tile::tile_dependences`).
+
+/// [`ScopSets::domains`] without the rest of [`ScopSets::parse`]: the same sets, built by the same
+/// operations in the same order, for a stage that needs no access or schedule (parsing those
+/// was a fifth of `tile_dependences`' own time on adi and deriche).
+pub(crate) fn parse_domains<'c>(ctx: &'c Ctx, scop: &Scop) -> Result<UnionSet<'c>> {
+    let context = parse_context(ctx, scop)?;
+    let mut domains = UnionSet::empty(ctx)?;
+    for (idx, stmt) in scop.statements.iter().enumerate() {
+        domains = domains.union(UnionSet::from_set(read_domain(ctx, idx, stmt)?)?)?;
+    }
+    domains.intersect_params(context)?.coalesce()
+}
+
+/// The domain of statement `idx`, which must be named `S<idx>`.
+fn read_domain<'c>(ctx: &'c Ctx, idx: usize, stmt: &Statement) -> Result<Set<'c>> {
+    let name = stmt.id.to_string();
+    if stmt.id.index() != idx {
+        return Err(Error::InvalidInput(format!("statement {idx} has id {name}")));
+    }
+    let domain = Set::read(ctx, &stmt.domain).map_err(|e| field_error(&name, "domain", &stmt.domain, e))?;
+    if domain.tuple_name().as_deref() != Some(name.as_str()) {
+        return Err(Error::InvalidInput(format!("{name}: the domain `{}` is not in the space {name}", stmt.domain)));
+    }
+    Ok(domain)
+}
+
+#[cfg(test)]
+mod parse_domains_tests {
+    use super::*;
+    use frontend::ir::{Access, Array, ArrayId, Loc, Param, Span, Statement, Storage};
+
+    /// A SCoP with parameters `[N, M]`, context `context` and one statement per domain (each
+    /// reading and writing one array, scheduled in text order).
+    fn scop(context: &str, domains: &[(&str, &str)]) -> Scop {
+        let statements = domains
+            .iter()
+            .enumerate()
+            .map(|(k, (iters, cond))| {
+                let s = format!("S{k}");
+                let access = |kind, index: &str| Access {
+                    kind,
+                    array: ArrayId(0),
+                    relation: format!("[N, M] -> {{ {s}[{iters}] -> A[{index}] }}"),
+                };
+                let first = iters.split(',').next().unwrap_or("0").trim();
+                Statement {
+                    id: StmtId(k as u32),
+                    iterators: iters.split(',').map(|i| i.trim().to_string()).collect(),
+                    domain: format!("[N, M] -> {{ {s}[{iters}] : {cond} }}"),
+                    schedule: format!("[N, M] -> {{ {s}[{iters}] -> [{k}, {iters}] }}"),
+                    accesses: vec![access(AccessKind::Read, first), access(AccessKind::Write, first)],
+                    body: Vec::new(),
+                    span: Span { start: 0, end: 0 },
+                    loc: Loc::default(),
+                }
+            })
+            .collect();
+        let param = |name: &str| Param { name: name.into(), c_type: "int".into(), storage: Storage::Local };
+        Scop {
+            function: "kernel".into(),
+            region: Span { start: 0, end: 0 },
+            insert_at: 0,
+            loc: Loc::default(),
+            params: vec![param("N"), param("M")],
+            context: context.into(),
+            arrays: vec![Array {
+                id: ArrayId(0),
+                name: "A".into(),
+                isl_name: "A".into(),
+                elem_type: "double".into(),
+                rank: 1,
+                extents: vec![None],
+                storage: Storage::Local,
+                written: true,
+            }],
+            statements,
+            macros: Vec::new(),
+            undefined_macros: Vec::new(),
+        }
+    }
+
+    /// The domains alone are the domains of the whole parse, to the text: a triangle and a
+    /// rectangle under a context that cuts them, a union of two pieces that coalesce into one, a
+    /// statement with an existentially quantified stride, and a statement empty under the context.
+    #[test]
+    fn the_domains_alone_are_those_of_the_whole_parse() {
+        let ctx = Ctx::new().unwrap();
+        let cases = [
+            scop("[N, M] -> { : N >= 10 and M >= N }", &[("i, j", "0 <= i < N and 0 <= j <= i"), ("i", "0 <= i < M")]),
+            scop("[N, M] -> { : N >= 0 and M >= 0 }", &[("i", "0 <= i < 5 or 4 <= i < N"), ("i, j", "0 <= i, j < N")]),
+            scop(
+                "[N, M] -> { : M > N >= 3 }",
+                &[("i", "exists (k : i = 3k and 0 <= i < N)"), ("t, i", "0 <= t < M and 1 <= i < N - 1"), ("i", "N <= i < 2 and M > 0")],
+            ),
+        ];
+        for scop in &cases {
+            let whole = ScopSets::parse(&ctx, scop).unwrap().domains;
+            let alone = parse_domains(&ctx, scop).unwrap();
+            assert_eq!(alone.to_str().unwrap(), whole.to_str().unwrap());
+            assert!(alone.is_equal(&whole).unwrap());
+        }
     }
 }

@@ -5,7 +5,7 @@
 use crate::deps::IslDeps;
 use crate::isl::{Ctx, Side, UnionMap};
 use crate::maps::{input_error, lex_lt, nest_of_name};
-use crate::scop::ScopSets;
+use crate::scop::parse_domains;
 use crate::{Dependences, Error, Result, TileDep, TiledSchedule};
 use frontend::ir::Scop;
 
@@ -14,9 +14,9 @@ use frontend::ir::Scop;
 /// lexicographically later tile of the same nest; anything else is [`Error::IllegalSchedule`].
 pub fn tile_dependences(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<Vec<TileDep>> {
     let ctx = Ctx::new()?;
-    let sets = ScopSets::parse(&ctx, scop)?;
+    let domains = parse_domains(&ctx, scop)?;
     let all = IslDeps::parse(&ctx, deps)?.all()?;
-    let all = all.intersect_domain(sets.domains.clone())?.intersect_range(sets.domains.clone())?;
+    let all = all.intersect_domain(domains.clone())?.intersect_range(domains)?;
     let mut tile_maps = UnionMap::empty(&ctx)?;
     let mut n_dims = Vec::new();
     for (k, nest) in sched.nests.iter().enumerate() {

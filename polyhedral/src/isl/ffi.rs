@@ -140,6 +140,7 @@ unsafe extern "C" {
     pub fn isl_set_lexmin(set: *mut isl_set) -> *mut isl_set; // take
     pub fn isl_set_from_params(set: *mut isl_set) -> *mut isl_set; // take
     pub fn isl_set_is_bounded(set: *mut isl_set) -> isl_bool; // keep
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn isl_set_plain_get_val_if_fixed(set: *mut isl_set, dim_type: c_int, pos: c_uint) -> *mut isl_val; // keep; give
     pub fn isl_set_identity(set: *mut isl_set) -> *mut isl_map; // take
     pub fn isl_set_is_empty(set: *mut isl_set) -> isl_bool; // keep
@@ -395,4 +396,18 @@ unsafe extern "C" {
     pub fn isl_ast_expr_op_get_arg(expr: *mut isl_ast_expr, pos: c_int) -> *mut isl_ast_expr; // keep; give
     pub fn isl_ast_expr_id_get_id(expr: *mut isl_ast_expr) -> *mut isl_id; // keep; give
     pub fn isl_ast_expr_int_get_val(expr: *mut isl_ast_expr) -> *mut isl_val; // keep; give
+}
+
+// Points of a set (taskgen, for `astgen::few_offsets`).
+opaque!(isl_point);
+
+unsafe extern "C" {
+    // point.h
+    pub fn isl_set_foreach_point(
+        set: *mut isl_set,
+        f: Option<unsafe extern "C" fn(pnt: *mut isl_point, user: *mut c_void) -> isl_stat>,
+        user: *mut c_void,
+    ) -> isl_stat; // keep; the callback takes each point
+    pub fn isl_point_get_coordinate_val(pnt: *mut isl_point, dim_type: c_int, pos: c_int) -> *mut isl_val; // keep; give
+    pub fn isl_point_free(pnt: *mut isl_point) -> *mut isl_point;
 }

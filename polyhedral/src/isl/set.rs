@@ -94,6 +94,8 @@ impl<'c> Set<'c> {
 
     /// The value of dimension `pos` if the constraints fix it to an integer constant (a syntactic
     /// check), `None` otherwise.
+    // Used by tests only since `few_offsets` scans points (kept as their oracle).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn plain_fixed(&self, pos: usize) -> Result<Option<i64>> {
         let pos = u32::try_from(pos).map_err(|_| crate::Error::Isl(format!("dimension {pos} is too large")))?;
         // SAFETY: `self` is live (keep); the value is owned and freed below.
@@ -253,5 +255,76 @@ impl<'c> UnionSet<'c> {
         // SAFETY: the list is owned here and freed once; its elements were copied out.
         unsafe { ffi::isl_set_list_free(list) };
         result
+    }
+}
+
+// Points of a set (taskgen, for `astgen::few_offsets`).
+
+/// What [`Set::points_upto`]'s callback collects.
+struct Points {
+    n_dims: usize,
+    max: usize,
+    points: Vec<Vec<i64>>,
+    /// Set when a point past `max` was met: the scan was stopped on purpose.
+    too_many: bool,
+    /// Set when a coordinate could not be read as an integer.
+    failed: bool,
+}
+
+/// `isl_set_foreach_point`'s callback: records the point's coordinates, and stops the scan (an
+/// error status) at the first point past `max`.
+unsafe extern "C" fn collect_point(pnt: *mut ffi::isl_point, user: *mut std::os::raw::c_void) -> ffi::isl_stat {
+    // SAFETY: `user` is the `Points` that `points_upto` lent for the duration of the scan, and
+    // nothing else touches it meanwhile.
+    let points = unsafe { &mut *user.cast::<Points>() };
+    let mut point = Vec::with_capacity(points.n_dims);
+    if points.points.len() == points.max {
+        points.too_many = true;
+    } else {
+        for k in 0..points.n_dims {
+            let Ok(pos) = super::to_c_int(k) else { break };
+            // SAFETY: `pnt` is live (keep); the value is owned and freed below.
+            let val = unsafe { ffi::isl_point_get_coordinate_val(pnt, ffi::ISL_DIM_SET, pos) };
+            if val.is_null() {
+                break;
+            }
+            // SAFETY: `val` is a live value (keep), then freed once.
+            let (is_int, num) = unsafe { (ffi::isl_val_is_int(val), ffi::isl_val_get_num_si(val)) };
+            unsafe { ffi::isl_val_free(val) };
+            if is_int != 1 {
+                break;
+            }
+            point.push(i64::from(num));
+        }
+        points.failed = point.len() != points.n_dims;
+    }
+    // SAFETY: the callback owns the point (take) and frees it once.
+    unsafe { ffi::isl_point_free(pnt) };
+    if points.too_many || points.failed {
+        return -1;
+    }
+    points.points.push(point);
+    0
+}
+
+impl<'c> Set<'c> {
+    /// The integer points of a bounded set without parameters, in ISL's scanning order (not
+    /// sorted), or `None` when it has more than `max`: the scan stops at the first point past
+    /// `max`, so a large set costs no more than `max + 1` points.
+    pub fn points_upto(&self, max: usize) -> Result<Option<Vec<Vec<i64>>>> {
+        let mut points = Points { n_dims: self.n_dims()?, max, points: Vec::new(), too_many: false, failed: false };
+        // SAFETY: `self` is live (keep); `points` outlives the call and is only touched by the
+        // callback while ISL runs it.
+        let stat = unsafe {
+            ffi::isl_set_foreach_point(self.as_raw(), Some(collect_point), (&raw mut points).cast())
+        };
+        if points.too_many {
+            return Ok(None);
+        }
+        if points.failed {
+            return Err(crate::Error::Isl("a point of a set has a coordinate that is not an integer".into()));
+        }
+        super::check_stat(self.ctx, stat)?;
+        Ok(Some(points.points))
     }
 }
