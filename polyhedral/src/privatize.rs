@@ -181,6 +181,10 @@ pub fn task_private(scop: &Scop, expansions: &[ScalarExpansion], sched: &TiledSc
     let ctx = Ctx::new()?;
     let sets = ScopSets::parse(&ctx, scop)?;
     let mut tile_maps = UnionMap::empty(&ctx)?;
+    // The order of the instances inside each task: a nest's time without its tile coordinates,
+    // which are one task's own (`Nest::schedule`). Comparing only these point coordinates is
+    // exact for two instances of one task, the only pairs compared, and much cheaper than
+    // comparing whole times, whose tile coordinates are integer divisions.
     let mut times = UnionMap::empty(&ctx)?;
     let mut nest_times = Vec::with_capacity(sched.nests.len());
     for (k, nest) in sched.nests.iter().enumerate() {
@@ -188,8 +192,10 @@ pub fn task_private(scop: &Scop, expansions: &[ScalarExpansion], sched: &TiledSc
         tile_maps = tile_maps.union(map)?;
         let time = UnionMap::read(&ctx, &nest.schedule).map_err(|e| input_error(&format!("schedule of nest N{k}"), &nest.schedule, e))?;
         let (time, depth) = pad_to_common_depth(time)?;
-        times = times.union(time.clone())?;
-        nest_times.push((time, depth, nest.tile_sizes.len()));
+        let tiles = nest.tile_sizes.len();
+        let points: Vec<usize> = (tiles.min(depth)..depth).collect();
+        times = times.union(time.clone().apply_range(UnionMap::read(&ctx, &projection(depth, "", &points))?)?)?;
+        nest_times.push((time, depth, tiles));
     }
     let mut out = Vec::new();
     for e in expansions {
