@@ -34,6 +34,13 @@
 //! point loops around the scalar's values, as the GPU's point order does for symm (`j` outside
 //! `i`, `temp2` living inside one `(i, j)`).
 //!
+//! The order a task runs its instances in is read off the point coordinates of the nest's
+//! schedule alone: the instances of one task share its tile coordinates (the schedule's first
+//! dimensions, of which the tile map is the projection), so for them the two orders agree, and
+//! the tile coordinates' integer divisions made comparing whole times most of this analysis'
+//! cost. A scalar whose values cross tasks (1 at level 0) is refused before the schedules are
+//! even read.
+//!
 //! The user's variable then holds the value of the last write after the SCoP: the task of the
 //! tile that runs the lexicographically last write (in the original order) copies its variable
 //! back at its end, which needs
@@ -384,4 +391,51 @@ fn conflicts_and_order<'c>(
     let conflicts = before.clone().intersect_domain(written.clone())?.union(before.intersect_range(written)?)?;
     let time = time.clone().intersect_domain(accessing)?;
     Ok((conflicts, time.clone().lex_lt_union_map(time)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{coarsen, dependences, schedule, ScheduleConfig};
+
+    fn kernel_scop(name: &str) -> Scop {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("polybench");
+        let path = root.join("kernels").join(name).join(format!("{name}.c"));
+        let clang_args = vec!["-I".to_string(), root.join("utilities").display().to_string(), "-DMINI_DATASET".to_string()];
+        let (file, _) = frontend::parse_file(&path, &frontend::Options { clang_args, ..Default::default() }).unwrap();
+        file.scops.into_iter().next().unwrap()
+    }
+
+    /// [`task_private`] orders the instances of one task by their point coordinates alone, which
+    /// is exact only because the instances of one tile (`Nest::tile_map`) have equal tile
+    /// coordinates (the first `tile_sizes.len()` dimensions of `Nest::schedule`). Checked on the
+    /// kernels that write scalars, with the schedules the driver makes (CPU, GPU, and coarsened
+    /// to one tile dimension), scalars expanded: this fails if the tile maps stop being the
+    /// schedules' prefixes.
+    #[test]
+    fn the_instances_of_one_task_have_equal_tile_coordinates() {
+        let gpu = ScheduleConfig { tile_sizes: Some(vec![256]), parallel_point_loops_outer: true, ..ScheduleConfig::default() };
+        let small = ScheduleConfig { tile_sizes: Some(vec![4]), ..ScheduleConfig::default() };
+        for kernel in ["deriche", "ludcmp", "symm", "gramschmidt", "durbin"] {
+            let scop = kernel_scop(kernel);
+            let expanded = expand_scalars(&scop, &scalar_expansions(&scop).unwrap()).unwrap();
+            let deps = dependences(&expanded).unwrap();
+            for config in [ScheduleConfig::default(), gpu.clone(), small.clone()] {
+                let (sched, _) = schedule(&expanded, &deps, &config).unwrap();
+                for sched in [coarsen(&sched, 1).unwrap(), sched] {
+                    let ctx = Ctx::new().unwrap();
+                    for (k, nest) in sched.nests.iter().enumerate() {
+                        let tiles = UnionMap::read(&ctx, &nest.tile_map).unwrap();
+                        let same_tile = tiles.clone().apply_range(tiles.reverse().unwrap()).unwrap();
+                        let (time, depth) = pad_to_common_depth(UnionMap::read(&ctx, &nest.schedule).unwrap()).unwrap();
+                        let prefix: Vec<usize> = (0..nest.tile_sizes.len()).collect();
+                        let p = time.apply_range(UnionMap::read(&ctx, &projection(depth, &format!("N{k}"), &prefix)).unwrap()).unwrap();
+                        let same_prefix = p.clone().apply_range(p.reverse().unwrap()).unwrap();
+                        assert!(!same_tile.is_empty().unwrap(), "{kernel} N{k}");
+                        assert!(same_tile.is_subset(&same_prefix).unwrap(), "{kernel} N{k}: {} / {}", nest.tile_map, nest.schedule);
+                    }
+                }
+            }
+        }
+    }
 }
