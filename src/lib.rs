@@ -357,6 +357,11 @@ fn compile_scop(
     // schedule that is kept is verified: a discarded one never reaches code generation.
     // For the GPU, a private scalar must also be private to each thread (`taskgen::emit_cuda`);
     // one that is not is dropped as well, and shared on the device with its dependences kept.
+    // The first pass cannot be skipped by deciding early which scalars will be dropped: whether
+    // a scalar's values stay inside tasks depends on the tiled schedule (which loops are tiled,
+    // and by how much), and that schedule depends on which scalars are expanded. Nor can the
+    // second pass reuse the first one's schedule: with the dropped scalars' dependences back,
+    // ISL schedules differently (deriche), even where the first schedule would respect them.
     loop {
         let (expanded, deps, fine, sched, private, warnings) = loop {
             let expanded = polyhedral::expand_scalars(scop, &candidates).map_err(polyhedral_error)?;

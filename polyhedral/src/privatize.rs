@@ -34,6 +34,13 @@
 //! point loops around the scalar's values, as the GPU's point order does for symm (`j` outside
 //! `i`, `temp2` living inside one `(i, j)`).
 //!
+//! The order a task runs its instances in is read off the point coordinates of the nest's
+//! schedule alone: the instances of one task share its tile coordinates (the schedule's first
+//! dimensions, of which the tile map is the projection), so for them the two orders agree, and
+//! the tile coordinates' integer divisions made comparing whole times most of this analysis'
+//! cost. A scalar whose values cross tasks (1 at level 0) is refused before the schedules are
+//! even read.
+//!
 //! The user's variable then holds the value of the last write after the SCoP: the task of the
 //! tile that runs the lexicographically last write (in the original order) copies its variable
 //! back at its end, which needs
@@ -181,23 +188,46 @@ pub fn task_private(scop: &Scop, expansions: &[ScalarExpansion], sched: &TiledSc
     let ctx = Ctx::new()?;
     let sets = ScopSets::parse(&ctx, scop)?;
     let mut tile_maps = UnionMap::empty(&ctx)?;
-    let mut times = UnionMap::empty(&ctx)?;
-    let mut nest_times = Vec::with_capacity(sched.nests.len());
     for (k, nest) in sched.nests.iter().enumerate() {
         let map = UnionMap::read(&ctx, &nest.tile_map).map_err(|e| input_error(&format!("tile map of nest N{k}"), &nest.tile_map, e))?;
         tile_maps = tile_maps.union(map)?;
-        let time = UnionMap::read(&ctx, &nest.schedule).map_err(|e| input_error(&format!("schedule of nest N{k}"), &nest.schedule, e))?;
-        let (time, depth) = pad_to_common_depth(time)?;
-        times = times.union(time.clone())?;
-        nest_times.push((time, depth, nest.tile_sizes.len()));
     }
+    // Parsed when a scalar's values stay inside tasks: most refused scalars never need them.
+    let mut times = None;
     let mut out = Vec::new();
     for e in expansions {
-        if let Some(p) = one_task_private(&ctx, &sets, scop, e, &tile_maps, &nest_times, &times)? {
+        if let Some(p) = one_task_private(&ctx, &sets, scop, e, &tile_maps, sched, &mut times)? {
             out.push(p);
         }
     }
     Ok(out)
+}
+
+/// The nests' schedules, for ordering the instances of one task.
+struct NestTimes<'c> {
+    /// Each nest's padded schedule, its dimensions and its tile dimensions (as in [`Groups`]).
+    nests: Vec<(UnionMap<'c>, usize, usize)>,
+    /// The order of the instances inside each task: a nest's time without its tile
+    /// coordinates, which are one task's own (`Nest::schedule`). Comparing only these point
+    /// coordinates is exact for two instances of one task, the only pairs compared, and much
+    /// cheaper than comparing whole times, whose tile coordinates are integer divisions.
+    points: UnionMap<'c>,
+}
+
+impl<'c> NestTimes<'c> {
+    fn parse(ctx: &'c Ctx, sched: &TiledSchedule) -> Result<Self> {
+        let mut points = UnionMap::empty(ctx)?;
+        let mut nests = Vec::with_capacity(sched.nests.len());
+        for (k, nest) in sched.nests.iter().enumerate() {
+            let time = UnionMap::read(ctx, &nest.schedule).map_err(|e| input_error(&format!("schedule of nest N{k}"), &nest.schedule, e))?;
+            let (time, depth) = pad_to_common_depth(time)?;
+            let tiles = nest.tile_sizes.len();
+            let point_dims: Vec<usize> = (tiles.min(depth)..depth).collect();
+            points = points.union(time.clone().apply_range(UnionMap::read(ctx, &projection(depth, "", &point_dims))?)?)?;
+            nests.push((time, depth, tiles));
+        }
+        Ok(NestTimes { nests, points })
+    }
 }
 
 /// The groups of instances one variable may serve, finest last: level 0 pairs the instances
@@ -229,18 +259,18 @@ impl<'c> Groups<'c> {
     }
 }
 
-/// [`task_private`] for one scalar, with the tile maps, each nest's padded schedule (as in
-/// [`Groups`]) and the nests' schedules of `sched`.
+/// [`task_private`] for one scalar, with the tile maps of `sched` and its nests' schedules
+/// (`times`, parsed when first needed).
 fn one_task_private<'c>(
     ctx: &'c Ctx,
     sets: &ScopSets<'c>,
     scop: &Scop,
     expansion: &ScalarExpansion,
     tile_maps: &UnionMap<'c>,
-    nest_times: &[(UnionMap<'c>, usize, usize)],
-    times: &UnionMap<'c>,
+    sched: &TiledSchedule,
+    times: &mut Option<NestTimes<'c>>,
 ) -> Result<Option<TaskPrivate>> {
-    let n_nests = nest_times.len();
+    let n_nests = sched.nests.len();
     let array = scop.array(expansion.array);
     let Some((reads, writes, flow)) = scalar_flow(ctx, scop, sets, array)? else {
         return Ok(None);
@@ -250,11 +280,23 @@ fn one_task_private<'c>(
     let accessing = reads.clone().domain()?.union(writes.clone().domain()?)?;
     let tiles = tile_maps.clone().intersect_domain(accessing.clone())?;
     let same_task = tiles.clone().apply_range(tiles.reverse()?)?;
+    // 1 at level 0 (a value that crosses tasks crosses the groups of every level), before the
+    // schedules are needed.
+    if !flow.is_subset(&same_task)? {
+        return Ok(None);
+    }
+    let times = match times {
+        Some(t) => t,
+        None => times.insert(NestTimes::parse(ctx, sched)?),
+    };
+    let (nest_times, times) = (&times.nests, &times.points);
     let nest_times = nest_times
         .iter()
         .map(|(time, depth, tiles)| Ok((time.clone().intersect_domain(accessing.clone())?, *depth, *tiles)))
         .collect::<Result<Vec<_>>>()?;
     let mut groups = Groups { nest_times, levels: vec![same_task] };
+    // The conflicting pairs and the order a task runs them in, the same at every level.
+    let mut order = None;
     // 1. Values never cross a group; 2. inside a group, conflicting accesses keep their order.
     let mut x = 0;
     loop {
@@ -266,9 +308,14 @@ fn one_task_private<'c>(
         if !flow.is_subset(&same)? {
             return Ok(None);
         }
-        if one_variable_serves(sets, &reads, &writes, &flow, &same, times)? {
+        let (conflicts, in_order) = match order.take() {
+            Some(order) => order,
+            None => conflicts_and_order(sets, &reads, &writes, times)?,
+        };
+        if conflicts.clone().intersect(same)?.is_subset(&in_order)? {
             break;
         }
+        order = Some((conflicts, in_order));
         x += 1;
     }
     let written = writes.domain()?;
@@ -324,12 +371,71 @@ pub(crate) fn one_variable_serves<'c>(
     if !flow.is_subset(same)? {
         return Ok(false);
     }
+    let (conflicts, in_order) = conflicts_and_order(sets, reads, writes, time)?;
+    conflicts.intersect(same.clone())?.is_subset(&in_order)
+}
+
+/// The pairs of conflicting accesses (at least one a write) of a scalar with accesses `reads`
+/// and `writes`, first before second in the original order, and the pairs of its accesses that
+/// `time` runs in that order (see [`one_variable_serves`]).
+fn conflicts_and_order<'c>(
+    sets: &ScopSets<'c>,
+    reads: &UnionMap<'c>,
+    writes: &UnionMap<'c>,
+    time: &UnionMap<'c>,
+) -> Result<(UnionMap<'c>, UnionMap<'c>)> {
     let written = writes.clone().domain()?;
     let accessing = reads.clone().domain()?.union(written.clone())?;
     let original = sets.original.clone().intersect_domain(accessing.clone())?;
     let before = original.clone().lex_lt_union_map(original)?;
     let conflicts = before.clone().intersect_domain(written.clone())?.union(before.intersect_range(written)?)?;
-    let in_group = conflicts.intersect(same.clone())?;
     let time = time.clone().intersect_domain(accessing)?;
-    in_group.is_subset(&time.clone().lex_lt_union_map(time)?)
+    Ok((conflicts, time.clone().lex_lt_union_map(time)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{coarsen, dependences, schedule, ScheduleConfig};
+
+    fn kernel_scop(name: &str) -> Scop {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("polybench");
+        let path = root.join("kernels").join(name).join(format!("{name}.c"));
+        let clang_args = vec!["-I".to_string(), root.join("utilities").display().to_string(), "-DMINI_DATASET".to_string()];
+        let (file, _) = frontend::parse_file(&path, &frontend::Options { clang_args, ..Default::default() }).unwrap();
+        file.scops.into_iter().next().unwrap()
+    }
+
+    /// [`task_private`] orders the instances of one task by their point coordinates alone, which
+    /// is exact only because the instances of one tile (`Nest::tile_map`) have equal tile
+    /// coordinates (the first `tile_sizes.len()` dimensions of `Nest::schedule`). Checked on the
+    /// kernels that write scalars, with the schedules the driver makes (CPU, GPU, and coarsened
+    /// to one tile dimension), scalars expanded: this fails if the tile maps stop being the
+    /// schedules' prefixes.
+    #[test]
+    fn the_instances_of_one_task_have_equal_tile_coordinates() {
+        let gpu = ScheduleConfig { tile_sizes: Some(vec![256]), parallel_point_loops_outer: true, ..ScheduleConfig::default() };
+        let small = ScheduleConfig { tile_sizes: Some(vec![4]), ..ScheduleConfig::default() };
+        for kernel in ["deriche", "ludcmp", "symm", "gramschmidt", "durbin"] {
+            let scop = kernel_scop(kernel);
+            let expanded = expand_scalars(&scop, &scalar_expansions(&scop).unwrap()).unwrap();
+            let deps = dependences(&expanded).unwrap();
+            for config in [ScheduleConfig::default(), gpu.clone(), small.clone()] {
+                let (sched, _) = schedule(&expanded, &deps, &config).unwrap();
+                for sched in [coarsen(&sched, 1).unwrap(), sched] {
+                    let ctx = Ctx::new().unwrap();
+                    for (k, nest) in sched.nests.iter().enumerate() {
+                        let tiles = UnionMap::read(&ctx, &nest.tile_map).unwrap();
+                        let same_tile = tiles.clone().apply_range(tiles.reverse().unwrap()).unwrap();
+                        let (time, depth) = pad_to_common_depth(UnionMap::read(&ctx, &nest.schedule).unwrap()).unwrap();
+                        let prefix: Vec<usize> = (0..nest.tile_sizes.len()).collect();
+                        let p = time.apply_range(UnionMap::read(&ctx, &projection(depth, &format!("N{k}"), &prefix)).unwrap()).unwrap();
+                        let same_prefix = p.clone().apply_range(p.reverse().unwrap()).unwrap();
+                        assert!(!same_tile.is_empty().unwrap(), "{kernel} N{k}");
+                        assert!(same_tile.is_subset(&same_prefix).unwrap(), "{kernel} N{k}: {} / {}", nest.tile_map, nest.schedule);
+                    }
+                }
+            }
+        }
+    }
 }
