@@ -396,3 +396,11 @@ unsafe extern "C" {
     pub fn isl_ast_expr_id_get_id(expr: *mut isl_ast_expr) -> *mut isl_id; // keep; give
     pub fn isl_ast_expr_int_get_val(expr: *mut isl_ast_expr) -> *mut isl_val; // keep; give
 }
+
+// Dataflow analysis on a schedule tree (`crate::deps`).
+extern "C" {
+    pub fn isl_union_access_info_set_schedule(
+        access: *mut isl_union_access_info,
+        schedule: *mut isl_schedule,
+    ) -> *mut isl_union_access_info; // take, take
+}
