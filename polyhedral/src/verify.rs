@@ -88,12 +88,23 @@ pub fn verify(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<
     // times is lexicographically positive; checked on the differences, one statement pair at a
     // time (comparing instance times with `lex_lt_union_map` of the whole SCoP costs seconds).
     let positive = UnionSet::read(&ctx, &lex_positive(global_depth + 1))?;
-    for (kind, dep) in deps.kinds() {
-        let dep = dep.clone().intersect_domain(covered.clone())?.intersect_range(covered.clone())?;
-        for map in dep.maps()? {
-            let pair = UnionMap::from_map(map)?;
-            let times = pair.clone().apply_domain(global.clone())?.apply_range(global.clone())?;
-            if times.deltas()?.is_subset(&positive)? {
+    let respected = |pair: &UnionMap<'_>| -> Result<bool> {
+        let times = pair.clone().apply_domain(global.clone())?.apply_range(global.clone())?;
+        times.deltas()?.is_subset(&positive)
+    };
+    // Most pairs of instances are dependences of several kinds (a stencil's anti dependences
+    // repeat its flow ones), so each pair is checked once, in the union of the kinds without
+    // repeated pieces; only when some pair goes backward is each kind checked, for the report.
+    let mut all_respected = true;
+    for pair in statement_pairs(&deps.all()?, &covered)? {
+        if !respected(&pair)? {
+            all_respected = false;
+            break;
+        }
+    }
+    for (kind, dep) in deps.kinds().into_iter().filter(|_| !all_respected) {
+        for pair in statement_pairs(dep, &covered)? {
+            if respected(&pair)? {
                 continue;
             }
             let src_times = global.clone().intersect_domain(pair.clone().domain()?)?;
@@ -114,6 +125,12 @@ pub fn verify(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<
     } else {
         Err(Error::IllegalSchedule(problems.join("\n")))
     }
+}
+
+/// The pairs of `dep` between instances in `covered`, one union map per statement pair.
+fn statement_pairs<'c>(dep: &UnionMap<'c>, covered: &UnionSet<'c>) -> Result<Vec<UnionMap<'c>>> {
+    let dep = dep.clone().intersect_domain(covered.clone())?.intersect_range(covered.clone())?;
+    dep.maps()?.into_iter().map(UnionMap::from_map).collect()
 }
 
 /// `{ [d0, .., d{n-1}] : (d0, ..) >lex 0 }`.
