@@ -11,11 +11,12 @@
 //! All violations are collected into one [`Error::IllegalSchedule`] report.
 
 use crate::deps::IslDeps;
-use crate::isl::{Ctx, Side, UnionMap, UnionSet};
+use crate::isl::{Ctx, Map, Set, Side, UnionMap, UnionSet};
 use crate::maps::{names, pad_to_common_depth, projection, tuple};
 use crate::scop::ScopSets;
 use crate::{Dependences, Error, Result, TiledSchedule};
 use frontend::ir::Scop;
+use std::collections::HashMap;
 
 /// Checks `sched` against the domains of `scop` and the dependences `deps`.
 pub fn verify(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<()> {
@@ -87,10 +88,21 @@ pub fn verify(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<
     // A dependence is respected when the difference of its target's and its source's global
     // times is lexicographically positive; checked on the differences, one statement pair at a
     // time (comparing instance times with `lex_lt_union_map` of the whole SCoP costs seconds).
-    let positive = UnionSet::read(&ctx, &lex_positive(global_depth + 1))?;
-    let respected = |pair: &UnionMap<'_>| -> Result<bool> {
-        let times = pair.clone().apply_domain(global.clone())?.apply_range(global.clone())?;
-        times.deltas()?.is_subset(&positive)
+    let positive = Set::read(&ctx, &lex_positive(global_depth + 1))?;
+    let mut times = HashMap::new();
+    for map in global.maps()? {
+        times.insert(map.tuple_name(Side::In).unwrap_or_default(), map);
+    }
+    // With one statement's map on each side, ISL composes without the emptiness test that a
+    // union map's composition makes per result.
+    let respected = |pair: &Map<'_>| -> Result<bool> {
+        let src = pair.tuple_name(Side::In).unwrap_or_default();
+        let dst = pair.tuple_name(Side::Out).unwrap_or_default();
+        let (Some(src), Some(dst)) = (times.get(&src), times.get(&dst)) else {
+            return Ok(true); // unscheduled instances: reported above, no dependence to compare
+        };
+        let pair_times = pair.clone().apply_domain(src.clone())?.apply_range(dst.clone())?;
+        pair_times.deltas()?.is_subset(&positive)
     };
     // Most pairs of instances are dependences of several kinds (a stencil's anti dependences
     // repeat its flow ones), so each pair is checked once, in the union of the kinds without
@@ -107,6 +119,7 @@ pub fn verify(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<
             if respected(&pair)? {
                 continue;
             }
+            let pair = UnionMap::from_map(pair)?;
             let src_times = global.clone().intersect_domain(pair.clone().domain()?)?;
             let dst_times = global.clone().intersect_domain(pair.clone().range()?)?;
             let before = src_times.lex_lt_union_map(dst_times)?;
@@ -127,10 +140,9 @@ pub fn verify(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<
     }
 }
 
-/// The pairs of `dep` between instances in `covered`, one union map per statement pair.
-fn statement_pairs<'c>(dep: &UnionMap<'c>, covered: &UnionSet<'c>) -> Result<Vec<UnionMap<'c>>> {
-    let dep = dep.clone().intersect_domain(covered.clone())?.intersect_range(covered.clone())?;
-    dep.maps()?.into_iter().map(UnionMap::from_map).collect()
+/// The pairs of `dep` between instances in `covered`, one map per statement pair.
+fn statement_pairs<'c>(dep: &UnionMap<'c>, covered: &UnionSet<'c>) -> Result<Vec<Map<'c>>> {
+    dep.clone().intersect_domain(covered.clone())?.intersect_range(covered.clone())?.maps()
 }
 
 /// `{ [d0, .., d{n-1}] : (d0, ..) >lex 0 }`.

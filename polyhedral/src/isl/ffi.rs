@@ -404,3 +404,10 @@ extern "C" {
         schedule: *mut isl_schedule,
     ) -> *mut isl_union_access_info; // take, take
 }
+
+// Per statement pair dependence checks (`crate::verify`).
+extern "C" {
+    pub fn isl_map_apply_domain(map1: *mut isl_map, map2: *mut isl_map) -> *mut isl_map; // take, take
+    pub fn isl_map_apply_range(map1: *mut isl_map, map2: *mut isl_map) -> *mut isl_map; // take, take
+    pub fn isl_set_is_subset(set1: *mut isl_set, set2: *mut isl_set) -> isl_bool; // keep, keep
+}
