@@ -3,7 +3,7 @@
 
 use crate::isl::{Ctx, Map, Set, Side, UnionMap, UnionSet};
 use crate::{Error, Result};
-use frontend::ir::{AccessKind, Scop, StmtId};
+use frontend::ir::{AccessKind, Scop, Statement, StmtId};
 
 /// The polyhedral description of a SCoP, every relation restricted to the statement domains and
 /// to the context.
@@ -29,17 +29,7 @@ impl<'c> ScopSets<'c> {
         let mut schedules = Vec::new();
         for (idx, stmt) in scop.statements.iter().enumerate() {
             let name = stmt.id.to_string();
-            if stmt.id.index() != idx {
-                return Err(Error::InvalidInput(format!("statement {idx} has id {name}")));
-            }
-            let domain = Set::read(ctx, &stmt.domain).map_err(|e| field_error(&name, "domain", &stmt.domain, e))?;
-            if domain.tuple_name().as_deref() != Some(name.as_str()) {
-                return Err(Error::InvalidInput(format!(
-                    "{name}: the domain `{}` is not in the space {name}",
-                    stmt.domain
-                )));
-            }
-            domains = domains.union(UnionSet::from_set(domain)?)?;
+            domains = domains.union(UnionSet::from_set(parse_domain(ctx, idx, stmt)?)?)?;
             let schedule = Map::read(ctx, &stmt.schedule).map_err(|e| field_error(&name, "schedule", &stmt.schedule, e))?;
             check_domain_name(&schedule, &name, "schedule", &stmt.schedule)?;
             schedules.push(schedule);
@@ -65,6 +55,30 @@ impl<'c> ScopSets<'c> {
         let original = original.intersect_domain(domains.clone())?;
         Ok(ScopSets { context, domains, reads, writes, original })
     }
+}
+
+/// The statement instances of `scop` as [`ScopSets::parse`] gives them in
+/// [`ScopSets::domains`], without parsing the schedules and accesses.
+pub(crate) fn parse_domains<'c>(ctx: &'c Ctx, scop: &Scop) -> Result<UnionSet<'c>> {
+    let context = parse_context(ctx, scop)?;
+    let mut domains = UnionSet::empty(ctx)?;
+    for (idx, stmt) in scop.statements.iter().enumerate() {
+        domains = domains.union(UnionSet::from_set(parse_domain(ctx, idx, stmt)?)?)?;
+    }
+    domains.intersect_params(context)?.coalesce()
+}
+
+/// The domain of statement number `idx`, checked to be in the space its id names.
+fn parse_domain<'c>(ctx: &'c Ctx, idx: usize, stmt: &Statement) -> Result<Set<'c>> {
+    let name = stmt.id.to_string();
+    if stmt.id.index() != idx {
+        return Err(Error::InvalidInput(format!("statement {idx} has id {name}")));
+    }
+    let domain = Set::read(ctx, &stmt.domain).map_err(|e| field_error(&name, "domain", &stmt.domain, e))?;
+    if domain.tuple_name().as_deref() != Some(name.as_str()) {
+        return Err(Error::InvalidInput(format!("{name}: the domain `{}` is not in the space {name}", stmt.domain)));
+    }
+    Ok(domain)
 }
 
 /// The SCoP's parameter context as a parameter set.

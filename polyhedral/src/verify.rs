@@ -13,15 +13,16 @@
 use crate::deps::IslDeps;
 use crate::isl::{Ctx, Map, Set, Side, UnionMap, UnionSet};
 use crate::maps::{names, pad_to_common_depth, projection, tuple};
-use crate::scop::ScopSets;
+use crate::scop::parse_domains;
 use crate::{Dependences, Error, Result, TiledSchedule};
 use frontend::ir::Scop;
 use std::collections::HashMap;
 
-/// Checks `sched` against the domains of `scop` and the dependences `deps`.
+/// Checks `sched` against the domains of `scop` and the dependences `deps` (of `scop`, as
+/// [`crate::dependences`] computes them, which also checks the rest of `scop`).
 pub fn verify(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<()> {
     let ctx = Ctx::new()?;
-    let sets = ScopSets::parse(&ctx, scop)?;
+    let domains = parse_domains(&ctx, scop)?;
     let deps = IslDeps::parse(&ctx, deps)?;
     let mut problems = Vec::new();
 
@@ -76,11 +77,11 @@ pub fn verify(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<
         global = global.union(map.apply_range(UnionMap::read(&ctx, &embed)?)?)?;
     }
 
-    let missing = sets.domains.clone().subtract(covered.clone())?;
+    let missing = domains.clone().subtract(covered.clone())?;
     if !missing.is_empty()? {
         problems.push(format!("instances scheduled by no nest: {}", missing.coalesce()?.to_str()?));
     }
-    let outside = covered.clone().subtract(sets.domains.clone())?;
+    let outside = covered.clone().subtract(domains.clone())?;
     if !outside.is_empty()? {
         problems.push(format!("scheduled instances outside the statement domains: {}", outside.coalesce()?.to_str()?));
     }
