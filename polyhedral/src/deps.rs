@@ -18,7 +18,8 @@
 //! others bands. The order is the same, and so are the dependences (a unit test
 //! compares both analyses), but ISL then orders accesses in different children of a sequence
 //! node by position, and its lexicographic optimizations range over the loop dimensions only
-//! instead of every dimension of the flat schedule: 2 to 4 times faster on PolyBench.
+//! instead of every dimension of the flat schedule: over the 30 PolyBench kernels at LARGE the
+//! analysis takes about 0.6 of the time it took with the flat map (up to 3 times faster).
 //!
 //! Neither the accesses nor the dependences are coalesced: coalescing merges, for example, the
 //! seven uniform pieces of a 3-D 7-point stencil into one polytope with the same integer points but
@@ -146,7 +147,7 @@ fn compute_in<'c>(sets: &ScopSets<'c>, order: &Order<'c>) -> Result<IslDeps<'c>>
 /// the following levels up to the next split (levels constant and equal for the group are left
 /// out). Either way two instances are ordered as the flat schedules order them
 /// lexicographically. Fewer, wider bands make ISL's prefix schedules cheaper to build.
-pub(crate) fn original_tree<'c>(sets: &ScopSets<'c>) -> Result<Option<Schedule<'c>>> {
+fn original_tree<'c>(sets: &ScopSets<'c>) -> Result<Option<Schedule<'c>>> {
     if !sets.original.is_single_valued()? {
         return Ok(None);
     }
