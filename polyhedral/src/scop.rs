@@ -86,11 +86,11 @@ fn field_error(owner: &str, what: &str, text: &str, err: Error) -> Error {
     }
 }
 
-// The statement domains alone (taskgen, for `tile::tile_dependences`).
+// The statement domains alone (`tile::tile_dependences`, `verify`).
 
 /// [`ScopSets::domains`] without the rest of [`ScopSets::parse`]: the same sets, built by the same
 /// operations in the same order, for a stage that needs no access or schedule (parsing those
-/// was a fifth of `tile_dependences`' own time on adi and deriche).
+/// was a fifth of `tile_dependences`' own time on adi and deriche; `verify` never used them).
 pub(crate) fn parse_domains<'c>(ctx: &'c Ctx, scop: &Scop) -> Result<UnionSet<'c>> {
     let context = parse_context(ctx, scop)?;
     let mut domains = UnionSet::empty(ctx)?;

@@ -131,3 +131,29 @@ fn inconsistent_tile_map_is_rejected() {
     let report = illegal_report(verify(&scop, &deps, &sched));
     assert!(report.contains("tile map"), "{report}");
 }
+
+/// `read_then_overwrite` with the overwriting loop S1 run first: its only dependence, the anti
+/// dependence S0 -> S1 through A, goes backwards, and the report names that kind and no other
+/// (verify first checks the kinds together, then each kind only to report).
+#[test]
+fn a_backward_anti_dependence_alone_is_reported() {
+    let scop = common::read_then_overwrite();
+    let deps = dependences(&scop).unwrap();
+    assert_eq!(deps.flow, "[N] -> {  }");
+    let sched = TiledSchedule {
+        tree: String::new(),
+        nests: vec![
+            one_nest(&[1], vec![], "[N] -> { S1[i] -> [i] : 0 <= i < N }", "[N] -> { S1[i] -> N0[] : 0 <= i < N }", "[N] -> { N0[] : N > 0 }"),
+            one_nest(
+                &[0],
+                vec![],
+                "[N] -> { S0[i] -> [i] : 0 <= i < N - 1 }",
+                "[N] -> { S0[i] -> N1[] : 0 <= i < N - 1 }",
+                "[N] -> { N1[] : N > 1 }",
+            ),
+        ],
+    };
+    let report = illegal_report(verify(&scop, &deps, &sched));
+    assert!(report.contains("anti dependence S0 -> S1 is not respected"), "{report}");
+    assert_eq!(report.lines().count(), 1, "{report}");
+}

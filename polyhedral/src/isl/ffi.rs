@@ -411,3 +411,18 @@ unsafe extern "C" {
     pub fn isl_point_get_coordinate_val(pnt: *mut isl_point, dim_type: c_int, pos: c_int) -> *mut isl_val; // keep; give
     pub fn isl_point_free(pnt: *mut isl_point) -> *mut isl_point;
 }
+
+// Dataflow analysis on a schedule tree (`crate::deps`).
+unsafe extern "C" {
+    pub fn isl_union_access_info_set_schedule(
+        access: *mut isl_union_access_info,
+        schedule: *mut isl_schedule,
+    ) -> *mut isl_union_access_info; // take, take
+}
+
+// Per statement pair dependence checks (`crate::verify`).
+unsafe extern "C" {
+    pub fn isl_map_apply_domain(map1: *mut isl_map, map2: *mut isl_map) -> *mut isl_map; // take, take
+    pub fn isl_map_apply_range(map1: *mut isl_map, map2: *mut isl_map) -> *mut isl_map; // take, take
+    pub fn isl_set_is_subset(set1: *mut isl_set, set2: *mut isl_set) -> isl_bool; // keep, keep
+}

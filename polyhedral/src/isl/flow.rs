@@ -72,3 +72,15 @@ impl<'c> Flow<'c> {
         UnionMap::from_raw(self.ctx(), raw)
     }
 }
+
+// Dataflow analysis on a schedule tree (`crate::deps`).
+impl<'c> AccessInfo<'c> {
+    /// The execution order as a schedule tree: ISL orders accesses in different children of a
+    /// sequence node by the children's order, without comparing schedule values.
+    pub fn set_schedule(self, schedule: super::Schedule<'c>) -> Result<Self> {
+        let ctx = self.ctx();
+        // SAFETY: both are given to ISL (take, take); the result is owned.
+        let raw = unsafe { ffi::isl_union_access_info_set_schedule(self.into_raw(), schedule.into_raw()) };
+        AccessInfo::from_raw(ctx, raw)
+    }
+}

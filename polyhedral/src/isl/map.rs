@@ -364,3 +364,22 @@ impl<'c> UnionMap<'c> {
         result
     }
 }
+
+// Per statement pair dependence checks (`crate::verify`).
+impl<'c> Map<'c> {
+    /// `{ x' -> y : (x -> y) in self, (x -> x') in map }`.
+    pub fn apply_domain(self, map: Map<'c>) -> Result<Self> {
+        let ctx = self.ctx;
+        // SAFETY: both are given to ISL (take, take); the result is owned.
+        let raw = unsafe { ffi::isl_map_apply_domain(self.into_raw(), map.into_raw()) };
+        Map::from_raw(ctx, raw)
+    }
+
+    /// `{ x -> y' : (x -> y) in self, (y -> y') in map }`.
+    pub fn apply_range(self, map: Map<'c>) -> Result<Self> {
+        let ctx = self.ctx;
+        // SAFETY: both are given to ISL (take, take); the result is owned.
+        let raw = unsafe { ffi::isl_map_apply_range(self.into_raw(), map.into_raw()) };
+        Map::from_raw(ctx, raw)
+    }
+}

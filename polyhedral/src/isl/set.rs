@@ -328,3 +328,12 @@ impl<'c> Set<'c> {
         Ok(Some(points.points))
     }
 }
+
+// Per statement pair dependence checks (`crate::verify`).
+impl<'c> Set<'c> {
+    pub fn is_subset(&self, other: &Set<'c>) -> Result<bool> {
+        // SAFETY: both are live (keep, keep).
+        let b = unsafe { ffi::isl_set_is_subset(self.as_raw(), other.as_raw()) };
+        check_bool(self.ctx, b)
+    }
+}
