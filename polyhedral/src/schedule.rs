@@ -51,6 +51,9 @@
 //!   with its constant sizes turned back into parameters (the `parametric` module): its
 //!   integer programs then stay in small numbers (heat-3d at LARGE: 0.67 s to 0.06 s, same
 //!   schedule);
+//! - a problem (domains, context and dependences as text, options and limits) that was already
+//!   solved on this thread within its time limit is not solved again (`scheduled_tree`):
+//!   deriche's second privatization pass repeats 5 of its 6 per-loop problems;
 //! - [`ScheduleConfig::max_operations`] and [`ScheduleConfig::time_limit`] bound each ISL run;
 //!   past either (or on any scheduler failure) of both attempts, the original order is used and
 //!   a [`Warning`] says so; a whole-SCoP attempt that gave up before a successful per-loop one is
@@ -171,6 +174,12 @@ fn schedule_with(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig, whole_bu
 /// thread is left to finish on its own, using a core until ISL completes or its operation budget
 /// runs out (its result is dropped): ISL cannot be interrupted from another thread without a data
 /// race on the context.
+///
+/// An outcome received within the time limit is kept for the rest of the thread's work
+/// ([`SOLVED`]): the same problem, as text, under the same options and limits, gets it again
+/// without a second run (deriche's second privatization pass schedules 5 of its 6 groups as the
+/// first did). ISL's scheduler is deterministic on a fresh context, so the outcome is the one a
+/// second run would give.
 fn scheduled_tree<'c>(
     domains: &UnionSet<'c>,
     context: &Set<'c>,
@@ -178,17 +187,79 @@ fn scheduled_tree<'c>(
     cfg: &ScheduleConfig,
 ) -> Result<std::result::Result<Schedule<'c>, String>> {
     let ctx = domains.ctx();
-    let problem = SchedulingProblem {
+    let key = ProblemKey {
         domains: domains.to_str()?,
         context: context.to_str()?,
         deps: deps.to_str()?,
-        fuse: cfg.fuse,
+        fuse: cfg.fuse as u8,
         max_operations: cfg.max_operations,
         max_coefficient: cfg.max_coefficient,
         max_constant_term: cfg.max_constant_term,
         outer_coincidence: cfg.parallel_point_loops_outer,
-        parametric: parametric_copy(domains, context, deps)?,
+        time_limit: cfg.time_limit,
     };
+    let outcome = match SOLVED.with(|solved| solved.borrow().get(&key).cloned()) {
+        Some(outcome) => Ok(outcome),
+        None => {
+            let problem = SchedulingProblem {
+                domains: key.domains.clone(),
+                context: key.context.clone(),
+                deps: key.deps.clone(),
+                fuse: cfg.fuse,
+                max_operations: cfg.max_operations,
+                max_coefficient: cfg.max_coefficient,
+                max_constant_term: cfg.max_constant_term,
+                outer_coincidence: cfg.parallel_point_loops_outer,
+                parametric: parametric_copy(domains, context, deps)?,
+            };
+            let outcome = run_scheduler(problem, cfg.time_limit);
+            if let Ok(outcome) = &outcome {
+                SOLVED.with(|solved| {
+                    let mut solved = solved.borrow_mut();
+                    if solved.len() >= MAX_SOLVED {
+                        solved.clear();
+                    }
+                    solved.insert(key, outcome.clone());
+                });
+            }
+            outcome
+        }
+    };
+    Ok(match outcome {
+        Ok(Outcome::Done(text)) => Ok(Schedule::read(ctx, &text)?),
+        Ok(Outcome::OverBudget) => Err(format!("ran past its budget of {} operations", cfg.max_operations)),
+        Ok(Outcome::Failed(msg)) => Err(format!("failed ({msg})")),
+        Err(why) => Err(why),
+    })
+}
+
+/// Everything the outcome of one scheduler run depends on: the problem as text, the options, and
+/// the limits (an outcome that came in time under one limit says nothing of a shorter one).
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct ProblemKey {
+    domains: String,
+    context: String,
+    deps: String,
+    /// The [`Fuse`] heuristic, as its discriminant.
+    fuse: u8,
+    max_operations: u64,
+    max_coefficient: i32,
+    max_constant_term: i32,
+    outer_coincidence: bool,
+    time_limit: Option<std::time::Duration>,
+}
+
+/// How many outcomes [`SOLVED`] keeps at most (it starts over when full).
+const MAX_SOLVED: usize = 64;
+
+thread_local! {
+    /// The outcomes of this thread's scheduler runs that came within their time limit.
+    static SOLVED: std::cell::RefCell<std::collections::HashMap<ProblemKey, Outcome>> = std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// Runs `problem` on a scheduler thread of its own (see [`scheduled_tree`]); `Err(why)` when no
+/// outcome came within `time_limit`.
+fn run_scheduler(problem: SchedulingProblem, time_limit: Option<std::time::Duration>) -> std::result::Result<Outcome, String> {
     let (tx, rx) = mpsc::channel();
     let start = std::time::Instant::now();
     let spawned = std::thread::Builder::new().name("isl-scheduler".into()).spawn(move || {
@@ -196,9 +267,9 @@ fn scheduled_tree<'c>(
         let _ = tx.send(problem.solve());
     });
     if let Err(err) = spawned {
-        return Ok(Err(format!("could not start ({err})")));
+        return Err(format!("could not start ({err})"));
     }
-    let outcome = match cfg.time_limit {
+    match time_limit {
         // A result that arrives past the limit (this thread was not running to see it in time)
         // is late too, so that the limit means the same on a loaded machine.
         Some(limit) => match rx.recv_timeout(limit) {
@@ -208,13 +279,7 @@ fn scheduled_tree<'c>(
             Err(mpsc::RecvTimeoutError::Disconnected) => Err("stopped without a result".to_string()),
         },
         None => rx.recv().map_err(|_| "stopped without a result".to_string()),
-    };
-    Ok(match outcome {
-        Ok(Outcome::Done(text)) => Ok(Schedule::read(ctx, &text)?),
-        Ok(Outcome::OverBudget) => Err(format!("ran past its budget of {} operations", cfg.max_operations)),
-        Ok(Outcome::Failed(msg)) => Err(format!("failed ({msg})")),
-        Err(why) => Err(why),
-    })
+    }
 }
 
 /// A scheduling problem as text, so that it can move to the scheduler's thread.
@@ -233,6 +298,7 @@ struct SchedulingProblem {
 }
 
 /// What the scheduler's thread reports.
+#[derive(Clone)]
 enum Outcome {
     /// The schedule tree, printed.
     Done(String),
@@ -781,6 +847,39 @@ mod tests {
         let (_, warnings) = schedule_with(&scop, &deps, &cfg, cfg.max_operations).unwrap();
         assert!(warnings.is_empty(), "{warnings:?}");
         crate::verify(&scop, &deps, &sched).unwrap();
+    }
+}
+
+#[cfg(test)]
+mod solved_tests {
+    use super::*;
+
+    /// A scheduling problem solved a second time on one thread gets the first outcome back; the
+    /// same problem under another option or a shorter time limit is not served from it.
+    #[test]
+    fn outcomes_are_reused_only_for_the_same_problem_and_limits() {
+        let ctx = Ctx::new().unwrap();
+        // A producer loop and its consumer: fused under `Max`, separate nests under `Min`.
+        let domains = UnionSet::read(&ctx, "{ S0[i] : 0 <= i <= 99; S1[i] : 0 <= i <= 99 }").unwrap();
+        let context = Set::read(&ctx, "{ : }").unwrap();
+        let deps = UnionMap::read(&ctx, "{ S0[i] -> S1[i] : 0 <= i <= 99 }").unwrap();
+        let tree = |cfg: &ScheduleConfig| -> std::result::Result<String, String> {
+            scheduled_tree(&domains, &context, &deps, cfg).unwrap().map(|t| t.to_str().unwrap())
+        };
+        let solved = || SOLVED.with(|s| s.borrow().len());
+        let before = solved();
+        let max = ScheduleConfig { fuse: Fuse::Max, ..ScheduleConfig::default() };
+        let first = tree(&max).unwrap();
+        assert_eq!(solved(), before + 1);
+        assert_eq!(tree(&max).unwrap(), first);
+        assert_eq!(solved(), before + 1, "the second run was served from the first");
+        let min = tree(&ScheduleConfig { fuse: Fuse::Min, ..max.clone() }).unwrap();
+        assert_ne!(min, first, "Min keeps the loops apart");
+        assert!(min.contains("sequence"), "{min}");
+        assert_eq!(solved(), before + 2);
+        // Under a time limit too short for any run the outcome in store is not used.
+        let late = tree(&ScheduleConfig { time_limit: Some(std::time::Duration::from_nanos(1)), ..max.clone() });
+        assert!(late.unwrap_err().contains("did not finish"));
     }
 }
 
