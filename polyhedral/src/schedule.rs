@@ -61,6 +61,14 @@
 //!   a guard against hanging (60 s by default), far above the CPU time of any PolyBench kernel
 //!   (under 1 s), so that the same input gives the same output on a loaded machine (`make -j`).
 //!
+//! What is left is ISL's own work on problems whose dependences are not translations (nussinov
+//! at LARGE spends about half of its compile time in `isl_tab_basic_set_non_trivial_lexmin`,
+//! mostly big-number gcds on its sizes). The parametric copy does not apply to them (see
+//! `parametric`), and no ISL option was found that bounds that work and keeps their trees:
+//! `schedule_treat_coalescing`, `schedule_split_scaled`, `schedule_carry_self_first` and
+//! `schedule_separate_components` off gave the same trees for nussinov, lu, cholesky and
+//! gramschmidt at LARGE and no measurable saving, so ISL's defaults stay.
+//!
 //! The original order (`ScheduleConfig::original`, or the fallback) groups statements by the first
 //! value of their 2d+1 schedules (one group per outermost loop or top-level statement), in that
 //! order. In a group, the outermost `p` loop dimensions (positions 1, 3, ... of the 2d+1 schedule,
