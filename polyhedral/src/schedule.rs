@@ -170,7 +170,7 @@ fn schedule_with(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig, whole_bu
             },
         }
     };
-    let (tree, nests) = tile_nests(scop, tree, cfg, from_scheduler, &deps)?;
+    let (tree, nests) = tile_nests(scop, tree, cfg, from_scheduler, &deps, true)?;
     Ok((TiledSchedule { tree: tree.to_block_str()?, nests }, warnings))
 }
 
@@ -522,19 +522,9 @@ fn original_tree<'c>(scop: &Scop, sets: &ScopSets<'c>, deps: &UnionMap<'c>) -> R
 }
 
 /// Finds the nests of `tree`, tiles their outermost bands, and flattens each into a [`Nest`].
+/// With `order_once` false the point order is asked of each tiled schedule, as on the GPU, instead
+/// of once per band ([`one_tile_order`]; tests compare both ways).
 fn tile_nests<'c>(
-    scop: &Scop,
-    tree: Schedule<'c>,
-    cfg: &ScheduleConfig,
-    from_scheduler: bool,
-    deps: &UnionMap<'c>,
-) -> Result<(Schedule<'c>, Vec<Nest>)> {
-    tile_nests_with(scop, tree, cfg, from_scheduler, deps, true)
-}
-
-/// [`tile_nests`]; with `order_once` false the point order is asked of each tiled schedule, as
-/// on the GPU (tests compare both ways).
-fn tile_nests_with<'c>(
     scop: &Scop,
     tree: Schedule<'c>,
     cfg: &ScheduleConfig,
@@ -921,8 +911,8 @@ mod point_order_tests {
                 let sets = ScopSets::parse(&ctx, &scop).unwrap();
                 let all = IslDeps::parse(&ctx, &deps).unwrap().all().unwrap();
                 let tree = scheduled_tree(&sets.domains, &sets.context, &all, &cfg).unwrap().unwrap();
-                let (once_tree, once) = tile_nests_with(&scop, tree.clone(), &cfg, true, &all, true).unwrap();
-                let (each_tree, each) = tile_nests_with(&scop, tree, &cfg, true, &all, false).unwrap();
+                let (once_tree, once) = tile_nests(&scop, tree.clone(), &cfg, true, &all, true).unwrap();
+                let (each_tree, each) = tile_nests(&scop, tree, &cfg, true, &all, false).unwrap();
                 assert_eq!(once, each, "{name} {tile_sizes:?}");
                 assert_eq!(once_tree.to_block_str().unwrap(), each_tree.to_block_str().unwrap(), "{name} {tile_sizes:?}");
             }
