@@ -170,7 +170,7 @@ impl<'c> Shapes<'c> {
     /// For differences of rank `rank` (as the set `A[x..]`): no difference, and when `rank > 0`
     /// a difference of `±1` in the last subscript only.
     fn of_rank(&mut self, ctx: &'c Ctx, rank: usize) -> Result<&(Set<'c>, Option<Set<'c>>)> {
-        if !self.by_rank.contains_key(&rank) {
+        if let std::collections::hash_map::Entry::Vacant(entry) = self.by_rank.entry(rank) {
             let x = names("x", rank);
             let zero: Vec<String> = (0..rank).map(|k| format!("{} = 0", x[k])).collect();
             let read = |cond: String| -> Result<Set<'c>> {
@@ -185,7 +185,7 @@ impl<'c> Shapes<'c> {
             } else {
                 None
             };
-            self.by_rank.insert(rank, (invariant, contiguous));
+            entry.insert((invariant, contiguous));
         }
         Ok(&self.by_rank[&rank])
     }
