@@ -62,6 +62,8 @@ pub(crate) fn point_order(
         }
     }
     let o = names("o", depth);
+    let steps: Vec<UnionMap<'_>> = (0..p).map(|m| UnionMap::read(ctx, &step_map(&o, p, m))).collect::<Result<_>>()?;
+    let mut shapes = Shapes::default();
     let mut scores = vec![0i64; p];
     let mut any = false;
     for stmt_map in flat.maps()? {
@@ -80,9 +82,8 @@ pub(crate) fn point_order(
         let sched = UnionMap::from_map(stmt_map)?;
         let accesses: Vec<UnionMap<'_>> =
             stmt.accesses.iter().map(|a| UnionMap::read(ctx, &a.relation)).collect::<Result<_>>()?;
-        for (m, score) in scores.iter_mut().enumerate() {
-            let step = UnionMap::read(ctx, &step_map(&o, p, m))?;
-            let next = sched.clone().apply_range(step)?.apply_range(sched.clone().reverse()?)?;
+        for (score, step) in scores.iter_mut().zip(&steps) {
+            let next = sched.clone().apply_range(step.clone())?.apply_range(sched.clone().reverse()?)?;
             if next.is_empty()? {
                 continue; // the member does not move this statement
             }
@@ -90,7 +91,7 @@ pub(crate) fn point_order(
             for access in &accesses {
                 let moved = next.clone().apply_domain(access.clone())?.apply_range(access.clone())?;
                 for diff in moved.maps()? {
-                    *score += classify(ctx, diff.deltas()?)?;
+                    *score += classify(ctx, diff.deltas()?, &mut shapes)?;
                 }
             }
         }
@@ -159,24 +160,47 @@ fn carried_by(o: &[String], p: usize, m: usize) -> String {
     parts.join(" and ")
 }
 
+/// The sets [`classify`] compares differences with, by rank, read once per [`point_order`] call.
+#[derive(Default)]
+struct Shapes<'c> {
+    by_rank: std::collections::HashMap<usize, (Set<'c>, Option<Set<'c>>)>,
+}
+
+impl<'c> Shapes<'c> {
+    /// For differences of rank `rank` (as the set `A[x..]`): no difference, and when `rank > 0`
+    /// a difference of `±1` in the last subscript only.
+    fn of_rank(&mut self, ctx: &'c Ctx, rank: usize) -> Result<&(Set<'c>, Option<Set<'c>>)> {
+        if let std::collections::hash_map::Entry::Vacant(entry) = self.by_rank.entry(rank) {
+            let x = names("x", rank);
+            let zero: Vec<String> = (0..rank).map(|k| format!("{} = 0", x[k])).collect();
+            let read = |cond: String| -> Result<Set<'c>> {
+                let cond = if cond.is_empty() { String::new() } else { format!(" : {cond}") };
+                Set::read(ctx, &format!("{{ {}{cond} }}", tuple("A", &x)))
+            };
+            let invariant = read(zero.join(" and "))?;
+            let contiguous = if rank > 0 {
+                let mut unit = zero[..rank - 1].to_vec();
+                unit.push(format!("({v} = 1 or {v} = -1)", v = x[rank - 1]));
+                Some(read(unit.join(" and "))?)
+            } else {
+                None
+            };
+            entry.insert((invariant, contiguous));
+        }
+        Ok(&self.by_rank[&rank])
+    }
+}
+
 /// The score of one access whose element differences along one step are `diff`.
-fn classify(ctx: &Ctx, diff: Set<'_>) -> Result<i64> {
+fn classify<'c>(ctx: &'c Ctx, diff: Set<'c>, shapes: &mut Shapes<'c>) -> Result<i64> {
     let rank = diff.n_dims()?;
     let diff = diff.set_tuple_name("A")?;
-    let x = names("x", rank);
-    let zero: Vec<String> = (0..rank).map(|k| format!("{} = 0", x[k])).collect();
-    let within = |cond: String| -> Result<bool> {
-        let cond = if cond.is_empty() { String::new() } else { format!(" : {cond}") };
-        let set = Set::read(ctx, &format!("{{ {}{cond} }}", tuple("A", &x)))?;
-        diff.clone().subtract(set)?.is_empty()
-    };
-    if within(zero.join(" and "))? {
+    let (invariant, contiguous) = shapes.of_rank(ctx, rank)?;
+    if diff.clone().subtract(invariant.clone())?.is_empty()? {
         return Ok(INVARIANT);
     }
-    if rank > 0 {
-        let mut unit = zero[..rank - 1].to_vec();
-        unit.push(format!("({v} = 1 or {v} = -1)", v = x[rank - 1]));
-        if within(unit.join(" and "))? {
+    if let Some(contiguous) = contiguous {
+        if diff.subtract(contiguous.clone())?.is_empty()? {
             return Ok(CONTIGUOUS);
         }
     }

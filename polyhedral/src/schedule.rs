@@ -51,6 +51,9 @@
 //!   with its constant sizes turned back into parameters (the `parametric` module): its
 //!   integer programs then stay in small numbers (heat-3d at LARGE: 0.67 s to 0.06 s, same
 //!   schedule);
+//! - a problem (domains, context and dependences as text, options and limits) that was already
+//!   solved on this thread within its time limit is not solved again (`scheduled_tree`):
+//!   deriche's second privatization pass repeats 5 of its 6 per-loop problems;
 //! - [`ScheduleConfig::max_operations`] and [`ScheduleConfig::time_limit`] bound each ISL run;
 //!   past either (or on any scheduler failure) of both attempts, the original order is used and
 //!   a [`Warning`] says so; a whole-SCoP attempt that gave up before a successful per-loop one is
@@ -61,6 +64,14 @@
 //!   (10 s) is a guard against work that does not end, far above the scheduling time of any
 //!   PolyBench kernel (under 0.5 s); ISL's operation budget does not bound that work, since one
 //!   pivot of that LP on numbers of hundreds of digits takes milliseconds.
+//!
+//! What is left is ISL's own work on problems whose dependences are not translations (nussinov
+//! at LARGE spends about half of its compile time in `isl_tab_basic_set_non_trivial_lexmin`,
+//! mostly big-number gcds on its sizes). The parametric copy does not apply to them (see
+//! `parametric`), and no ISL option was found that bounds that work and keeps their trees:
+//! `schedule_treat_coalescing`, `schedule_split_scaled`, `schedule_carry_self_first` and
+//! `schedule_separate_components` off gave the same trees for nussinov, lu, cholesky and
+//! gramschmidt at LARGE and no measurable saving, so ISL's defaults stay.
 //!
 //! The original order (`ScheduleConfig::original`, or the fallback) groups statements by the first
 //! value of their 2d+1 schedules (one group per outermost loop or top-level statement), in that
@@ -87,6 +98,12 @@
 //! member carries none: its tile coordinate is 0 and its size reported as [`crate::WHOLE_LOOP`],
 //! so a running value along it (a scalar's reduction) stays in one tile whatever the
 //! parameters. A coarser rectangular tiling of a permutable band is as legal as the finer one.
+//!
+//! The order of a tiled band's point loops (`crate::point_order`) is asked once per band, of the
+//! band as one tile, before it is tiled: off the GPU it does not depend on the tile sizes, and on
+//! the untiled schedule (no integer divisions) ISL answers faster (heat-3d at LARGE, `--emit
+//! schedule`: 0.22 s to 0.18 s of CPU). It serves both the default sizes ([`lengthen_inner`])
+//! and the reordering of the points. On the GPU it is asked of the tiled schedule as well.
 
 use crate::deps::IslDeps;
 use crate::parametric::{concrete_tree, parametric_copy, ParametricProblem};
@@ -157,7 +174,7 @@ fn schedule_with(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig, whole_bu
             },
         }
     };
-    let (tree, nests) = tile_nests(scop, tree, cfg, from_scheduler, &deps)?;
+    let (tree, nests) = tile_nests(scop, tree, cfg, from_scheduler, &deps, true)?;
     Ok((TiledSchedule { tree: tree.to_block_str()?, nests }, warnings))
 }
 
@@ -169,6 +186,12 @@ fn schedule_with(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig, whole_bu
 /// thread is left to finish on its own, using a core until ISL completes or its operation budget
 /// runs out (its result is dropped): ISL cannot be interrupted from another thread without a data
 /// race on the context.
+///
+/// An outcome received within the time limit is kept for the rest of the thread's work
+/// ([`SOLVED`]): the same problem, as text, under the same options and limits, gets it again
+/// without a second run (deriche's second privatization pass schedules 5 of its 6 groups as the
+/// first did). ISL's scheduler is deterministic on a fresh context, so the outcome is the one a
+/// second run would give.
 fn scheduled_tree<'c>(
     domains: &UnionSet<'c>,
     context: &Set<'c>,
@@ -176,17 +199,79 @@ fn scheduled_tree<'c>(
     cfg: &ScheduleConfig,
 ) -> Result<std::result::Result<Schedule<'c>, String>> {
     let ctx = domains.ctx();
-    let problem = SchedulingProblem {
+    let key = ProblemKey {
         domains: domains.to_str()?,
         context: context.to_str()?,
         deps: deps.to_str()?,
-        fuse: cfg.fuse,
+        fuse: cfg.fuse as u8,
         max_operations: cfg.max_operations,
         max_coefficient: cfg.max_coefficient,
         max_constant_term: cfg.max_constant_term,
         outer_coincidence: cfg.parallel_point_loops_outer,
-        parametric: parametric_copy(domains, context, deps)?,
+        time_limit: cfg.time_limit,
     };
+    let outcome = match SOLVED.with(|solved| solved.borrow().get(&key).cloned()) {
+        Some(outcome) => Ok(outcome),
+        None => {
+            let problem = SchedulingProblem {
+                domains: key.domains.clone(),
+                context: key.context.clone(),
+                deps: key.deps.clone(),
+                fuse: cfg.fuse,
+                max_operations: cfg.max_operations,
+                max_coefficient: cfg.max_coefficient,
+                max_constant_term: cfg.max_constant_term,
+                outer_coincidence: cfg.parallel_point_loops_outer,
+                parametric: parametric_copy(domains, context, deps)?,
+            };
+            let outcome = run_scheduler(problem, cfg.time_limit);
+            if let Ok(outcome) = &outcome {
+                SOLVED.with(|solved| {
+                    let mut solved = solved.borrow_mut();
+                    if solved.len() >= MAX_SOLVED {
+                        solved.clear();
+                    }
+                    solved.insert(key, outcome.clone());
+                });
+            }
+            outcome
+        }
+    };
+    Ok(match outcome {
+        Ok(Outcome::Done(text)) => Ok(Schedule::read(ctx, &text)?),
+        Ok(Outcome::OverBudget) => Err(format!("ran past its budget of {} operations", cfg.max_operations)),
+        Ok(Outcome::Failed(msg)) => Err(format!("failed ({msg})")),
+        Err(why) => Err(why),
+    })
+}
+
+/// Everything the outcome of one scheduler run depends on: the problem as text, the options, and
+/// the limits (an outcome that came in time under one limit says nothing of a shorter one).
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct ProblemKey {
+    domains: String,
+    context: String,
+    deps: String,
+    /// The [`Fuse`] heuristic, as its discriminant.
+    fuse: u8,
+    max_operations: u64,
+    max_coefficient: i32,
+    max_constant_term: i32,
+    outer_coincidence: bool,
+    time_limit: Option<std::time::Duration>,
+}
+
+/// How many outcomes [`SOLVED`] keeps at most (it starts over when full).
+const MAX_SOLVED: usize = 64;
+
+thread_local! {
+    /// The outcomes of this thread's scheduler runs that came within their time limit.
+    static SOLVED: std::cell::RefCell<std::collections::HashMap<ProblemKey, Outcome>> = std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// Runs `problem` on a scheduler thread of its own (see [`scheduled_tree`]); `Err(why)` when no
+/// outcome came within `time_limit`.
+fn run_scheduler(problem: SchedulingProblem, time_limit: Option<std::time::Duration>) -> std::result::Result<Outcome, String> {
     let (tx, rx) = mpsc::channel();
     let spawned = std::thread::Builder::new().name("isl-scheduler".into()).spawn(move || {
         let outcome = problem.solve();
@@ -195,18 +280,12 @@ fn scheduled_tree<'c>(
     });
     let thread = match spawned {
         Ok(thread) => thread,
-        Err(err) => return Ok(Err(format!("could not start ({err})"))),
+        Err(err) => return Err(format!("could not start ({err})")),
     };
-    let outcome = match cfg.time_limit {
+    match time_limit {
         Some(limit) => wait_within(&thread, &rx, limit),
         None => rx.recv().map(|(outcome, _)| outcome).map_err(|_| "stopped without a result".to_string()),
-    };
-    Ok(match outcome {
-        Ok(Outcome::Done(text)) => Ok(Schedule::read(ctx, &text)?),
-        Ok(Outcome::OverBudget) => Err(format!("ran past its budget of {} operations", cfg.max_operations)),
-        Ok(Outcome::Failed(msg)) => Err(format!("failed ({msg})")),
-        Err(why) => Err(why),
-    })
+    }
 }
 
 /// The scheduler thread's outcome, if it comes within `limit` of that thread's CPU time (see
@@ -260,6 +339,7 @@ struct SchedulingProblem {
 }
 
 /// What the scheduler's thread reports.
+#[derive(Clone)]
 enum Outcome {
     /// The schedule tree, printed.
     Done(String),
@@ -475,12 +555,15 @@ fn original_tree<'c>(scop: &Scop, sets: &ScopSets<'c>, deps: &UnionMap<'c>) -> R
 }
 
 /// Finds the nests of `tree`, tiles their outermost bands, and flattens each into a [`Nest`].
+/// With `order_once` false the point order is asked of each tiled schedule, as on the GPU, instead
+/// of once per band ([`one_tile_order`]; tests compare both ways).
 fn tile_nests<'c>(
     scop: &Scop,
     tree: Schedule<'c>,
     cfg: &ScheduleConfig,
     from_scheduler: bool,
     deps: &UnionMap<'c>,
+    order_once: bool,
 ) -> Result<(Schedule<'c>, Vec<Nest>)> {
     let tile_sizes = cfg.tile_sizes.as_deref();
     let parallel_outer = cfg.parallel_point_loops_outer;
@@ -507,6 +590,7 @@ fn tile_nests<'c>(
         statements.dedup();
         let mut sizes = Vec::new();
         let mut whole: Vec<usize> = Vec::new();
+        let mut order: Option<Vec<usize>> = None;
         if let (NodeKind::Band, Some(ts)) = (node.kind()?, tile_sizes) {
             let n = node.band_n_member()?;
             let permutable = node.band_permutable()?;
@@ -521,8 +605,13 @@ fn tile_nests<'c>(
                 if members < n {
                     node = node.band_split(members)?;
                 }
+                // Off the GPU the order of the point loops does not depend on the tile sizes
+                // (see `one_tile_order`): it is asked once, of the band as one tile.
+                if order_once && !parallel_outer && members >= 2 {
+                    order = Some(one_tile_order(scop, &node, &domain, members, deps, false)?);
+                }
                 sizes = if ts.is_empty() {
-                    default_sizes(scop, &node, &domain, &statements, members, deps, parallel_outer)?
+                    default_sizes(scop, &node, &domain, &statements, members, deps, parallel_outer, order.as_deref())?
                 } else {
                     (0..members).map(|i| ts[i.min(ts.len() - 1)]).collect()
                 };
@@ -551,7 +640,7 @@ fn tile_nests<'c>(
             let map = format!("{{ {} -> {} }}", tuple("", &o), tuple("", &zeroed));
             flat = flat.apply_range(UnionMap::read(tree.ctx(), &map)?)?;
         }
-        let flat = reorder_points(scop, flat, depth, sizes.len(), deps, parallel_outer)?;
+        let flat = reorder_points(scop, flat, depth, sizes.len(), deps, parallel_outer, order)?;
         let keep: Vec<usize> = (0..sizes.len()).collect();
         let name = format!("N{nest_id}");
         let tile_map = flat.clone().apply_range(UnionMap::read(tree.ctx(), &projection(depth, &name, &keep))?)?.coalesce()?;
@@ -570,8 +659,10 @@ fn tile_nests<'c>(
 
 /// The default tile sizes of the `p`-member band at `node` (not yet tiled) over `statements`:
 /// [`default_tile_size`] for every member, with the member that [`point_order`] puts innermost
-/// lengthened by [`lengthen_inner`] when that size is short. The order is asked of the band as
-/// one tile (tile dimensions 0), and only for such short sizes.
+/// lengthened by [`lengthen_inner`] when that size is short. `order` is the band's point order
+/// when the caller has it; otherwise it is asked of the band as one tile, and only for such
+/// short sizes.
+#[allow(clippy::too_many_arguments)]
 fn default_sizes<'c>(
     scop: &Scop,
     node: &ScheduleNode<'c>,
@@ -580,11 +671,39 @@ fn default_sizes<'c>(
     p: usize,
     deps: &UnionMap<'c>,
     parallel_outer: bool,
+    order: Option<&[usize]>,
 ) -> Result<Vec<i64>> {
     let size = default_tile_size(scop, statements, p);
     if size >= SHORT_INNER {
         return Ok(vec![size; p]);
     }
+    let order = match order {
+        Some(order) => order.to_vec(),
+        None => one_tile_order(scop, node, domain, p, deps, parallel_outer)?,
+    };
+    let inner = order.last().copied().unwrap_or(p - 1);
+    Ok(lengthen_inner(scop, statements, size, p, inner))
+}
+
+/// The order [`point_order`] gives the point loops of the `p`-member band at `node` (not yet
+/// tiled), asked of the band as one tile (tile dimensions 0).
+///
+/// Off the GPU (`parallel_outer` false) this is also the order of the tiled band, whatever its
+/// sizes: `point_order` looks at one step of a point dimension with the tile dimensions left
+/// free (they follow from the point dimensions) and at dependence distances on the point
+/// dimensions only, and tiling (with `tile_shift_point_loops = 0`) keeps the band's members as
+/// the point dimensions and the schedule below them as it is. So `tile_nests` asks once, here,
+/// where the schedule has no integer divisions and ISL answers faster than on the tiled one.
+/// On the GPU the order depends on which dependences stay inside one tile (`point_order`'s
+/// `parallel_first`), so it is asked of the tiled schedule as well.
+fn one_tile_order<'c>(
+    scop: &Scop,
+    node: &ScheduleNode<'c>,
+    domain: &UnionSet<'c>,
+    p: usize,
+    deps: &UnionMap<'c>,
+    parallel_outer: bool,
+) -> Result<Vec<usize>> {
     let flat = node.subtree_schedule_union_map()?.intersect_domain(domain.clone())?;
     let (flat, depth) = pad_to_common_depth(flat)?;
     let x = names("o", depth);
@@ -592,16 +711,26 @@ fn default_sizes<'c>(
     let one_tile = format!("{{ {} -> {} }}", tuple("", &x), tuple("", &[zeros, x.clone()].concat()));
     let one_tile = UnionMap::read(flat.ctx(), &one_tile)?;
     let flat = flat.apply_range(one_tile)?;
-    let order = point_order(flat.ctx(), scop, &flat, depth + p, p, deps, parallel_outer)?;
-    let inner = order.last().copied().unwrap_or(p - 1);
-    Ok(lengthen_inner(scop, statements, size, p, inner))
+    point_order(flat.ctx(), scop, &flat, depth + p, p, deps, parallel_outer)
 }
 
 /// `flat` (a nest's flat schedule of `depth` dimensions, `p` tile then `p` point dimensions
-/// first) with its point dimensions in the order [`point_order`] chooses. The schedule tree keeps
-/// ISL's order; the nest's schedule, from which tile bodies are generated, has this one.
-fn reorder_points<'c>(scop: &Scop, flat: UnionMap<'c>, depth: usize, p: usize, deps: &UnionMap<'c>, parallel_outer: bool) -> Result<UnionMap<'c>> {
-    let order = point_order(flat.ctx(), scop, &flat, depth, p, deps, parallel_outer)?;
+/// first) with its point dimensions in `order`, or when that is `None` in the order
+/// [`point_order`] chooses on `flat`. The schedule tree keeps ISL's order; the nest's schedule,
+/// from which tile bodies are generated, has this one.
+fn reorder_points<'c>(
+    scop: &Scop,
+    flat: UnionMap<'c>,
+    depth: usize,
+    p: usize,
+    deps: &UnionMap<'c>,
+    parallel_outer: bool,
+    order: Option<Vec<usize>>,
+) -> Result<UnionMap<'c>> {
+    let order = match order {
+        Some(order) => order,
+        None => point_order(flat.ctx(), scop, &flat, depth, p, deps, parallel_outer)?,
+    };
     if order.iter().enumerate().all(|(k, &m)| k == m) {
         return Ok(flat);
     }
@@ -749,6 +878,78 @@ mod tests {
         let (_, warnings) = schedule_with(&scop, &deps, &cfg, cfg.max_operations).unwrap();
         assert!(warnings.is_empty(), "{warnings:?}");
         crate::verify(&scop, &deps, &sched).unwrap();
+    }
+}
+
+#[cfg(test)]
+mod solved_tests {
+    use super::*;
+
+    /// A scheduling problem solved a second time on one thread gets the first outcome back; the
+    /// same problem under another option or a shorter time limit is not served from it.
+    #[test]
+    fn outcomes_are_reused_only_for_the_same_problem_and_limits() {
+        let ctx = Ctx::new().unwrap();
+        // A producer loop and its consumer: fused under `Max`, separate nests under `Min`.
+        let domains = UnionSet::read(&ctx, "{ S0[i] : 0 <= i <= 99; S1[i] : 0 <= i <= 99 }").unwrap();
+        let context = Set::read(&ctx, "{ : }").unwrap();
+        let deps = UnionMap::read(&ctx, "{ S0[i] -> S1[i] : 0 <= i <= 99 }").unwrap();
+        let tree = |cfg: &ScheduleConfig| -> std::result::Result<String, String> {
+            scheduled_tree(&domains, &context, &deps, cfg).unwrap().map(|t| t.to_str().unwrap())
+        };
+        let solved = || SOLVED.with(|s| s.borrow().len());
+        let before = solved();
+        let max = ScheduleConfig { fuse: Fuse::Max, ..ScheduleConfig::default() };
+        let first = tree(&max).unwrap();
+        assert_eq!(solved(), before + 1);
+        assert_eq!(tree(&max).unwrap(), first);
+        assert_eq!(solved(), before + 1, "the second run was served from the first");
+        let min = tree(&ScheduleConfig { fuse: Fuse::Min, ..max.clone() }).unwrap();
+        assert_ne!(min, first, "Min keeps the loops apart");
+        assert!(min.contains("sequence"), "{min}");
+        assert_eq!(solved(), before + 2);
+        // Under a time limit too short for any run the outcome in store is not used.
+        let late = tree(&ScheduleConfig { time_limit: Some(std::time::Duration::from_nanos(1)), ..max.clone() });
+        assert!(late.unwrap_err().contains("did not finish"));
+    }
+}
+
+#[cfg(test)]
+mod point_order_tests {
+    use super::*;
+
+    /// A PolyBench kernel of this repository at MINI, as the frontend extracts it.
+    fn kernel(name: &str) -> Scop {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("polybench");
+        let path = root.join("kernels").join(name).join(format!("{name}.c"));
+        let clang_args = vec!["-I".to_string(), root.join("utilities").display().to_string(), "-DMINI_DATASET".to_string()];
+        let (file, _) = frontend::parse_file(&path, &frontend::Options { clang_args, ..Default::default() }).unwrap();
+        file.scops.into_iter().next().unwrap()
+    }
+
+    /// The point order asked once of each band as one tile (`one_tile_order`) gives the same
+    /// nests as asking it of every tiled schedule, for default and explicit tile sizes, on
+    /// kernels whose point loops are reordered (gemm, syr2k), lengthened (heat-3d) or skewed
+    /// (jacobi-2d, seidel-2d), with several statements per nest (lu, cholesky).
+    #[test]
+    fn point_order_asked_once_gives_the_same_nests() {
+        for name in ["gemm", "syr2k", "heat-3d", "jacobi-2d", "seidel-2d", "lu", "cholesky"] {
+            let scop = kernel(name);
+            let deps = crate::dependences(&scop).unwrap();
+            for tile_sizes in [Some(vec![]), Some(vec![4]), Some(vec![7, 3, 5])] {
+                let cfg = ScheduleConfig { tile_sizes: tile_sizes.clone(), ..ScheduleConfig::default() };
+                let ctx = Ctx::new().unwrap();
+                ctx.set_tile_scale_tile_loops(false).unwrap();
+                ctx.set_tile_shift_point_loops(false).unwrap();
+                let sets = ScopSets::parse(&ctx, &scop).unwrap();
+                let all = IslDeps::parse(&ctx, &deps).unwrap().all().unwrap();
+                let tree = scheduled_tree(&sets.domains, &sets.context, &all, &cfg).unwrap().unwrap();
+                let (once_tree, once) = tile_nests(&scop, tree.clone(), &cfg, true, &all, true).unwrap();
+                let (each_tree, each) = tile_nests(&scop, tree, &cfg, true, &all, false).unwrap();
+                assert_eq!(once, each, "{name} {tile_sizes:?}");
+                assert_eq!(once_tree.to_block_str().unwrap(), each_tree.to_block_str().unwrap(), "{name} {tile_sizes:?}");
+            }
+        }
     }
 }
 
