@@ -237,15 +237,8 @@ mod tests {
 
     #[test]
     fn tree_and_flat_map_give_the_same_dependences_on_polybench_kernels() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../polybench");
-        let options = frontend::Options {
-            clang_args: vec!["-I".into(), root.join("utilities").display().to_string(), "-DMINI_DATASET".into()],
-            ..Default::default()
-        };
         for name in ["adi", "cholesky", "deriche", "durbin", "fdtd-2d", "floyd-warshall", "gramschmidt", "ludcmp", "nussinov", "symm"] {
-            let path = root.join("kernels").join(name).join(format!("{name}.c"));
-            let (file, _) = frontend::parse_file(&path, &options).unwrap();
-            for scop in &file.scops {
+            for scop in &crate::polybench_scops(name) {
                 let ctx = Ctx::new().unwrap();
                 assert_tree_matches_map(name, &ScopSets::parse(&ctx, scop).unwrap());
             }

@@ -51,6 +51,18 @@ mod tile_graph;
 mod tile_size;
 mod verify;
 
+/// The SCoPs of a PolyBench kernel of this repository at MINI, as the frontend extracts them (for
+/// the unit tests that check a stage on real kernels).
+#[cfg(test)]
+fn polybench_scops(name: &str) -> Vec<frontend::ir::Scop> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("polybench");
+    let path = root.join("kernels").join(name).join(format!("{name}.c"));
+    let clang_args = vec!["-I".to_string(), root.join("utilities").display().to_string(), "-DMINI_DATASET".to_string()];
+    let (file, _) = frontend::parse_file(&path, &frontend::Options { clang_args, ..Default::default() })
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    file.scops
+}
+
 pub use ast::{Ast, Expr, OpKind};
 pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
 pub use deps::dependences;

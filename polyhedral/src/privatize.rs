@@ -399,11 +399,7 @@ mod tests {
     use crate::{coarsen, dependences, schedule, ScheduleConfig};
 
     fn kernel_scop(name: &str) -> Scop {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("polybench");
-        let path = root.join("kernels").join(name).join(format!("{name}.c"));
-        let clang_args = vec!["-I".to_string(), root.join("utilities").display().to_string(), "-DMINI_DATASET".to_string()];
-        let (file, _) = frontend::parse_file(&path, &frontend::Options { clang_args, ..Default::default() }).unwrap();
-        file.scops.into_iter().next().unwrap()
+        crate::polybench_scops(name).into_iter().next().unwrap()
     }
 
     /// [`task_private`] orders the instances of one task by their point coordinates alone, which

@@ -920,11 +920,7 @@ mod point_order_tests {
 
     /// A PolyBench kernel of this repository at MINI, as the frontend extracts it.
     fn kernel(name: &str) -> Scop {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("polybench");
-        let path = root.join("kernels").join(name).join(format!("{name}.c"));
-        let clang_args = vec!["-I".to_string(), root.join("utilities").display().to_string(), "-DMINI_DATASET".to_string()];
-        let (file, _) = frontend::parse_file(&path, &frontend::Options { clang_args, ..Default::default() }).unwrap();
-        file.scops.into_iter().next().unwrap()
+        crate::polybench_scops(name).into_iter().next().unwrap()
     }
 
     /// The point order asked once of each band as one tile (`one_tile_order`) gives the same
