@@ -31,7 +31,7 @@ pub fn nest_body_ast(scop: &Scop, sched: &TiledSchedule, nest: usize, tile_coord
             tile_coords.len()
         )));
     }
-    let ctx = Ctx::new()?;
+    let ctx = Ctx::shared()?;
     let context = parse_context(&ctx, scop)?;
     let schedule = UnionMap::read(&ctx, &the_nest.schedule).map_err(|e| input_error("nest schedule", &the_nest.schedule, e))?;
     let (schedule, depth) = pad_to_common_depth(schedule)?;
@@ -68,7 +68,7 @@ pub fn nest_body_ast(scop: &Scop, sched: &TiledSchedule, nest: usize, tile_coord
 /// tile domain) with the SCoP's parameters and context; user nodes are named by the set's tuple
 /// name (`N0`) with the point's coordinates. An empty set gives an empty block.
 pub fn points_ast(scop: &Scop, set: &str, iter_prefix: &str) -> Result<Ast> {
-    let ctx = Ctx::new()?;
+    let ctx = Ctx::shared()?;
     let context = parse_context(&ctx, scop)?;
     let points = UnionSet::read(&ctx, set).map_err(|e| input_error("set", set, e))?;
     enumerate(scop, context, points, iter_prefix, set)
@@ -83,7 +83,7 @@ pub fn points_ast(scop: &Scop, set: &str, iter_prefix: &str) -> Result<Ast> {
 /// `if (cond_d(t)) N<src>(t - d)`. Otherwise ISL's AST generator enumerates the source set with
 /// `t` as parameters, which can take ISL minutes for skewed bands with unequal tile sizes.
 pub fn tile_sources_ast(scop: &Scop, dep: &TileDep, dst_coords: &[String], iter_prefix: &str) -> Result<Ast> {
-    let ctx = Ctx::new()?;
+    let ctx = Ctx::shared()?;
     let context = parse_context(&ctx, scop)?;
     let relation = UnionMap::read(&ctx, &dep.relation).map_err(|e| input_error("tile dependence", &dep.relation, e))?;
     let src_name = format!("N{}", dep.src);
@@ -193,7 +193,7 @@ fn guarded_sources<'c>(
 /// result): uniting the sets of a class first gives unions that ISL 0.27's generator sometimes
 /// rejects ("total dimensionality changed unexpectedly").
 pub fn classes_ast(scop: &Scop, classes: &[Vec<String>], iter_prefix: &str) -> Result<Ast> {
-    let ctx = Ctx::new()?;
+    let ctx = Ctx::shared()?;
     let context = parse_context(&ctx, scop)?;
     let mut schedule = UnionMap::empty(&ctx)?;
     let mut depth = None;

@@ -120,7 +120,7 @@ pub fn parallel_loops(scop: &Scop, deps: &Dependences, sched: &TiledSchedule, ne
         .nests
         .get(nest)
         .ok_or_else(|| crate::Error::InvalidInput(format!("nest {nest} does not exist (the schedule has {})", sched.nests.len())))?;
-    let ctx = Ctx::new()?;
+    let ctx = Ctx::shared()?;
     let sets = ScopSets::parse(&ctx, scop)?;
     let all = IslDeps::parse(&ctx, deps)?.all()?;
     let schedule = UnionMap::read(&ctx, &the_nest.schedule).map_err(|e| input_error("nest schedule", &the_nest.schedule, e))?;
@@ -182,7 +182,7 @@ pub fn thread_private(scop: &Scop, array: ArrayId, sched: &TiledSchedule, nest: 
     if accessing.is_empty() {
         return Ok(None);
     }
-    let ctx = Ctx::new()?;
+    let ctx = Ctx::shared()?;
     let sets = ScopSets::parse(&ctx, scop)?;
     let Some((reads, writes, flow)) = crate::privatize::scalar_flow(&ctx, scop, &sets, scop.array(array))? else {
         return Ok(Some(format!("a read of `{name}` reads its value from before the SCoP")));
@@ -246,7 +246,7 @@ pub fn array_slabs(scop: &Scop) -> Result<Vec<Option<ArraySlab>>> {
 
 fn slab(scop: &Scop, rank: usize, isl_name: &str) -> Result<Option<ArraySlab>> {
     let (lo, hi) = {
-        let ctx = Ctx::new()?;
+        let ctx = Ctx::shared()?;
         let sets = ScopSets::parse(&ctx, scop)?;
         let x = names("x", rank);
         let first = UnionMap::read(&ctx, &format!("{{ {} -> {SLAB_NAME}[x0] }}", tuple(isl_name, &x)))?;

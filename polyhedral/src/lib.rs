@@ -28,8 +28,10 @@
 //! - [`nest_body_ast`], [`points_ast`], [`tile_sources_ast`] (`astgen`): generated loops as a
 //!   plain [`Ast`].
 //!
-//! Every function parses its inputs into a fresh ISL context, so all of them may run on any
-//! thread. Malformed inputs are [`Error::InvalidInput`], never a panic.
+//! Every function parses its inputs into its thread's ISL context (`isl::Ctx::shared`), so all of
+//! them may run on any thread. That context keeps what it parsed, so the text one stage hands to
+//! the next is parsed once per thread, not once per stage. Malformed inputs are
+//! [`Error::InvalidInput`], never a panic.
 
 #![deny(unsafe_code)]
 

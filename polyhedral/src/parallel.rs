@@ -47,7 +47,7 @@ pub struct ParallelTiles {
 /// For each nest of `sched`, in order, its tile enumeration for parallel loops (see the module
 /// documentation). A nest without tile dimensions has an empty `parallel`.
 pub fn parallel_tiles(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<Vec<ParallelTiles>> {
-    let ctx = Ctx::new()?;
+    let ctx = Ctx::shared()?;
     let sets = ScopSets::parse(&ctx, scop)?;
     let all = IslDeps::parse(&ctx, deps)?.all()?;
     let all = all.intersect_domain(sets.domains.clone())?.intersect_range(sets.domains.clone())?;

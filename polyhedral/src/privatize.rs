@@ -71,7 +71,7 @@ pub fn scalar_expansions(scop: &Scop) -> Result<Vec<ScalarExpansion>> {
     if !scop.arrays.iter().any(|a| a.rank == 0 && a.written) {
         return Ok(Vec::new());
     }
-    let ctx = Ctx::new()?;
+    let ctx = Ctx::shared()?;
     let sets = ScopSets::parse(&ctx, scop)?;
     let (original, depth) = pad_to_common_depth(sets.original.clone())?;
     let mut out = Vec::new();
@@ -111,7 +111,7 @@ pub fn scalar_expansions(scop: &Scop) -> Result<Vec<ScalarExpansion>> {
 /// `S[..] -> s[]` becoming `S[..] -> s[o1, o3, ..]` (the values of the outer loops in the original
 /// schedule). Statements and their text are unchanged.
 pub fn expand_scalars(scop: &Scop, expansions: &[ScalarExpansion]) -> Result<Scop> {
-    let ctx = Ctx::new()?;
+    let ctx = Ctx::shared()?;
     let mut out = scop.clone();
     for e in expansions {
         let array = scop.array(e.array);
@@ -185,7 +185,7 @@ pub fn task_private(scop: &Scop, expansions: &[ScalarExpansion], sched: &TiledSc
     if expansions.is_empty() {
         return Ok(Vec::new());
     }
-    let ctx = Ctx::new()?;
+    let ctx = Ctx::shared()?;
     let sets = ScopSets::parse(&ctx, scop)?;
     let mut tile_maps = UnionMap::empty(&ctx)?;
     for (k, nest) in sched.nests.iter().enumerate() {

@@ -131,7 +131,7 @@ fn schedule_with(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig, whole_bu
             return Err(Error::InvalidInput(format!("tile sizes must be positive integers, got {sizes:?}")));
         }
     }
-    let ctx = Ctx::new()?;
+    let ctx = Ctx::shared()?;
     ctx.set_tile_scale_tile_loops(false)?;
     ctx.set_tile_shift_point_loops(false)?;
     let sets = ScopSets::parse(&ctx, scop)?;

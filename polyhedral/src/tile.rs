@@ -13,7 +13,7 @@ use frontend::ir::Scop;
 /// pair that has any, ordered by that pair. Each relation goes forward: to a later nest, or to a
 /// lexicographically later tile of the same nest; anything else is [`Error::IllegalSchedule`].
 pub fn tile_dependences(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<Vec<TileDep>> {
-    let ctx = Ctx::new()?;
+    let ctx = Ctx::shared()?;
     let domains = parse_domains(&ctx, scop)?;
     let all = IslDeps::parse(&ctx, deps)?.all()?;
     let all = all.intersect_domain(domains.clone())?.intersect_range(domains)?;

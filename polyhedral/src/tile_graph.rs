@@ -168,7 +168,7 @@ impl TileGraph {
 
 /// Builds the tile graph of a scheduled SCoP from its tile dependences.
 pub fn tile_graph(scop: &Scop, sched: &TiledSchedule, tile_deps: &[TileDep]) -> Result<TileGraph> {
-    let ctx = Ctx::new()?;
+    let ctx = Ctx::shared()?;
     let context = parse_context(&ctx, scop)?;
     let mut domains = Vec::with_capacity(sched.nests.len());
     for nest in &sched.nests {
@@ -254,7 +254,7 @@ pub fn coarsen(sched: &TiledSchedule, n_dims: usize) -> Result<TiledSchedule> {
     if n_dims == 0 {
         return Err(Error::InvalidInput("a task needs at least one tile dimension".into()));
     }
-    let ctx = Ctx::new()?;
+    let ctx = Ctx::shared()?;
     let mut nests = Vec::with_capacity(sched.nests.len());
     for (k, nest) in sched.nests.iter().enumerate() {
         let d = nest.tile_sizes.len();

@@ -21,7 +21,7 @@ use std::collections::HashMap;
 /// Checks `sched` against the domains of `scop` and the dependences `deps` (of `scop`, as
 /// [`crate::dependences`] computes them, which also checks the rest of `scop`).
 pub fn verify(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<()> {
-    let ctx = Ctx::new()?;
+    let ctx = Ctx::shared()?;
     let domains = parse_domains(&ctx, scop)?;
     let deps = IslDeps::parse(&ctx, deps)?;
     let mut problems = Vec::new();

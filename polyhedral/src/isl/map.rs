@@ -1,7 +1,8 @@
 //! Maps (`isl_map`, one pair of spaces) and union maps (`isl_union_map`).
 
 use super::set::{Set, UnionSet};
-use super::{borrowed_c_string, c_string, check_bool, check_size, ffi, isl_object, take_c_string, Ctx};
+use super::ctx::Kind;
+use super::{borrowed_c_string, check_bool, check_size, ffi, isl_object, take_c_string, Ctx};
 use crate::{Error, Result};
 use std::os::raw::{c_int, c_uint};
 
@@ -34,10 +35,7 @@ impl Side {
 impl<'c> Map<'c> {
     /// Parses ISL text, e.g. `[n] -> { S0[i] -> A[i + 1] }`.
     pub fn read(ctx: &'c Ctx, text: &str) -> Result<Self> {
-        let text = c_string(text)?;
-        // SAFETY: `ctx` is live and `text` a NUL-terminated string that ISL only reads.
-        let raw = unsafe { ffi::isl_map_read_from_str(ctx.as_raw(), text.as_ptr()) };
-        Map::from_raw(ctx, raw)
+        Map::from_raw(ctx, ctx.read(Kind::Map, text)?.cast())
     }
 
     /// The map as ISL text.
@@ -185,10 +183,7 @@ pub(super) fn take_int_val(ctx: &Ctx, val: *mut ffi::isl_val) -> Result<Option<i
 impl<'c> UnionMap<'c> {
     /// Parses ISL text, e.g. `[n] -> { S0[i] -> [0, i, 0]; S1[] -> [1, 0, 0] }`.
     pub fn read(ctx: &'c Ctx, text: &str) -> Result<Self> {
-        let text = c_string(text)?;
-        // SAFETY: `ctx` is live and `text` a NUL-terminated string that ISL only reads.
-        let raw = unsafe { ffi::isl_union_map_read_from_str(ctx.as_raw(), text.as_ptr()) };
-        UnionMap::from_raw(ctx, raw)
+        UnionMap::from_raw(ctx, ctx.read(Kind::UnionMap, text)?.cast())
     }
 
     /// The empty union map.

@@ -220,7 +220,44 @@ mod tests {
         assert!(UnionSet::read(&ctx, "[n] -> { S0[i, j] : 0 <= i < n and 0 <= j < i }").is_err());
         assert!(ctx.quota_hit());
         ctx.set_max_operations(0);
+        assert!(ctx.quota_hit(), "lifting the budget keeps its failure");
         assert!(UnionSet::read(&ctx, "{ S0[i] : 0 <= i < 4 }").is_ok());
+        ctx.set_max_operations(1_000_000);
+        assert!(!ctx.quota_hit(), "a new budget starts without the old one's failure");
+    }
+
+    #[test]
+    fn text_read_again_is_the_object_read_before_and_stays_unchanged_by_its_uses() {
+        let ctx = Ctx::new().unwrap();
+        let text = "[n] -> { S0[i] -> S0[i + 1] : 0 <= i < n }";
+        let first = UnionMap::read(&ctx, text).unwrap();
+        let again = UnionMap::read(&ctx, text).unwrap();
+        assert_eq!(first.as_raw(), again.as_raw(), "the second read is the memoized object");
+        // An operation that takes a copy leaves the memoized object as it was (copy on write).
+        let cut = first.intersect_domain(UnionSet::read(&ctx, "{ S0[i] : i < 3 }").unwrap()).unwrap();
+        let third = UnionMap::read(&ctx, text).unwrap();
+        assert!(third.is_equal(&again).unwrap());
+        assert!(!third.is_equal(&cut).unwrap());
+        // The same text as another kind is parsed as that kind; a text that does not parse is an
+        // error each time it is read.
+        let set_text = "[n] -> { S0[i] : 0 <= i < n }";
+        assert!(UnionSet::read(&ctx, set_text).unwrap().is_equal(&third.domain().unwrap()).unwrap());
+        assert_eq!(Set::read(&ctx, set_text).unwrap().to_str().unwrap(), set_text);
+        for _ in 0..2 {
+            assert!(UnionMap::read(&ctx, "{ S0[i] -> }").is_err());
+        }
+    }
+
+    #[test]
+    fn the_shared_context_is_one_per_thread() {
+        let here = Ctx::shared().unwrap() as *const Ctx;
+        assert_eq!(Ctx::shared().unwrap() as *const Ctx, here);
+        let there = std::thread::spawn(|| Ctx::shared().unwrap() as *const Ctx as usize).join().unwrap();
+        assert_ne!(there, here as usize);
+        // Objects of the shared context are read once per thread too.
+        let ctx = Ctx::shared().unwrap();
+        let text = "{ S0[i] : 0 <= i < 7 }";
+        assert_eq!(UnionSet::read(ctx, text).unwrap().as_raw(), UnionSet::read(ctx, text).unwrap().as_raw());
     }
 
     #[test]

@@ -2,7 +2,8 @@
 
 use super::map::UnionMap;
 use super::set::{Set, UnionSet};
-use super::{c_string, check_bool, check_size, ffi, isl_object, take_c_string, to_c_int, Ctx};
+use super::ctx::Kind;
+use super::{check_bool, check_size, ffi, isl_object, take_c_string, to_c_int, Ctx};
 use crate::{Error, Result};
 use std::os::raw::c_long;
 
@@ -84,10 +85,7 @@ impl<'c> ScheduleConstraints<'c> {
 impl<'c> Schedule<'c> {
     /// Parses a tree printed by [`Schedule::to_str`] (or [`Schedule::to_block_str`]).
     pub fn read(ctx: &'c Ctx, text: &str) -> Result<Self> {
-        let text = c_string(text)?;
-        // SAFETY: `ctx` is live and `text` a NUL-terminated string that ISL only reads.
-        let raw = unsafe { ffi::isl_schedule_read_from_str(ctx.as_raw(), text.as_ptr()) };
-        Schedule::from_raw(ctx, raw)
+        Schedule::from_raw(ctx, ctx.read(Kind::Schedule, text)?.cast())
     }
 
     /// The tree as one-line (flow style) YAML, which [`Schedule::read`] parses back.

@@ -1,7 +1,8 @@
 //! Sets (`isl_set`, one space) and union sets (`isl_union_set`, any number of spaces).
 
 use super::map::Map;
-use super::{borrowed_c_string, c_string, check_bool, check_size, ffi, isl_object, take_c_string, Ctx};
+use super::ctx::Kind;
+use super::{borrowed_c_string, check_bool, check_size, ffi, isl_object, take_c_string, Ctx};
 use crate::Result;
 
 isl_object!(
@@ -17,10 +18,7 @@ isl_object!(
 impl<'c> Set<'c> {
     /// Parses ISL text, e.g. `[n] -> { S0[i] : 0 <= i < n }` or a parameter set `[n] -> { : n > 0 }`.
     pub fn read(ctx: &'c Ctx, text: &str) -> Result<Self> {
-        let text = c_string(text)?;
-        // SAFETY: `ctx` is live and `text` a NUL-terminated string that ISL only reads.
-        let raw = unsafe { ffi::isl_set_read_from_str(ctx.as_raw(), text.as_ptr()) };
-        Set::from_raw(ctx, raw)
+        Set::from_raw(ctx, ctx.read(Kind::Set, text)?.cast())
     }
 
     /// The set as ISL text.
@@ -144,10 +142,7 @@ impl<'c> Set<'c> {
 impl<'c> UnionSet<'c> {
     /// Parses ISL text, e.g. `[n] -> { S0[i] : 0 <= i < n; S1[] }`.
     pub fn read(ctx: &'c Ctx, text: &str) -> Result<Self> {
-        let text = c_string(text)?;
-        // SAFETY: `ctx` is live and `text` a NUL-terminated string that ISL only reads.
-        let raw = unsafe { ffi::isl_union_set_read_from_str(ctx.as_raw(), text.as_ptr()) };
-        UnionSet::from_raw(ctx, raw)
+        UnionSet::from_raw(ctx, ctx.read(Kind::UnionSet, text)?.cast())
     }
 
     /// The empty union set.
