@@ -197,9 +197,15 @@ fn polyhedral_error(e: polyhedral::Error) -> Error {
     }
 }
 
+/// How the frontend parses for `opts`: only CUDA kernels, compiled apart from the user's file,
+/// need the macros the statements use.
+fn frontend_options(opts: &Options) -> frontend::Options {
+    frontend::Options { clang_args: opts.clang_args.clone(), scop: opts.scop, skip_macros: opts.target != Target::Cuda }
+}
+
 /// Compiles the file at `path`.
 pub fn compile_file(path: &Path, opts: &Options) -> Result<Output, Error> {
-    let fopts = frontend::Options { clang_args: opts.clang_args.clone(), scop: opts.scop };
+    let fopts = frontend_options(opts);
     let mut stages = StageTimes::default();
     let (file, diags) = stages.time("parse", || frontend::parse_file(path, &fopts)).map_err(frontend_error)?;
     compile_parsed(file, frontend_diagnostics(&diags, opts), opts, stages)
@@ -207,7 +213,7 @@ pub fn compile_file(path: &Path, opts: &Options) -> Result<Output, Error> {
 
 /// Compiles source text given in memory (`path` names it in messages).
 pub fn compile_source(path: &str, text: &str, opts: &Options) -> Result<Output, Error> {
-    let fopts = frontend::Options { clang_args: opts.clang_args.clone(), scop: opts.scop };
+    let fopts = frontend_options(opts);
     let mut stages = StageTimes::default();
     let (file, diags) = stages.time("parse", || frontend::parse_source(path, text, &fopts)).map_err(frontend_error)?;
     compile_parsed(file, frontend_diagnostics(&diags, opts), opts, stages)

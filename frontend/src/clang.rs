@@ -291,11 +291,13 @@ pub(crate) struct Node {
 #[derive(Debug)]
 pub(crate) struct ClangError(pub String);
 
-/// Parses `text` as the contents of the file `path` with the given command-line arguments.
+/// Parses `text` as the contents of the file `path` with the given command-line arguments; with
+/// `macros`, the result has the macro definitions and the main file's expansions (libclang's
+/// detailed preprocessing record), else none.
 ///
 /// The text is always handed to libclang as an unsaved file, so that the offsets in the result
 /// are offsets in `text` even if the file on disk changes meanwhile.
-pub(crate) fn parse(path: &str, text: &str, args: &[String]) -> Result<ParsedFile, ClangError> {
+pub(crate) fn parse(path: &str, text: &str, args: &[String], macros: bool) -> Result<ParsedFile, ClangError> {
     let c_path =
         CString::new(path).map_err(|_| ClangError(format!("path {path:?} contains NUL")))?;
     let c_args = args
@@ -326,7 +328,7 @@ pub(crate) fn parse(path: &str, text: &str, args: &[String]) -> Result<ParsedFil
             n_args,
             &mut unsaved,
             1,
-            CXTranslationUnit_DetailedPreprocessingRecord,
+            if macros { CXTranslationUnit_DetailedPreprocessingRecord } else { CXTranslationUnit_None },
             &mut tu_ptr,
         )
     };

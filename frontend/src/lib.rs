@@ -68,6 +68,12 @@ pub struct Options {
     /// Arguments passed to libclang (`-I`, `-D`, `-U`, `-std=...`).
     pub clang_args: Vec<String>,
     pub scop: ScopMode,
+    /// Do not find the macros the SCoPs' statements need: [`ir::Scop::macros`] and
+    /// [`ir::Scop::undefined_macros`] stay empty. Only code that compiles statements outside the
+    /// user's file needs them (the CUDA kernels). Finding them takes libclang's record of the
+    /// preprocessor's work, a third of its parse of a PolyBench kernel; without them the record is
+    /// kept only when the file may have code the preprocessor skips (see [`may_skip_code`]).
+    pub skip_macros: bool,
 }
 
 /// Reads and parses the C file at `path`; returns its SCoPs and the diagnostics about regions
@@ -98,7 +104,8 @@ pub fn parse_source(
     if !args.iter().any(|a| a.starts_with("-x")) {
         args.splice(0..0, ["-x".to_string(), "c".to_string()]);
     }
-    let parsed = clang::parse(path_for_messages, text, &args).map_err(|e| Error::Clang(e.0))?;
+    let record = !opts.skip_macros || may_skip_code(text);
+    let parsed = clang::parse(path_for_messages, text, &args, record).map_err(|e| Error::Clang(e.0))?;
     if parsed
         .diagnostics
         .iter()
@@ -106,7 +113,13 @@ pub fn parse_source(
     {
         return Err(Error::Parse(parsed.diagnostics));
     }
-    let (scops, diagnostics) = scop::extract(path_for_messages, text, &parsed, opts.scop);
+    let (mut scops, diagnostics) = scop::extract(path_for_messages, text, &parsed, opts.scop);
+    if opts.skip_macros {
+        for scop in &mut scops {
+            scop.macros.clear();
+            scop.undefined_macros.clear();
+        }
+    }
     Ok((
         ir::SourceFile {
             path: path_for_messages.to_string(),
@@ -115,4 +128,52 @@ pub fn parse_source(
         },
         diagnostics,
     ))
+}
+
+/// Whether the preprocessor may skip code of `text` (a conditional directive: `#if`, `#ifdef`,
+/// `#elif`, `#else`, `#endif`, ...). libclang reports the skipped ranges, which `#pragma scop`
+/// detection needs, only with its preprocessing record. Errs on the side of yes: a `#` (or the
+/// digraph `%:`, or the trigraph `??=`) followed by blanks and `if`, `el` or `endif`, or by a
+/// comment or a line splice, anywhere in the text, strings and comments included.
+pub fn may_skip_code(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let starts = (0..bytes.len()).filter_map(|i| {
+        [&b"#"[..], b"%:", b"??="].iter().find(|p| bytes[i..].starts_with(p)).map(|p| i + p.len())
+    });
+    starts.into_iter().any(|mut j| {
+        while j < bytes.len() && matches!(bytes[j], b' ' | b'\t' | b'\x0b' | b'\x0c') {
+            j += 1;
+        }
+        let rest = &bytes[j..];
+        [&b"if"[..], b"el", b"endif", b"/*", b"\\"].iter().any(|p| rest.starts_with(p))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::may_skip_code;
+
+    #[test]
+    fn code_the_preprocessor_may_skip_is_seen_in_every_spelling() {
+        for text in [
+            "#if 0\nint x;\n#endif\n",
+            "int a;\n  #  ifdef X\n#endif",
+            "#ifndef Y\n#endif",
+            "#define A 1\n#elif B\n",
+            "%:if 0\n%:endif\n",
+            "??=if 0\n",
+            "#\t/* c */ if 0\n",
+            "#\\\nif 0\n",
+            "/* a\n */ #if 0\n#endif\n",
+        ] {
+            assert!(may_skip_code(text), "{text:?}");
+        }
+        for text in [
+            "#include <stdio.h>\n#pragma scop\nint x;\n#pragma endscop\n",
+            "#define N 10\n#undef N\n# include \"a.h\"\n",
+            "int main(void) { return 0; }\n",
+        ] {
+            assert!(!may_skip_code(text), "{text:?}");
+        }
+    }
 }

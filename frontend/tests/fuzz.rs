@@ -47,6 +47,7 @@ fn check(path: &str, text: &str, mode: ScopMode, args: &[String]) -> Result<(), 
     let opts = Options {
         clang_args: args.to_vec(),
         scop: mode,
+        ..Options::default()
     };
     match parse_source(path, text, &opts) {
         Ok((file, diags)) => {
