@@ -297,7 +297,12 @@ pub(crate) struct ClangError(pub String);
 ///
 /// The text is always handed to libclang as an unsaved file, so that the offsets in the result
 /// are offsets in `text` even if the file on disk changes meanwhile.
-pub(crate) fn parse(path: &str, text: &str, args: &[String], macros: bool) -> Result<ParsedFile, ClangError> {
+pub(crate) fn parse(
+    path: &str,
+    text: &str,
+    args: &[String],
+    macros: bool,
+) -> Result<ParsedFile, ClangError> {
     let c_path =
         CString::new(path).map_err(|_| ClangError(format!("path {path:?} contains NUL")))?;
     let c_args = args
@@ -328,7 +333,11 @@ pub(crate) fn parse(path: &str, text: &str, args: &[String], macros: bool) -> Re
             n_args,
             &mut unsaved,
             1,
-            if macros { CXTranslationUnit_DetailedPreprocessingRecord } else { CXTranslationUnit_None },
+            if macros {
+                CXTranslationUnit_DetailedPreprocessingRecord
+            } else {
+                CXTranslationUnit_None
+            },
             &mut tu_ptr,
         )
     };

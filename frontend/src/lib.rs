@@ -105,7 +105,8 @@ pub fn parse_source(
         args.splice(0..0, ["-x".to_string(), "c".to_string()]);
     }
     let record = !opts.skip_macros || may_skip_code(text);
-    let parsed = clang::parse(path_for_messages, text, &args, record).map_err(|e| Error::Clang(e.0))?;
+    let parsed =
+        clang::parse(path_for_messages, text, &args, record).map_err(|e| Error::Clang(e.0))?;
     if parsed
         .diagnostics
         .iter()
@@ -138,14 +139,19 @@ pub fn parse_source(
 pub fn may_skip_code(text: &str) -> bool {
     let bytes = text.as_bytes();
     let starts = (0..bytes.len()).filter_map(|i| {
-        [&b"#"[..], b"%:", b"??="].iter().find(|p| bytes[i..].starts_with(p)).map(|p| i + p.len())
+        [&b"#"[..], b"%:", b"??="]
+            .iter()
+            .find(|p| bytes[i..].starts_with(p))
+            .map(|p| i + p.len())
     });
     starts.into_iter().any(|mut j| {
         while j < bytes.len() && matches!(bytes[j], b' ' | b'\t' | b'\x0b' | b'\x0c') {
             j += 1;
         }
         let rest = &bytes[j..];
-        [&b"if"[..], b"el", b"endif", b"/*", b"\\"].iter().any(|p| rest.starts_with(p))
+        [&b"if"[..], b"el", b"endif", b"/*", b"\\"]
+            .iter()
+            .any(|p| rest.starts_with(p))
     })
 }
 

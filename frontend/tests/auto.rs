@@ -125,9 +125,16 @@ void f(void)
         vec!["  for (i = 0; i < 10; i++)\n    A[i] = i;\n".to_string()]
     );
     // Without macros libclang still reports the skipped code of a file with conditionals.
-    let opts = frontend::Options { skip_macros: true, ..frontend::Options::default() };
+    let opts = frontend::Options {
+        skip_macros: true,
+        ..frontend::Options::default()
+    };
     let (file, _) = frontend::parse_source("test.c", src, &opts).unwrap();
-    let skipping: Vec<&str> = file.scops.iter().map(|s| &src[s.region.start..s.region.end]).collect();
+    let skipping: Vec<&str> = file
+        .scops
+        .iter()
+        .map(|s| &src[s.region.start..s.region.end])
+        .collect();
     assert_eq!(skipping, texts);
 }
 

@@ -294,8 +294,20 @@ fn every_polybench_kernel_is_self_contained_with_its_macros() {
         let (file, _) = parse_file(&path, &opts).expect("parses");
         assert!(!file.scops.is_empty(), "{name}: no SCoP");
         // Without macros (libclang without its preprocessing record) the SCoPs are the same.
-        let (mut bare, _) = parse_file(&path, &Options { skip_macros: true, ..opts.clone() }).expect("parses");
-        assert!(bare.scops.iter().all(|s| s.macros.is_empty() && s.undefined_macros.is_empty()), "{name}");
+        let (mut bare, _) = parse_file(
+            &path,
+            &Options {
+                skip_macros: true,
+                ..opts.clone()
+            },
+        )
+        .expect("parses");
+        assert!(
+            bare.scops
+                .iter()
+                .all(|s| s.macros.is_empty() && s.undefined_macros.is_empty()),
+            "{name}"
+        );
         for (b, s) in bare.scops.iter_mut().zip(&file.scops) {
             (b.macros, b.undefined_macros) = (s.macros.clone(), s.undefined_macros.clone());
         }
