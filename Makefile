@@ -4,7 +4,7 @@
 CARGO ?= cargo
 BIN_DIR := target/debug
 
-.PHONY: all deps build demo test clean install bench-runtime peers
+.PHONY: all deps build demo test clean install bench-runtime compile-times peers
 
 all: build
 
@@ -23,6 +23,12 @@ test: build
 # streamrt against OpenMP tasks (libgomp; libomp when installed) on the same DAGs, side by side.
 bench-runtime:
 	$(CARGO) bench -p streamrt --bench runtime
+
+# Compile time per PolyBench kernel (user+sys, best of 3) of the release build; BASE=<tiledflow
+# binary> adds that binary's times and the ratio, measured side by side. SIZE=MINI|...|LARGE.
+compile-times: deps
+	$(CARGO) build --release -p tiledflow
+	SIZE=$(or $(SIZE),LARGE) bash scripts/compile-times.sh $(or $(CARGO_TARGET_DIR),target)/release/tiledflow $(BASE)
 
 clean:
 	$(CARGO) clean
