@@ -271,6 +271,10 @@ fn build<'c>(context: Set<'c>, schedule: UnionMap<'c>, iter_prefix: &str, depth:
 /// first dimension is never a copy. ISL prints no loop for such a dimension, but deciding so
 /// costs it as much as a loop: adi's body takes 0.10 s with its copy of `t`, 0.06 s without,
 /// the same code. A copied dimension has no loop to separate, so its `separate` is dropped.
+/// The code is usually the same; where it is not, ISL has placed instances that share a
+/// schedule point (independent, since the verifier has every dependence go strictly forward)
+/// in another order, or cut a loop elsewhere (of the 30 PolyBench kernels, deriche, durbin and
+/// ludcmp at MINI, and durbin with `--fuse max` at LARGE).
 fn build_named<'c>(context: Set<'c>, schedule: UnionMap<'c>, iterators: &[String], separate: Option<usize>) -> Result<Ast> {
     let ctx = context.ctx();
     let depth = iterators.len();
