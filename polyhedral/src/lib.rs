@@ -68,7 +68,7 @@ pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
 pub use deps::dependences;
 pub use gpu::{array_slabs, body_loops, parallel_loops, thread_private, ArraySlab, BodyLoop, KernelScope, SLAB_NAME};
 pub use parallel::{parallel_tiles, ParallelTiles};
-pub use privatize::{expand_scalars, scalar_expansions, task_private, ScalarExpansion, TaskPrivate};
+pub use privatize::{expand_scalars, scalar_expansions, task_private, task_private_reusing, KnownPrivate, ScalarExpansion, TaskPrivate};
 pub use schedule::schedule;
 pub use tile::tile_dependences;
 pub use tile_graph::{
