@@ -334,7 +334,7 @@ fn one_task_private<'c>(
     // SCoP's pairs of instances (most of this function's time in SCoPs of many statements).
     let accessing = reads.clone().domain()?.union(writes.clone().domain()?)?;
     let tiles = tile_maps.clone().intersect_domain(accessing.clone())?;
-    let same_task = tiles.clone().apply_range(tiles.reverse()?)?;
+    let same_task = tiles.clone().apply_range(tiles.clone().reverse()?)?;
     // 1 at level 0 (a value that crosses tasks crosses the groups of every level), before the
     // schedules are needed.
     if !flow.is_subset(&same_task)? {
@@ -365,7 +365,7 @@ fn one_task_private<'c>(
         }
         let (conflicts, in_order) = match order.take() {
             Some(order) => order,
-            None => conflicts_and_order(sets, &reads, &writes, times)?,
+            None => conflicts_and_order_per_nest(sets, &reads, &writes, times, &tiles)?,
         };
         if conflicts.clone().intersect(same)?.is_subset(&in_order)? {
             break;
@@ -430,6 +430,39 @@ pub(crate) fn one_variable_serves<'c>(
     conflicts.intersect(same.clone())?.is_subset(&in_order)
 }
 
+/// [`conflicts_and_order`] for the pairs of instances in one nest only (`tiles` maps the
+/// instances to the tiles `N<k>[..]` of their nest), the only pairs that one task may hold:
+/// comparing the instances of different nests, a scalar's accesses in several nests (deriche's
+/// `yp1` is accessed in two) would cost as much again, for pairs that are never in one group.
+fn conflicts_and_order_per_nest<'c>(
+    sets: &ScopSets<'c>,
+    reads: &UnionMap<'c>,
+    writes: &UnionMap<'c>,
+    time: &UnionMap<'c>,
+    tiles: &UnionMap<'c>,
+) -> Result<(UnionMap<'c>, UnionMap<'c>)> {
+    let mut nests: std::collections::BTreeMap<String, UnionSet<'c>> = std::collections::BTreeMap::new();
+    for map in tiles.maps()? {
+        let domain = UnionMap::from_map(map.clone())?.domain()?;
+        let nest = map.tuple_name(crate::isl::Side::Out).unwrap_or_default();
+        let all = match nests.remove(&nest) {
+            Some(all) => all.union(domain)?,
+            None => domain,
+        };
+        nests.insert(nest, all);
+    }
+    let mut conflicts = UnionMap::empty(reads.ctx())?;
+    let mut in_order = UnionMap::empty(reads.ctx())?;
+    for domain in nests.into_values() {
+        let reads = reads.clone().intersect_domain(domain.clone())?;
+        let writes = writes.clone().intersect_domain(domain)?;
+        let (c, o) = conflicts_and_order(sets, &reads, &writes, time)?;
+        conflicts = conflicts.union(c)?;
+        in_order = in_order.union(o)?;
+    }
+    Ok((conflicts, in_order))
+}
+
 /// The pairs of conflicting accesses (at least one a write) of a scalar with accesses `reads`
 /// and `writes`, first before second in the original order, and the pairs of its accesses that
 /// `time` runs in that order (see [`one_variable_serves`]).
@@ -455,6 +488,43 @@ mod tests {
 
     fn kernel_scop(name: &str) -> Scop {
         crate::polybench_scops(name).into_iter().next().unwrap()
+    }
+
+    /// [`conflicts_and_order_per_nest`] keeps every pair of one task that [`conflicts_and_order`]
+    /// gives, and no other: on the kernels with scalars, for each scalar, both intersected with
+    /// the pairs of one task are equal (and not all empty, or nothing was compared).
+    #[test]
+    fn conflicts_per_nest_are_those_of_one_task() {
+        let mut compared = 0;
+        for kernel in ["deriche", "ludcmp", "symm", "gramschmidt", "durbin"] {
+            let scop = kernel_scop(kernel);
+            let candidates = scalar_expansions(&scop).unwrap();
+            let expanded = expand_scalars(&scop, &candidates).unwrap();
+            let config = ScheduleConfig { tile_sizes: Some(vec![4]), ..ScheduleConfig::default() };
+            let (sched, _) = schedule(&expanded, &dependences(&expanded).unwrap(), &config).unwrap();
+            let ctx = Ctx::new().unwrap();
+            let sets = ScopSets::parse(&ctx, &scop).unwrap();
+            let times = NestTimes::parse(&ctx, &sched).unwrap();
+            let mut tile_maps = UnionMap::empty(&ctx).unwrap();
+            for nest in &sched.nests {
+                tile_maps = tile_maps.union(UnionMap::read(&ctx, &nest.tile_map).unwrap()).unwrap();
+            }
+            for c in &candidates {
+                let (reads, writes, _) = scalar_flow(&ctx, &scop, &sets, scop.array(c.array)).unwrap().unwrap();
+                let accessing = reads.clone().domain().unwrap().union(writes.clone().domain().unwrap()).unwrap();
+                let tiles = tile_maps.clone().intersect_domain(accessing).unwrap();
+                let same_task = tiles.clone().apply_range(tiles.clone().reverse().unwrap()).unwrap();
+                let all = conflicts_and_order(&sets, &reads, &writes, &times.points).unwrap();
+                let per_nest = conflicts_and_order_per_nest(&sets, &reads, &writes, &times.points, &tiles).unwrap();
+                for (what, a, b) in [("conflicts", all.0, per_nest.0), ("order", all.1, per_nest.1)] {
+                    let a = a.intersect(same_task.clone()).unwrap();
+                    let b = b.intersect(same_task.clone()).unwrap();
+                    assert!(a.is_equal(&b).unwrap(), "{kernel} {}: {what}", scop.array(c.array).name);
+                    compared += usize::from(!a.is_empty().unwrap());
+                }
+            }
+        }
+        assert!(compared > 0);
     }
 
     /// [`KnownPrivate`] gives the answers a new analysis gives: the driver's passes (schedule with
