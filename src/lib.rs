@@ -368,6 +368,9 @@ fn compile_scop(
     // and by how much), and that schedule depends on which scalars are expanded. Nor can the
     // second pass reuse the first one's schedule: with the dropped scalars' dependences back,
     // ISL schedules differently (deriche), even where the first schedule would respect them.
+    // The answers of `task_private` per scalar: a scalar whose nests a later pass leaves as they
+    // were is not analysed again.
+    let mut known_private = polyhedral::KnownPrivate::default();
     loop {
         let (expanded, deps, fine, sched, private, warnings) = loop {
             let expanded = polyhedral::expand_scalars(scop, &candidates).map_err(polyhedral_error)?;
@@ -377,7 +380,7 @@ fn compile_scop(
                 Some(n) => polyhedral::coarsen(&fine, n).map_err(polyhedral_error)?,
                 None => fine.clone(),
             };
-            let private = st.time("privatize", || polyhedral::task_private(scop, &candidates, &sched)).map_err(polyhedral_error)?;
+            let private = st.time("privatize", || polyhedral::task_private_reusing(scop, &candidates, &sched, &mut known_private)).map_err(polyhedral_error)?;
             if private.len() == candidates.len() {
                 st.time("verify", || polyhedral::verify(&expanded, &deps, &fine)).map_err(polyhedral_error)?;
                 break (expanded, deps, fine, sched, private, warnings);

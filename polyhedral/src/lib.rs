@@ -20,7 +20,8 @@
 //! - `point_order`: which point loop of a tiled band runs innermost (for the C compiler);
 //! - [`scalar_expansions`], [`expand_scalars`], [`task_private`] (`privatize`): scalars whose
 //!   values live within one iteration of their outer loops, the SCoP with them expanded, and
-//!   whether one variable per task of a tiled schedule is enough for such a scalar;
+//!   whether one variable per task of a tiled schedule is enough for such a scalar
+//!   ([`task_private_reusing`] keeps those answers, in a [`KnownPrivate`], for a later pass);
 //! - [`parallel_tiles`] (`parallel`): which tile loops may be parallel, and wavefronts, for the
 //!   barrier-based OpenMP target;
 //! - [`body_loops`], [`parallel_loops`], [`array_slabs`] (`gpu`): the loops of a task body,
@@ -70,7 +71,7 @@ pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
 pub use deps::dependences;
 pub use gpu::{array_slabs, body_loops, parallel_loops, thread_private, ArraySlab, BodyLoop, KernelScope, SLAB_NAME};
 pub use parallel::{parallel_tiles, ParallelTiles};
-pub use privatize::{expand_scalars, scalar_expansions, task_private, ScalarExpansion, TaskPrivate};
+pub use privatize::{expand_scalars, scalar_expansions, task_private, task_private_reusing, KnownPrivate, ScalarExpansion, TaskPrivate};
 pub use schedule::schedule;
 pub use tile::tile_dependences;
 pub use tile_graph::{
