@@ -138,13 +138,13 @@ pub fn parse_source(
 /// comment or a line splice, anywhere in the text, strings and comments included.
 pub fn may_skip_code(text: &str) -> bool {
     let bytes = text.as_bytes();
-    let starts = (0..bytes.len()).filter_map(|i| {
+    let mut starts = (0..bytes.len()).filter_map(|i| {
         [&b"#"[..], b"%:", b"??="]
             .iter()
             .find(|p| bytes[i..].starts_with(p))
             .map(|p| i + p.len())
     });
-    starts.into_iter().any(|mut j| {
+    starts.any(|mut j| {
         while j < bytes.len() && matches!(bytes[j], b' ' | b'\t' | b'\x0b' | b'\x0c') {
             j += 1;
         }

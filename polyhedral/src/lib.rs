@@ -66,6 +66,12 @@ fn polybench_scops(name: &str) -> Vec<frontend::ir::Scop> {
     file.scops
 }
 
+/// The first SCoP of [`polybench_scops`]`(name)`.
+#[cfg(test)]
+fn polybench_scop(name: &str) -> frontend::ir::Scop {
+    polybench_scops(name).into_iter().next().unwrap_or_else(|| panic!("{name}: no SCoP"))
+}
+
 pub use ast::{Ast, Expr, OpKind};
 pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
 pub use deps::dependences;
@@ -115,7 +121,7 @@ pub struct Dependences {
 }
 
 /// Fusion heuristic for the scheduler.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Fuse {
     /// Separate every strongly connected component.
     Min,

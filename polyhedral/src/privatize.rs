@@ -486,10 +486,6 @@ mod tests {
     use super::*;
     use crate::{coarsen, dependences, schedule, ScheduleConfig};
 
-    fn kernel_scop(name: &str) -> Scop {
-        crate::polybench_scops(name).into_iter().next().unwrap()
-    }
-
     /// [`conflicts_and_order_per_nest`] keeps every pair of one task that [`conflicts_and_order`]
     /// gives, and no other: on the kernels with scalars, for each scalar, both intersected with
     /// the pairs of one task are equal (and not all empty, or nothing was compared).
@@ -497,7 +493,7 @@ mod tests {
     fn conflicts_per_nest_are_those_of_one_task() {
         let mut compared = 0;
         for kernel in ["deriche", "ludcmp", "symm", "gramschmidt", "durbin"] {
-            let scop = kernel_scop(kernel);
+            let scop = crate::polybench_scop(kernel);
             let candidates = scalar_expansions(&scop).unwrap();
             let expanded = expand_scalars(&scop, &candidates).unwrap();
             let config = ScheduleConfig { tile_sizes: Some(vec![4]), ..ScheduleConfig::default() };
@@ -537,7 +533,7 @@ mod tests {
     fn known_answers_are_those_of_a_new_analysis() {
         let mut reused = 0;
         for kernel in ["deriche", "ludcmp", "symm", "gramschmidt"] {
-            let scop = kernel_scop(kernel);
+            let scop = crate::polybench_scop(kernel);
             let mut known = KnownPrivate::default();
             for tile in [4, 16, 64] {
                 let config = ScheduleConfig { tile_sizes: Some(vec![tile]), ..ScheduleConfig::default() };
@@ -570,7 +566,7 @@ mod tests {
         let gpu = ScheduleConfig { tile_sizes: Some(vec![256]), parallel_point_loops_outer: true, ..ScheduleConfig::default() };
         let small = ScheduleConfig { tile_sizes: Some(vec![4]), ..ScheduleConfig::default() };
         for kernel in ["deriche", "ludcmp", "symm", "gramschmidt", "durbin"] {
-            let scop = kernel_scop(kernel);
+            let scop = crate::polybench_scop(kernel);
             let expanded = expand_scalars(&scop, &scalar_expansions(&scop).unwrap()).unwrap();
             let deps = dependences(&expanded).unwrap();
             for config in [ScheduleConfig::default(), gpu.clone(), small.clone()] {

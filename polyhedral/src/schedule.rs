@@ -203,7 +203,7 @@ fn scheduled_tree<'c>(
         domains: domains.to_str()?,
         context: context.to_str()?,
         deps: deps.to_str()?,
-        fuse: cfg.fuse as u8,
+        fuse: cfg.fuse,
         max_operations: cfg.max_operations,
         max_coefficient: cfg.max_coefficient,
         max_constant_term: cfg.max_constant_term,
@@ -213,17 +213,7 @@ fn scheduled_tree<'c>(
     let outcome = match SOLVED.with(|solved| solved.borrow().get(&key).cloned()) {
         Some(outcome) => Ok(outcome),
         None => {
-            let problem = SchedulingProblem {
-                domains: key.domains.clone(),
-                context: key.context.clone(),
-                deps: key.deps.clone(),
-                fuse: cfg.fuse,
-                max_operations: cfg.max_operations,
-                max_coefficient: cfg.max_coefficient,
-                max_constant_term: cfg.max_constant_term,
-                outer_coincidence: cfg.parallel_point_loops_outer,
-                parametric: parametric_copy(domains, context, deps)?,
-            };
+            let problem = SchedulingProblem { key: key.clone(), parametric: parametric_copy(domains, context, deps)? };
             let outcome = run_scheduler(problem, cfg.time_limit);
             if let Ok(outcome) = &outcome {
                 SOLVED.with(|solved| {
@@ -252,11 +242,11 @@ struct ProblemKey {
     domains: String,
     context: String,
     deps: String,
-    /// The [`Fuse`] heuristic, as its discriminant.
-    fuse: u8,
+    fuse: Fuse,
     max_operations: u64,
     max_coefficient: i32,
     max_constant_term: i32,
+    /// `schedule_outer_coincidence` (the GPU; see the module documentation).
     outer_coincidence: bool,
     time_limit: Option<std::time::Duration>,
 }
@@ -325,15 +315,8 @@ fn wait_within(
 
 /// A scheduling problem as text, so that it can move to the scheduler's thread.
 struct SchedulingProblem {
-    domains: String,
-    context: String,
-    deps: String,
-    fuse: Fuse,
-    max_operations: u64,
-    max_coefficient: i32,
-    max_constant_term: i32,
-    /// `schedule_outer_coincidence` (the GPU; see the module documentation).
-    outer_coincidence: bool,
+    /// The problem, its options and its limits.
+    key: ProblemKey,
     /// The problem with its sizes as parameters, scheduled first (see `parametric`).
     parametric: Option<ParametricProblem>,
 }
@@ -354,12 +337,12 @@ impl SchedulingProblem {
     fn solve(&self) -> Outcome {
         if let Some(copy) = &self.parametric {
             if let Outcome::Done(tree) = self.solve_one(&copy.domains, &copy.context, &copy.deps, copy.own_params) {
-                if let Some(tree) = concrete_tree(&tree, &copy.names, &self.domains) {
+                if let Some(tree) = concrete_tree(&tree, &copy.names, &self.key.domains) {
                     return Outcome::Done(tree);
                 }
             }
         }
-        self.solve_one(&self.domains, &self.context, &self.deps, true)
+        self.solve_one(&self.key.domains, &self.key.context, &self.key.deps, true)
     }
 
     /// [`SchedulingProblem::solve`] on the given domains, context and dependences (ISL text), with
@@ -370,21 +353,21 @@ impl SchedulingProblem {
             Err(err) => return Outcome::Failed(err.to_string()),
         };
         let run = || -> Result<String> {
-            ctx.set_schedule_outer_coincidence(self.outer_coincidence)?;
+            ctx.set_schedule_outer_coincidence(self.key.outer_coincidence)?;
             if !parametric {
                 ctx.set_schedule_parametric(false)?;
             }
-            ctx.set_schedule_serialize_sccs(self.fuse == Fuse::Min)?;
-            ctx.set_schedule_whole_component(self.fuse == Fuse::Max)?;
-            ctx.set_schedule_option(ScheduleOption::MaxCoefficient, self.max_coefficient)?;
-            ctx.set_schedule_option(ScheduleOption::MaxConstantTerm, self.max_constant_term)?;
+            ctx.set_schedule_serialize_sccs(self.key.fuse == Fuse::Min)?;
+            ctx.set_schedule_whole_component(self.key.fuse == Fuse::Max)?;
+            ctx.set_schedule_option(ScheduleOption::MaxCoefficient, self.key.max_coefficient)?;
+            ctx.set_schedule_option(ScheduleOption::MaxConstantTerm, self.key.max_constant_term)?;
             let deps = UnionMap::read(&ctx, deps)?;
             let constraints = ScheduleConstraints::on_domain(UnionSet::read(&ctx, domains)?)?
                 .set_context(Set::read(&ctx, context)?)?
                 .set_validity(deps.clone())?
                 .set_proximity(deps.clone())?
                 .set_coincidence(deps)?;
-            ctx.set_max_operations(self.max_operations);
+            ctx.set_max_operations(self.key.max_operations);
             let tree = constraints.compute_schedule();
             ctx.set_max_operations(0);
             tree?.to_str()
@@ -918,11 +901,6 @@ mod solved_tests {
 mod point_order_tests {
     use super::*;
 
-    /// A PolyBench kernel of this repository at MINI, as the frontend extracts it.
-    fn kernel(name: &str) -> Scop {
-        crate::polybench_scops(name).into_iter().next().unwrap()
-    }
-
     /// The point order asked once of each band as one tile (`one_tile_order`) gives the same
     /// nests as asking it of every tiled schedule, for default and explicit tile sizes, on
     /// kernels whose point loops are reordered (gemm, syr2k), lengthened (heat-3d) or skewed
@@ -930,7 +908,7 @@ mod point_order_tests {
     #[test]
     fn point_order_asked_once_gives_the_same_nests() {
         for name in ["gemm", "syr2k", "heat-3d", "jacobi-2d", "seidel-2d", "lu", "cholesky"] {
-            let scop = kernel(name);
+            let scop = crate::polybench_scop(name);
             let deps = crate::dependences(&scop).unwrap();
             for tile_sizes in [Some(vec![]), Some(vec![4]), Some(vec![7, 3, 5])] {
                 let cfg = ScheduleConfig { tile_sizes: tile_sizes.clone(), ..ScheduleConfig::default() };
@@ -969,7 +947,7 @@ mod parametric_tests {
         let d = UnionSet::read(ctx, domains).unwrap();
         let c = Set::read(ctx, "{ : }").unwrap();
         let m = UnionMap::read(ctx, deps).unwrap();
-        SchedulingProblem {
+        let key = ProblemKey {
             domains: d.to_str().unwrap(),
             context: c.to_str().unwrap(),
             deps: m.to_str().unwrap(),
@@ -978,8 +956,9 @@ mod parametric_tests {
             max_coefficient: 4,
             max_constant_term: 8,
             outer_coincidence: false,
-            parametric: parametric_copy(&d, &c, &m).unwrap(),
-        }
+            time_limit: None,
+        };
+        SchedulingProblem { key, parametric: parametric_copy(&d, &c, &m).unwrap() }
     }
 
     fn tree(outcome: Outcome) -> String {
@@ -999,7 +978,7 @@ mod parametric_tests {
             let p = problem(&ctx, DOMAINS, DEPS, fuse);
             let copy = p.parametric.as_ref().expect("jacobi-1d at LARGE has sizes");
             assert_eq!(copy.names, ["tf_size0", "tf_size1"]);
-            let original = tree(p.solve_one(&p.domains, &p.context, &p.deps, true));
+            let original = tree(p.solve_one(&p.key.domains, &p.key.context, &p.key.deps, true));
             assert_eq!(tree(p.solve()), original, "{fuse:?}");
             // The copy's own tree mentions its sizes, so the test above went through
             // `concrete_tree`.
@@ -1039,10 +1018,10 @@ mod parametric_tests {
             own_params: false,
         };
         let with = tree(p.solve_one(&copy.domains, &copy.context, &copy.deps, true));
-        assert_eq!(concrete_tree(&with, &copy.names, &p.domains), None, "{with}");
+        assert_eq!(concrete_tree(&with, &copy.names, &p.key.domains), None, "{with}");
         let without = tree(p.solve_one(&copy.domains, &copy.context, &copy.deps, false));
-        let original = tree(p.solve_one(&p.domains, &p.context, &p.deps, true));
-        assert_eq!(concrete_tree(&without, &copy.names, &p.domains).as_deref(), Some(original.as_str()), "{without}");
+        let original = tree(p.solve_one(&p.key.domains, &p.key.context, &p.key.deps, true));
+        assert_eq!(concrete_tree(&without, &copy.names, &p.key.domains).as_deref(), Some(original.as_str()), "{without}");
         p.parametric = Some(copy);
         assert_eq!(tree(p.solve()), original);
     }

@@ -44,10 +44,10 @@ impl Ctx {
     }
 
     /// This thread's shared context, made on first use, for the stages of the pipeline (see the
-    /// module documentation). Its options are ISL's defaults except `on_error` and the two tiling
-    /// options of [`schedule`](crate::schedule) (`tile_scale_tile_loops` and
-    /// `tile_shift_point_loops` off); a stage that sets another option must set it back, and one
-    /// that sets an operation budget must lift it ([`Ctx::set_max_operations`] with 0).
+    /// module documentation), with the options of [`Ctx::new`]. A stage sets the options it relies
+    /// on each time it runs (so [`schedule`](crate::schedule) sets its tiling options, which no
+    /// other stage uses), and one that sets an operation budget lifts it afterwards
+    /// ([`Ctx::set_max_operations`] with 0).
     ///
     /// The context lives as long as the program (one per thread that asks; a thread that ends
     /// frees the objects of its memo), so the objects made in it may be kept anywhere on the thread.
@@ -59,10 +59,7 @@ impl Ctx {
             if let Some(ctx) = slot.0.get() {
                 return Ok(ctx);
             }
-            let ctx = Ctx::new()?;
-            ctx.set_tile_scale_tile_loops(false)?;
-            ctx.set_tile_shift_point_loops(false)?;
-            let ctx: &'static Ctx = Box::leak(Box::new(ctx));
+            let ctx: &'static Ctx = Box::leak(Box::new(Ctx::new()?));
             slot.0.set(Some(ctx));
             Ok(ctx)
         });

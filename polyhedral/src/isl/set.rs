@@ -256,7 +256,8 @@ impl<'c> UnionSet<'c> {
 // Points of a set (taskgen, for `astgen::few_offsets`).
 
 /// What [`Set::points_upto`]'s callback collects.
-struct Points {
+struct Points<'c> {
+    ctx: &'c Ctx,
     n_dims: usize,
     max: usize,
     points: Vec<Vec<i64>>,
@@ -271,25 +272,19 @@ struct Points {
 unsafe extern "C" fn collect_point(pnt: *mut ffi::isl_point, user: *mut std::os::raw::c_void) -> ffi::isl_stat {
     // SAFETY: `user` is the `Points` that `points_upto` lent for the duration of the scan, and
     // nothing else touches it meanwhile.
-    let points = unsafe { &mut *user.cast::<Points>() };
+    let points = unsafe { &mut *user.cast::<Points<'_>>() };
     let mut point = Vec::with_capacity(points.n_dims);
     if points.points.len() == points.max {
         points.too_many = true;
     } else {
         for k in 0..points.n_dims {
             let Ok(pos) = super::to_c_int(k) else { break };
-            // SAFETY: `pnt` is live (keep); the value is owned and freed below.
+            // SAFETY: `pnt` is live (keep); the value is owned, and `take_int_val` frees it.
             let val = unsafe { ffi::isl_point_get_coordinate_val(pnt, ffi::ISL_DIM_SET, pos) };
-            if val.is_null() {
-                break;
+            match super::map::take_int_val(points.ctx, val) {
+                Ok(Some(v)) => point.push(v),
+                _ => break,
             }
-            // SAFETY: `val` is a live value (keep), then freed once.
-            let (is_int, num) = unsafe { (ffi::isl_val_is_int(val), ffi::isl_val_get_num_si(val)) };
-            unsafe { ffi::isl_val_free(val) };
-            if is_int != 1 {
-                break;
-            }
-            point.push(i64::from(num));
         }
         points.failed = point.len() != points.n_dims;
     }
@@ -307,7 +302,7 @@ impl<'c> Set<'c> {
     /// sorted), or `None` when it has more than `max`: the scan stops at the first point past
     /// `max`, so a large set costs no more than `max + 1` points.
     pub fn points_upto(&self, max: usize) -> Result<Option<Vec<Vec<i64>>>> {
-        let mut points = Points { n_dims: self.n_dims()?, max, points: Vec::new(), too_many: false, failed: false };
+        let mut points = Points { ctx: self.ctx, n_dims: self.n_dims()?, max, points: Vec::new(), too_many: false, failed: false };
         // SAFETY: `self` is live (keep); `points` outlives the call and is only touched by the
         // callback while ISL runs it.
         let stat = unsafe {
