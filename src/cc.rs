@@ -59,8 +59,12 @@ pub const TILEDFLOW_OPTIONS: &[(&str, &str, &str)] = &[
 ];
 
 /// The code generation targets by name, for `--tiledflow-target=`.
-pub const TARGETS: &[(&str, Target)] =
-    &[("tasks", Target::Tasks), ("seq", Target::Seq), ("omp", Target::Omp), ("cuda", Target::Cuda)];
+pub const TARGETS: &[(&str, Target)] = &[
+    ("tasks", Target::Tasks),
+    ("seq", Target::Seq),
+    ("omp", Target::Omp),
+    ("cuda", Target::Cuda),
+];
 
 /// What the command makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -16,7 +16,7 @@ pub mod text;
 use frontend::ir::SourceFile;
 use polyhedral::{Dependences, ScheduleConfig, TiledSchedule};
 use std::path::Path;
-use taskgen::{EmitOptions, ScopCode, TaskProgram, Target};
+use taskgen::{EmitOptions, ScopCode, Target, TaskProgram};
 
 /// What to print.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -133,7 +133,12 @@ impl ScopReport {
     /// `2 point-to-point, 1 soft-barrier`: how many dependences each idiom synchronizes, or `none`.
     fn idiom_counts(&self) -> String {
         use taskgen::idiom::Idiom;
-        let kinds = [Idiom::PointToPoint, Idiom::Broadcast, Idiom::SoftBarrier, Idiom::Implied];
+        let kinds = [
+            Idiom::PointToPoint,
+            Idiom::Broadcast,
+            Idiom::SoftBarrier,
+            Idiom::Implied,
+        ];
         let counts: Vec<String> = kinds
             .iter()
             .map(|k| (k, self.idioms.iter().filter(|i| *i == k).count()))
@@ -192,7 +197,9 @@ struct Compiled {
 
 fn polyhedral_error(e: polyhedral::Error) -> Error {
     match e {
-        polyhedral::Error::IllegalSchedule(m) => Error::Internal(format!("the schedule violates dependences:\n{m}")),
+        polyhedral::Error::IllegalSchedule(m) => {
+            Error::Internal(format!("the schedule violates dependences:\n{m}"))
+        }
         other => Error::Internal(other.to_string()),
     }
 }
@@ -200,14 +207,20 @@ fn polyhedral_error(e: polyhedral::Error) -> Error {
 /// How the frontend parses for `opts`: only CUDA kernels, compiled apart from the user's file,
 /// need the macros the statements use.
 fn frontend_options(opts: &Options) -> frontend::Options {
-    frontend::Options { clang_args: opts.clang_args.clone(), scop: opts.scop, skip_macros: opts.target != Target::Cuda }
+    frontend::Options {
+        clang_args: opts.clang_args.clone(),
+        scop: opts.scop,
+        skip_macros: opts.target != Target::Cuda,
+    }
 }
 
 /// Compiles the file at `path`.
 pub fn compile_file(path: &Path, opts: &Options) -> Result<Output, Error> {
     let fopts = frontend_options(opts);
     let mut stages = StageTimes::default();
-    let (file, diags) = stages.time("parse", || frontend::parse_file(path, &fopts)).map_err(frontend_error)?;
+    let (file, diags) = stages
+        .time("parse", || frontend::parse_file(path, &fopts))
+        .map_err(frontend_error)?;
     compile_parsed(file, frontend_diagnostics(&diags, opts), opts, stages)
 }
 
@@ -215,7 +228,9 @@ pub fn compile_file(path: &Path, opts: &Options) -> Result<Output, Error> {
 pub fn compile_source(path: &str, text: &str, opts: &Options) -> Result<Output, Error> {
     let fopts = frontend_options(opts);
     let mut stages = StageTimes::default();
-    let (file, diags) = stages.time("parse", || frontend::parse_source(path, text, &fopts)).map_err(frontend_error)?;
+    let (file, diags) = stages
+        .time("parse", || frontend::parse_source(path, text, &fopts))
+        .map_err(frontend_error)?;
     compile_parsed(file, frontend_diagnostics(&diags, opts), opts, stages)
 }
 
@@ -235,18 +250,37 @@ fn frontend_error(e: frontend::Error) -> Error {
     }
 }
 
-fn compile_parsed(file: SourceFile, mut diagnostics: Vec<String>, opts: &Options, mut stages: StageTimes) -> Result<Output, Error> {
+fn compile_parsed(
+    file: SourceFile,
+    mut diagnostics: Vec<String>,
+    opts: &Options,
+    mut stages: StageTimes,
+) -> Result<Output, Error> {
     if opts.strict {
         if let Some(w) = diagnostics.iter().find(|d| d.contains("warning:")) {
             return Err(Error::User(w.clone()));
         }
     }
     if file.scops.is_empty() {
-        diagnostics.push(format!("{}: note: no static control part found; the file is unchanged", file.path));
+        diagnostics.push(format!(
+            "{}: note: no static control part found; the file is unchanged",
+            file.path
+        ));
     }
     if opts.emit == Emit::Scop {
-        let text = file.scops.iter().map(text::scop).collect::<Vec<_>>().join("\n");
-        return Ok(Output { text, diagnostics, reports: Vec::new(), cuda: None, stages });
+        let text = file
+            .scops
+            .iter()
+            .map(text::scop)
+            .collect::<Vec<_>>()
+            .join("\n");
+        return Ok(Output {
+            text,
+            diagnostics,
+            reports: Vec::new(),
+            cuda: None,
+            stages,
+        });
     }
     let mut compiled = Vec::new();
     let mut reports = Vec::new();
@@ -261,7 +295,10 @@ fn compile_parsed(file: SourceFile, mut diagnostics: Vec<String>, opts: &Options
                     n_statements: scop.statements.len(),
                     n_bands: c.sched.as_ref().map_or(0, |t| t.nests.len()),
                     n_classes: c.program.as_ref().map_or(0, |p| p.classes.len()),
-                    n_tile_deps: c.program.as_ref().map_or(0, |p| p.classes.iter().map(|k| k.inputs.len()).sum()),
+                    n_tile_deps: c
+                        .program
+                        .as_ref()
+                        .map_or(0, |p| p.classes.iter().map(|k| k.inputs.len()).sum()),
                     idioms: c.program.as_ref().map_or(Vec::new(), |p| p.idioms.clone()),
                     micros: start.elapsed().as_micros(),
                     stages: scop_stages,
@@ -283,8 +320,17 @@ fn compile_parsed(file: SourceFile, mut diagnostics: Vec<String>, opts: &Options
     }
     let print_start = std::time::Instant::now();
     let text = match opts.emit {
-        Emit::Scop => file.scops.iter().map(text::scop).collect::<Vec<_>>().join("\n"),
-        Emit::Deps => compiled.iter().map(|(s, c)| text::deps(s, &c.deps)).collect::<Vec<_>>().join("\n"),
+        Emit::Scop => file
+            .scops
+            .iter()
+            .map(text::scop)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Emit::Deps => compiled
+            .iter()
+            .map(|(s, c)| text::deps(s, &c.deps))
+            .collect::<Vec<_>>()
+            .join("\n"),
         Emit::Schedule => compiled
             .iter()
             .filter_map(|(s, c)| c.sched.as_ref().map(|t| text::schedule(s, t)))
@@ -302,34 +348,68 @@ fn compile_parsed(file: SourceFile, mut diagnostics: Vec<String>, opts: &Options
             .join("\n"),
         Emit::Dot => compiled
             .iter()
-            .filter_map(|(s, c)| c.program.as_ref().map(|p| taskgen::task_graph::to_dot(p, &format!("{}:{}", s.function, s.loc.line))))
+            .filter_map(|(s, c)| {
+                c.program.as_ref().map(|p| {
+                    taskgen::task_graph::to_dot(p, &format!("{}:{}", s.function, s.loc.line))
+                })
+            })
             .collect::<Vec<_>>()
             .join("\n"),
         Emit::C => {
             let codes: Vec<ScopCode<'_>> = compiled
                 .iter()
                 .filter_map(|(scop, c)| {
-                    c.program
-                        .as_ref()
-                        .map(|program| ScopCode { scop, program, omp: c.omp.as_ref(), private: &c.private, cuda: None })
+                    c.program.as_ref().map(|program| ScopCode {
+                        scop,
+                        program,
+                        omp: c.omp.as_ref(),
+                        private: &c.private,
+                        cuda: None,
+                    })
                 })
                 .collect();
-            let eo = EmitOptions { target: opts.target, line_directives: opts.line_directives };
+            let eo = EmitOptions {
+                target: opts.target,
+                line_directives: opts.line_directives,
+            };
             if opts.target == Target::Cuda {
                 let plans: Vec<taskgen::emit_cuda::CudaPlan> = compiled
                     .iter()
                     .filter(|(_, c)| c.program.is_some())
-                    .map(|(_, c)| c.cuda.clone().unwrap_or(taskgen::emit_cuda::CudaPlan { gpu: Err("no GPU plan".into()), not_thread_private: Vec::new() }))
+                    .map(|(_, c)| {
+                        c.cuda.clone().unwrap_or(taskgen::emit_cuda::CudaPlan {
+                            gpu: Err("no GPU plan".into()),
+                            not_thread_private: Vec::new(),
+                        })
+                    })
                     .collect();
-                let (c_text, cu) = taskgen::emit_cuda::emit(&file, &codes, &plans, &eo, "the .cu file beside this one");
+                let (c_text, cu) = taskgen::emit_cuda::emit(
+                    &file,
+                    &codes,
+                    &plans,
+                    &eo,
+                    "the .cu file beside this one",
+                );
                 stages.add("print", print_start.elapsed());
-                return Ok(Output { text: c_text, diagnostics, reports, cuda: Some(cu), stages });
+                return Ok(Output {
+                    text: c_text,
+                    diagnostics,
+                    reports,
+                    cuda: Some(cu),
+                    stages,
+                });
             }
             taskgen::emit_file(&file, &codes, &eo)
         }
     };
     stages.add("print", print_start.elapsed());
-    Ok(Output { text, diagnostics, reports, cuda: None, stages })
+    Ok(Output {
+        text,
+        diagnostics,
+        reports,
+        cuda: None,
+        stages,
+    })
 }
 
 fn compile_scop(
@@ -341,17 +421,32 @@ fn compile_scop(
 ) -> Result<Compiled, Error> {
     let mut candidates = match opts.no_privatize {
         true => Vec::new(),
-        false => st.time("candidates", || polyhedral::scalar_expansions(scop)).map_err(polyhedral_error)?,
+        false => st
+            .time("candidates", || polyhedral::scalar_expansions(scop))
+            .map_err(polyhedral_error)?,
     };
     if opts.emit == Emit::Deps && candidates.is_empty() {
-        let deps = st.time("deps", || polyhedral::dependences(scop)).map_err(polyhedral_error)?;
-        return Ok(Compiled { deps, sched: None, program: None, omp: None, private: Vec::new(), cuda: None });
+        let deps = st
+            .time("deps", || polyhedral::dependences(scop))
+            .map_err(polyhedral_error)?;
+        return Ok(Compiled {
+            deps,
+            sched: None,
+            program: None,
+            omp: None,
+            private: Vec::new(),
+            cuda: None,
+        });
     }
     // For the GPU (`taskgen::emit_cuda`): larger default tiles, parallel point loops outermost.
     let mut schedule_config = opts.schedule.clone();
     if opts.target == Target::Cuda {
         schedule_config.parallel_point_loops_outer = true;
-        if schedule_config.tile_sizes.as_ref().is_some_and(|t| t.is_empty()) {
+        if schedule_config
+            .tile_sizes
+            .as_ref()
+            .is_some_and(|t| t.is_empty())
+        {
             schedule_config.tile_sizes = Some(vec![taskgen::emit_cuda::CUDA_TILE]);
             schedule_config.whole_carrying_members = true;
         }
@@ -373,51 +468,107 @@ fn compile_scop(
     let mut known_private = polyhedral::KnownPrivate::default();
     loop {
         let (expanded, deps, fine, sched, private, warnings) = loop {
-            let expanded = polyhedral::expand_scalars(scop, &candidates).map_err(polyhedral_error)?;
-            let deps = st.time("deps", || polyhedral::dependences(&expanded)).map_err(polyhedral_error)?;
-            let (fine, warnings) = st.time("schedule", || polyhedral::schedule(&expanded, &deps, &schedule_config)).map_err(polyhedral_error)?;
+            let expanded =
+                polyhedral::expand_scalars(scop, &candidates).map_err(polyhedral_error)?;
+            let deps = st
+                .time("deps", || polyhedral::dependences(&expanded))
+                .map_err(polyhedral_error)?;
+            let (fine, warnings) = st
+                .time("schedule", || {
+                    polyhedral::schedule(&expanded, &deps, &schedule_config)
+                })
+                .map_err(polyhedral_error)?;
             let sched = match opts.granularity.tile_dims() {
                 Some(n) => polyhedral::coarsen(&fine, n).map_err(polyhedral_error)?,
                 None => fine.clone(),
             };
-            let private = st.time("privatize", || polyhedral::task_private_reusing(scop, &candidates, &sched, &mut known_private)).map_err(polyhedral_error)?;
+            let private = st
+                .time("privatize", || {
+                    polyhedral::task_private_reusing(scop, &candidates, &sched, &mut known_private)
+                })
+                .map_err(polyhedral_error)?;
             if private.len() == candidates.len() {
-                st.time("verify", || polyhedral::verify(&expanded, &deps, &fine)).map_err(polyhedral_error)?;
+                st.time("verify", || polyhedral::verify(&expanded, &deps, &fine))
+                    .map_err(polyhedral_error)?;
                 break (expanded, deps, fine, sched, private, warnings);
             }
             candidates.retain(|c| private.iter().any(|p| p.array == c.array));
         };
         if opts.emit == Emit::Deps {
-            return Ok(Compiled { deps, sched: None, program: None, omp: None, private: Vec::new(), cuda: None });
+            return Ok(Compiled {
+                deps,
+                sched: None,
+                program: None,
+                omp: None,
+                private: Vec::new(),
+                cuda: None,
+            });
         }
         if opts.emit == Emit::Schedule {
-            return Ok(Compiled { deps, sched: Some(fine), program: None, omp: None, private: Vec::new(), cuda: None });
+            return Ok(Compiled {
+                deps,
+                sched: Some(fine),
+                program: None,
+                omp: None,
+                private: Vec::new(),
+                cuda: None,
+            });
         }
-        let tile_deps = st.time("tile deps", || polyhedral::tile_dependences(&expanded, &deps, &sched)).map_err(polyhedral_error)?;
-        let program = st.time("tasks", || taskgen::build(&expanded, &deps, &sched, &tile_deps)).map_err(polyhedral_error)?;
+        let tile_deps = st
+            .time("tile deps", || {
+                polyhedral::tile_dependences(&expanded, &deps, &sched)
+            })
+            .map_err(polyhedral_error)?;
+        let program = st
+            .time("tasks", || {
+                taskgen::build(&expanded, &deps, &sched, &tile_deps)
+            })
+            .map_err(polyhedral_error)?;
         let omp = match (opts.emit, opts.target) {
-            (Emit::C, Target::Omp) => Some(st.time("omp plan", || taskgen::emit_omp::plan(&expanded, &deps, &sched)).map_err(polyhedral_error)?),
+            (Emit::C, Target::Omp) => Some(
+                st.time("omp plan", || {
+                    taskgen::emit_omp::plan(&expanded, &deps, &sched)
+                })
+                .map_err(polyhedral_error)?,
+            ),
             _ => None,
         };
         let private = taskgen::private_scalars(scop, &private).map_err(polyhedral_error)?;
         let cuda = match (opts.emit, opts.target) {
             (Emit::C, Target::Cuda) => {
-                let plan = st.time("gpu plan", || taskgen::emit_cuda::plan(scop, &expanded, &deps, &sched, &program, &private)).map_err(polyhedral_error)?;
+                let plan = st
+                    .time("gpu plan", || {
+                        taskgen::emit_cuda::plan(scop, &expanded, &deps, &sched, &program, &private)
+                    })
+                    .map_err(polyhedral_error)?;
                 if !plan.not_thread_private.is_empty() {
                     candidates.retain(|c| !plan.not_thread_private.contains(&c.array));
                     continue;
                 }
                 if let (Err(why), true) = (&plan.gpu, opts.notes) {
-                    diagnostics.push(format!("{path}:{}:{}: note: SCoP stays on the CPU (--target cuda): {why}", scop.loc.line, scop.loc.col));
+                    diagnostics.push(format!(
+                        "{path}:{}:{}: note: SCoP stays on the CPU (--target cuda): {why}",
+                        scop.loc.line, scop.loc.col
+                    ));
                 }
                 Some(plan)
             }
             _ => None,
         };
         for w in warnings {
-            diagnostics.push(format!("{path}:{}:{}: warning: {}", scop.loc.line, scop.loc.col, w.0));
+            diagnostics.push(format!(
+                "{path}:{}:{}: warning: {}",
+                scop.loc.line, scop.loc.col, w.0
+            ));
         }
-        return Ok(Compiled { deps, sched: Some(sched), program: Some(program), omp, private, cuda });
+        return Ok(Compiled {
+            deps,
+            sched: Some(sched),
+            program: Some(program),
+            omp,
+            private,
+            cuda,
+        });
     }
 }
 
@@ -431,7 +582,10 @@ pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
     if let Ok(meta) = std::fs::metadata(path) {
         if !meta.is_file() && !meta.is_dir() {
-            return std::fs::OpenOptions::new().write(true).open(path)?.write_all(text.as_bytes());
+            return std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)?
+                .write_all(text.as_bytes());
         }
     }
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
@@ -449,7 +603,10 @@ pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
     #[cfg(unix)]
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
     // tempfile adds the temporary's name to its errors: the user knows only `path`.
-    let plain = |e: std::io::Error| e.raw_os_error().map_or(e, std::io::Error::from_raw_os_error);
+    let plain = |e: std::io::Error| {
+        e.raw_os_error()
+            .map_or(e, std::io::Error::from_raw_os_error)
+    };
     let mut tmp = builder.tempfile_in(dir).map_err(plain)?;
     tmp.write_all(text.as_bytes())?;
     tmp.persist(path).map_err(|e| plain(e.error))?;
@@ -472,9 +629,15 @@ mod tests {
         let link = dir.path().join("link.c");
         std::os::unix::fs::symlink(&file, &link).unwrap();
         write_atomically(&link, "three\n").unwrap();
-        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "three\n");
-        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(left.len(), 2, "no temporary is left behind: {left:?}");
     }
 
@@ -483,13 +646,19 @@ mod tests {
         use std::os::unix::fs::FileTypeExt;
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("pipe");
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
         assert!(made.success());
         let reader = {
             let fifo = fifo.clone();
             std::thread::spawn(move || {
                 let mut text = String::new();
-                std::fs::File::open(&fifo).unwrap().read_to_string(&mut text).unwrap();
+                std::fs::File::open(&fifo)
+                    .unwrap()
+                    .read_to_string(&mut text)
+                    .unwrap();
                 text
             })
         };

@@ -58,35 +58,56 @@ mod verify;
 /// the unit tests that check a stage on real kernels).
 #[cfg(test)]
 fn polybench_scops(name: &str) -> Vec<frontend::ir::Scop> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("polybench");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("polybench");
     let path = root.join("kernels").join(name).join(format!("{name}.c"));
-    let clang_args = vec!["-I".to_string(), root.join("utilities").display().to_string(), "-DMINI_DATASET".to_string()];
-    let (file, _) = frontend::parse_file(&path, &frontend::Options { clang_args, ..Default::default() })
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let clang_args = vec![
+        "-I".to_string(),
+        root.join("utilities").display().to_string(),
+        "-DMINI_DATASET".to_string(),
+    ];
+    let (file, _) = frontend::parse_file(
+        &path,
+        &frontend::Options {
+            clang_args,
+            ..Default::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{name}: {e}"));
     file.scops
 }
 
 /// The first SCoP of [`polybench_scops`]`(name)`.
 #[cfg(test)]
 fn polybench_scop(name: &str) -> frontend::ir::Scop {
-    polybench_scops(name).into_iter().next().unwrap_or_else(|| panic!("{name}: no SCoP"))
+    polybench_scops(name)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("{name}: no SCoP"))
 }
 
 pub use ast::{Ast, Expr, OpKind};
 pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
 pub use deps::dependences;
-pub use gpu::{array_slabs, body_loops, parallel_loops, thread_private, ArraySlab, BodyLoop, KernelScope, SLAB_NAME};
+use frontend::ir::StmtId;
+pub use gpu::{
+    array_slabs, body_loops, parallel_loops, thread_private, ArraySlab, BodyLoop, KernelScope,
+    SLAB_NAME,
+};
 pub use parallel::{parallel_tiles, ParallelTiles};
-pub use privatize::{expand_scalars, scalar_expansions, task_private, task_private_reusing, KnownPrivate, ScalarExpansion, TaskPrivate};
+pub use privatize::{
+    expand_scalars, scalar_expansions, task_private, task_private_reusing, KnownPrivate,
+    ScalarExpansion, TaskPrivate,
+};
 pub use schedule::schedule;
 pub use tile::tile_dependences;
 pub use tile_graph::{
-    coarsen, tile_graph, NestTiles, NumberedDep, PartitionClass, Shape, Signature, SimplifiedDep, StatementTiles, TileGraph,
-    MAX_CLASSES,
+    coarsen, tile_graph, NestTiles, NumberedDep, PartitionClass, Shape, Signature, SimplifiedDep,
+    StatementTiles, TileGraph, MAX_CLASSES,
 };
 pub use tile_size::{default_tile_size, element_bytes, lengthen_inner};
 pub use verify::verify;
-use frontend::ir::StmtId;
 
 /// Errors of this crate.
 #[derive(Debug, thiserror::Error)]

@@ -106,11 +106,14 @@
 //! and the reordering of the points. On the GPU it is asked of the tiled schedule as well.
 
 use crate::deps::IslDeps;
-use crate::parametric::{concrete_tree, parametric_copy, ParametricProblem};
-use crate::isl::{this_thread_cpu_time, Ctx, NodeKind, ScheduleOption, Schedule, ScheduleConstraints, ScheduleNode, Set, ThreadCpuClock, UnionMap, UnionSet};
+use crate::isl::{
+    this_thread_cpu_time, Ctx, NodeKind, Schedule, ScheduleConstraints, ScheduleNode,
+    ScheduleOption, Set, ThreadCpuClock, UnionMap, UnionSet,
+};
 use crate::maps::{names, pad_to_common_depth, projection, tuple};
-use crate::scop::{stmt_of_name, ScopSets};
+use crate::parametric::{concrete_tree, parametric_copy, ParametricProblem};
 use crate::point_order::point_order;
+use crate::scop::{stmt_of_name, ScopSets};
 use crate::tile_size::{default_tile_size, lengthen_inner, SHORT_INNER};
 use crate::{Dependences, Error, Fuse, Nest, Result, ScheduleConfig, TiledSchedule, Warning};
 use frontend::ir::{Scop, StmtId};
@@ -119,16 +122,27 @@ use std::fmt;
 use std::sync::mpsc;
 
 /// Schedules and tiles `scop` so that `deps` (its dependences) are respected.
-pub fn schedule(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig) -> Result<(TiledSchedule, Vec<Warning>)> {
+pub fn schedule(
+    scop: &Scop,
+    deps: &Dependences,
+    cfg: &ScheduleConfig,
+) -> Result<(TiledSchedule, Vec<Warning>)> {
     schedule_with(scop, deps, cfg, cfg.max_operations)
 }
 
 /// [`schedule`], with `whole_budget` as the operation budget of the attempt on the whole SCoP
 /// (`cfg.max_operations` bounds the rest): tests make that attempt give up on its own.
-fn schedule_with(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig, whole_budget: u64) -> Result<(TiledSchedule, Vec<Warning>)> {
+fn schedule_with(
+    scop: &Scop,
+    deps: &Dependences,
+    cfg: &ScheduleConfig,
+    whole_budget: u64,
+) -> Result<(TiledSchedule, Vec<Warning>)> {
     if let Some(sizes) = &cfg.tile_sizes {
         if sizes.iter().any(|&s| s <= 0) {
-            return Err(Error::InvalidInput(format!("tile sizes must be positive integers, got {sizes:?}")));
+            return Err(Error::InvalidInput(format!(
+                "tile sizes must be positive integers, got {sizes:?}"
+            )));
         }
     }
     let ctx = Ctx::shared()?;
@@ -136,10 +150,18 @@ fn schedule_with(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig, whole_bu
     ctx.set_tile_shift_point_loops(false)?;
     let sets = ScopSets::parse(&ctx, scop)?;
     if sets.domains.is_empty()? {
-        return Ok((TiledSchedule { tree: String::new(), nests: Vec::new() }, Vec::new()));
+        return Ok((
+            TiledSchedule {
+                tree: String::new(),
+                nests: Vec::new(),
+            },
+            Vec::new(),
+        ));
     }
     let deps = IslDeps::parse(&ctx, deps)?.all()?;
-    let deps = deps.intersect_domain(sets.domains.clone())?.intersect_range(sets.domains.clone())?;
+    let deps = deps
+        .intersect_domain(sets.domains.clone())?
+        .intersect_range(sets.domains.clone())?;
     let mut warnings = Vec::new();
     let (tree, from_scheduler) = if cfg.original {
         (original_tree(scop, &sets, &deps)?, false)
@@ -148,9 +170,19 @@ fn schedule_with(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig, whole_bu
         let n_statements: usize = groups.iter().map(|(stmts, _)| stmts.len()).sum();
         let too_many = n_statements > cfg.max_whole_statements;
         let whole = if too_many {
-            Err(format!("was not run on the whole SCoP ({n_statements} statements)"))
+            Err(format!(
+                "was not run on the whole SCoP ({n_statements} statements)"
+            ))
         } else {
-            scheduled_tree(&sets.domains, &sets.context, &deps, &ScheduleConfig { max_operations: whole_budget, ..cfg.clone() })?
+            scheduled_tree(
+                &sets.domains,
+                &sets.context,
+                &deps,
+                &ScheduleConfig {
+                    max_operations: whole_budget,
+                    ..cfg.clone()
+                },
+            )?
         };
         match whole {
             Ok(tree) => (tree, true),
@@ -175,7 +207,13 @@ fn schedule_with(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig, whole_bu
         }
     };
     let (tree, nests) = tile_nests(scop, tree, cfg, from_scheduler, &deps, true)?;
-    Ok((TiledSchedule { tree: tree.to_block_str()?, nests }, warnings))
+    Ok((
+        TiledSchedule {
+            tree: tree.to_block_str()?,
+            nests,
+        },
+        warnings,
+    ))
 }
 
 /// The ISL scheduler's tree for the fusion heuristic of `cfg`, within its budgets; `Ok(Err(why))`
@@ -213,7 +251,10 @@ fn scheduled_tree<'c>(
     let outcome = match SOLVED.with(|solved| solved.borrow().get(&key).cloned()) {
         Some(outcome) => Ok(outcome),
         None => {
-            let problem = SchedulingProblem { key: key.clone(), parametric: parametric_copy(domains, context, deps)? };
+            let problem = SchedulingProblem {
+                key: key.clone(),
+                parametric: parametric_copy(domains, context, deps)?,
+            };
             let outcome = run_scheduler(problem, cfg.time_limit);
             if let Ok(outcome) = &outcome {
                 SOLVED.with(|solved| {
@@ -229,7 +270,10 @@ fn scheduled_tree<'c>(
     };
     Ok(match outcome {
         Ok(Outcome::Done(text)) => Ok(Schedule::read(ctx, &text)?),
-        Ok(Outcome::OverBudget) => Err(format!("ran past its budget of {} operations", cfg.max_operations)),
+        Ok(Outcome::OverBudget) => Err(format!(
+            "ran past its budget of {} operations",
+            cfg.max_operations
+        )),
         Ok(Outcome::Failed(msg)) => Err(format!("failed ({msg})")),
         Err(why) => Err(why),
     })
@@ -261,20 +305,28 @@ thread_local! {
 
 /// Runs `problem` on a scheduler thread of its own (see [`scheduled_tree`]); `Err(why)` when no
 /// outcome came within `time_limit`.
-fn run_scheduler(problem: SchedulingProblem, time_limit: Option<std::time::Duration>) -> std::result::Result<Outcome, String> {
+fn run_scheduler(
+    problem: SchedulingProblem,
+    time_limit: Option<std::time::Duration>,
+) -> std::result::Result<Outcome, String> {
     let (tx, rx) = mpsc::channel();
-    let spawned = std::thread::Builder::new().name("isl-scheduler".into()).spawn(move || {
-        let outcome = problem.solve();
-        // The receiver may be gone (time limit passed): nothing to do then.
-        let _ = tx.send((outcome, this_thread_cpu_time()));
-    });
+    let spawned = std::thread::Builder::new()
+        .name("isl-scheduler".into())
+        .spawn(move || {
+            let outcome = problem.solve();
+            // The receiver may be gone (time limit passed): nothing to do then.
+            let _ = tx.send((outcome, this_thread_cpu_time()));
+        });
     let thread = match spawned {
         Ok(thread) => thread,
         Err(err) => return Err(format!("could not start ({err})")),
     };
     match time_limit {
         Some(limit) => wait_within(&thread, &rx, limit),
-        None => rx.recv().map(|(outcome, _)| outcome).map_err(|_| "stopped without a result".to_string()),
+        None => rx
+            .recv()
+            .map(|(outcome, _)| outcome)
+            .map_err(|_| "stopped without a result".to_string()),
     }
 }
 
@@ -308,7 +360,9 @@ fn wait_within(
                     return Err(late());
                 }
             }
-            Err(mpsc::RecvTimeoutError::Disconnected) => return Err("stopped without a result".to_string()),
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err("stopped without a result".to_string())
+            }
         }
     }
 }
@@ -336,7 +390,9 @@ impl SchedulingProblem {
     /// the problem itself when there is no copy or the copy's schedule depends on its sizes.
     fn solve(&self) -> Outcome {
         if let Some(copy) = &self.parametric {
-            if let Outcome::Done(tree) = self.solve_one(&copy.domains, &copy.context, &copy.deps, copy.own_params) {
+            if let Outcome::Done(tree) =
+                self.solve_one(&copy.domains, &copy.context, &copy.deps, copy.own_params)
+            {
                 if let Some(tree) = concrete_tree(&tree, &copy.names, &self.key.domains) {
                     return Outcome::Done(tree);
                 }
@@ -396,14 +452,29 @@ fn split_tree<'c>(
     let mut tree: Option<Schedule<'c>> = None;
     for (stmts, domain) in groups {
         let domain = domain.clone();
-        let shallowest = stmts.iter().map(|&s| scop.statement(s).iterators.len()).min().unwrap_or(0);
+        let shallowest = stmts
+            .iter()
+            .map(|&s| scop.statement(s).iterators.len())
+            .min()
+            .unwrap_or(0);
         let group = if shallowest == 0 || depth < 2 {
             Schedule::from_domain(domain)?
         } else {
-            let outer = original.clone().intersect_domain(domain.clone())?.apply_range(UnionMap::read(ctx, &projection(depth, "", &[1]))?)?;
+            let outer = original
+                .clone()
+                .intersect_domain(domain.clone())?
+                .apply_range(UnionMap::read(ctx, &projection(depth, "", &[1]))?)?;
             let same = outer.clone().apply_range(outer.clone().reverse()?)?;
-            let group_deps = deps.clone().intersect_domain(domain.clone())?.intersect_range(domain.clone())?;
-            match scheduled_tree(&domain, &sets.context, &group_deps.clone().intersect(same)?, cfg)? {
+            let group_deps = deps
+                .clone()
+                .intersect_domain(domain.clone())?
+                .intersect_range(domain.clone())?;
+            match scheduled_tree(
+                &domain,
+                &sets.context,
+                &group_deps.clone().intersect(same)?,
+                cfg,
+            )? {
                 Ok(inner) => under_outer_loop(inner, outer, domain.clone(), &group_deps)?,
                 Err(why) => return Ok(Err(why)),
             }
@@ -424,25 +495,45 @@ fn split_tree<'c>(
 /// has a non-negative distance on `outer` and on each member of that band, both become one
 /// permutable band, so that tiling covers the outer loop too; otherwise `outer` is a band of its
 /// own above `inner`. Either way the order is `outer`, then `inner`'s.
-fn under_outer_loop<'c>(inner: Schedule<'c>, outer: UnionMap<'c>, domain: UnionSet<'c>, deps: &UnionMap<'c>) -> Result<Schedule<'c>> {
+fn under_outer_loop<'c>(
+    inner: Schedule<'c>,
+    outer: UnionMap<'c>,
+    domain: UnionSet<'c>,
+    deps: &UnionMap<'c>,
+) -> Result<Schedule<'c>> {
     let ctx = inner.ctx();
     let root = inner.root()?;
-    let top = if root.n_children()? > 0 { Some(root.child(0)?) } else { None };
+    let top = if root.n_children()? > 0 {
+        Some(root.child(0)?)
+    } else {
+        None
+    };
     let members = match &top {
         Some(node) if node.kind()? == NodeKind::Band => node.band_n_member()?,
         _ => 0,
     };
-    let (flat, depth) = pad_to_common_depth(root.subtree_schedule_union_map()?.intersect_domain(domain.clone())?)?;
+    let (flat, depth) = pad_to_common_depth(
+        root.subtree_schedule_union_map()?
+            .intersect_domain(domain.clone())?,
+    )?;
     drop(top);
     drop(root);
     let non_negative = |dim: &UnionMap<'c>| -> Result<bool> {
-        let distances = deps.clone().apply_domain(dim.clone())?.apply_range(dim.clone())?.deltas()?;
+        let distances = deps
+            .clone()
+            .apply_domain(dim.clone())?
+            .apply_range(dim.clone())?
+            .deltas()?;
         distances.is_subset(&UnionSet::read(ctx, "{ [d] : d >= 0 }")?)
     };
     let mut permutable = members > 0 && non_negative(&outer)?;
     let mut k = 0;
     while permutable && k < members {
-        permutable = non_negative(&flat.clone().apply_range(UnionMap::read(ctx, &projection(depth, "", &[k]))?)?)?;
+        permutable = non_negative(
+            &flat
+                .clone()
+                .apply_range(UnionMap::read(ctx, &projection(depth, "", &[k]))?)?,
+        )?;
         k += 1;
     }
     if !permutable {
@@ -452,16 +543,28 @@ fn under_outer_loop<'c>(inner: Schedule<'c>, outer: UnionMap<'c>, domain: UnionS
     let rest: Vec<usize> = (members..depth).collect();
     let mut group = Schedule::from_domain(domain)?;
     if !rest.is_empty() {
-        group = group.insert_partial_schedule(flat.clone().apply_range(UnionMap::read(ctx, &projection(depth, "", &rest))?)?)?;
+        group = group.insert_partial_schedule(
+            flat.clone()
+                .apply_range(UnionMap::read(ctx, &projection(depth, "", &rest))?)?,
+        )?;
     }
-    let combined = outer.flat_range_product(flat.apply_range(UnionMap::read(ctx, &projection(depth, "", &band))?)?)?;
+    let combined = outer.flat_range_product(
+        flat.apply_range(UnionMap::read(ctx, &projection(depth, "", &band))?)?,
+    )?;
     group = group.insert_partial_schedule(combined)?;
-    group.root()?.child(0)?.band_set_permutable(true)?.schedule()
+    group
+        .root()?
+        .child(0)?
+        .band_set_permutable(true)?
+        .schedule()
 }
 
 /// The statements of `scop` grouped by the first value of their original schedules, in that
 /// order, with the group's instances.
-fn original_groups<'c>(scop: &Scop, sets: &ScopSets<'c>) -> Result<Vec<(Vec<StmtId>, UnionSet<'c>)>> {
+fn original_groups<'c>(
+    scop: &Scop,
+    sets: &ScopSets<'c>,
+) -> Result<Vec<(Vec<StmtId>, UnionSet<'c>)>> {
     let ctx = sets.domains.ctx();
     let (original, depth) = pad_to_common_depth(sets.original.clone())?;
     let mut domain_of = BTreeMap::new();
@@ -472,10 +575,18 @@ fn original_groups<'c>(scop: &Scop, sets: &ScopSets<'c>) -> Result<Vec<(Vec<Stmt
     }
     let mut groups: BTreeMap<i64, Vec<StmtId>> = BTreeMap::new();
     for map in original.maps()? {
-        let Some(stmt) = map.tuple_name(crate::isl::Side::In).as_deref().and_then(stmt_of_name) else {
+        let Some(stmt) = map
+            .tuple_name(crate::isl::Side::In)
+            .as_deref()
+            .and_then(stmt_of_name)
+        else {
             continue;
         };
-        let first = if depth == 0 { Some(0) } else { map.plain_fixed_out(0)? };
+        let first = if depth == 0 {
+            Some(0)
+        } else {
+            map.plain_fixed_out(0)?
+        };
         let Some(first) = first else {
             return Err(Error::Unsupported(format!(
                 "{stmt}: the original schedule `{}` does not start with a constant",
@@ -498,19 +609,37 @@ fn original_groups<'c>(scop: &Scop, sets: &ScopSets<'c>) -> Result<Vec<(Vec<Stmt
 }
 
 /// The original order as a schedule tree (see the module documentation).
-fn original_tree<'c>(scop: &Scop, sets: &ScopSets<'c>, deps: &UnionMap<'c>) -> Result<Schedule<'c>> {
+fn original_tree<'c>(
+    scop: &Scop,
+    sets: &ScopSets<'c>,
+    deps: &UnionMap<'c>,
+) -> Result<Schedule<'c>> {
     let ctx = sets.domains.ctx();
     let (original, depth) = pad_to_common_depth(sets.original.clone())?;
     let mut tree: Option<Schedule<'c>> = None;
     for (stmts, domain) in original_groups(scop, sets)? {
         let group_sched = original.clone().intersect_domain(domain.clone())?;
-        let group_deps = deps.clone().intersect_domain(domain.clone())?.intersect_range(domain.clone())?;
-        let shallowest = stmts.iter().map(|&s| scop.statement(s).iterators.len()).min().unwrap_or(0);
+        let group_deps = deps
+            .clone()
+            .intersect_domain(domain.clone())?
+            .intersect_range(domain.clone())?;
+        let shallowest = stmts
+            .iter()
+            .map(|&s| scop.statement(s).iterators.len())
+            .min()
+            .unwrap_or(0);
         let max_band = shallowest.min(depth.saturating_sub(1) / 2);
         let mut band = 0;
         while band < max_band {
-            let dim = group_sched.clone().apply_range(UnionMap::read(ctx, &projection(depth, "", &[2 * band + 1]))?)?;
-            let distances = group_deps.clone().apply_domain(dim.clone())?.apply_range(dim)?.deltas()?;
+            let dim = group_sched.clone().apply_range(UnionMap::read(
+                ctx,
+                &projection(depth, "", &[2 * band + 1]),
+            )?)?;
+            let distances = group_deps
+                .clone()
+                .apply_domain(dim.clone())?
+                .apply_range(dim)?
+                .deltas()?;
             if !distances.is_subset(&UnionSet::read(ctx, "{ [d] : d >= 0 }")?)? {
                 break;
             }
@@ -519,12 +648,22 @@ fn original_tree<'c>(scop: &Scop, sets: &ScopSets<'c>, deps: &UnionMap<'c>) -> R
         let mut group = Schedule::from_domain(domain)?;
         if depth > 1 {
             let rest: Vec<usize> = (1..depth).collect();
-            group = group.insert_partial_schedule(group_sched.clone().apply_range(UnionMap::read(ctx, &projection(depth, "", &rest))?)?)?;
+            group = group.insert_partial_schedule(
+                group_sched
+                    .clone()
+                    .apply_range(UnionMap::read(ctx, &projection(depth, "", &rest))?)?,
+            )?;
         }
         if band > 0 {
             let loops: Vec<usize> = (0..band).map(|k| 2 * k + 1).collect();
-            group = group.insert_partial_schedule(group_sched.apply_range(UnionMap::read(ctx, &projection(depth, "", &loops))?)?)?;
-            group = group.root()?.child(0)?.band_set_permutable(true)?.schedule()?;
+            group = group.insert_partial_schedule(
+                group_sched.apply_range(UnionMap::read(ctx, &projection(depth, "", &loops))?)?,
+            )?;
+            group = group
+                .root()?
+                .child(0)?
+                .band_set_permutable(true)?
+                .schedule()?;
         }
         tree = Some(match tree {
             None => group,
@@ -567,8 +706,11 @@ fn tile_nests<'c>(
         if domain.is_empty()? {
             continue;
         }
-        let mut statements: Vec<StmtId> =
-            domain.sets()?.iter().filter_map(|s| s.tuple_name().as_deref().and_then(stmt_of_name)).collect();
+        let mut statements: Vec<StmtId> = domain
+            .sets()?
+            .iter()
+            .filter_map(|s| s.tuple_name().as_deref().and_then(stmt_of_name))
+            .collect();
         statements.sort();
         statements.dedup();
         let mut sizes = Vec::new();
@@ -594,19 +736,34 @@ fn tile_nests<'c>(
                     order = Some(one_tile_order(scop, &node, &domain, members, deps, false)?);
                 }
                 sizes = if ts.is_empty() {
-                    default_sizes(scop, &node, &domain, &statements, members, deps, parallel_outer, order.as_deref())?
+                    default_sizes(
+                        scop,
+                        &node,
+                        &domain,
+                        &statements,
+                        members,
+                        deps,
+                        parallel_outer,
+                        order.as_deref(),
+                    )?
                 } else {
                     (0..members).map(|i| ts[i.min(ts.len() - 1)]).collect()
                 };
                 if cfg.whole_carrying_members {
-                    let band = node.subtree_schedule_union_map()?.intersect_domain(domain.clone())?;
+                    let band = node
+                        .subtree_schedule_union_map()?
+                        .intersect_domain(domain.clone())?;
                     let free = free_members(band, members, deps)?;
                     if free.contains(&true) {
                         whole = (0..members).filter(|&m| !free[m]).collect();
                     }
                 }
                 // A member not cut is tiled by 1 here and its tile coordinate set to 0 below.
-                let isl_sizes: Vec<i64> = sizes.iter().enumerate().map(|(m, &s)| if whole.contains(&m) { 1 } else { s }).collect();
+                let isl_sizes: Vec<i64> = sizes
+                    .iter()
+                    .enumerate()
+                    .map(|(m, &s)| if whole.contains(&m) { 1 } else { s })
+                    .collect();
                 for &m in &whole {
                     sizes[m] = crate::WHOLE_LOOP;
                 }
@@ -614,19 +771,37 @@ fn tile_nests<'c>(
             }
         }
         let nest_id = nests.len();
-        let flat = node.subtree_schedule_union_map()?.intersect_domain(domain.clone())?;
+        let flat = node
+            .subtree_schedule_union_map()?
+            .intersect_domain(domain.clone())?;
         let (mut flat, depth) = pad_to_common_depth(flat)?;
         if !whole.is_empty() {
             // One tile along the members not cut, whatever the parameters.
             let o = names("o", depth);
-            let zeroed: Vec<String> = o.iter().enumerate().map(|(d, v)| if whole.contains(&d) { "0".to_string() } else { v.clone() }).collect();
+            let zeroed: Vec<String> = o
+                .iter()
+                .enumerate()
+                .map(|(d, v)| {
+                    if whole.contains(&d) {
+                        "0".to_string()
+                    } else {
+                        v.clone()
+                    }
+                })
+                .collect();
             let map = format!("{{ {} -> {} }}", tuple("", &o), tuple("", &zeroed));
             flat = flat.apply_range(UnionMap::read(tree.ctx(), &map)?)?;
         }
         let flat = reorder_points(scop, flat, depth, sizes.len(), deps, parallel_outer, order)?;
         let keep: Vec<usize> = (0..sizes.len()).collect();
         let name = format!("N{nest_id}");
-        let tile_map = flat.clone().apply_range(UnionMap::read(tree.ctx(), &projection(depth, &name, &keep))?)?.coalesce()?;
+        let tile_map = flat
+            .clone()
+            .apply_range(UnionMap::read(
+                tree.ctx(),
+                &projection(depth, &name, &keep),
+            )?)?
+            .coalesce()?;
         let tile_domain = tile_map.clone().range()?.coalesce()?;
         nests.push(Nest {
             statements,
@@ -687,11 +862,17 @@ fn one_tile_order<'c>(
     deps: &UnionMap<'c>,
     parallel_outer: bool,
 ) -> Result<Vec<usize>> {
-    let flat = node.subtree_schedule_union_map()?.intersect_domain(domain.clone())?;
+    let flat = node
+        .subtree_schedule_union_map()?
+        .intersect_domain(domain.clone())?;
     let (flat, depth) = pad_to_common_depth(flat)?;
     let x = names("o", depth);
     let zeros = vec!["0".to_string(); p];
-    let one_tile = format!("{{ {} -> {} }}", tuple("", &x), tuple("", &[zeros, x.clone()].concat()));
+    let one_tile = format!(
+        "{{ {} -> {} }}",
+        tuple("", &x),
+        tuple("", &[zeros, x.clone()].concat())
+    );
     let one_tile = UnionMap::read(flat.ctx(), &one_tile)?;
     let flat = flat.apply_range(one_tile)?;
     point_order(flat.ctx(), scop, &flat, depth + p, p, deps, parallel_outer)
@@ -717,7 +898,10 @@ fn reorder_points<'c>(
     if order.iter().enumerate().all(|(k, &m)| k == m) {
         return Ok(flat);
     }
-    let keep: Vec<usize> = (0..p).chain(order.iter().map(|&m| p + m)).chain(2 * p..depth).collect();
+    let keep: Vec<usize> = (0..p)
+        .chain(order.iter().map(|&m| p + m))
+        .chain(2 * p..depth)
+        .collect();
     let permutation = UnionMap::read(flat.ctx(), &projection(depth, "", &keep))?;
     flat.apply_range(permutation)
 }
@@ -727,11 +911,18 @@ fn reorder_points<'c>(
 /// on it (it carries none).
 fn free_members<'c>(band: UnionMap<'c>, members: usize, deps: &UnionMap<'c>) -> Result<Vec<bool>> {
     let (band, depth) = pad_to_common_depth(band)?;
-    let deltas = deps.clone().apply_domain(band.clone())?.apply_range(band)?.deltas()?;
+    let deltas = deps
+        .clone()
+        .apply_domain(band.clone())?
+        .apply_range(band)?
+        .deltas()?;
     let o = names("o", depth);
     (0..members.min(depth))
         .map(|m| {
-            let moved = UnionSet::read(deltas.ctx(), &format!("{{ {} : {m} < 0 or {m} > 0 }}", tuple("", &o), m = o[m]))?;
+            let moved = UnionSet::read(
+                deltas.ctx(),
+                &format!("{{ {} : {m} < 0 or {m} > 0 }}", tuple("", &o), m = o[m]),
+            )?;
             deltas.clone().intersect(moved)?.is_empty()
         })
         .collect()
@@ -739,14 +930,21 @@ fn free_members<'c>(band: UnionMap<'c>, members: usize, deps: &UnionMap<'c>) -> 
 
 /// Appends to `out` the path (child positions from the root) of every nest at or below `node`,
 /// the child of a domain or filter node at `path`.
-fn collect_nests(node: &ScheduleNode<'_>, path: Vec<usize>, out: &mut Vec<Vec<usize>>) -> Result<()> {
+fn collect_nests(
+    node: &ScheduleNode<'_>,
+    path: Vec<usize>,
+    out: &mut Vec<Vec<usize>>,
+) -> Result<()> {
     match node.kind()? {
         NodeKind::Band | NodeKind::Leaf => out.push(path),
         NodeKind::Sequence | NodeKind::Set => {
             for pos in 0..node.n_children()? {
                 let filter = node.child(pos)?;
                 if filter.kind()? != NodeKind::Filter || filter.n_children()? != 1 {
-                    return Err(Error::Unsupported(format!("a schedule tree child of kind {:?} under a sequence", filter.kind()?)));
+                    return Err(Error::Unsupported(format!(
+                        "a schedule tree child of kind {:?} under a sequence",
+                        filter.kind()?
+                    )));
                 }
                 let mut child_path = path.clone();
                 child_path.extend([pos, 0]);
@@ -754,7 +952,9 @@ fn collect_nests(node: &ScheduleNode<'_>, path: Vec<usize>, out: &mut Vec<Vec<us
             }
         }
         other => {
-            return Err(Error::Unsupported(format!("a schedule tree node of kind {other:?} above the outermost band")));
+            return Err(Error::Unsupported(format!(
+                "a schedule tree node of kind {other:?} above the outermost band"
+            )));
         }
     }
     Ok(())
@@ -793,15 +993,31 @@ mod tests {
     /// `B[i] = (A[i-1] + A[i] + A[i+1]) / 3` (S0) and `A[i] = (B[i-1] + B[i] + B[i+1]) / 3` (S1).
     fn jacobi_1d() -> Scop {
         let access = |write: bool, array: u32, relation: String| Access {
-            kind: if write { AccessKind::Write } else { AccessKind::Read },
+            kind: if write {
+                AccessKind::Write
+            } else {
+                AccessKind::Read
+            },
             array: ArrayId(array),
             relation,
         };
         let stmt = |id: u32, from: u32, to: u32| {
             let s = format!("S{id}");
-            let mut accesses: Vec<Access> =
-                ["i - 1", "i", "i + 1"].iter().map(|x| access(false, from, format!("[T, N] -> {{ {s}[t, i] -> A{from}[{x}] }}"))).collect();
-            accesses.push(access(true, to, format!("[T, N] -> {{ {s}[t, i] -> A{to}[i] }}")));
+            let mut accesses: Vec<Access> = ["i - 1", "i", "i + 1"]
+                .iter()
+                .map(|x| {
+                    access(
+                        false,
+                        from,
+                        format!("[T, N] -> {{ {s}[t, i] -> A{from}[{x}] }}"),
+                    )
+                })
+                .collect();
+            accesses.push(access(
+                true,
+                to,
+                format!("[T, N] -> {{ {s}[t, i] -> A{to}[i] }}"),
+            ));
             Statement {
                 id: StmtId(id),
                 iterators: vec!["t".into(), "i".into()],
@@ -823,7 +1039,11 @@ mod tests {
             storage: Storage::Local,
             written: true,
         };
-        let param = |name: &str| Param { name: name.into(), c_type: "int".into(), storage: Storage::Local };
+        let param = |name: &str| Param {
+            name: name.into(),
+            c_type: "int".into(),
+            storage: Storage::Local,
+        };
         Scop {
             function: "kernel".into(),
             region: Span { start: 0, end: 0 },
@@ -854,7 +1074,15 @@ mod tests {
         );
         // The same schedule as when the SCoP counts as too large to be scheduled whole (which
         // goes straight to the per-loop scheduler, without a warning).
-        let (per_loop, per_loop_warnings) = schedule(&scop, &deps, &ScheduleConfig { max_whole_statements: 1, ..cfg.clone() }).unwrap();
+        let (per_loop, per_loop_warnings) = schedule(
+            &scop,
+            &deps,
+            &ScheduleConfig {
+                max_whole_statements: 1,
+                ..cfg.clone()
+            },
+        )
+        .unwrap();
         assert!(per_loop_warnings.is_empty(), "{per_loop_warnings:?}");
         assert_eq!(sched, per_loop);
         // With its full budget the whole SCoP is scheduled, without a warning.
@@ -874,25 +1102,42 @@ mod solved_tests {
     fn outcomes_are_reused_only_for_the_same_problem_and_limits() {
         let ctx = Ctx::new().unwrap();
         // A producer loop and its consumer: fused under `Max`, separate nests under `Min`.
-        let domains = UnionSet::read(&ctx, "{ S0[i] : 0 <= i <= 99; S1[i] : 0 <= i <= 99 }").unwrap();
+        let domains =
+            UnionSet::read(&ctx, "{ S0[i] : 0 <= i <= 99; S1[i] : 0 <= i <= 99 }").unwrap();
         let context = Set::read(&ctx, "{ : }").unwrap();
         let deps = UnionMap::read(&ctx, "{ S0[i] -> S1[i] : 0 <= i <= 99 }").unwrap();
         let tree = |cfg: &ScheduleConfig| -> std::result::Result<String, String> {
-            scheduled_tree(&domains, &context, &deps, cfg).unwrap().map(|t| t.to_str().unwrap())
+            scheduled_tree(&domains, &context, &deps, cfg)
+                .unwrap()
+                .map(|t| t.to_str().unwrap())
         };
         let solved = || SOLVED.with(|s| s.borrow().len());
         let before = solved();
-        let max = ScheduleConfig { fuse: Fuse::Max, ..ScheduleConfig::default() };
+        let max = ScheduleConfig {
+            fuse: Fuse::Max,
+            ..ScheduleConfig::default()
+        };
         let first = tree(&max).unwrap();
         assert_eq!(solved(), before + 1);
         assert_eq!(tree(&max).unwrap(), first);
-        assert_eq!(solved(), before + 1, "the second run was served from the first");
-        let min = tree(&ScheduleConfig { fuse: Fuse::Min, ..max.clone() }).unwrap();
+        assert_eq!(
+            solved(),
+            before + 1,
+            "the second run was served from the first"
+        );
+        let min = tree(&ScheduleConfig {
+            fuse: Fuse::Min,
+            ..max.clone()
+        })
+        .unwrap();
         assert_ne!(min, first, "Min keeps the loops apart");
         assert!(min.contains("sequence"), "{min}");
         assert_eq!(solved(), before + 2);
         // Under a time limit too short for any run the outcome in store is not used.
-        let late = tree(&ScheduleConfig { time_limit: Some(std::time::Duration::from_nanos(1)), ..max.clone() });
+        let late = tree(&ScheduleConfig {
+            time_limit: Some(std::time::Duration::from_nanos(1)),
+            ..max.clone()
+        });
         assert!(late.unwrap_err().contains("did not finish"));
     }
 }
@@ -907,21 +1152,39 @@ mod point_order_tests {
     /// (jacobi-2d, seidel-2d), with several statements per nest (lu, cholesky).
     #[test]
     fn point_order_asked_once_gives_the_same_nests() {
-        for name in ["gemm", "syr2k", "heat-3d", "jacobi-2d", "seidel-2d", "lu", "cholesky"] {
+        for name in [
+            "gemm",
+            "syr2k",
+            "heat-3d",
+            "jacobi-2d",
+            "seidel-2d",
+            "lu",
+            "cholesky",
+        ] {
             let scop = crate::polybench_scop(name);
             let deps = crate::dependences(&scop).unwrap();
             for tile_sizes in [Some(vec![]), Some(vec![4]), Some(vec![7, 3, 5])] {
-                let cfg = ScheduleConfig { tile_sizes: tile_sizes.clone(), ..ScheduleConfig::default() };
+                let cfg = ScheduleConfig {
+                    tile_sizes: tile_sizes.clone(),
+                    ..ScheduleConfig::default()
+                };
                 let ctx = Ctx::new().unwrap();
                 ctx.set_tile_scale_tile_loops(false).unwrap();
                 ctx.set_tile_shift_point_loops(false).unwrap();
                 let sets = ScopSets::parse(&ctx, &scop).unwrap();
                 let all = IslDeps::parse(&ctx, &deps).unwrap().all().unwrap();
-                let tree = scheduled_tree(&sets.domains, &sets.context, &all, &cfg).unwrap().unwrap();
-                let (once_tree, once) = tile_nests(&scop, tree.clone(), &cfg, true, &all, true).unwrap();
+                let tree = scheduled_tree(&sets.domains, &sets.context, &all, &cfg)
+                    .unwrap()
+                    .unwrap();
+                let (once_tree, once) =
+                    tile_nests(&scop, tree.clone(), &cfg, true, &all, true).unwrap();
                 let (each_tree, each) = tile_nests(&scop, tree, &cfg, true, &all, false).unwrap();
                 assert_eq!(once, each, "{name} {tile_sizes:?}");
-                assert_eq!(once_tree.to_block_str().unwrap(), each_tree.to_block_str().unwrap(), "{name} {tile_sizes:?}");
+                assert_eq!(
+                    once_tree.to_block_str().unwrap(),
+                    each_tree.to_block_str().unwrap(),
+                    "{name} {tile_sizes:?}"
+                );
             }
         }
     }
@@ -934,7 +1197,8 @@ mod parametric_tests {
     /// jacobi-1d at PolyBench's LARGE sizes (T = 500, N = 2000), its dependences as the
     /// `dependences` stage prints them.
     const DOMAINS: &str = "{ S0[t, i] : 0 <= t <= 499 and 0 < i <= 1998; S1[t, i] : 0 <= t <= 499 and 0 < i <= 1998 }";
-    const DEPS: &str = "{ S1[t, i] -> S0[t' = 1 + t, i' = 1 + i] : 0 <= t <= 498 and 0 < i <= 1997; \
+    const DEPS: &str =
+        "{ S1[t, i] -> S0[t' = 1 + t, i' = 1 + i] : 0 <= t <= 498 and 0 < i <= 1997; \
         S1[t, i] -> S0[t' = 1 + t, i' = i] : 0 <= t <= 498 and 0 < i <= 1998; \
         S1[t, i] -> S0[t' = 1 + t, i' = -1 + i] : 0 <= t <= 498 and 2 <= i <= 1998; \
         S0[t, i] -> S1[t' = t, i' = 1 + i] : 0 <= t <= 499 and 0 < i <= 1997; \
@@ -958,7 +1222,10 @@ mod parametric_tests {
             outer_coincidence: false,
             time_limit: None,
         };
-        SchedulingProblem { key, parametric: parametric_copy(&d, &c, &m).unwrap() }
+        SchedulingProblem {
+            key,
+            parametric: parametric_copy(&d, &c, &m).unwrap(),
+        }
     }
 
     fn tree(outcome: Outcome) -> String {
@@ -1018,10 +1285,18 @@ mod parametric_tests {
             own_params: false,
         };
         let with = tree(p.solve_one(&copy.domains, &copy.context, &copy.deps, true));
-        assert_eq!(concrete_tree(&with, &copy.names, &p.key.domains), None, "{with}");
+        assert_eq!(
+            concrete_tree(&with, &copy.names, &p.key.domains),
+            None,
+            "{with}"
+        );
         let without = tree(p.solve_one(&copy.domains, &copy.context, &copy.deps, false));
         let original = tree(p.solve_one(&p.key.domains, &p.key.context, &p.key.deps, true));
-        assert_eq!(concrete_tree(&without, &copy.names, &p.key.domains).as_deref(), Some(original.as_str()), "{without}");
+        assert_eq!(
+            concrete_tree(&without, &copy.names, &p.key.domains).as_deref(),
+            Some(original.as_str()),
+            "{without}"
+        );
         p.parametric = Some(copy);
         assert_eq!(tree(p.solve()), original);
     }

@@ -200,7 +200,9 @@ fn run(cli: &Cli) -> Result<(), Error> {
         EmitArg::C => Emit::C,
     };
     if emit == Emit::C && cli.output.is_none() {
-        return Err(Error::User("no output file: give -o FILE (or -o - for standard output)".into()));
+        return Err(Error::User(
+            "no output file: give -o FILE (or -o - for standard output)".into(),
+        ));
     }
     let cu_path = match (emit, cli.target, cli.output.as_deref()) {
         (Emit::C, TargetArg::Cuda, Some(p)) if p.as_os_str() == "-" => {
@@ -222,7 +224,9 @@ fn run(cli: &Cli) -> Result<(), Error> {
         _ => None,
     };
     if cli.tile_sizes.iter().any(|&t| t < 1) {
-        return Err(Error::User("--tile-sizes: every size must be at least 1".into()));
+        return Err(Error::User(
+            "--tile-sizes: every size must be at least 1".into(),
+        ));
     }
     let mut opts = Options {
         emit,
@@ -249,7 +253,11 @@ fn run(cli: &Cli) -> Result<(), Error> {
         no_privatize: cli.no_privatize,
         ..Options::default()
     };
-    opts.schedule.tile_sizes = if cli.no_tile { None } else { Some(cli.tile_sizes.clone()) };
+    opts.schedule.tile_sizes = if cli.no_tile {
+        None
+    } else {
+        Some(cli.tile_sizes.clone())
+    };
     opts.schedule.original = matches!(cli.schedule, ScheduleArg::Original);
     opts.schedule.fuse = match cli.fuse {
         FuseArg::Min => polyhedral::Fuse::Min,
@@ -268,12 +276,18 @@ fn run(cli: &Cli) -> Result<(), Error> {
     if cli.time_stages {
         let path = cli.input.display().to_string();
         for r in &out.reports {
-            eprintln!("{path}: SCoP in {}() at line {}: {}", r.function, r.line, r.stages.line());
+            eprintln!(
+                "{path}: SCoP in {}() at line {}: {}",
+                r.function,
+                r.line,
+                r.stages.line()
+            );
         }
         eprintln!("{path}: {}", out.stages.line());
     }
     if let (Some(cu_path), Some(cu)) = (&cu_path, &out.cuda) {
-        tiledflow::write_atomically(cu_path, cu).map_err(|e| Error::User(format!("cannot write {}: {e}", cu_path.display())))?;
+        tiledflow::write_atomically(cu_path, cu)
+            .map_err(|e| Error::User(format!("cannot write {}: {e}", cu_path.display())))?;
     }
     match cli.output.as_deref() {
         None => write_stdout(&out.text)?,
@@ -289,7 +303,9 @@ fn write_stdout(text: &str) -> Result<(), Error> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::User(format!("cannot write standard output: {e}"))),
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Error::User(format!("cannot write standard output: {e}")))
+        }
         _ => Ok(()),
     }
 }

@@ -117,7 +117,12 @@ unsafe extern "C" {
     pub fn isl_options_set_on_error(ctx: *mut isl_ctx, val: c_int) -> isl_stat;
     /// Parses command-line style options into the context's options; returns the number of
     /// arguments left (`argv[0]` included), which it moves to the front of `argv`.
-    pub fn isl_ctx_parse_options(ctx: *mut isl_ctx, argc: c_int, argv: *mut *mut c_char, flags: c_uint) -> c_int;
+    pub fn isl_ctx_parse_options(
+        ctx: *mut isl_ctx,
+        argc: c_int,
+        argv: *mut *mut c_char,
+        flags: c_uint,
+    ) -> c_int;
     pub fn isl_options_set_schedule_outer_coincidence(ctx: *mut isl_ctx, val: c_int) -> isl_stat;
     pub fn isl_options_set_schedule_serialize_sccs(ctx: *mut isl_ctx, val: c_int) -> isl_stat;
     pub fn isl_options_set_schedule_whole_component(ctx: *mut isl_ctx, val: c_int) -> isl_stat;
@@ -136,12 +141,21 @@ unsafe extern "C" {
     pub fn isl_set_intersect(a: *mut isl_set, b: *mut isl_set) -> *mut isl_set; // take, take
     pub fn isl_set_subtract(a: *mut isl_set, b: *mut isl_set) -> *mut isl_set; // take, take
     pub fn isl_set_compute_divs(set: *mut isl_set) -> *mut isl_set; // take
-    pub fn isl_set_project_out(set: *mut isl_set, dim_type: c_int, first: c_uint, n: c_uint) -> *mut isl_set; // take
+    pub fn isl_set_project_out(
+        set: *mut isl_set,
+        dim_type: c_int,
+        first: c_uint,
+        n: c_uint,
+    ) -> *mut isl_set; // take
     pub fn isl_set_lexmin(set: *mut isl_set) -> *mut isl_set; // take
     pub fn isl_set_from_params(set: *mut isl_set) -> *mut isl_set; // take
     pub fn isl_set_is_bounded(set: *mut isl_set) -> isl_bool; // keep
     #[cfg_attr(not(test), allow(dead_code))]
-    pub fn isl_set_plain_get_val_if_fixed(set: *mut isl_set, dim_type: c_int, pos: c_uint) -> *mut isl_val; // keep; give
+    pub fn isl_set_plain_get_val_if_fixed(
+        set: *mut isl_set,
+        dim_type: c_int,
+        pos: c_uint,
+    ) -> *mut isl_val; // keep; give
     pub fn isl_set_identity(set: *mut isl_set) -> *mut isl_map; // take
     pub fn isl_set_is_empty(set: *mut isl_set) -> isl_bool; // keep
     pub fn isl_set_get_dim_name(set: *mut isl_set, dim_type: c_int, pos: c_uint) -> *const c_char; // keep; owned by set
@@ -154,9 +168,18 @@ unsafe extern "C" {
     pub fn isl_union_set_empty_ctx(ctx: *mut isl_ctx) -> *mut isl_union_set;
     pub fn isl_union_set_from_set(set: *mut isl_set) -> *mut isl_union_set; // take
     pub fn isl_union_set_union(a: *mut isl_union_set, b: *mut isl_union_set) -> *mut isl_union_set;
-    pub fn isl_union_set_intersect(a: *mut isl_union_set, b: *mut isl_union_set) -> *mut isl_union_set;
-    pub fn isl_union_set_subtract(a: *mut isl_union_set, b: *mut isl_union_set) -> *mut isl_union_set;
-    pub fn isl_union_set_intersect_params(uset: *mut isl_union_set, set: *mut isl_set) -> *mut isl_union_set;
+    pub fn isl_union_set_intersect(
+        a: *mut isl_union_set,
+        b: *mut isl_union_set,
+    ) -> *mut isl_union_set;
+    pub fn isl_union_set_subtract(
+        a: *mut isl_union_set,
+        b: *mut isl_union_set,
+    ) -> *mut isl_union_set;
+    pub fn isl_union_set_intersect_params(
+        uset: *mut isl_union_set,
+        set: *mut isl_set,
+    ) -> *mut isl_union_set;
     pub fn isl_union_set_params(uset: *mut isl_union_set) -> *mut isl_set; // take
     pub fn isl_union_set_coalesce(uset: *mut isl_union_set) -> *mut isl_union_set; // take
     pub fn isl_union_set_is_empty(uset: *mut isl_union_set) -> isl_bool; // keep
@@ -174,17 +197,29 @@ unsafe extern "C" {
     pub fn isl_map_free(map: *mut isl_map) -> *mut isl_map;
     pub fn isl_map_dim(map: *mut isl_map, dim_type: c_int) -> isl_size; // keep
     pub fn isl_map_add_dims(map: *mut isl_map, dim_type: c_int, n: c_uint) -> *mut isl_map; // take
-    pub fn isl_map_fix_si(map: *mut isl_map, dim_type: c_int, pos: c_uint, value: c_int) -> *mut isl_map;
+    pub fn isl_map_fix_si(
+        map: *mut isl_map,
+        dim_type: c_int,
+        pos: c_uint,
+        value: c_int,
+    ) -> *mut isl_map;
     pub fn isl_map_get_tuple_name(map: *mut isl_map, dim_type: c_int) -> *const c_char; // keep
     pub fn isl_map_deltas(map: *mut isl_map) -> *mut isl_set; // take
     pub fn isl_map_reset_tuple_id(map: *mut isl_map, dim_type: c_int) -> *mut isl_map; // take
-    pub fn isl_map_plain_get_val_if_fixed(map: *mut isl_map, dim_type: c_int, pos: c_uint) -> *mut isl_val; // keep; give
+    pub fn isl_map_plain_get_val_if_fixed(
+        map: *mut isl_map,
+        dim_type: c_int,
+        pos: c_uint,
+    ) -> *mut isl_val; // keep; give
     pub fn isl_map_sample(map: *mut isl_map) -> *mut isl_basic_map; // take
     pub fn isl_basic_map_to_str(bmap: *mut isl_basic_map) -> *mut c_char; // keep
     pub fn isl_basic_map_free(bmap: *mut isl_basic_map) -> *mut isl_basic_map;
     pub fn isl_map_get_basic_map_list(map: *mut isl_map) -> *mut isl_basic_map_list; // keep; give
     pub fn isl_basic_map_list_size(list: *mut isl_basic_map_list) -> isl_size; // keep
-    pub fn isl_basic_map_list_get_at(list: *mut isl_basic_map_list, index: c_int) -> *mut isl_basic_map; // keep; give
+    pub fn isl_basic_map_list_get_at(
+        list: *mut isl_basic_map_list,
+        index: c_int,
+    ) -> *mut isl_basic_map; // keep; give
     pub fn isl_basic_map_list_free(list: *mut isl_basic_map_list) -> *mut isl_basic_map_list;
     pub fn isl_map_from_basic_map(bmap: *mut isl_basic_map) -> *mut isl_map; // take
     pub fn isl_map_get_space(map: *mut isl_map) -> *mut isl_space; // keep; give
@@ -223,7 +258,12 @@ unsafe extern "C" {
     pub fn isl_mat_rows(mat: *mut isl_mat) -> isl_size; // keep
     pub fn isl_mat_cols(mat: *mut isl_mat) -> isl_size; // keep
     pub fn isl_mat_get_element_val(mat: *mut isl_mat, row: c_int, col: c_int) -> *mut isl_val; // keep; give
-    pub fn isl_mat_set_element_val(mat: *mut isl_mat, row: c_int, col: c_int, v: *mut isl_val) -> *mut isl_mat; // take, take
+    pub fn isl_mat_set_element_val(
+        mat: *mut isl_mat,
+        row: c_int,
+        col: c_int,
+        v: *mut isl_val,
+    ) -> *mut isl_mat; // take, take
     pub fn isl_map_is_subset(a: *mut isl_map, b: *mut isl_map) -> isl_bool; // keep, keep
     pub fn isl_map_union(a: *mut isl_map, b: *mut isl_map) -> *mut isl_map; // take, take
 
@@ -235,8 +275,14 @@ unsafe extern "C" {
     pub fn isl_union_map_empty_ctx(ctx: *mut isl_ctx) -> *mut isl_union_map;
     pub fn isl_union_map_from_map(map: *mut isl_map) -> *mut isl_union_map; // take
     pub fn isl_union_map_union(a: *mut isl_union_map, b: *mut isl_union_map) -> *mut isl_union_map;
-    pub fn isl_union_map_intersect(a: *mut isl_union_map, b: *mut isl_union_map) -> *mut isl_union_map;
-    pub fn isl_union_map_subtract(a: *mut isl_union_map, b: *mut isl_union_map) -> *mut isl_union_map;
+    pub fn isl_union_map_intersect(
+        a: *mut isl_union_map,
+        b: *mut isl_union_map,
+    ) -> *mut isl_union_map;
+    pub fn isl_union_map_subtract(
+        a: *mut isl_union_map,
+        b: *mut isl_union_map,
+    ) -> *mut isl_union_map;
     pub fn isl_union_map_intersect_domain_union_set(
         umap: *mut isl_union_map,
         uset: *mut isl_union_set,
@@ -245,15 +291,27 @@ unsafe extern "C" {
         umap: *mut isl_union_map,
         uset: *mut isl_union_set,
     ) -> *mut isl_union_map;
-    pub fn isl_union_map_apply_domain(a: *mut isl_union_map, b: *mut isl_union_map) -> *mut isl_union_map;
-    pub fn isl_union_map_apply_range(a: *mut isl_union_map, b: *mut isl_union_map) -> *mut isl_union_map;
+    pub fn isl_union_map_apply_domain(
+        a: *mut isl_union_map,
+        b: *mut isl_union_map,
+    ) -> *mut isl_union_map;
+    pub fn isl_union_map_apply_range(
+        a: *mut isl_union_map,
+        b: *mut isl_union_map,
+    ) -> *mut isl_union_map;
     pub fn isl_union_map_coalesce(umap: *mut isl_union_map) -> *mut isl_union_map; // take
     pub fn isl_union_map_domain(umap: *mut isl_union_map) -> *mut isl_union_set; // take
     pub fn isl_union_map_range(umap: *mut isl_union_map) -> *mut isl_union_set; // take
-    pub fn isl_union_map_flat_range_product(a: *mut isl_union_map, b: *mut isl_union_map) -> *mut isl_union_map; // take, take
+    pub fn isl_union_map_flat_range_product(
+        a: *mut isl_union_map,
+        b: *mut isl_union_map,
+    ) -> *mut isl_union_map; // take, take
     pub fn isl_union_map_reverse(umap: *mut isl_union_map) -> *mut isl_union_map; // take
     pub fn isl_union_map_deltas(umap: *mut isl_union_map) -> *mut isl_union_set; // take
-    pub fn isl_union_map_lex_lt_union_map(a: *mut isl_union_map, b: *mut isl_union_map) -> *mut isl_union_map;
+    pub fn isl_union_map_lex_lt_union_map(
+        a: *mut isl_union_map,
+        b: *mut isl_union_map,
+    ) -> *mut isl_union_map;
     pub fn isl_union_map_is_empty(umap: *mut isl_union_map) -> isl_bool; // keep
     pub fn isl_union_map_is_equal(a: *mut isl_union_map, b: *mut isl_union_map) -> isl_bool; // keep, keep
     pub fn isl_union_map_is_subset(a: *mut isl_union_map, b: *mut isl_union_map) -> isl_bool; // keep, keep
@@ -268,14 +326,23 @@ unsafe extern "C" {
     pub fn isl_space_copy(space: *mut isl_space) -> *mut isl_space;
     pub fn isl_space_free(space: *mut isl_space) -> *mut isl_space;
     pub fn isl_space_add_dims(space: *mut isl_space, dim_type: c_int, n: c_uint) -> *mut isl_space; // take
-    pub fn isl_space_set_dim_name(space: *mut isl_space, dim_type: c_int, pos: c_uint, name: *const c_char) -> *mut isl_space; // take
+    pub fn isl_space_set_dim_name(
+        space: *mut isl_space,
+        dim_type: c_int,
+        pos: c_uint,
+        name: *const c_char,
+    ) -> *mut isl_space; // take
     pub fn isl_space_dim(space: *mut isl_space, dim_type: c_int) -> isl_size; // keep
     pub fn isl_val_free(v: *mut isl_val) -> *mut isl_val;
     pub fn isl_val_is_int(v: *mut isl_val) -> isl_bool; // keep
     pub fn isl_val_get_num_si(v: *mut isl_val) -> c_long; // keep
     pub fn isl_val_to_str(v: *mut isl_val) -> *mut c_char; // keep
     pub fn isl_multi_val_zero(space: *mut isl_space) -> *mut isl_multi_val; // take
-    pub fn isl_multi_val_set_val(mv: *mut isl_multi_val, pos: c_int, v: *mut isl_val) -> *mut isl_multi_val; // take, take
+    pub fn isl_multi_val_set_val(
+        mv: *mut isl_multi_val,
+        pos: c_int,
+        v: *mut isl_val,
+    ) -> *mut isl_multi_val; // take, take
 
     // flow.h
     pub fn isl_union_access_info_from_sink(sink: *mut isl_union_map) -> *mut isl_union_access_info; // take
@@ -295,15 +362,23 @@ unsafe extern "C" {
         access: *mut isl_union_access_info,
         schedule_map: *mut isl_union_map,
     ) -> *mut isl_union_access_info; // take, take
-    pub fn isl_union_access_info_compute_flow(access: *mut isl_union_access_info) -> *mut isl_union_flow; // take
-    pub fn isl_union_access_info_copy(access: *mut isl_union_access_info) -> *mut isl_union_access_info;
+    pub fn isl_union_access_info_compute_flow(
+        access: *mut isl_union_access_info,
+    ) -> *mut isl_union_flow; // take
+    pub fn isl_union_access_info_copy(
+        access: *mut isl_union_access_info,
+    ) -> *mut isl_union_access_info;
     pub fn isl_union_flow_copy(flow: *mut isl_union_flow) -> *mut isl_union_flow;
-    pub fn isl_union_access_info_free(access: *mut isl_union_access_info) -> *mut isl_union_access_info;
+    pub fn isl_union_access_info_free(
+        access: *mut isl_union_access_info,
+    ) -> *mut isl_union_access_info;
     pub fn isl_union_flow_get_may_dependence(flow: *mut isl_union_flow) -> *mut isl_union_map; // keep; give
     pub fn isl_union_flow_free(flow: *mut isl_union_flow) -> *mut isl_union_flow;
 
     // schedule.h, aff.h, printer.h
-    pub fn isl_schedule_constraints_on_domain(domain: *mut isl_union_set) -> *mut isl_schedule_constraints; // take
+    pub fn isl_schedule_constraints_on_domain(
+        domain: *mut isl_union_set,
+    ) -> *mut isl_schedule_constraints; // take
     pub fn isl_schedule_constraints_set_context(
         sc: *mut isl_schedule_constraints,
         context: *mut isl_set,
@@ -320,9 +395,15 @@ unsafe extern "C" {
         sc: *mut isl_schedule_constraints,
         proximity: *mut isl_union_map,
     ) -> *mut isl_schedule_constraints; // take, take
-    pub fn isl_schedule_constraints_compute_schedule(sc: *mut isl_schedule_constraints) -> *mut isl_schedule; // take
-    pub fn isl_schedule_constraints_copy(sc: *mut isl_schedule_constraints) -> *mut isl_schedule_constraints;
-    pub fn isl_schedule_constraints_free(sc: *mut isl_schedule_constraints) -> *mut isl_schedule_constraints;
+    pub fn isl_schedule_constraints_compute_schedule(
+        sc: *mut isl_schedule_constraints,
+    ) -> *mut isl_schedule; // take
+    pub fn isl_schedule_constraints_copy(
+        sc: *mut isl_schedule_constraints,
+    ) -> *mut isl_schedule_constraints;
+    pub fn isl_schedule_constraints_free(
+        sc: *mut isl_schedule_constraints,
+    ) -> *mut isl_schedule_constraints;
     pub fn isl_schedule_from_domain(domain: *mut isl_union_set) -> *mut isl_schedule; // take
     pub fn isl_schedule_insert_partial_schedule(
         schedule: *mut isl_schedule,
@@ -334,10 +415,15 @@ unsafe extern "C" {
     pub fn isl_schedule_get_root(schedule: *mut isl_schedule) -> *mut isl_schedule_node; // keep; give
     pub fn isl_schedule_copy(schedule: *mut isl_schedule) -> *mut isl_schedule;
     pub fn isl_schedule_free(schedule: *mut isl_schedule) -> *mut isl_schedule;
-    pub fn isl_multi_union_pw_aff_from_union_map(umap: *mut isl_union_map) -> *mut isl_multi_union_pw_aff; // take
+    pub fn isl_multi_union_pw_aff_from_union_map(
+        umap: *mut isl_union_map,
+    ) -> *mut isl_multi_union_pw_aff; // take
     pub fn isl_printer_to_str(ctx: *mut isl_ctx) -> *mut isl_printer; // give
     pub fn isl_printer_set_yaml_style(p: *mut isl_printer, yaml_style: c_int) -> *mut isl_printer; // take
-    pub fn isl_printer_print_schedule(p: *mut isl_printer, schedule: *mut isl_schedule) -> *mut isl_printer; // take, keep
+    pub fn isl_printer_print_schedule(
+        p: *mut isl_printer,
+        schedule: *mut isl_schedule,
+    ) -> *mut isl_printer; // take, keep
     pub fn isl_printer_get_str(p: *mut isl_printer) -> *mut c_char; // keep; give
     pub fn isl_printer_free(p: *mut isl_printer) -> *mut isl_printer;
 
@@ -347,15 +433,29 @@ unsafe extern "C" {
     pub fn isl_schedule_node_get_type(node: *mut isl_schedule_node) -> c_int; // keep
     pub fn isl_schedule_node_get_schedule(node: *mut isl_schedule_node) -> *mut isl_schedule; // keep; give
     pub fn isl_schedule_node_n_children(node: *mut isl_schedule_node) -> isl_size; // keep
-    pub fn isl_schedule_node_get_child(node: *mut isl_schedule_node, pos: c_int) -> *mut isl_schedule_node; // keep; give
+    pub fn isl_schedule_node_get_child(
+        node: *mut isl_schedule_node,
+        pos: c_int,
+    ) -> *mut isl_schedule_node; // keep; give
     pub fn isl_schedule_node_get_domain(node: *mut isl_schedule_node) -> *mut isl_union_set; // keep; give
     pub fn isl_schedule_node_band_get_space(node: *mut isl_schedule_node) -> *mut isl_space; // keep; give
     pub fn isl_schedule_node_band_n_member(node: *mut isl_schedule_node) -> isl_size; // keep
     pub fn isl_schedule_node_band_get_permutable(node: *mut isl_schedule_node) -> isl_bool; // keep
-    pub fn isl_schedule_node_band_set_permutable(node: *mut isl_schedule_node, permutable: c_int) -> *mut isl_schedule_node; // take
-    pub fn isl_schedule_node_band_split(node: *mut isl_schedule_node, pos: c_int) -> *mut isl_schedule_node; // take
-    pub fn isl_schedule_node_band_tile(node: *mut isl_schedule_node, sizes: *mut isl_multi_val) -> *mut isl_schedule_node; // take, take
-    pub fn isl_schedule_node_get_subtree_schedule_union_map(node: *mut isl_schedule_node) -> *mut isl_union_map; // keep; give
+    pub fn isl_schedule_node_band_set_permutable(
+        node: *mut isl_schedule_node,
+        permutable: c_int,
+    ) -> *mut isl_schedule_node; // take
+    pub fn isl_schedule_node_band_split(
+        node: *mut isl_schedule_node,
+        pos: c_int,
+    ) -> *mut isl_schedule_node; // take
+    pub fn isl_schedule_node_band_tile(
+        node: *mut isl_schedule_node,
+        sizes: *mut isl_multi_val,
+    ) -> *mut isl_schedule_node; // take, take
+    pub fn isl_schedule_node_get_subtree_schedule_union_map(
+        node: *mut isl_schedule_node,
+    ) -> *mut isl_union_map; // keep; give
 
     // id.h, ast_build.h, ast.h
     pub fn isl_id_alloc(ctx: *mut isl_ctx, name: *const c_char, user: *mut c_void) -> *mut isl_id; // name copied; give
@@ -364,10 +464,22 @@ unsafe extern "C" {
     pub fn isl_id_list_alloc(ctx: *mut isl_ctx, n: c_int) -> *mut isl_id_list; // give
     pub fn isl_id_list_add(list: *mut isl_id_list, el: *mut isl_id) -> *mut isl_id_list; // take, take
     pub fn isl_ast_build_from_context(set: *mut isl_set) -> *mut isl_ast_build; // take
-    pub fn isl_ast_build_set_iterators(build: *mut isl_ast_build, iterators: *mut isl_id_list) -> *mut isl_ast_build; // take, take
-    pub fn isl_ast_build_set_options(build: *mut isl_ast_build, options: *mut isl_union_map) -> *mut isl_ast_build; // take, take
-    pub fn isl_ast_build_expr_from_set(build: *mut isl_ast_build, set: *mut isl_set) -> *mut isl_ast_expr; // keep, take
-    pub fn isl_ast_build_node_from_schedule_map(build: *mut isl_ast_build, schedule: *mut isl_union_map) -> *mut isl_ast_node; // keep, take
+    pub fn isl_ast_build_set_iterators(
+        build: *mut isl_ast_build,
+        iterators: *mut isl_id_list,
+    ) -> *mut isl_ast_build; // take, take
+    pub fn isl_ast_build_set_options(
+        build: *mut isl_ast_build,
+        options: *mut isl_union_map,
+    ) -> *mut isl_ast_build; // take, take
+    pub fn isl_ast_build_expr_from_set(
+        build: *mut isl_ast_build,
+        set: *mut isl_set,
+    ) -> *mut isl_ast_expr; // keep, take
+    pub fn isl_ast_build_node_from_schedule_map(
+        build: *mut isl_ast_build,
+        schedule: *mut isl_union_map,
+    ) -> *mut isl_ast_node; // keep, take
     pub fn isl_ast_build_copy(build: *mut isl_ast_build) -> *mut isl_ast_build;
     pub fn isl_ast_build_free(build: *mut isl_ast_build) -> *mut isl_ast_build;
     pub fn isl_ast_node_free(node: *mut isl_ast_node) -> *mut isl_ast_node;
@@ -386,7 +498,10 @@ unsafe extern "C" {
     pub fn isl_ast_node_mark_get_node(node: *mut isl_ast_node) -> *mut isl_ast_node; // keep; give
     pub fn isl_ast_node_user_get_expr(node: *mut isl_ast_node) -> *mut isl_ast_expr; // keep; give
     pub fn isl_ast_node_list_size(list: *mut isl_ast_node_list) -> isl_size; // keep
-    pub fn isl_ast_node_list_get_at(list: *mut isl_ast_node_list, index: c_int) -> *mut isl_ast_node; // keep; give
+    pub fn isl_ast_node_list_get_at(
+        list: *mut isl_ast_node_list,
+        index: c_int,
+    ) -> *mut isl_ast_node; // keep; give
     pub fn isl_ast_node_list_free(list: *mut isl_ast_node_list) -> *mut isl_ast_node_list;
     pub fn isl_ast_expr_free(expr: *mut isl_ast_expr) -> *mut isl_ast_expr;
     pub fn isl_ast_expr_copy(expr: *mut isl_ast_expr) -> *mut isl_ast_expr;
@@ -408,7 +523,11 @@ unsafe extern "C" {
         f: Option<unsafe extern "C" fn(pnt: *mut isl_point, user: *mut c_void) -> isl_stat>,
         user: *mut c_void,
     ) -> isl_stat; // keep; the callback takes each point
-    pub fn isl_point_get_coordinate_val(pnt: *mut isl_point, dim_type: c_int, pos: c_int) -> *mut isl_val; // keep; give
+    pub fn isl_point_get_coordinate_val(
+        pnt: *mut isl_point,
+        dim_type: c_int,
+        pos: c_int,
+    ) -> *mut isl_val; // keep; give
     pub fn isl_point_free(pnt: *mut isl_point) -> *mut isl_point;
 }
 

@@ -1,7 +1,7 @@
 //! Sets (`isl_set`, one space) and union sets (`isl_union_set`, any number of spaces).
 
-use super::map::Map;
 use super::ctx::Kind;
+use super::map::Map;
 use super::{borrowed_c_string, check_bool, check_size, ffi, isl_object, take_c_string, Ctx};
 use crate::Result;
 
@@ -55,7 +55,8 @@ impl<'c> Set<'c> {
     pub fn project_out_params(self) -> Result<Self> {
         let ctx = self.ctx;
         let n = self.param_names()?.len();
-        let n = u32::try_from(n).map_err(|_| crate::Error::Isl(format!("{n} parameters is too many")))?;
+        let n = u32::try_from(n)
+            .map_err(|_| crate::Error::Isl(format!("{n} parameters is too many")))?;
         // SAFETY: `self` is given to ISL (take); the range covers all parameters; the result is owned.
         let raw = unsafe { ffi::isl_set_project_out(self.into_raw(), ffi::ISL_DIM_PARAM, 0, n) };
         Set::from_raw(ctx, raw)
@@ -95,9 +96,11 @@ impl<'c> Set<'c> {
     // Used by tests only since `few_offsets` scans points (kept as their oracle).
     #[cfg_attr(not(test), allow(dead_code))]
     pub fn plain_fixed(&self, pos: usize) -> Result<Option<i64>> {
-        let pos = u32::try_from(pos).map_err(|_| crate::Error::Isl(format!("dimension {pos} is too large")))?;
+        let pos = u32::try_from(pos)
+            .map_err(|_| crate::Error::Isl(format!("dimension {pos} is too large")))?;
         // SAFETY: `self` is live (keep); the value is owned and freed below.
-        let val = unsafe { ffi::isl_set_plain_get_val_if_fixed(self.as_raw(), ffi::ISL_DIM_SET, pos) };
+        let val =
+            unsafe { ffi::isl_set_plain_get_val_if_fixed(self.as_raw(), ffi::ISL_DIM_SET, pos) };
         super::map::take_int_val(self.ctx, val)
     }
 
@@ -125,18 +128,22 @@ impl<'c> Set<'c> {
     /// The names of the parameters, in ISL's order.
     pub fn param_names(&self) -> Result<Vec<String>> {
         // SAFETY: `self` is live (keep).
-        let n = check_size(self.ctx, unsafe { ffi::isl_set_dim(self.as_raw(), ffi::ISL_DIM_PARAM) })?;
+        let n = check_size(self.ctx, unsafe {
+            ffi::isl_set_dim(self.as_raw(), ffi::ISL_DIM_PARAM)
+        })?;
         (0..n)
             .map(|pos| {
-                let pos_raw = u32::try_from(pos).map_err(|_| crate::Error::Isl(format!("parameter {pos} is too large")))?;
+                let pos_raw = u32::try_from(pos)
+                    .map_err(|_| crate::Error::Isl(format!("parameter {pos} is too large")))?;
                 // SAFETY: `self` is live (keep) and `pos` < its number of parameters; the name is
                 // owned by the set and copied at once.
-                let name = borrowed_c_string(unsafe { ffi::isl_set_get_dim_name(self.as_raw(), ffi::ISL_DIM_PARAM, pos_raw) });
+                let name = borrowed_c_string(unsafe {
+                    ffi::isl_set_get_dim_name(self.as_raw(), ffi::ISL_DIM_PARAM, pos_raw)
+                });
                 name.ok_or_else(|| crate::Error::Isl(format!("parameter {pos} has no name")))
             })
             .collect()
     }
-
 }
 
 impl<'c> UnionSet<'c> {
@@ -191,7 +198,8 @@ impl<'c> UnionSet<'c> {
     pub fn intersect_params(self, params: Set<'c>) -> Result<Self> {
         let ctx = self.ctx;
         // SAFETY: both are given to ISL (take, take); the result is owned.
-        let raw = unsafe { ffi::isl_union_set_intersect_params(self.into_raw(), params.into_raw()) };
+        let raw =
+            unsafe { ffi::isl_union_set_intersect_params(self.into_raw(), params.into_raw()) };
         UnionSet::from_raw(ctx, raw)
     }
 
@@ -269,7 +277,10 @@ struct Points<'c> {
 
 /// `isl_set_foreach_point`'s callback: records the point's coordinates, and stops the scan (an
 /// error status) at the first point past `max`.
-unsafe extern "C" fn collect_point(pnt: *mut ffi::isl_point, user: *mut std::os::raw::c_void) -> ffi::isl_stat {
+unsafe extern "C" fn collect_point(
+    pnt: *mut ffi::isl_point,
+    user: *mut std::os::raw::c_void,
+) -> ffi::isl_stat {
     // SAFETY: `user` is the `Points` that `points_upto` lent for the duration of the scan, and
     // nothing else touches it meanwhile.
     let points = unsafe { &mut *user.cast::<Points<'_>>() };
@@ -302,7 +313,14 @@ impl<'c> Set<'c> {
     /// sorted), or `None` when it has more than `max`: the scan stops at the first point past
     /// `max`, so a large set costs no more than `max + 1` points.
     pub fn points_upto(&self, max: usize) -> Result<Option<Vec<Vec<i64>>>> {
-        let mut points = Points { ctx: self.ctx, n_dims: self.n_dims()?, max, points: Vec::new(), too_many: false, failed: false };
+        let mut points = Points {
+            ctx: self.ctx,
+            n_dims: self.n_dims()?,
+            max,
+            points: Vec::new(),
+            too_many: false,
+            failed: false,
+        };
         // SAFETY: `self` is live (keep); `points` outlives the call and is only touched by the
         // callback while ISL runs it.
         let stat = unsafe {
@@ -312,7 +330,9 @@ impl<'c> Set<'c> {
             return Ok(None);
         }
         if points.failed {
-            return Err(crate::Error::Isl("a point of a set has a coordinate that is not an integer".into()));
+            return Err(crate::Error::Isl(
+                "a point of a set has a coordinate that is not an integer".into(),
+            ));
         }
         super::check_stat(self.ctx, stat)?;
         Ok(Some(points.points))
