@@ -47,6 +47,10 @@
 //!   (its time loop carries dependences of negative spatial distance), which is why small SCoPs
 //!   (all PolyBench stencils have at most 4 statements) are scheduled whole. The fusion
 //!   heuristic then applies inside each group only: separate outermost loops stay separate.
+//!   A group of at most `MAX_WHOLE_GROUP` (5) statements is first scheduled as a whole, like a
+//!   small SCoP, so that its outer loop may be distributed or joined with its inner loops into a
+//!   deeper band: correlation's last group (`corr`'s diagonal, initialization, product and
+//!   mirror) then tiles its product in two dimensions instead of one.
 //! - a problem whose dependences are all translations (stencils) is first scheduled as a copy
 //!   with its constant sizes turned back into parameters (the `parametric` module): its
 //!   integer programs then stay in small numbers (heat-3d at LARGE: 0.67 s to 0.06 s, same
@@ -255,7 +259,10 @@ fn scheduled_tree<'c>(
                 key: key.clone(),
                 parametric: parametric_copy(domains, context, deps)?,
             };
-            let outcome = run_scheduler(problem, cfg.time_limit);
+            // A problem that did not finish within its limit is kept as failed: under the same
+            // limit (part of the key) it would be late again.
+            let outcome = run_scheduler(problem, cfg.time_limit)
+                .or_else(|why| Ok::<_, String>(Outcome::Late(why)));
             if let Ok(outcome) = &outcome {
                 SOLVED.with(|solved| {
                     let mut solved = solved.borrow_mut();
@@ -275,6 +282,7 @@ fn scheduled_tree<'c>(
             cfg.max_operations
         )),
         Ok(Outcome::Failed(msg)) => Err(format!("failed ({msg})")),
+        Ok(Outcome::Late(why)) => Err(why),
         Err(why) => Err(why),
     })
 }
@@ -382,6 +390,8 @@ enum Outcome {
     Done(String),
     OverBudget,
     Failed(String),
+    /// No outcome within the time limit (or the thread stopped): why.
+    Late(String),
 }
 
 impl SchedulingProblem {
@@ -436,6 +446,18 @@ impl SchedulingProblem {
     }
 }
 
+/// A group of [`split_tree`] with at most this many statements is first scheduled as a whole (its
+/// outer loop may then be distributed, or fused with its inner loops into a deeper band), and
+/// inside its outer loop only when that fails. Correlation's groups (at most 5 statements) take
+/// about 10 ms each and its last one gets a 2-D band instead of a 1-D one; ludcmp's first group
+/// (6 statements, non-uniform dependences) takes over a second of ISL's time for the same nests
+/// that its outer loop gives in 0.1 s.
+const MAX_WHOLE_GROUP: usize = 5;
+
+/// The CPU time [`split_tree`] gives ISL for a group scheduled as a whole; past it, the group is
+/// scheduled inside its outer loop. A bound on the rare slow group, far above the usual 10 ms.
+const GROUP_TIME_LIMIT: std::time::Duration = std::time::Duration::from_millis(150);
+
 /// ISL's scheduler inside each outermost loop of the original order: the statements grouped as in
 /// [`original_tree`], each group's outermost original loop kept as a sequential band, and the ISL
 /// scheduler run on the group with only the dependences inside one iteration of that loop (the
@@ -457,7 +479,32 @@ fn split_tree<'c>(
             .map(|&s| scop.statement(s).iterators.len())
             .min()
             .unwrap_or(0);
-        let group = if shallowest == 0 || depth < 2 {
+        let group_deps = deps
+            .clone()
+            .intersect_domain(domain.clone())?
+            .intersect_range(domain.clone())?;
+        let whole = match stmts.len() <= MAX_WHOLE_GROUP && shallowest > 0 {
+            true => {
+                let time_limit = Some(
+                    cfg.time_limit
+                        .map_or(GROUP_TIME_LIMIT, |t| t.min(GROUP_TIME_LIMIT)),
+                );
+                scheduled_tree(
+                    &domain,
+                    &sets.context,
+                    &group_deps,
+                    &ScheduleConfig {
+                        time_limit,
+                        ..cfg.clone()
+                    },
+                )?
+                .ok()
+            }
+            false => None,
+        };
+        let group = if let Some(whole) = whole {
+            whole
+        } else if shallowest == 0 || depth < 2 {
             Schedule::from_domain(domain)?
         } else {
             let outer = original
@@ -465,10 +512,6 @@ fn split_tree<'c>(
                 .intersect_domain(domain.clone())?
                 .apply_range(UnionMap::read(ctx, &projection(depth, "", &[1]))?)?;
             let same = outer.clone().apply_range(outer.clone().reverse()?)?;
-            let group_deps = deps
-                .clone()
-                .intersect_domain(domain.clone())?
-                .intersect_range(domain.clone())?;
             match scheduled_tree(
                 &domain,
                 &sets.context,
