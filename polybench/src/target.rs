@@ -13,6 +13,9 @@ pub const POLLY_CC: &str = "clang-19";
 /// The compiler of the `graphite` peer.
 pub const GRAPHITE_CC: &str = "gcc";
 
+/// The fusion heuristics a target may name after `@` (tiledflow-cc's `--tiledflow-fuse`).
+pub const FUSIONS: &[&str] = &["auto", "min", "smart", "max"];
+
 /// The environment variable that chooses the cuda target's device (streamrt's `GPU_ENV`).
 pub const GPU_ENV: &str = "TILEDFLOW_GPU";
 
@@ -32,17 +35,32 @@ pub enum Target {
 
 impl Target {
     /// `polly` and `graphite` are the peers; every other name is a tiledflow target, checked by
-    /// tiledflow-cc itself when it builds. Names are lower-case words (letters, digits, `-`, `_`).
+    /// tiledflow-cc itself when it builds. Names are lower-case words (letters, digits, `-`, `_`);
+    /// a tiledflow target may name a fusion heuristic after `@` (`tasks@min`: built with
+    /// `--tiledflow-fuse=min`), so that the heuristics are measured side by side.
     pub fn parse(name: &str) -> Result<Target, String> {
         let name = name.trim();
-        let valid = !name.is_empty()
-            && name
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
-        if !valid {
+        let word = |w: &str| {
+            !w.is_empty()
+                && w.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+        };
+        let (base, fuse) = match name.split_once('@') {
+            Some((base, fuse)) => (base, Some(fuse)),
+            None => (name, None),
+        };
+        if !word(base) {
             return Err(format!(
                 "target `{name}`: expected a name such as seq, tasks, omp, polly or graphite"
             ));
+        }
+        if let Some(fuse) = fuse {
+            if !FUSIONS.contains(&fuse) || matches!(base, "cuda-emu" | "polly" | "graphite") {
+                return Err(format!(
+                    "target `{name}`: expected a tiledflow target and a fusion after `@` ({})",
+                    FUSIONS.join(", ")
+                ));
+            }
         }
         Ok(match name {
             "cuda-emu" => Target::CudaEmulated,
@@ -70,7 +88,7 @@ impl Target {
     /// tiledflow's `--target` for this target (`cuda` for `cuda-emu`); `None` for the peers.
     pub fn tiledflow_target(&self) -> Option<&str> {
         match self {
-            Target::Tiledflow(t) => Some(t),
+            Target::Tiledflow(t) => Some(t.split_once('@').map_or(t.as_str(), |(base, _)| base)),
             Target::CudaEmulated => Some("cuda"),
             Target::Polly | Target::Graphite => None,
         }
@@ -112,6 +130,9 @@ impl Target {
                 }
                 if let Some(ts) = tile_sizes {
                     args.push(format!("--tiledflow-tile-sizes={ts}"));
+                }
+                if let Some((_, fuse)) = self.name().split_once('@') {
+                    args.push(format!("--tiledflow-fuse={fuse}"));
                 }
                 (bin_dir.join("tiledflow-cc"), args)
             }
@@ -181,6 +202,19 @@ mod tests {
         assert!(Target::parse("").is_err());
         assert!(Target::parse("seq tasks").is_err());
         assert!(Target::parse("Seq").is_err());
+        let min = Target::parse("tasks@min").unwrap();
+        assert_eq!(
+            (min.name(), min.tiledflow_target()),
+            ("tasks@min", Some("tasks"))
+        );
+        let (_, args) = min.build_command(Path::new("/b"), 2, None);
+        assert!(
+            args.contains(&"--tiledflow-fuse=min".to_string()),
+            "{args:?}"
+        );
+        assert!(Target::parse("tasks@fast").is_err());
+        assert!(Target::parse("polly@min").is_err());
+        assert!(Target::parse("@min").is_err());
         assert_eq!(Target::parse("tasks").unwrap().name(), "tasks");
         let emu = Target::parse("cuda-emu").unwrap();
         assert_eq!(emu, Target::CudaEmulated);
