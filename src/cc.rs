@@ -41,6 +41,11 @@ pub const TILEDFLOW_OPTIONS: &[(&str, &str, &str)] = &[
         "where the SCoPs are (default: pragma if the file has #pragma scop, else auto)",
     ),
     (
+        "fuse",
+        "auto|min|smart|max",
+        "fusion heuristic (default auto: the cost model's choice per SCoP; also TILEDFLOW_FUSE)",
+    ),
+    (
         "granularity",
         "tile|intraband|interband",
         "how many tiles one task runs (default tile)",
@@ -86,6 +91,8 @@ pub struct TiledflowOptions {
     pub no_tile: bool,
     pub scop: frontend::ScopMode,
     pub granularity: taskgen::Granularity,
+    /// `--tiledflow-fuse`; `None` when not given (then `TILEDFLOW_FUSE`, else auto).
+    pub fuse: Option<crate::Fusion>,
     pub verbose: bool,
     pub keep: Option<PathBuf>,
     pub help: bool,
@@ -339,6 +346,11 @@ fn tiledflow_option(ours: &mut TiledflowOptions, opt: &str) -> Result<(), String
                 "pragma" => frontend::ScopMode::Pragma,
                 _ => return Err(format!("--tiledflow-scop={value}: expected auto or pragma")),
             }
+        }
+        "fuse" => {
+            ours.fuse = Some(crate::Fusion::parse(value).ok_or_else(|| {
+                format!("--tiledflow-fuse={value}: expected auto, min, smart or max")
+            })?)
         }
         "granularity" => {
             ours.granularity = match value {

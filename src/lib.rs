@@ -27,6 +27,8 @@ pub enum Emit {
     Tasks,
     Tiles,
     Dot,
+    /// The cost model's estimate of each fusion candidate (`polyhedral::choose_fusion`).
+    Cost,
     #[default]
     C,
 }
@@ -52,6 +54,10 @@ pub struct Options {
     /// Keep every dependence through scalars written in a SCoP instead of giving each task its
     /// own copy where that is legal (see `compile_scop`).
     pub no_privatize: bool,
+    /// Choose each SCoP's fusion heuristic by the cost model (`polyhedral::choose_fusion`) instead
+    /// of using `schedule.fuse`. Not for the cuda target, whose schedules the model does not
+    /// know.
+    pub fuse_by_cost: bool,
 }
 
 /// A failed compilation.
@@ -89,6 +95,100 @@ pub struct ScopReport {
     pub micros: u128,
     /// Where the time went, for `--time-stages`.
     pub stages: StageTimes,
+    /// The fusion the cost model chose and every candidate it weighed (with `fuse_by_cost`).
+    pub fusion: Option<FusionChoice>,
+}
+
+/// The cost model's choice of fusion for one SCoP.
+#[derive(Clone, Debug)]
+pub struct FusionChoice {
+    pub chosen: polyhedral::Fuse,
+    pub candidates: Vec<polyhedral::Candidate>,
+}
+
+impl FusionChoice {
+    /// `min (est. 1.2e-1 s; smart 4.1e0 s, max 3.9e0 s)`, for `-v`.
+    pub fn summary(&self) -> String {
+        let est = |c: &polyhedral::Candidate| match &c.cost {
+            Ok(cost) => format!("{:.1e} s", cost.seconds),
+            Err(_) => "no estimate".to_string(),
+        };
+        let chosen = self
+            .candidates
+            .iter()
+            .find(|c| c.fuse == self.chosen)
+            .map(est)
+            .unwrap_or_default();
+        let others: Vec<String> = self
+            .candidates
+            .iter()
+            .filter(|c| c.fuse != self.chosen)
+            .map(|c| format!("{} {}", fuse_name(c.fuse), est(c)))
+            .collect();
+        format!(
+            "{} (est. {chosen}; {})",
+            fuse_name(self.chosen),
+            others.join(", ")
+        )
+    }
+
+    /// Every candidate's estimate, nest by nest, for `--emit cost`.
+    pub fn text(&self) -> String {
+        let mut out = format!("chosen: {}\n", fuse_name(self.chosen));
+        for c in &self.candidates {
+            match &c.cost {
+                Ok(cost) => out.push_str(&format!("fuse {}: {cost}\n", fuse_name(c.fuse))),
+                Err(why) => {
+                    out.push_str(&format!("fuse {}: no estimate: {why}\n", fuse_name(c.fuse)))
+                }
+            }
+        }
+        out
+    }
+}
+
+/// How the fusion heuristic of a compilation is chosen (`--fuse`, `--tiledflow-fuse`,
+/// `TILEDFLOW_FUSE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Fusion {
+    /// By the cost model, per SCoP.
+    #[default]
+    Auto,
+    /// The same heuristic for every SCoP.
+    Fixed(polyhedral::Fuse),
+}
+
+impl Fusion {
+    /// `auto`, `min`, `smart` or `max`.
+    pub fn parse(name: &str) -> Option<Fusion> {
+        Some(match name {
+            "auto" => Fusion::Auto,
+            "min" => Fusion::Fixed(polyhedral::Fuse::Min),
+            "smart" => Fusion::Fixed(polyhedral::Fuse::Smart),
+            "max" => Fusion::Fixed(polyhedral::Fuse::Max),
+            _ => return None,
+        })
+    }
+
+    /// Sets `opts` to compile with this fusion.
+    pub fn apply(self, opts: &mut Options) {
+        match self {
+            Fusion::Auto => opts.fuse_by_cost = true,
+            Fusion::Fixed(fuse) => {
+                opts.fuse_by_cost = false;
+                opts.schedule.fuse = fuse;
+            }
+        }
+    }
+}
+
+/// `min`, `smart`, `max`: the name of a fusion heuristic on the command line.
+pub fn fuse_name(fuse: polyhedral::Fuse) -> &'static str {
+    match fuse {
+        polyhedral::Fuse::Min => "min",
+        polyhedral::Fuse::Smart => "smart",
+        polyhedral::Fuse::Max => "max",
+    }
 }
 
 /// Time spent per compilation stage, in the order the stages first ran; a stage that runs more
@@ -154,8 +254,12 @@ impl ScopReport {
 
     /// The line `-v` prints: `path: SCoP in f() at line 12: 3 statements, 2 bands, ...`.
     pub fn line(&self, path: &str) -> String {
+        let fusion = self
+            .fusion
+            .as_ref()
+            .map_or(String::new(), |f| format!(", fusion: {}", f.summary()));
         format!(
-            "{path}: SCoP in {}() at line {}: {} statements, {} bands, {} tile dependences, {} task classes, idioms: {}, {:.1} ms",
+            "{path}: SCoP in {}() at line {}: {} statements, {} bands, {} tile dependences, {} task classes, idioms: {}{fusion}, {:.1} ms",
             self.function,
             self.line,
             self.n_statements,
@@ -193,6 +297,7 @@ struct Compiled {
     private: Vec<taskgen::PrivateScalar>,
     /// For the CUDA target: whether and how the SCoP runs on the GPU.
     cuda: Option<taskgen::emit_cuda::CudaPlan>,
+    fusion: Option<FusionChoice>,
 }
 
 fn polyhedral_error(e: polyhedral::Error) -> Error {
@@ -302,6 +407,7 @@ fn compile_parsed(
                     idioms: c.program.as_ref().map_or(Vec::new(), |p| p.idioms.clone()),
                     micros: start.elapsed().as_micros(),
                     stages: scop_stages,
+                    fusion: c.fusion.clone(),
                 });
                 compiled.push((scop, c));
             }
@@ -320,17 +426,8 @@ fn compile_parsed(
     }
     let print_start = std::time::Instant::now();
     let text = match opts.emit {
-        Emit::Scop => file
-            .scops
-            .iter()
-            .map(text::scop)
-            .collect::<Vec<_>>()
-            .join("\n"),
-        Emit::Deps => compiled
-            .iter()
-            .map(|(s, c)| text::deps(s, &c.deps))
-            .collect::<Vec<_>>()
-            .join("\n"),
+        Emit::Scop => file.scops.iter().map(text::scop).collect::<Vec<_>>().join("\n"),
+        Emit::Deps => compiled.iter().map(|(s, c)| text::deps(s, &c.deps)).collect::<Vec<_>>().join("\n"),
         Emit::Schedule => compiled
             .iter()
             .filter_map(|(s, c)| c.sched.as_ref().map(|t| text::schedule(s, t)))
@@ -346,58 +443,38 @@ fn compile_parsed(
             .filter_map(|(s, c)| c.program.as_ref().map(|p| text::tiles(s, p)))
             .collect::<Vec<_>>()
             .join("\n"),
+        Emit::Cost => compiled
+            .iter()
+            .map(|(s, c)| match &c.fusion {
+                Some(f) => format!("# SCoP in {}() at line {}\n{}", s.function, s.loc.line, f.text()),
+                None => format!("# SCoP in {}() at line {}\nno estimate: the fusion is fixed (--fuse, or the cuda target)\n", s.function, s.loc.line),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
         Emit::Dot => compiled
             .iter()
-            .filter_map(|(s, c)| {
-                c.program.as_ref().map(|p| {
-                    taskgen::task_graph::to_dot(p, &format!("{}:{}", s.function, s.loc.line))
-                })
-            })
+            .filter_map(|(s, c)| c.program.as_ref().map(|p| taskgen::task_graph::to_dot(p, &format!("{}:{}", s.function, s.loc.line))))
             .collect::<Vec<_>>()
             .join("\n"),
         Emit::C => {
             let codes: Vec<ScopCode<'_>> = compiled
                 .iter()
                 .filter_map(|(scop, c)| {
-                    c.program.as_ref().map(|program| ScopCode {
-                        scop,
-                        program,
-                        omp: c.omp.as_ref(),
-                        private: &c.private,
-                        cuda: None,
-                    })
+                    c.program
+                        .as_ref()
+                        .map(|program| ScopCode { scop, program, omp: c.omp.as_ref(), private: &c.private, cuda: None })
                 })
                 .collect();
-            let eo = EmitOptions {
-                target: opts.target,
-                line_directives: opts.line_directives,
-            };
+            let eo = EmitOptions { target: opts.target, line_directives: opts.line_directives };
             if opts.target == Target::Cuda {
                 let plans: Vec<taskgen::emit_cuda::CudaPlan> = compiled
                     .iter()
                     .filter(|(_, c)| c.program.is_some())
-                    .map(|(_, c)| {
-                        c.cuda.clone().unwrap_or(taskgen::emit_cuda::CudaPlan {
-                            gpu: Err("no GPU plan".into()),
-                            not_thread_private: Vec::new(),
-                        })
-                    })
+                    .map(|(_, c)| c.cuda.clone().unwrap_or(taskgen::emit_cuda::CudaPlan { gpu: Err("no GPU plan".into()), not_thread_private: Vec::new() }))
                     .collect();
-                let (c_text, cu) = taskgen::emit_cuda::emit(
-                    &file,
-                    &codes,
-                    &plans,
-                    &eo,
-                    "the .cu file beside this one",
-                );
+                let (c_text, cu) = taskgen::emit_cuda::emit(&file, &codes, &plans, &eo, "the .cu file beside this one");
                 stages.add("print", print_start.elapsed());
-                return Ok(Output {
-                    text: c_text,
-                    diagnostics,
-                    reports,
-                    cuda: Some(cu),
-                    stages,
-                });
+                return Ok(Output { text: c_text, diagnostics, reports, cuda: Some(cu), stages });
             }
             taskgen::emit_file(&file, &codes, &eo)
         }
@@ -436,6 +513,7 @@ fn compile_scop(
             omp: None,
             private: Vec::new(),
             cuda: None,
+            fusion: None,
         });
     }
     // For the GPU (`taskgen::emit_cuda`): larger default tiles, parallel point loops outermost.
@@ -466,13 +544,44 @@ fn compile_scop(
     // The answers of `task_private` per scalar: a scalar whose nests a later pass leaves as they
     // were is not analysed again.
     let mut known_private = polyhedral::KnownPrivate::default();
+    // The fusion heuristic, chosen by cost on the SCoP with every expandable scalar expanded (the
+    // first pass below): its dependences serve that pass too.
+    let mut first_deps = None;
+    let mut fusion = None;
+    if opts.fuse_by_cost && opts.target != Target::Cuda && opts.emit != Emit::Deps {
+        let expanded = polyhedral::expand_scalars(scop, &candidates).map_err(polyhedral_error)?;
+        let deps = st
+            .time("deps", || polyhedral::dependences(&expanded))
+            .map_err(polyhedral_error)?;
+        let machine = polyhedral::Machine::detect();
+        let (chosen, weighed) = st
+            .time("fusion", || {
+                polyhedral::choose_fusion(
+                    &expanded,
+                    &deps,
+                    &schedule_config,
+                    opts.granularity.tile_dims(),
+                    &machine,
+                )
+            })
+            .map_err(polyhedral_error)?;
+        fusion = Some(FusionChoice {
+            chosen: chosen.fuse,
+            candidates: weighed,
+        });
+        schedule_config = chosen;
+        first_deps = Some((candidates.clone(), deps));
+    }
     loop {
         let (expanded, deps, fine, sched, private, warnings) = loop {
             let expanded =
                 polyhedral::expand_scalars(scop, &candidates).map_err(polyhedral_error)?;
-            let deps = st
-                .time("deps", || polyhedral::dependences(&expanded))
-                .map_err(polyhedral_error)?;
+            let deps = match first_deps.take() {
+                Some((expanded_with, deps)) if expanded_with == candidates => deps,
+                _ => st
+                    .time("deps", || polyhedral::dependences(&expanded))
+                    .map_err(polyhedral_error)?,
+            };
             let (fine, warnings) = st
                 .time("schedule", || {
                     polyhedral::schedule(&expanded, &deps, &schedule_config)
@@ -502,6 +611,7 @@ fn compile_scop(
                 omp: None,
                 private: Vec::new(),
                 cuda: None,
+                fusion: None,
             });
         }
         if opts.emit == Emit::Schedule {
@@ -512,6 +622,7 @@ fn compile_scop(
                 omp: None,
                 private: Vec::new(),
                 cuda: None,
+                fusion,
             });
         }
         let tile_deps = st
@@ -568,6 +679,7 @@ fn compile_scop(
             omp,
             private,
             cuda,
+            fusion,
         });
     }
 }

@@ -16,6 +16,8 @@
 //!   reduced; tile domains partitioned by dependence signature;
 //! - `parametric`: the scheduling problem of a stencil with its constant sizes as parameters,
 //!   which ISL schedules in small numbers;
+//! - [`schedule_cost`], [`choose_fusion`] (`cost`): the estimated run time of a tiled schedule
+//!   on a [`Machine`], and the fusion heuristic whose schedule it finds cheapest;
 //! - [`default_tile_size`] (`tile_size`): the default tile size of a band;
 //! - `point_order`: which point loop of a tiled band runs innermost (for the C compiler);
 //! - [`scalar_expansions`], [`expand_scalars`], [`task_private`] (`privatize`): scalars whose
@@ -38,6 +40,7 @@
 
 pub mod ast;
 mod astgen;
+mod cost;
 mod deps;
 mod gpu;
 #[allow(unsafe_code)]
@@ -89,6 +92,7 @@ fn polybench_scop(name: &str) -> frontend::ir::Scop {
 
 pub use ast::{Ast, Expr, OpKind};
 pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
+pub use cost::{choose_fusion, schedule_cost, Candidate, Machine, NestCost, ScheduleCost};
 pub use deps::dependences;
 use frontend::ir::StmtId;
 pub use gpu::{

@@ -241,11 +241,17 @@ fn scheduled_tree<'c>(
     cfg: &ScheduleConfig,
 ) -> Result<std::result::Result<Schedule<'c>, String>> {
     let ctx = domains.ctx();
+    // Fusion heuristics choose how strongly connected components share loops: with one
+    // component they all give the same tree, which is then solved (and kept) once.
+    let fuse = match one_component(domains, deps)? {
+        true => Fuse::Smart,
+        false => cfg.fuse,
+    };
     let key = ProblemKey {
         domains: domains.to_str()?,
         context: context.to_str()?,
         deps: deps.to_str()?,
-        fuse: cfg.fuse,
+        fuse,
         max_operations: cfg.max_operations,
         max_coefficient: cfg.max_coefficient,
         max_constant_term: cfg.max_constant_term,
@@ -285,6 +291,26 @@ fn scheduled_tree<'c>(
         Ok(Outcome::Late(why)) => Err(why),
         Err(why) => Err(why),
     })
+}
+
+/// Whether the statements of `domains` form one strongly connected component of the dependence
+/// graph `deps` (a single statement does).
+fn one_component<'c>(domains: &UnionSet<'c>, deps: &UnionMap<'c>) -> Result<bool> {
+    let mut graph = petgraph::graphmap::DiGraphMap::<&str, ()>::new();
+    let names: Vec<String> = domains.sets()?.iter().filter_map(|s| s.tuple_name()).collect();
+    let mut edges = Vec::new();
+    for map in deps.maps()? {
+        if let (Some(src), Some(dst)) = (map.tuple_name(crate::isl::Side::In), map.tuple_name(crate::isl::Side::Out)) {
+            edges.push((src, dst));
+        }
+    }
+    for name in &names {
+        graph.add_node(name);
+    }
+    for (src, dst) in &edges {
+        graph.add_edge(src, dst, ());
+    }
+    Ok(petgraph::algo::kosaraju_scc(&graph).len() <= 1)
 }
 
 /// Everything the outcome of one scheduler run depends on: the problem as text, the options, and
@@ -1276,6 +1302,7 @@ mod parametric_tests {
             Outcome::Done(tree) => tree,
             Outcome::OverBudget => panic!("over budget"),
             Outcome::Failed(m) => panic!("failed: {m}"),
+            Outcome::Late(why) => panic!("late: {why}"),
         }
     }
 

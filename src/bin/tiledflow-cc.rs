@@ -137,12 +137,13 @@ fn pipeline_options(cmd: &CcCommand) -> Result<Options, String> {
     } else if let Some(ts) = &cmd.ours.tile_sizes {
         opts.schedule.tile_sizes = Some(ts.clone());
     }
-    opts.schedule.fuse = match std::env::var("TILEDFLOW_FUSE").as_deref() {
-        Err(_) | Ok("smart") => polyhedral::Fuse::Smart,
-        Ok("min") => polyhedral::Fuse::Min,
-        Ok("max") => polyhedral::Fuse::Max,
-        Ok(f) => return Err(format!("TILEDFLOW_FUSE={f}: expected min, smart or max")),
+    let fusion = match (cmd.ours.fuse, std::env::var("TILEDFLOW_FUSE")) {
+        (Some(fusion), _) => fusion,
+        (None, Err(_)) => tiledflow::Fusion::Auto,
+        (None, Ok(f)) => tiledflow::Fusion::parse(&f)
+            .ok_or_else(|| format!("TILEDFLOW_FUSE={f}: expected auto, min, smart or max"))?,
     };
+    fusion.apply(&mut opts);
     Ok(opts)
 }
 

@@ -6,7 +6,7 @@
 use clap::{Parser, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tiledflow::{Emit, Error, Options};
+use tiledflow::{Emit, Error, Fusion, Options};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum TargetArg {
@@ -35,6 +35,8 @@ enum EmitArg {
     Tiles,
     /// The task-class graph in Graphviz's dot language
     Dot,
+    /// The cost model's estimate of each fusion candidate, nest by nest (with --fuse auto)
+    Cost,
     /// The generated C program
     C,
 }
@@ -48,6 +50,8 @@ enum GranularityArg {
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum FuseArg {
+    /// Chosen per SCoP by the cost model (`--emit cost` shows its estimates)
+    Auto,
     Min,
     Smart,
     Max,
@@ -110,8 +114,10 @@ struct Cli {
     /// given a copy per task where their values never cross tasks)
     #[arg(long)]
     no_privatize: bool,
-    /// Fusion heuristic of the scheduler
-    #[arg(long, value_enum, default_value = "smart")]
+    /// Fusion heuristic of the scheduler: min separates every strongly connected component,
+    /// smart is ISL's clustering, max fuses all it can; auto picks the one the cost model
+    /// estimates fastest for each SCoP on this machine
+    #[arg(long, value_enum, default_value = "auto")]
     fuse: FuseArg,
     /// Scheduler
     #[arg(long, value_enum, default_value = "auto")]
@@ -197,6 +203,7 @@ fn run(cli: &Cli) -> Result<(), Error> {
         EmitArg::Tasks => Emit::Tasks,
         EmitArg::Tiles => Emit::Tiles,
         EmitArg::Dot => Emit::Dot,
+        EmitArg::Cost => Emit::Cost,
         EmitArg::C => Emit::C,
     };
     if emit == Emit::C && cli.output.is_none() {
@@ -259,11 +266,13 @@ fn run(cli: &Cli) -> Result<(), Error> {
         Some(cli.tile_sizes.clone())
     };
     opts.schedule.original = matches!(cli.schedule, ScheduleArg::Original);
-    opts.schedule.fuse = match cli.fuse {
-        FuseArg::Min => polyhedral::Fuse::Min,
-        FuseArg::Smart => polyhedral::Fuse::Smart,
-        FuseArg::Max => polyhedral::Fuse::Max,
-    };
+    match cli.fuse {
+        FuseArg::Auto => Fusion::Auto,
+        FuseArg::Min => Fusion::Fixed(polyhedral::Fuse::Min),
+        FuseArg::Smart => Fusion::Fixed(polyhedral::Fuse::Smart),
+        FuseArg::Max => Fusion::Fixed(polyhedral::Fuse::Max),
+    }
+    .apply(&mut opts);
     let out = tiledflow::compile_file(&cli.input, &opts)?;
     for d in &out.diagnostics {
         eprintln!("{d}");

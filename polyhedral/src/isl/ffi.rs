@@ -150,6 +150,8 @@ unsafe extern "C" {
     pub fn isl_set_lexmin(set: *mut isl_set) -> *mut isl_set; // take
     pub fn isl_set_from_params(set: *mut isl_set) -> *mut isl_set; // take
     pub fn isl_set_is_bounded(set: *mut isl_set) -> isl_bool; // keep
+    pub fn isl_set_dim_min_val(set: *mut isl_set, pos: c_int) -> *mut isl_val; // take; give
+    pub fn isl_set_dim_max_val(set: *mut isl_set, pos: c_int) -> *mut isl_val; // take; give
     #[cfg_attr(not(test), allow(dead_code))]
     pub fn isl_set_plain_get_val_if_fixed(
         set: *mut isl_set,

@@ -104,6 +104,20 @@ impl<'c> Set<'c> {
         super::map::take_int_val(self.ctx, val)
     }
 
+    /// The smallest and largest values of dimension `pos` over the set's points (whatever the
+    /// parameters and the other dimensions); `None` when the set is empty or unbounded there.
+    pub fn dim_range(&self, pos: usize) -> Result<Option<(i64, i64)>> {
+        let pos = std::ffi::c_int::try_from(pos)
+            .map_err(|_| crate::Error::Isl(format!("dimension {pos} is too large")))?;
+        // SAFETY: a copy of `self` is given to ISL (take); the value is owned and freed by take_int_val.
+        let min = unsafe { ffi::isl_set_dim_min_val(self.clone().into_raw(), pos) };
+        let min = super::map::take_int_val(self.ctx, min)?;
+        // SAFETY: as above.
+        let max = unsafe { ffi::isl_set_dim_max_val(self.clone().into_raw(), pos) };
+        let max = super::map::take_int_val(self.ctx, max)?;
+        Ok(min.zip(max))
+    }
+
     /// The identity map on the set.
     pub fn identity(self) -> Result<Map<'c>> {
         let ctx = self.ctx;

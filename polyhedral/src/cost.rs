@@ -1,0 +1,679 @@
+//! The cost of a tiled schedule on a machine: an estimate of its run time from its memory traffic,
+//! its work, the parallelism of its tiles and the number of its tasks. It ranks the schedules
+//! that the scheduler can give one SCoP (the fusion heuristics, [`choose_fusion`]); its numbers
+//! are estimates for that comparison, not predictions of seconds.
+//!
+//! Every nest is costed on its own (the runtime overlaps consecutive nests, but the model does
+//! not count on it) by walking its flat schedule `S[i] -> [x0, .., xn]` from the outermost
+//! dimension in: a *block* at depth `l` is the set of instances whose first `l` schedule
+//! coordinates are fixed. At each depth the walk fixes the dimension at the middle of its range
+//! (given the outer ones) and multiplies by the range's extent, so a triangular loop counts its
+//! average trip; the statements whose schedule is constant on a dimension (the position of a
+//! statement in a sequence, an initialization fused into the first iteration of a loop) are not
+//! in that loop: the walk follows each of their values and adds them up. The count is exact for
+//! rectangular nests whose tile sizes divide the loops' extents; otherwise partial tiles count as
+//! full ones.
+//!
+//! Memory traffic, per cache level of capacity `C` (the L2 of one core, then the last-level
+//! cache): the first block along the walk whose data fits `C` is loaded once per execution, and
+//! nothing inside it is loaded again; the data of a block is the bounding box of the elements
+//! each array's accesses touch in it (its footprint). A nest whose band does not tile the loops
+//! that reuse data (a fused nest with a one-dimensional band over a matrix product) has blocks
+//! that only fit deep inside the point loops and is charged its streamed traffic; a fusion that
+//! keeps the band deep and puts a producer and its consumer in one tile is charged their shared
+//! data once. No level is charged more than every access of every instance (bounding boxes
+//! overstate what a skewed block touches).
+//!
+//! Time of a nest = traffic from memory / memory bandwidth + (work + traffic from the last-level
+//! cache and from L2 / their bandwidths + tasks × task cost) / speed-up (the memory bus is shared
+//! by the threads, the caches are not), where the speed-up on `p` threads of
+//! `a` independent tiles is `p·a / (a + p − 1)` (1 for one tile, `p` for many). `a` comes from
+//! [`crate::parallel_tiles`]: the extent of the outermost parallel tile dimension, or the mean
+//! width of the wavefronts when only the skewed band has one; 1 for an untiled nest or one
+//! without parallel tiles.
+//!
+//! Parameters (sizes not known at compile time) are taken as [`PARAM_VALUE`] when the SCoP's
+//! context allows it; otherwise there is no estimate.
+
+use crate::isl::{Ctx, Set, Side, UnionMap, UnionSet};
+use crate::maps::input_error;
+use crate::scop::ScopSets;
+use crate::tile_size::element_bytes;
+use crate::{parallel_tiles, Dependences, Error, Result, TiledSchedule};
+use frontend::ir::Scop;
+use std::collections::BTreeMap;
+
+/// The value every parameter takes for the estimate.
+pub const PARAM_VALUE: i64 = 1000;
+/// Seconds of work per statement instance (a few operations, partly vectorized).
+pub const SECONDS_PER_INSTANCE: f64 = 0.5e-9;
+/// Bytes per second the threads read from memory, together.
+pub const MEMORY_BANDWIDTH: f64 = 8e9;
+/// Bytes per second one thread reads from the last-level cache.
+pub const LLC_BANDWIDTH: f64 = 40e9;
+/// Bytes per second one thread reads from L2.
+pub const L2_BANDWIDTH: f64 = 40e9;
+/// Seconds the runtime spends on one task (spawn, dependences, scheduling).
+pub const SECONDS_PER_TASK: f64 = 2e-6;
+/// The most last-level cache one thread counts on. Virtual machines report the sum of every
+/// cache slice of the host (260 MiB over 2 cores on this project's machines), of which a thread
+/// gets a few MiB; real processors have 1.5 to 4 MiB per core.
+pub const MAX_LLC_SHARE: u64 = 4 << 20;
+/// The CPU time ISL may spend scheduling a candidate other than the default (`smart`) for
+/// [`choose_fusion`]; one that needs more is not chosen (3mm under `max` needs 27 s at LARGE).
+pub const CANDIDATE_TIME_LIMIT: std::time::Duration = std::time::Duration::from_millis(200);
+/// The statements constant on a dimension are followed value by value when they take at most
+/// this many values; past that the dimension counts as one loop.
+const MAX_BRANCHES: i64 = 16;
+
+/// What the model knows of the machine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Machine {
+    /// Threads the program will run on.
+    pub threads: usize,
+    /// Bytes of the first-level data cache of one core.
+    pub l1_bytes: u64,
+    /// Bytes of the cache private to one core (L2).
+    pub l2_bytes: u64,
+    /// Bytes of the last-level cache one thread may count on (its share).
+    pub llc_bytes: u64,
+}
+
+impl Machine {
+    /// This machine: `TILEDFLOW_NUM_THREADS` (as the runtime reads it) or every core, and the
+    /// cache sizes Linux reports for CPU 0 (`/sys/devices/system/cpu/cpu0/cache`), overridden by
+    /// `TILEDFLOW_L2_BYTES` and `TILEDFLOW_LLC_BYTES`; 512 KiB and 8 MiB where nothing says.
+    pub fn detect() -> Machine {
+        let env = |name: &str| {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .filter(|&v| v > 0)
+        };
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = env("TILEDFLOW_NUM_THREADS").map_or(cores, |t| t as usize);
+        let (l1, l2, llc) = sysfs_caches();
+        let l1_bytes = env("TILEDFLOW_L1_BYTES").or(l1).unwrap_or(32 << 10);
+        let l2_bytes = env("TILEDFLOW_L2_BYTES").or(l2).unwrap_or(512 << 10);
+        let llc_total = env("TILEDFLOW_LLC_BYTES").or(llc).unwrap_or(8 << 20);
+        // The last-level cache is shared by the cores: each thread counts on its share, at most
+        // [`MAX_LLC_SHARE`], and never on less than its L2.
+        let llc_bytes = (llc_total / cores.max(1) as u64)
+            .min(MAX_LLC_SHARE)
+            .max(l2_bytes);
+        Machine {
+            threads: threads.max(1),
+            l1_bytes,
+            l2_bytes,
+            llc_bytes,
+        }
+    }
+}
+
+/// The L1 data, L2 and last-level cache sizes of CPU 0 in bytes, as Linux reports them.
+fn sysfs_caches() -> (Option<u64>, Option<u64>, Option<u64>) {
+    let dir = std::path::Path::new("/sys/devices/system/cpu/cpu0/cache");
+    let (mut l1, mut l2) = (None, None);
+    let mut llc: Option<(u64, u64)> = None;
+    for index in 0..8 {
+        let read =
+            |f: &str| std::fs::read_to_string(dir.join(format!("index{index}")).join(f)).ok();
+        let (Some(level), Some(size), Some(kind)) = (read("level"), read("size"), read("type"))
+        else {
+            continue;
+        };
+        let (Ok(level), Some(bytes)) = (level.trim().parse::<u64>(), cache_bytes(size.trim()))
+        else {
+            continue;
+        };
+        if kind.trim() == "Instruction" {
+            continue;
+        }
+        match level {
+            1 => l1 = Some(bytes),
+            2 => l2 = Some(bytes),
+            _ => {}
+        }
+        if llc.is_none_or(|(l, _)| level > l) {
+            llc = Some((level, bytes));
+        }
+    }
+    (l1, l2, llc.map(|(_, b)| b))
+}
+
+/// `512K`, `32768K`, `8M` as bytes.
+fn cache_bytes(text: &str) -> Option<u64> {
+    let (num, mult) = match text.chars().last()? {
+        'K' => (&text[..text.len() - 1], 1 << 10),
+        'M' => (&text[..text.len() - 1], 1 << 20),
+        'G' => (&text[..text.len() - 1], 1 << 30),
+        _ => (text, 1),
+    };
+    num.parse::<u64>().ok().map(|n| n * mult)
+}
+
+/// The estimate for one nest.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NestCost {
+    /// Statement instances.
+    pub instances: f64,
+    /// Tiles (tasks).
+    pub tiles: f64,
+    /// Tiled dimensions.
+    pub tile_dims: usize,
+    /// Independent tiles available to the threads (see the module documentation).
+    pub parallelism: f64,
+    /// Bytes read from memory (misses in the last-level cache).
+    pub memory_bytes: f64,
+    /// Bytes read from the last-level cache (misses in L2).
+    pub llc_bytes: f64,
+    /// Bytes read from L2 (misses in L1).
+    pub l2_bytes: f64,
+    /// The estimated time, in seconds.
+    pub seconds: f64,
+}
+
+/// The estimate for a whole schedule: its nests, and their sum.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScheduleCost {
+    pub nests: Vec<NestCost>,
+    pub seconds: f64,
+}
+
+impl ScheduleCost {
+    /// The mean number of tiled dimensions over the statement instances.
+    pub fn tiled_depth(&self) -> f64 {
+        let instances: f64 = self.nests.iter().map(|n| n.instances).sum();
+        let tiled: f64 = self
+            .nests
+            .iter()
+            .map(|n| n.instances * n.tile_dims as f64)
+            .sum();
+        if instances > 0.0 {
+            tiled / instances
+        } else {
+            0.0
+        }
+    }
+}
+
+impl std::fmt::Display for ScheduleCost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:.3e} s", self.seconds)?;
+        for (k, n) in self.nests.iter().enumerate() {
+            write!(
+                f,
+                "\n  N{k}: {} tiled dims, {:.3e} instances, {:.0} tiles, parallelism {:.1}, memory {:.3e} B, LLC {:.3e} B, L2 {:.3e} B, {:.3e} s",
+                n.tile_dims, n.instances, n.tiles, n.parallelism, n.memory_bytes, n.llc_bytes, n.l2_bytes, n.seconds
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The estimated cost of `sched` (a tiled schedule of `scop`, whose dependences are `deps`) on
+/// `machine`.
+pub fn schedule_cost(
+    scop: &Scop,
+    deps: &Dependences,
+    sched: &TiledSchedule,
+    machine: &Machine,
+) -> Result<ScheduleCost> {
+    let ctx = Ctx::shared()?;
+    let sets = ScopSets::parse(&ctx, scop)?;
+    let params = fixed_params(&ctx, &sets.context)?;
+    let domains = sets.domains.clone().intersect_params(params)?;
+    let accesses = sets
+        .reads
+        .clone()
+        .union(sets.writes.clone())?
+        .intersect_domain(domains.clone())?;
+    let elem: BTreeMap<String, u64> = scop
+        .arrays
+        .iter()
+        .map(|a| (a.isl_name.clone(), element_bytes(&a.elem_type)))
+        .collect();
+    let parallel = parallel_tiles(scop, deps, sched)?;
+    let mut nests = Vec::with_capacity(sched.nests.len());
+    for (k, nest) in sched.nests.iter().enumerate() {
+        let schedule = UnionMap::read(&ctx, &nest.schedule)
+            .map_err(|e| input_error(&format!("schedule of nest N{k}"), &nest.schedule, e))?
+            .intersect_domain(domains.clone())?;
+        let Some(first) = schedule.maps()?.into_iter().next() else {
+            continue;
+        };
+        let walk = Walk {
+            ctx: &ctx,
+            accesses: &accesses,
+            elem: &elem,
+            machine,
+            n_dims: first.n_dims(Side::Out)?,
+            tile_dims: nest.tile_sizes.len(),
+        };
+        let mut extents = Vec::new();
+        let mut stats = walk.block(schedule, 0, [false; 3], &mut extents)?;
+        // No cache level loads more than every access of every instance: the bound on blocks
+        // whose bounding boxes overstate what they touch (a skewed block's diagonal band).
+        let per_instance = nest
+            .statements
+            .iter()
+            .filter_map(|s| scop.statements.get(s.index()))
+            .map(|s| {
+                s.accesses
+                    .iter()
+                    .map(|a| {
+                        scop.arrays
+                            .get(a.array.0 as usize)
+                            .map_or(8, |a| element_bytes(&a.elem_type))
+                    })
+                    .sum::<u64>()
+            })
+            .max()
+            .unwrap_or(0) as f64;
+        for traffic in &mut stats.traffic {
+            *traffic = traffic.min(stats.instances * per_instance);
+        }
+        let tiles = stats.tiles.max(1.0);
+        let par = &parallel[k];
+        let parallelism = match par.parallel.iter().position(|&p| p) {
+            _ if walk.tile_dims == 0 => 1.0,
+            Some(_) if par.wavefront => {
+                tiles
+                    / (extents.first().copied().unwrap_or(1.0)
+                        + extents.get(1).copied().unwrap_or(1.0)
+                        - 1.0)
+                        .max(1.0)
+            }
+            Some(j) => extents.get(j).copied().unwrap_or(1.0),
+            None => 1.0,
+        }
+        .max(1.0);
+        let p = machine.threads as f64;
+        let speedup = p * parallelism / (parallelism + p - 1.0);
+        // The caches are per core; the memory bus is shared, and threads do not add to it.
+        let seconds = stats.traffic[2] / MEMORY_BANDWIDTH
+            + (stats.instances * SECONDS_PER_INSTANCE
+                + stats.traffic[1] / LLC_BANDWIDTH
+                + stats.traffic[0] / L2_BANDWIDTH
+                + tiles * SECONDS_PER_TASK)
+                / speedup;
+        nests.push(NestCost {
+            instances: stats.instances,
+            tiles,
+            tile_dims: walk.tile_dims,
+            parallelism,
+            memory_bytes: stats.traffic[2],
+            llc_bytes: stats.traffic[1],
+            l2_bytes: stats.traffic[0],
+            seconds,
+        });
+    }
+    let seconds = nests.iter().map(|n| n.seconds).sum();
+    Ok(ScheduleCost { nests, seconds })
+}
+
+/// The parameter values of the estimate, as a parameter set, or an error when the context
+/// excludes them.
+fn fixed_params<'c>(ctx: &'c Ctx, context: &Set<'c>) -> Result<Set<'c>> {
+    let names = context.param_names()?;
+    let fixed: Vec<String> = names
+        .iter()
+        .map(|n| format!("{n} = {PARAM_VALUE}"))
+        .collect();
+    let text = match names.is_empty() {
+        true => "{ : }".to_string(),
+        false => format!("[{}] -> {{ : {} }}", names.join(", "), fixed.join(" and ")),
+    };
+    let params = Set::read(ctx, &text)?;
+    if context.clone().intersect(params.clone())?.is_empty()? {
+        return Err(Error::Unsupported(format!(
+            "the SCoP's context excludes the estimate's parameter values ({text})"
+        )));
+    }
+    Ok(params)
+}
+
+/// One nest's schedule walked block by block (see the module documentation).
+struct Walk<'a, 'c> {
+    ctx: &'c Ctx,
+    accesses: &'a UnionMap<'c>,
+    elem: &'a BTreeMap<String, u64>,
+    machine: &'a Machine,
+    n_dims: usize,
+    tile_dims: usize,
+}
+
+/// What a block holds and costs.
+#[derive(Default)]
+struct BlockStats {
+    instances: f64,
+    tiles: f64,
+    /// Bytes loaded into L1, into L2 and into the last-level cache.
+    traffic: [f64; 3],
+}
+
+impl<'c> Walk<'_, 'c> {
+    /// The block of `schedule` (already restricted to its first `level` coordinates): its
+    /// instances, tiles and traffic, given whether an enclosing block already fits L1, L2 and the
+    /// last-level cache (`fits`). `extents` collects the extent of each dimension along
+    /// the first path walked.
+    fn block(
+        &self,
+        schedule: UnionMap<'c>,
+        level: usize,
+        fits: [bool; 3],
+        extents: &mut Vec<f64>,
+    ) -> Result<BlockStats> {
+        let mut fits = fits;
+        let mut traffic = [0.0; 3];
+        if fits.iter().any(|f| !f) {
+            let bytes = self.footprint(&schedule)?;
+            let capacity = [
+                self.machine.l1_bytes,
+                self.machine.l2_bytes,
+                self.machine.llc_bytes,
+            ];
+            for c in 0..3 {
+                // The first block that fits cache `c` is loaded into it once; so is one instance
+                // whose data fits nowhere.
+                if !fits[c] && (bytes <= capacity[c] as f64 || level == self.n_dims) {
+                    traffic[c] = bytes;
+                    fits[c] = true;
+                }
+            }
+        }
+        let mut stats = BlockStats {
+            instances: 0.0,
+            tiles: 0.0,
+            traffic,
+        };
+        if level == self.n_dims {
+            stats.instances = 1.0;
+            stats.tiles = 1.0;
+            return Ok(stats);
+        }
+        // Statements whose schedule is constant on this dimension (a position in a sequence, or
+        // an initialization in the first iteration of a fused loop) are followed value by value;
+        // the others form one loop, walked through its middle iteration.
+        let mut constant: BTreeMap<i64, UnionMap<'c>> = BTreeMap::new();
+        let mut varying = UnionMap::empty(self.ctx)?;
+        for map in schedule.maps()? {
+            match map.plain_fixed_out(level)? {
+                Some(v) => {
+                    let map = UnionMap::from_map(map)?;
+                    let map = match constant.remove(&v) {
+                        Some(others) => others.union(map)?,
+                        None => map,
+                    };
+                    constant.insert(v, map);
+                }
+                None => varying = varying.union(UnionMap::from_map(map)?)?,
+            }
+        }
+        if constant.len() as i64 > MAX_BRANCHES {
+            constant.clear();
+            varying = schedule;
+        }
+        let mut children: Vec<(UnionMap<'c>, f64)> = constant.into_values().map(|c| (c, 1.0)).collect();
+        let mut extent = children.len() as f64;
+        if !varying.is_empty()? {
+            let range = varying.clone().range()?.sets()?.into_iter().next();
+            if let Some((lo, hi)) = range.map(|r| r.dim_range(level)).transpose()?.flatten() {
+                let fixed = |v: i64| -> Result<UnionMap<'c>> {
+                    let dims: Vec<String> = (0..self.n_dims).map(|d| format!("x{d}")).collect();
+                    let set = UnionSet::read(self.ctx, &format!("{{ [{}] : x{level} = {v} }}", dims.join(", ")))?;
+                    varying.clone().intersect_range(set)
+                };
+                let mut child = fixed(lo + (hi - lo) / 2)?;
+                if child.is_empty()? {
+                    child = fixed(lo)?;
+                }
+                extent = (hi - lo + 1) as f64;
+                children.push((child, extent));
+            }
+        }
+        if extents.len() == level {
+            extents.push(extent);
+        }
+        for (child, weight) in children {
+            let inner = self.block(child, level + 1, fits, extents)?;
+            stats.instances += weight * inner.instances;
+            stats.tiles += if level < self.tile_dims {
+                weight * inner.tiles
+            } else {
+                0.0
+            };
+            for c in 0..3 {
+                stats.traffic[c] += weight * inner.traffic[c];
+            }
+        }
+        if level >= self.tile_dims {
+            stats.tiles = 1.0;
+        }
+        Ok(stats)
+    }
+
+    /// Bytes of the bounding boxes of the elements each array's accesses touch in the block.
+    fn footprint(&self, schedule: &UnionMap<'c>) -> Result<f64> {
+        let touched = self
+            .accesses
+            .clone()
+            .intersect_domain(schedule.clone().domain()?)?
+            .range()?;
+        let mut bytes = 0.0;
+        for set in touched.sets()? {
+            let elem = set
+                .tuple_name()
+                .and_then(|n| self.elem.get(&n).copied())
+                .unwrap_or(8) as f64;
+            let mut volume = 1.0;
+            for d in 0..set.n_dims()? {
+                if let Some((lo, hi)) = set.dim_range(d)? {
+                    volume *= (hi - lo + 1) as f64;
+                }
+            }
+            bytes += elem * volume;
+        }
+        Ok(bytes)
+    }
+}
+
+/// One schedule [`choose_fusion`] considered: its fusion heuristic and its estimate (or why there
+/// is none).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    pub fuse: crate::Fuse,
+    pub cost: std::result::Result<ScheduleCost, String>,
+}
+
+/// Estimates within this factor of the cheapest are a tie, decided by [`PREFERENCE`]: another
+/// heuristic replaces ISL's default only where the model is confident that it is cheaper.
+pub const MARGIN: f64 = 0.7;
+
+/// The order in which ties are decided: ISL's clustering (`smart`, the default before the model)
+/// first, then distribution, since the dataflow runtime overlaps consecutive nests by itself.
+/// The model's estimates are coarse (within about 2x of measured times on the PolyBench kernels
+/// at LARGE); where they do not separate the candidates clearly, the default stays. Measured at
+/// LARGE on 2 threads (AMD EPYC, AVX2): `min` runs 3mm 2.8x, 2mm 4.2x and symm 3.8x faster than
+/// `smart`, and the model picks it; atax is 20% slower under `min`, and the model keeps `smart`.
+pub const PREFERENCE: [crate::Fuse; 3] = [crate::Fuse::Smart, crate::Fuse::Min, crate::Fuse::Max];
+
+/// Schedules `scop` (whose dependences are `deps`) under each fusion heuristic with `cfg`'s other
+/// settings, tiles one task per `coarsen` tile dimensions as the task program will, estimates
+/// each on `machine`, and returns the configuration to schedule with (the chosen heuristic, and
+/// the time limit its candidate was scheduled under, so that scheduling again gives the same
+/// schedule) with every candidate's estimate. The cheapest candidate wins; among those within
+/// [`MARGIN`] of it, the first in [`PREFERENCE`]. A candidate that cannot be scheduled or
+/// estimated is not chosen, nor one that tiles less of the work than `smart`; when none can be,
+/// `cfg` is returned as it is.
+pub fn choose_fusion(
+    scop: &Scop,
+    deps: &Dependences,
+    cfg: &crate::ScheduleConfig,
+    coarsen: Option<usize>,
+    machine: &Machine,
+) -> Result<(crate::ScheduleConfig, Vec<Candidate>)> {
+    use crate::Fuse;
+    let mut candidates = Vec::new();
+    let mut seen: Vec<(TiledSchedule, ScheduleCost)> = Vec::new();
+    for fuse in PREFERENCE {
+        if fuse == Fuse::Max && scop.statements.len() > cfg.max_whole_statements {
+            // A SCoP scheduled inside its outer loops fuses only within them: `max` costs its
+            // scheduling time there (deriche 0.16 s, ludcmp 0.25 s) and was never chosen.
+            candidates.push((cfg.clone(), Candidate { fuse, cost: Err("not tried: the SCoP is scheduled inside its outermost loops".into()) }));
+            continue;
+        }
+        let time_limit = match fuse {
+            Fuse::Smart => cfg.time_limit,
+            _ => Some(
+                cfg.time_limit
+                    .map_or(CANDIDATE_TIME_LIMIT, |t| t.min(CANDIDATE_TIME_LIMIT)),
+            ),
+        };
+        let cfg = crate::ScheduleConfig {
+            fuse,
+            time_limit,
+            ..cfg.clone()
+        };
+        let cost = crate::schedule(scop, deps, &cfg).and_then(|(sched, _)| {
+            let sched = match coarsen {
+                Some(n) => crate::coarsen(&sched, n)?,
+                None => sched,
+            };
+            // Heuristics often agree (one strongly connected component): a schedule seen
+            // before has the same estimate.
+            if let Some((_, cost)) = seen.iter().find(|(s, _)| *s == sched) {
+                return Ok(cost.clone());
+            }
+            let cost = schedule_cost(scop, deps, &sched, machine)?;
+            seen.push((sched, cost.clone()));
+            Ok(cost)
+        });
+        candidates.push((
+            cfg,
+            Candidate {
+                fuse,
+                cost: cost.map_err(|e| e.to_string()),
+            },
+        ));
+    }
+    let weighed: Vec<Candidate> = candidates.iter().map(|(_, c)| c.clone()).collect();
+    let chosen = pick(&weighed).map(|k| candidates[k].0.clone());
+    Ok((chosen.unwrap_or_else(|| cfg.clone()), weighed))
+}
+
+/// How much more expensive than `smart`'s estimate a candidate that tiles more of the work may be
+/// estimated to be and still be chosen (see [`pick`]).
+pub const DEEPER_SLACK: f64 = 1.25;
+
+/// Tiled depths closer than this are the same depth (a small nest of two tiled dimensions beside
+/// large ones of three does not make a schedule shallower).
+const DEPTH_TOLERANCE: f64 = 0.05;
+
+/// Which candidate [`choose_fusion`] schedules with, by index: `None` when none has an estimate.
+///
+/// 1. A candidate that tiles less of the work than `smart` (a lower [`ScheduleCost::tiled_depth`])
+///    is never chosen over it: the model does not see what that costs inside a tile (trmm's `max`
+///    schedule, two tiled dimensions where `smart` has three, runs 10x slower).
+/// 2. The first candidate in [`PREFERENCE`] that tiles more of the work than `smart`, if its estimate is at most
+///    [`DEEPER_SLACK`] times `smart`'s: a band over every loop of a product makes a tile body that
+///    the C compiler turns into fast code, which the model does not see either (2mm, 3mm: 3 tiled
+///    dimensions under `min` where `smart` fuses into 2 and runs 3 to 4x slower; gemver: 5x).
+/// 3. Otherwise the cheapest; among those within [`MARGIN`] of it, the first in [`PREFERENCE`].
+fn pick(candidates: &[Candidate]) -> Option<usize> {
+    use crate::Fuse;
+    let cost = |k: usize| candidates[k].cost.as_ref().ok();
+    let known: Vec<usize> = (0..candidates.len()).filter(|&k| cost(k).is_some()).collect();
+    let smart = known.iter().copied().find(|&k| candidates[k].fuse == Fuse::Smart);
+    let depth = |k: usize| cost(k).map_or((0.0, f64::INFINITY), |c| (c.tiled_depth(), c.seconds));
+    let eligible: Vec<usize> = match smart {
+        Some(d) => known.iter().copied().filter(|&k| depth(k).0 >= depth(d).0 - DEPTH_TOLERANCE).collect(),
+        None => known,
+    };
+    if let Some(d) = smart {
+        let deeper = PREFERENCE
+            .iter()
+            .filter_map(|&fuse| eligible.iter().copied().find(|&k| candidates[k].fuse == fuse))
+            .find(|&k| depth(k).0 > depth(d).0 + DEPTH_TOLERANCE && depth(k).1 <= depth(d).1 * DEEPER_SLACK);
+        if deeper.is_some() {
+            return deeper;
+        }
+    }
+    let best = eligible.iter().map(|&k| depth(k).1).fold(f64::INFINITY, f64::min);
+    PREFERENCE
+        .iter()
+        .filter_map(|&fuse| eligible.iter().copied().find(|&k| candidates[k].fuse == fuse))
+        .find(|&k| depth(k).1 * MARGIN <= best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{dependences, schedule, ScheduleConfig};
+
+    fn machine(l2_bytes: u64, llc_bytes: u64) -> Machine {
+        Machine {
+            threads: 2,
+            l1_bytes: l2_bytes / 8,
+            l2_bytes,
+            llc_bytes,
+        }
+    }
+
+    #[test]
+    fn cache_sizes_read_as_linux_prints_them() {
+        assert_eq!(cache_bytes("512K"), Some(512 << 10));
+        assert_eq!(cache_bytes("32M"), Some(32 << 20));
+        assert_eq!(cache_bytes("4096"), Some(4096));
+        assert_eq!(cache_bytes("lots"), None);
+    }
+
+    #[test]
+    fn the_walk_counts_every_instance_of_rectangular_nests() {
+        // gemm at MINI: C[i][j] *= beta (20 x 25) and C[i][j] += ... (20 x 30 x 25).
+        let scop = crate::polybench_scop("gemm");
+        let deps = dependences(&scop).unwrap();
+        for tiles in [vec![5], vec![10, 5, 2], vec![64]] {
+            let cfg = ScheduleConfig {
+                tile_sizes: Some(tiles.clone()),
+                ..ScheduleConfig::default()
+            };
+            let (sched, _) = schedule(&scop, &deps, &cfg).unwrap();
+            let cost = schedule_cost(&scop, &deps, &sched, &machine(512 << 10, 4 << 20)).unwrap();
+            let instances: f64 = cost.nests.iter().map(|n| n.instances).sum();
+            assert_eq!(
+                instances,
+                (20 * 25 + 20 * 30 * 25) as f64,
+                "tiles {tiles:?}: {cost}"
+            );
+        }
+    }
+
+    #[test]
+    fn data_that_fits_the_caches_is_loaded_once() {
+        // gemm at MINI touches A (20 x 30), B (30 x 25), C (20 x 25) and the scalars alpha and
+        // beta, doubles, 15 KiB in all: with caches that hold them, that is all the traffic.
+        let scop = crate::polybench_scop("gemm");
+        let deps = dependences(&scop).unwrap();
+        let (sched, _) = schedule(&scop, &deps, &ScheduleConfig::default()).unwrap();
+        let cost = schedule_cost(&scop, &deps, &sched, &machine(1 << 20, 4 << 20)).unwrap();
+        let memory: f64 = cost.nests.iter().map(|n| n.memory_bytes).sum();
+        assert_eq!(memory, (8 * (20 * 30 + 30 * 25 + 20 * 25 + 2)) as f64, "{cost}");
+        // With caches that hold a few rows only, blocks are loaded again and again.
+        let small = schedule_cost(&scop, &deps, &sched, &machine(256, 1024)).unwrap();
+        let small_memory: f64 = small.nests.iter().map(|n| n.memory_bytes).sum();
+        assert!(small_memory > 4.0 * memory, "{small}");
+    }
+
+    #[test]
+    fn parameters_take_the_estimates_value_or_give_no_estimate() {
+        let ctx = Ctx::new().unwrap();
+        let context = Set::read(&ctx, "[n] -> { : n >= 10 }").unwrap();
+        assert_eq!(
+            fixed_params(&ctx, &context).unwrap().to_str().unwrap(),
+            "[n] -> {  : n = 1000 }"
+        );
+        let small = Set::read(&ctx, "[n] -> { : 0 < n < 100 }").unwrap();
+        assert!(fixed_params(&ctx, &small).is_err());
+    }
+}
