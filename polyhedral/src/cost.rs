@@ -17,12 +17,14 @@
 //! Memory traffic, per cache level of capacity `C` (the L2 of one core, then the last-level
 //! cache): the first block along the walk whose data fits `C` is loaded once per execution, and
 //! nothing inside it is loaded again; the data of a block is the bounding box of the elements
-//! each array's accesses touch in it (its footprint). A nest whose band does not tile the loops
+//! each array's accesses touch in it (its footprint), whose rows (the last, contiguous
+//! dimension) are counted in whole cache lines, so that a loop that walks down a column pays a
+//! line per element where one along a row pays one per eight doubles. A nest whose band does not tile the loops
 //! that reuse data (a fused nest with a one-dimensional band over a matrix product) has blocks
 //! that only fit deep inside the point loops and is charged its streamed traffic; a fusion that
 //! keeps the band deep and puts a producer and its consumer in one tile is charged their shared
-//! data once. No level is charged more than every access of every instance (bounding boxes
-//! overstate what a skewed block touches).
+//! data once. No level is charged more than a line for every access of every instance (bounding
+//! boxes overstate what a skewed block touches).
 //!
 //! Time of a nest = traffic from memory / memory bandwidth + (work + traffic from the last-level
 //! cache and from L2 / their bandwidths + tasks × task cost) / speed-up (the memory bus is shared
@@ -45,6 +47,8 @@ use std::collections::BTreeMap;
 
 /// The value every parameter takes for the estimate.
 pub const PARAM_VALUE: i64 = 1000;
+/// Bytes of a cache line.
+pub const CACHE_LINE: f64 = 64.0;
 /// Seconds of work per statement instance (a few operations, partly vectorized).
 pub const SECONDS_PER_INSTANCE: f64 = 0.5e-9;
 /// Bytes per second the threads read from memory, together.
@@ -252,24 +256,14 @@ pub fn schedule_cost(
         };
         let mut extents = Vec::new();
         let mut stats = walk.block(schedule, 0, [false; 3], &mut extents)?;
-        // No cache level loads more than every access of every instance: the bound on blocks
-        // whose bounding boxes overstate what they touch (a skewed block's diagonal band).
+        // No cache level loads more than a line for every access of every instance: the bound
+        // on blocks whose bounding boxes overstate what they touch (a skewed block's diagonal).
         let per_instance = nest
             .statements
             .iter()
             .filter_map(|s| scop.statements.get(s.index()))
-            .map(|s| {
-                s.accesses
-                    .iter()
-                    .map(|a| {
-                        scop.arrays
-                            .get(a.array.0 as usize)
-                            .map_or(8, |a| element_bytes(&a.elem_type))
-                    })
-                    .sum::<u64>()
-            })
-            .max()
-            .unwrap_or(0) as f64;
+            .map(|s| s.accesses.len() as f64 * CACHE_LINE)
+            .fold(0.0, f64::max);
         for traffic in &mut stats.traffic {
             *traffic = traffic.min(stats.instances * per_instance);
         }
@@ -466,13 +460,20 @@ impl<'c> Walk<'_, 'c> {
                 .tuple_name()
                 .and_then(|n| self.elem.get(&n).copied())
                 .unwrap_or(8) as f64;
-            let mut volume = 1.0;
-            for d in 0..set.n_dims()? {
+            // The box's rows (its last, contiguous dimension) are loaded as whole cache lines:
+            // a column of a row-major matrix costs a line per element.
+            let n = set.n_dims()?;
+            let mut volume = elem;
+            for d in 0..n {
                 if let Some((lo, hi)) = set.dim_range(d)? {
-                    volume *= (hi - lo + 1) as f64;
+                    let extent = (hi - lo + 1) as f64;
+                    volume *= match d + 1 == n {
+                        true => (extent * elem / CACHE_LINE).ceil() * CACHE_LINE / elem,
+                        false => extent,
+                    };
                 }
             }
-            bytes += elem * volume;
+            bytes += volume;
         }
         Ok(bytes)
     }
@@ -492,10 +493,11 @@ pub const MARGIN: f64 = 0.7;
 
 /// The order in which ties are decided: ISL's clustering (`smart`, the default before the model)
 /// first, then distribution, since the dataflow runtime overlaps consecutive nests by itself.
-/// The model's estimates are coarse (within about 2x of measured times on the PolyBench kernels
-/// at LARGE); where they do not separate the candidates clearly, the default stays. Measured at
-/// LARGE on 2 threads (AMD EPYC, AVX2): `min` runs 3mm 2.8x, 2mm 4.2x and symm 3.8x faster than
-/// `smart`, and the model picks it; atax is 20% slower under `min`, and the model keeps `smart`.
+/// The model's estimates are coarse; where they do not separate the candidates clearly, the
+/// default stays. Measured at LARGE on 2 threads (AMD EPYC, AVX2; README's table): the model
+/// picks `min` for 2mm, 3mm, symm, gemver, correlation and covariance, which run 4x, 2.6x, 4.2x,
+/// 6x, 40x and 40x faster than under `smart`, and keeps `smart` for atax and gesummv, which run
+/// 1.3x and 2x slower under `min`.
 pub const PREFERENCE: [crate::Fuse; 3] = [crate::Fuse::Smart, crate::Fuse::Min, crate::Fuse::Max];
 
 /// Schedules `scop` (whose dependences are `deps`) under each fusion heuristic with `cfg`'s other
@@ -562,10 +564,6 @@ pub fn choose_fusion(
     Ok((chosen.unwrap_or_else(|| cfg.clone()), weighed))
 }
 
-/// How much more expensive than `smart`'s estimate a candidate that tiles more of the work may be
-/// estimated to be and still be chosen (see [`pick`]).
-pub const DEEPER_SLACK: f64 = 1.25;
-
 /// Tiled depths closer than this are the same depth (a small nest of two tiled dimensions beside
 /// large ones of three does not make a schedule shallower).
 const DEPTH_TOLERANCE: f64 = 0.05;
@@ -575,35 +573,23 @@ const DEPTH_TOLERANCE: f64 = 0.05;
 /// 1. A candidate that tiles less of the work than `smart` (a lower [`ScheduleCost::tiled_depth`])
 ///    is never chosen over it: the model does not see what that costs inside a tile (trmm's `max`
 ///    schedule, two tiled dimensions where `smart` has three, runs 10x slower).
-/// 2. The first candidate in [`PREFERENCE`] that tiles more of the work than `smart`, if its estimate is at most
-///    [`DEEPER_SLACK`] times `smart`'s: a band over every loop of a product makes a tile body that
-///    the C compiler turns into fast code, which the model does not see either (2mm, 3mm: 3 tiled
-///    dimensions under `min` where `smart` fuses into 2 and runs 3 to 4x slower; gemver: 5x).
-/// 3. Otherwise the cheapest; among those within [`MARGIN`] of it, the first in [`PREFERENCE`].
+/// 2. The cheapest; among those within [`MARGIN`] of it, the first in [`PREFERENCE`].
 fn pick(candidates: &[Candidate]) -> Option<usize> {
     use crate::Fuse;
     let cost = |k: usize| candidates[k].cost.as_ref().ok();
     let known: Vec<usize> = (0..candidates.len()).filter(|&k| cost(k).is_some()).collect();
     let smart = known.iter().copied().find(|&k| candidates[k].fuse == Fuse::Smart);
-    let depth = |k: usize| cost(k).map_or((0.0, f64::INFINITY), |c| (c.tiled_depth(), c.seconds));
+    let depth = |k: usize| cost(k).map_or(0.0, |c| c.tiled_depth());
+    let seconds = |k: usize| cost(k).map_or(f64::INFINITY, |c| c.seconds);
     let eligible: Vec<usize> = match smart {
-        Some(d) => known.iter().copied().filter(|&k| depth(k).0 >= depth(d).0 - DEPTH_TOLERANCE).collect(),
+        Some(d) => known.iter().copied().filter(|&k| depth(k) >= depth(d) - DEPTH_TOLERANCE).collect(),
         None => known,
     };
-    if let Some(d) = smart {
-        let deeper = PREFERENCE
-            .iter()
-            .filter_map(|&fuse| eligible.iter().copied().find(|&k| candidates[k].fuse == fuse))
-            .find(|&k| depth(k).0 > depth(d).0 + DEPTH_TOLERANCE && depth(k).1 <= depth(d).1 * DEEPER_SLACK);
-        if deeper.is_some() {
-            return deeper;
-        }
-    }
-    let best = eligible.iter().map(|&k| depth(k).1).fold(f64::INFINITY, f64::min);
+    let best = eligible.iter().map(|&k| seconds(k)).fold(f64::INFINITY, f64::min);
     PREFERENCE
         .iter()
         .filter_map(|&fuse| eligible.iter().copied().find(|&k| candidates[k].fuse == fuse))
-        .find(|&k| depth(k).1 * MARGIN <= best)
+        .find(|&k| seconds(k) * MARGIN <= best)
 }
 
 #[cfg(test)]
@@ -652,13 +638,14 @@ mod tests {
     #[test]
     fn data_that_fits_the_caches_is_loaded_once() {
         // gemm at MINI touches A (20 x 30), B (30 x 25), C (20 x 25) and the scalars alpha and
-        // beta, doubles, 15 KiB in all: with caches that hold them, that is all the traffic.
+        // beta, doubles: with caches that hold them, that is all the traffic. Rows are whole
+        // 64-byte lines: 30 or 25 doubles (240 or 200 bytes) take 4 lines, 256 bytes.
         let scop = crate::polybench_scop("gemm");
         let deps = dependences(&scop).unwrap();
         let (sched, _) = schedule(&scop, &deps, &ScheduleConfig::default()).unwrap();
         let cost = schedule_cost(&scop, &deps, &sched, &machine(1 << 20, 4 << 20)).unwrap();
         let memory: f64 = cost.nests.iter().map(|n| n.memory_bytes).sum();
-        assert_eq!(memory, (8 * (20 * 30 + 30 * 25 + 20 * 25 + 2)) as f64, "{cost}");
+        assert_eq!(memory, (20 * 256 + 30 * 256 + 20 * 256 + 2 * 8) as f64, "{cost}");
         // With caches that hold a few rows only, blocks are loaded again and again.
         let small = schedule_cost(&scop, &deps, &sched, &machine(256, 1024)).unwrap();
         let small_memory: f64 = small.nests.iter().map(|n| n.memory_bytes).sum();

@@ -327,3 +327,35 @@ fn cc_transforms_sources_that_gcc_accepts_with_warnings_only() {
     assert!(!r.stderr.contains("compiled without tiledflow"), "{}", r.said());
     assert_eq!(output_of(d, "prog").lines().last(), Some("2340"));
 }
+
+/// `--fuse auto` (the default) picks each SCoP's fusion by the cost model, and `--emit cost` and
+/// `-v` say what it weighed. Covariance at LARGE is the kernel where it matters most: `smart`
+/// fuses its product into a shallow band and runs 40x slower than `min` (measured, README), and
+/// the model must see it on a machine with the caches of this project's machines.
+#[test]
+fn the_cost_model_distributes_covariance_and_says_why() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("polybench");
+    let kernel = root.join("kernels/covariance/covariance.c");
+    let utilities = root.join("utilities");
+    let machine = [("TILEDFLOW_NUM_THREADS", "2"), ("TILEDFLOW_L1_BYTES", "49152"), ("TILEDFLOW_L2_BYTES", "1048576"), ("TILEDFLOW_LLC_BYTES", "33554432")];
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut a = vec![kernel.display().to_string(), "-I".into(), utilities.display().to_string(), "-DLARGE_DATASET".into()];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let cost = run(tool("tiledflow").envs(machine).args(args(&["--emit", "cost"]))).expect(0);
+    assert!(cost.stdout.contains("chosen: min"), "{}", cost.said());
+    let estimate = |fuse: &str| -> f64 {
+        let line = cost.stdout.lines().find(|l| l.starts_with(&format!("fuse {fuse}: "))).unwrap_or_else(|| panic!("no {fuse} line:\n{}", cost.stdout));
+        line.split_whitespace().nth(2).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("no estimate in `{line}`"))
+    };
+    assert!(estimate("smart") > 3.0 * estimate("min"), "{}", cost.stdout);
+    let verbose = run(tool("tiledflow").envs(machine).args(args(&["-v", "-o", "-"]))).expect(0);
+    assert!(verbose.stderr.contains("fusion: min (est."), "{}", verbose.said());
+    // A fixed heuristic is used as it is, with nothing weighed.
+    let fixed = run(tool("tiledflow").envs(machine).args(args(&["--fuse", "smart", "--emit", "cost"]))).expect(0);
+    assert!(fixed.stdout.contains("the fusion is fixed"), "{}", fixed.said());
+    let bad = run(tool("tiledflow-cc").env("TILEDFLOW_FUSE", "fastest").args(["-c", "x.c"]));
+    assert_eq!(bad.status, Some(1), "{}", bad.said());
+    assert!(bad.stderr.contains("expected auto, min, smart or max"), "{}", bad.said());
+}
