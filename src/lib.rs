@@ -300,6 +300,13 @@ struct Compiled {
     fusion: Option<FusionChoice>,
 }
 
+impl Compiled {
+    /// What `--emit deps` needs: the dependences alone.
+    fn deps_only(deps: Dependences) -> Compiled {
+        Compiled { deps, sched: None, program: None, omp: None, private: Vec::new(), cuda: None, fusion: None }
+    }
+}
+
 fn polyhedral_error(e: polyhedral::Error) -> Error {
     match e {
         polyhedral::Error::IllegalSchedule(m) => {
@@ -506,15 +513,7 @@ fn compile_scop(
         let deps = st
             .time("deps", || polyhedral::dependences(scop))
             .map_err(polyhedral_error)?;
-        return Ok(Compiled {
-            deps,
-            sched: None,
-            program: None,
-            omp: None,
-            private: Vec::new(),
-            cuda: None,
-            fusion: None,
-        });
+        return Ok(Compiled::deps_only(deps));
     }
     // For the GPU (`taskgen::emit_cuda`): larger default tiles, parallel point loops outermost.
     let mut schedule_config = opts.schedule.clone();
@@ -604,15 +603,7 @@ fn compile_scop(
             candidates.retain(|c| private.iter().any(|p| p.array == c.array));
         };
         if opts.emit == Emit::Deps {
-            return Ok(Compiled {
-                deps,
-                sched: None,
-                program: None,
-                omp: None,
-                private: Vec::new(),
-                cuda: None,
-                fusion: None,
-            });
+            return Ok(Compiled::deps_only(deps));
         }
         if opts.emit == Emit::Schedule {
             return Ok(Compiled {

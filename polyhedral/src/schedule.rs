@@ -47,8 +47,8 @@
 //!   (its time loop carries dependences of negative spatial distance), which is why small SCoPs
 //!   (all PolyBench stencils have at most 4 statements) are scheduled whole. The fusion
 //!   heuristic then applies inside each group only: separate outermost loops stay separate.
-//!   A group of at most `MAX_WHOLE_GROUP` (5) statements is first scheduled as a whole, like a
-//!   small SCoP, so that its outer loop may be distributed or joined with its inner loops into a
+//!   A group of at most `MAX_WHOLE_GROUP` (5) statements that writes no scalar is first
+//!   scheduled as a whole, like a small SCoP, so that its outer loop may be distributed or joined with its inner loops into a
 //!   deeper band: correlation's last group (`corr`'s diagonal, initialization, product and
 //!   mirror) then tiles its product in two dimensions instead of one.
 //! - a problem whose dependences are all translations (stencils) is first scheduled as a copy
@@ -480,6 +480,20 @@ impl SchedulingProblem {
 /// that its outer loop gives in 0.1 s.
 const MAX_WHOLE_GROUP: usize = 5;
 
+/// Whether one of `stmts` writes a scalar, or an expanded one (an array whose rank is not that of
+/// its declaration): a temporary whose values stay in one iteration of the group's outer loop.
+/// Such a group keeps that loop outermost, so that the temporary stays private to each task
+/// (`privatize`): scheduled whole, ludcmp's forward substitution separates `w = b[i]`, the sum and
+/// `y[i] = w` into three nests, and `w` crosses them.
+fn writes_scalar(scop: &Scop, stmts: &[StmtId]) -> bool {
+    stmts.iter().filter_map(|&s| scop.statements.get(s.index())).any(|stmt| {
+        stmt.accesses.iter().any(|a| {
+            a.kind == frontend::ir::AccessKind::Write
+                && scop.arrays.get(a.array.0 as usize).is_some_and(|array| array.rank == 0 || array.rank != array.extents.len())
+        })
+    })
+}
+
 /// The CPU time [`split_tree`] gives ISL for a group scheduled as a whole; past it, the group is
 /// scheduled inside its outer loop. A bound on the rare slow group, far above the usual 10 ms.
 const GROUP_TIME_LIMIT: std::time::Duration = std::time::Duration::from_millis(150);
@@ -509,7 +523,7 @@ fn split_tree<'c>(
             .clone()
             .intersect_domain(domain.clone())?
             .intersect_range(domain.clone())?;
-        let whole = match stmts.len() <= MAX_WHOLE_GROUP && shallowest > 0 {
+        let whole = match stmts.len() <= MAX_WHOLE_GROUP && shallowest > 0 && !writes_scalar(scop, stmts) {
             true => {
                 let time_limit = Some(
                     cfg.time_limit
