@@ -60,7 +60,7 @@ pub const L2_BANDWIDTH: f64 = 40e9;
 /// Seconds the runtime spends on one task (spawn, dependences, scheduling).
 pub const SECONDS_PER_TASK: f64 = 2e-6;
 /// The most last-level cache one thread counts on. Virtual machines report the sum of every
-/// cache slice of the host (260 MiB over 2 cores on this project's machines), of which a thread
+/// cache slice of the host (260 MiB over 2 cores on this project's 2-core VMs), of which a thread
 /// gets a few MiB; real processors have 1.5 to 4 MiB per core.
 pub const MAX_LLC_SHARE: u64 = 4 << 20;
 /// The CPU time ISL may spend scheduling a candidate other than the default (`smart`) for
@@ -494,10 +494,11 @@ pub const MARGIN: f64 = 0.7;
 /// The order in which ties are decided: ISL's clustering (`smart`, the default before the model)
 /// first, then distribution, since the dataflow runtime overlaps consecutive nests by itself.
 /// The model's estimates are coarse; where they do not separate the candidates clearly, the
-/// default stays. Measured at LARGE on 2 threads (AMD EPYC, AVX2; README's table): the model
-/// picks `min` for 2mm, 3mm, symm, gemver, correlation and covariance, which run 4x, 2.6x, 4.2x,
-/// 6x, 40x and 40x faster than under `smart`, and keeps `smart` for atax and gesummv, which run
-/// 1.3x and 2x slower under `min`.
+/// default stays. Measured at LARGE on 2 threads (a 2-core Intel Xeon VM with AVX-512; two runs,
+/// README's table): the model picks `min` for 2mm, 3mm, symm, gemver, correlation and
+/// covariance, which run 4x, 2.6-2.8x, 4.2-4.4x, 3-6x, 26-40x and 31-40x faster than under
+/// `smart`, and keeps `smart` for atax and gesummv, which run 1.2-1.3x and 1.9-2x slower under
+/// `min`.
 pub const PREFERENCE: [crate::Fuse; 3] = [crate::Fuse::Smart, crate::Fuse::Min, crate::Fuse::Max];
 
 /// Schedules `scop` (whose dependences are `deps`) under each fusion heuristic with `cfg`'s other
