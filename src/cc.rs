@@ -622,6 +622,13 @@ mod tests {
         assert_eq!(c.ours.keep, Some(PathBuf::from("out")));
         assert!(c.ours.verbose);
         assert_eq!(c.args, v("a.c"));
+        assert_eq!(c.ours.fuse, None);
+        let c = parse(&v("--tiledflow-fuse=min a.c")).unwrap();
+        assert_eq!(c.ours.fuse, Some(crate::Fusion::Fixed(polyhedral::Fuse::Min)));
+        assert_eq!(parse(&v("--tiledflow-fuse=auto a.c")).unwrap().ours.fuse, Some(crate::Fusion::Auto));
+        assert!(parse(&v("--tiledflow-fuse=best a.c"))
+            .unwrap_err()
+            .contains("expected auto, min, smart or max"));
         let e = parse(&v("--tiledflow-bogus a.c")).unwrap_err();
         assert!(e.contains("unknown option --tiledflow-bogus"), "{e}");
         assert!(e.contains("--tiledflow-tile-sizes=N[,N...]"), "{e}");

@@ -56,7 +56,7 @@ pub struct Options {
     pub no_privatize: bool,
     /// Choose each SCoP's fusion heuristic by the cost model (`polyhedral::choose_fusion`) instead
     /// of using `schedule.fuse`. Not for the cuda target, whose schedules the model does not
-    /// know.
+    /// know, nor with `schedule.original` (the source order has no fusion to choose).
     pub fuse_by_cost: bool,
 }
 
@@ -547,7 +547,7 @@ fn compile_scop(
     // first pass below): its dependences serve that pass too.
     let mut first_deps = None;
     let mut fusion = None;
-    if opts.fuse_by_cost && opts.target != Target::Cuda && opts.emit != Emit::Deps {
+    if opts.fuse_by_cost && opts.target != Target::Cuda && opts.emit != Emit::Deps && !schedule_config.original {
         let expanded = polyhedral::expand_scalars(scop, &candidates).map_err(polyhedral_error)?;
         let deps = st
             .time("deps", || polyhedral::dependences(&expanded))
