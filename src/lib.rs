@@ -454,7 +454,7 @@ fn compile_parsed(
             .iter()
             .map(|(s, c)| match &c.fusion {
                 Some(f) => format!("# SCoP in {}() at line {}\n{}", s.function, s.loc.line, f.text()),
-                None => format!("# SCoP in {}() at line {}\nno estimate: the fusion is fixed (--fuse, or the cuda target)\n", s.function, s.loc.line),
+                None => format!("# SCoP in {}() at line {}\nno estimate: the fusion is fixed (--fuse, --schedule original, or the cuda target)\n", s.function, s.loc.line),
             })
             .collect::<Vec<_>>()
             .join("\n"),
