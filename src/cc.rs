@@ -624,8 +624,14 @@ mod tests {
         assert_eq!(c.args, v("a.c"));
         assert_eq!(c.ours.fuse, None);
         let c = parse(&v("--tiledflow-fuse=min a.c")).unwrap();
-        assert_eq!(c.ours.fuse, Some(crate::Fusion::Fixed(polyhedral::Fuse::Min)));
-        assert_eq!(parse(&v("--tiledflow-fuse=auto a.c")).unwrap().ours.fuse, Some(crate::Fusion::Auto));
+        assert_eq!(
+            c.ours.fuse,
+            Some(crate::Fusion::Fixed(polyhedral::Fuse::Min))
+        );
+        assert_eq!(
+            parse(&v("--tiledflow-fuse=auto a.c")).unwrap().ours.fuse,
+            Some(crate::Fusion::Auto)
+        );
         assert!(parse(&v("--tiledflow-fuse=best a.c"))
             .unwrap_err()
             .contains("expected auto, min, smart or max"));

@@ -303,7 +303,15 @@ struct Compiled {
 impl Compiled {
     /// What `--emit deps` needs: the dependences alone.
     fn deps_only(deps: Dependences) -> Compiled {
-        Compiled { deps, sched: None, program: None, omp: None, private: Vec::new(), cuda: None, fusion: None }
+        Compiled {
+            deps,
+            sched: None,
+            program: None,
+            omp: None,
+            private: Vec::new(),
+            cuda: None,
+            fusion: None,
+        }
     }
 }
 
@@ -547,7 +555,11 @@ fn compile_scop(
     // first pass below): its dependences serve that pass too.
     let mut first_deps = None;
     let mut fusion = None;
-    if opts.fuse_by_cost && opts.target != Target::Cuda && opts.emit != Emit::Deps && !schedule_config.original {
+    if opts.fuse_by_cost
+        && opts.target != Target::Cuda
+        && opts.emit != Emit::Deps
+        && !schedule_config.original
+    {
         let expanded = polyhedral::expand_scalars(scop, &candidates).map_err(polyhedral_error)?;
         let deps = st
             .time("deps", || polyhedral::dependences(&expanded))

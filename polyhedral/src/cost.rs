@@ -408,14 +408,18 @@ impl<'c> Walk<'_, 'c> {
             constant.clear();
             varying = schedule;
         }
-        let mut children: Vec<(UnionMap<'c>, f64)> = constant.into_values().map(|c| (c, 1.0)).collect();
+        let mut children: Vec<(UnionMap<'c>, f64)> =
+            constant.into_values().map(|c| (c, 1.0)).collect();
         let mut extent = children.len() as f64;
         if !varying.is_empty()? {
             let range = varying.clone().range()?.sets()?.into_iter().next();
             if let Some((lo, hi)) = range.map(|r| r.dim_range(level)).transpose()?.flatten() {
                 let fixed = |v: i64| -> Result<UnionMap<'c>> {
                     let dims: Vec<String> = (0..self.n_dims).map(|d| format!("x{d}")).collect();
-                    let set = UnionSet::read(self.ctx, &format!("{{ [{}] : x{level} = {v} }}", dims.join(", ")))?;
+                    let set = UnionSet::read(
+                        self.ctx,
+                        &format!("{{ [{}] : x{level} = {v} }}", dims.join(", ")),
+                    )?;
                     varying.clone().intersect_range(set)
                 };
                 let mut child = fixed(lo + (hi - lo) / 2)?;
@@ -523,7 +527,13 @@ pub fn choose_fusion(
         if fuse == Fuse::Max && scop.statements.len() > cfg.max_whole_statements {
             // A SCoP scheduled inside its outer loops fuses only within them: `max` costs its
             // scheduling time there (deriche 0.16 s, ludcmp 0.25 s) and was never chosen.
-            candidates.push((cfg.clone(), Candidate { fuse, cost: Err("not tried: the SCoP is scheduled inside its outermost loops".into()) }));
+            candidates.push((
+                cfg.clone(),
+                Candidate {
+                    fuse,
+                    cost: Err("not tried: the SCoP is scheduled inside its outermost loops".into()),
+                },
+            ));
             continue;
         }
         let time_limit = match fuse {
@@ -578,18 +588,35 @@ const DEPTH_TOLERANCE: f64 = 0.05;
 fn pick(candidates: &[Candidate]) -> Option<usize> {
     use crate::Fuse;
     let cost = |k: usize| candidates[k].cost.as_ref().ok();
-    let known: Vec<usize> = (0..candidates.len()).filter(|&k| cost(k).is_some()).collect();
-    let smart = known.iter().copied().find(|&k| candidates[k].fuse == Fuse::Smart);
+    let known: Vec<usize> = (0..candidates.len())
+        .filter(|&k| cost(k).is_some())
+        .collect();
+    let smart = known
+        .iter()
+        .copied()
+        .find(|&k| candidates[k].fuse == Fuse::Smart);
     let depth = |k: usize| cost(k).map_or(0.0, |c| c.tiled_depth());
     let seconds = |k: usize| cost(k).map_or(f64::INFINITY, |c| c.seconds);
     let eligible: Vec<usize> = match smart {
-        Some(d) => known.iter().copied().filter(|&k| depth(k) >= depth(d) - DEPTH_TOLERANCE).collect(),
+        Some(d) => known
+            .iter()
+            .copied()
+            .filter(|&k| depth(k) >= depth(d) - DEPTH_TOLERANCE)
+            .collect(),
         None => known,
     };
-    let best = eligible.iter().map(|&k| seconds(k)).fold(f64::INFINITY, f64::min);
+    let best = eligible
+        .iter()
+        .map(|&k| seconds(k))
+        .fold(f64::INFINITY, f64::min);
     PREFERENCE
         .iter()
-        .filter_map(|&fuse| eligible.iter().copied().find(|&k| candidates[k].fuse == fuse))
+        .filter_map(|&fuse| {
+            eligible
+                .iter()
+                .copied()
+                .find(|&k| candidates[k].fuse == fuse)
+        })
         .find(|&k| seconds(k) * MARGIN <= best)
 }
 
@@ -646,7 +673,11 @@ mod tests {
         let (sched, _) = schedule(&scop, &deps, &ScheduleConfig::default()).unwrap();
         let cost = schedule_cost(&scop, &deps, &sched, &machine(1 << 20, 4 << 20)).unwrap();
         let memory: f64 = cost.nests.iter().map(|n| n.memory_bytes).sum();
-        assert_eq!(memory, (20 * 256 + 30 * 256 + 20 * 256 + 2 * 8) as f64, "{cost}");
+        assert_eq!(
+            memory,
+            (20 * 256 + 30 * 256 + 20 * 256 + 2 * 8) as f64,
+            "{cost}"
+        );
         // With caches that hold a few rows only, blocks are loaded again and again.
         let small = schedule_cost(&scop, &deps, &sched, &machine(256, 1024)).unwrap();
         let small_memory: f64 = small.nests.iter().map(|n| n.memory_bytes).sum();

@@ -243,7 +243,7 @@ fn scheduled_tree<'c>(
     let ctx = domains.ctx();
     // Fusion heuristics choose how strongly connected components share loops: with one
     // component they all give the same tree, which is then solved (and kept) once.
-    let fuse = match one_component(domains, deps)? {
+    let fuse = match cfg.fuse != Fuse::Smart && one_component(domains, deps)? {
         true => Fuse::Smart,
         false => cfg.fuse,
     };
@@ -297,10 +297,17 @@ fn scheduled_tree<'c>(
 /// graph `deps` (a single statement does).
 fn one_component<'c>(domains: &UnionSet<'c>, deps: &UnionMap<'c>) -> Result<bool> {
     let mut graph = petgraph::graphmap::DiGraphMap::<&str, ()>::new();
-    let names: Vec<String> = domains.sets()?.iter().filter_map(|s| s.tuple_name()).collect();
+    let names: Vec<String> = domains
+        .sets()?
+        .iter()
+        .filter_map(|s| s.tuple_name())
+        .collect();
     let mut edges = Vec::new();
     for map in deps.maps()? {
-        if let (Some(src), Some(dst)) = (map.tuple_name(crate::isl::Side::In), map.tuple_name(crate::isl::Side::Out)) {
+        if let (Some(src), Some(dst)) = (
+            map.tuple_name(crate::isl::Side::In),
+            map.tuple_name(crate::isl::Side::Out),
+        ) {
             edges.push((src, dst));
         }
     }
@@ -486,12 +493,18 @@ const MAX_WHOLE_GROUP: usize = 5;
 /// (`privatize`): scheduled whole, ludcmp's forward substitution separates `w = b[i]`, the sum and
 /// `y[i] = w` into three nests, and `w` crosses them.
 fn writes_scalar(scop: &Scop, stmts: &[StmtId]) -> bool {
-    stmts.iter().filter_map(|&s| scop.statements.get(s.index())).any(|stmt| {
-        stmt.accesses.iter().any(|a| {
-            a.kind == frontend::ir::AccessKind::Write
-                && scop.arrays.get(a.array.0 as usize).is_some_and(|array| array.rank == 0 || array.rank != array.extents.len())
+    stmts
+        .iter()
+        .filter_map(|&s| scop.statements.get(s.index()))
+        .any(|stmt| {
+            stmt.accesses.iter().any(|a| {
+                a.kind == frontend::ir::AccessKind::Write
+                    && scop
+                        .arrays
+                        .get(a.array.0 as usize)
+                        .is_some_and(|array| array.rank == 0 || array.rank != array.extents.len())
+            })
         })
-    })
 }
 
 /// The CPU time [`split_tree`] gives ISL for a group scheduled as a whole; past it, the group is
@@ -523,25 +536,26 @@ fn split_tree<'c>(
             .clone()
             .intersect_domain(domain.clone())?
             .intersect_range(domain.clone())?;
-        let whole = match stmts.len() <= MAX_WHOLE_GROUP && shallowest > 0 && !writes_scalar(scop, stmts) {
-            true => {
-                let time_limit = Some(
-                    cfg.time_limit
-                        .map_or(GROUP_TIME_LIMIT, |t| t.min(GROUP_TIME_LIMIT)),
-                );
-                scheduled_tree(
-                    &domain,
-                    &sets.context,
-                    &group_deps,
-                    &ScheduleConfig {
-                        time_limit,
-                        ..cfg.clone()
-                    },
-                )?
-                .ok()
-            }
-            false => None,
-        };
+        let whole =
+            match stmts.len() <= MAX_WHOLE_GROUP && shallowest > 0 && !writes_scalar(scop, stmts) {
+                true => {
+                    let time_limit = Some(
+                        cfg.time_limit
+                            .map_or(GROUP_TIME_LIMIT, |t| t.min(GROUP_TIME_LIMIT)),
+                    );
+                    scheduled_tree(
+                        &domain,
+                        &sets.context,
+                        &group_deps,
+                        &ScheduleConfig {
+                            time_limit,
+                            ..cfg.clone()
+                        },
+                    )?
+                    .ok()
+                }
+                false => None,
+            };
         let group = if let Some(whole) = whole {
             whole
         } else if shallowest == 0 || depth < 2 {
