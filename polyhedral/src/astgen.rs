@@ -6,7 +6,10 @@
 //! nodes: a call named by the domain tuple whose arguments are the domain coordinates.
 
 use crate::ast::{Ast, Expr, OpKind};
-use crate::isl::{AstBuild, AstExpr, AstExprView, AstNode, AstNodeView, AstOp, Ctx, Map, Set, Side, UnionMap, UnionSet};
+use crate::isl::{
+    AstBuild, AstExpr, AstExprView, AstNode, AstNodeView, AstOp, Ctx, Map, Set, Side, UnionMap,
+    UnionSet,
+};
 use crate::maps::{fixed_prefix, input_error, names, pad_to_common_depth, projection, tuple};
 use crate::scop::parse_context;
 use crate::{Error, Result, TileDep, TiledSchedule};
@@ -19,11 +22,19 @@ use std::collections::HashSet;
 /// arguments are the statement's original iterator values. For coordinates outside the nest's
 /// tile domain the code runs nothing. The innermost point loop (dimension `2p - 1` for `p` tile
 /// dimensions) is split by ISL's `separate` option so that its pieces carry no guards.
-pub fn nest_body_ast(scop: &Scop, sched: &TiledSchedule, nest: usize, tile_coords: &[String], iter_prefix: &str) -> Result<Ast> {
-    let the_nest = sched
-        .nests
-        .get(nest)
-        .ok_or_else(|| Error::InvalidInput(format!("nest {nest} does not exist (the schedule has {})", sched.nests.len())))?;
+pub fn nest_body_ast(
+    scop: &Scop,
+    sched: &TiledSchedule,
+    nest: usize,
+    tile_coords: &[String],
+    iter_prefix: &str,
+) -> Result<Ast> {
+    let the_nest = sched.nests.get(nest).ok_or_else(|| {
+        Error::InvalidInput(format!(
+            "nest {nest} does not exist (the schedule has {})",
+            sched.nests.len()
+        ))
+    })?;
     if tile_coords.len() != the_nest.tile_sizes.len() {
         return Err(Error::InvalidInput(format!(
             "nest N{nest} has {} tile dimensions, got {} tile coordinates",
@@ -33,7 +44,8 @@ pub fn nest_body_ast(scop: &Scop, sched: &TiledSchedule, nest: usize, tile_coord
     }
     let ctx = Ctx::shared()?;
     let context = parse_context(&ctx, scop)?;
-    let schedule = UnionMap::read(&ctx, &the_nest.schedule).map_err(|e| input_error("nest schedule", &the_nest.schedule, e))?;
+    let schedule = UnionMap::read(&ctx, &the_nest.schedule)
+        .map_err(|e| input_error("nest schedule", &the_nest.schedule, e))?;
     let (schedule, depth) = pad_to_common_depth(schedule)?;
     let mut taken = param_names(scop, &context)?;
     check_fresh(tile_coords, &taken)?;
@@ -47,7 +59,8 @@ pub fn nest_body_ast(scop: &Scop, sched: &TiledSchedule, nest: usize, tile_coord
     // dimension otherwise (the body of heat-3d, 4 tile and 4 point dimensions: 1.0 s of CPU with
     // them, 0.18 s without, the same code).
     let n_tile = tile_coords.len();
-    let schedule = schedule.intersect_range(UnionSet::read(&ctx, &fixed_prefix("", depth, tile_coords))?)?;
+    let schedule =
+        schedule.intersect_range(UnionSet::read(&ctx, &fixed_prefix("", depth, tile_coords))?)?;
     if n_tile == 0 || n_tile >= depth {
         return build(context, schedule, iter_prefix, depth);
     }
@@ -59,7 +72,12 @@ pub fn nest_body_ast(scop: &Scop, sched: &TiledSchedule, nest: usize, tile_coord
     // compiler can vectorize it (a time-skewed stencil's tile has boundary pieces where only one
     // statement runs). Measured on jacobi-2d at MEDIUM, seq target: 0.0281 s -> 0.0203 s.
     let separate = (2 * n_tile <= depth).then(|| n_tile - 1);
-    build_named(context, schedule, &names(iter_prefix, depth)[n_tile..], separate)
+    build_named(
+        context,
+        schedule,
+        &names(iter_prefix, depth)[n_tile..],
+        separate,
+    )
 }
 
 /// Enumerates, in lexicographic order, the points of the ISL set `set` (one space, e.g. a nest's
@@ -80,10 +98,16 @@ pub fn points_ast(scop: &Scop, set: &str, iter_prefix: &str) -> Result<Ast> {
 /// the usual case for tiles of one band), the code is one guarded call per distance `d`:
 /// `if (cond_d(t)) N<src>(t - d)`. Otherwise ISL's AST generator enumerates the source set with
 /// `t` as parameters, which can take ISL minutes for skewed bands with unequal tile sizes.
-pub fn tile_sources_ast(scop: &Scop, dep: &TileDep, dst_coords: &[String], iter_prefix: &str) -> Result<Ast> {
+pub fn tile_sources_ast(
+    scop: &Scop,
+    dep: &TileDep,
+    dst_coords: &[String],
+    iter_prefix: &str,
+) -> Result<Ast> {
     let ctx = Ctx::shared()?;
     let context = parse_context(&ctx, scop)?;
-    let relation = UnionMap::read(&ctx, &dep.relation).map_err(|e| input_error("tile dependence", &dep.relation, e))?;
+    let relation = UnionMap::read(&ctx, &dep.relation)
+        .map_err(|e| input_error("tile dependence", &dep.relation, e))?;
     let src_name = format!("N{}", dep.src);
     let dst_name = format!("N{}", dep.dst);
     let maps = relation.maps()?;
@@ -103,7 +127,14 @@ pub fn tile_sources_ast(scop: &Scop, dep: &TileDep, dst_coords: &[String], iter_
     let target = UnionSet::read(&ctx, &fixed_prefix(&dst_name, dst_coords.len(), dst_coords))?;
     if let [map] = maps.as_slice() {
         if let Some(offsets) = few_offsets(map)? {
-            return guarded_sources(context, &relation, &offsets, (&src_name, &dst_name), &target, dst_coords);
+            return guarded_sources(
+                context,
+                &relation,
+                &offsets,
+                (&src_name, &dst_name),
+                &target,
+                dst_coords,
+            );
         }
     }
     let sources = relation.intersect_range(target)?.domain()?.coalesce()?;
@@ -121,7 +152,12 @@ pub(crate) fn few_offsets(map: &Map<'_>) -> Result<Option<Vec<Vec<i64>>>> {
     if map.n_dims(Side::In)? != n {
         return Ok(None);
     }
-    let offsets = map.clone().reset_tuple_id(Side::In)?.reset_tuple_id(Side::Out)?.deltas()?.project_out_params()?;
+    let offsets = map
+        .clone()
+        .reset_tuple_id(Side::In)?
+        .reset_tuple_id(Side::Out)?
+        .deltas()?
+        .project_out_params()?;
     if !offsets.is_bounded()? {
         return Ok(None);
     }
@@ -149,14 +185,28 @@ fn guarded_sources<'c>(
     let ctx = context.ctx();
     // The build must know the coordinate parameters that the conditions use.
     // Conditions are sets in its (zero-dimensional) schedule space, so is its context.
-    let build = AstBuild::from_context(context.intersect(target.clone().params()?)?.params_to_set()?)?;
+    let build = AstBuild::from_context(
+        context
+            .intersect(target.clone().params()?)?
+            .params_to_set()?,
+    )?;
     let s = names("s", dst_coords.len());
     let t = names("t", dst_coords.len());
     let mut calls = Vec::new();
     for d in offsets {
-        let eqs: Vec<String> = (0..d.len()).map(|k| format!("{} = {} - ({})", s[k], t[k], d[k])).collect();
-        let cond = if eqs.is_empty() { String::new() } else { format!(" : {}", eqs.join(" and ")) };
-        let shift = format!("{{ {} -> {}{cond} }}", tuple(src_name, &s), tuple(dst_name, &t));
+        let eqs: Vec<String> = (0..d.len())
+            .map(|k| format!("{} = {} - ({})", s[k], t[k], d[k]))
+            .collect();
+        let cond = if eqs.is_empty() {
+            String::new()
+        } else {
+            format!(" : {}", eqs.join(" and "))
+        };
+        let shift = format!(
+            "{{ {} -> {}{cond} }}",
+            tuple(src_name, &s),
+            tuple(dst_name, &t)
+        );
         // The targets with a source at distance d, as a condition on the coordinate parameters.
         let pairs = relation.clone().intersect(UnionMap::read(ctx, &shift)?)?;
         let when = pairs.range()?.intersect(target.clone())?.params()?;
@@ -168,15 +218,28 @@ fn guarded_sources<'c>(
             .zip(d)
             .map(|(c, &dk)| match dk {
                 0 => Expr::Id(c.clone()),
-                dk if dk > 0 => Expr::Op(OpKind::Sub, vec![Expr::Id(c.clone()), Expr::Int(dk.to_string())]),
-                dk => Expr::Op(OpKind::Add, vec![Expr::Id(c.clone()), Expr::Int((-dk).to_string())]),
+                dk if dk > 0 => Expr::Op(
+                    OpKind::Sub,
+                    vec![Expr::Id(c.clone()), Expr::Int(dk.to_string())],
+                ),
+                dk => Expr::Op(
+                    OpKind::Add,
+                    vec![Expr::Id(c.clone()), Expr::Int((-dk).to_string())],
+                ),
             })
             .collect();
-        let call = Ast::User { name: src_name.to_string(), args };
+        let call = Ast::User {
+            name: src_name.to_string(),
+            args,
+        };
         let cond = convert_expr(&build.expr_from_set(when.params_to_set()?)?)?;
         calls.push(match cond {
             Expr::Int(one) if one == "1" => call,
-            cond => Ast::If { cond, then: Box::new(call), els: None },
+            cond => Ast::If {
+                cond,
+                then: Box::new(call),
+                els: None,
+            },
         });
     }
     Ok(Ast::Block(calls))
@@ -207,7 +270,9 @@ pub fn classes_ast(scop: &Scop, classes: &[Vec<String>], iter_prefix: &str) -> R
             let set = Set::read(&ctx, text).map_err(|e| input_error("class", text, e))?;
             let n = set.n_dims()?;
             if depth.is_some_and(|d| d != n) {
-                return Err(Error::InvalidInput(format!("the class `{text}` has {n} dimensions, the first one {depth:?}")));
+                return Err(Error::InvalidInput(format!(
+                    "the class `{text}` has {n} dimensions, the first one {depth:?}"
+                )));
             }
             depth = Some(n);
             taken.extend(set.param_names()?);
@@ -219,19 +284,27 @@ pub fn classes_ast(scop: &Scop, classes: &[Vec<String>], iter_prefix: &str) -> R
             whole = whole.union(points_statement(set, &format!("P{c}_0"))?)?;
         }
     }
-    let Some(depth) = depth else { return Ok(Ast::Block(Vec::new())) };
+    let Some(depth) = depth else {
+        return Ok(Ast::Block(Vec::new()));
+    };
     check_prefix(iter_prefix, depth, &taken)?;
     let mut ast = match build(context.clone(), whole, iter_prefix, depth) {
         Ok(ast) => ast,
         Err(_) => build(context, pieces, iter_prefix, depth)?,
     };
-    rename_users(&mut ast, &|name: &str| name.split_once('_').map(|(class, _)| class.to_string()));
+    rename_users(&mut ast, &|name: &str| {
+        name.split_once('_').map(|(class, _)| class.to_string())
+    });
     Ok(ast)
 }
 
 /// The identity schedule of the points of `set`, as the statement `name`.
 fn points_statement<'c>(set: Set<'c>, name: &str) -> Result<UnionMap<'c>> {
-    UnionMap::from_map(set.set_tuple_name(name)?.identity()?.reset_tuple_id(Side::Out)?)
+    UnionMap::from_map(
+        set.set_tuple_name(name)?
+            .identity()?
+            .reset_tuple_id(Side::Out)?,
+    )
 }
 
 /// Renames the user nodes for which `rename` gives a new name.
@@ -254,17 +327,28 @@ fn rename_users(ast: &mut Ast, rename: &dyn Fn(&str) -> Option<String>) {
 }
 
 /// The lexicographic enumeration of the points of `points` (one space).
-fn enumerate<'c>(scop: &Scop, context: Set<'c>, points: UnionSet<'c>, iter_prefix: &str, what: &str) -> Result<Ast> {
+fn enumerate<'c>(
+    scop: &Scop,
+    context: Set<'c>,
+    points: UnionSet<'c>,
+    iter_prefix: &str,
+    what: &str,
+) -> Result<Ast> {
     let mut sets = points.sets()?;
     if sets.is_empty() {
         return Ok(Ast::Block(Vec::new()));
     }
     if sets.len() > 1 {
-        return Err(Error::Unsupported(format!("enumerating points of {} spaces at once: `{what}`", sets.len())));
+        return Err(Error::Unsupported(format!(
+            "enumerating points of {} spaces at once: `{what}`",
+            sets.len()
+        )));
     }
     let set = sets.remove(0);
     if set.tuple_name().is_none() {
-        return Err(Error::InvalidInput(format!("the points of `{what}` have no tuple name to call")));
+        return Err(Error::InvalidInput(format!(
+            "the points of `{what}` have no tuple name to call"
+        )));
     }
     let depth = set.n_dims()?;
     let mut taken = param_names(scop, &context)?;
@@ -275,7 +359,12 @@ fn enumerate<'c>(scop: &Scop, context: Set<'c>, points: UnionSet<'c>, iter_prefi
 }
 
 /// Runs ISL's AST generator and converts its result.
-fn build<'c>(context: Set<'c>, schedule: UnionMap<'c>, iter_prefix: &str, depth: usize) -> Result<Ast> {
+fn build<'c>(
+    context: Set<'c>,
+    schedule: UnionMap<'c>,
+    iter_prefix: &str,
+    depth: usize,
+) -> Result<Ast> {
     build_named(context, schedule, &names(iter_prefix, depth), None)
 }
 
@@ -293,20 +382,31 @@ fn build<'c>(context: Set<'c>, schedule: UnionMap<'c>, iter_prefix: &str, depth:
 /// schedule point (independent, since the verifier has every dependence go strictly forward)
 /// in another order, or cut a loop elsewhere (of the 30 PolyBench kernels, deriche, durbin and
 /// ludcmp at MINI, and durbin with `--fuse max` at LARGE).
-fn build_named<'c>(context: Set<'c>, schedule: UnionMap<'c>, iterators: &[String], separate: Option<usize>) -> Result<Ast> {
+fn build_named<'c>(
+    context: Set<'c>,
+    schedule: UnionMap<'c>,
+    iterators: &[String],
+    separate: Option<usize>,
+) -> Result<Ast> {
     let ctx = context.ctx();
     let depth = iterators.len();
     let kept = uncopied_dims(&schedule, depth)?;
     let (schedule, separate) = if kept.len() < depth {
         let schedule = schedule.apply_range(UnionMap::read(ctx, &projection(depth, "", &kept))?)?;
-        (schedule, separate.and_then(|s| kept.iter().position(|&d| d == s)))
+        (
+            schedule,
+            separate.and_then(|s| kept.iter().position(|&d| d == s)),
+        )
     } else {
         (schedule, separate)
     };
     let iterators: Vec<String> = kept.iter().map(|&d| iterators[d].clone()).collect();
     let mut build = AstBuild::from_context(context)?.set_iterators(&iterators)?;
     if let Some(s) = separate {
-        let options = format!("{{ {} -> separate[{s}] }}", tuple("", &names("o", kept.len())));
+        let options = format!(
+            "{{ {} -> separate[{s}] }}",
+            tuple("", &names("o", kept.len()))
+        );
         build = build.set_options(UnionMap::read(ctx, &options)?)?;
     }
     let node = build.node_from_schedule_map(schedule)?;
@@ -331,7 +431,10 @@ fn uncopied_dims(schedule: &UnionMap<'_>, depth: usize) -> Result<Vec<usize>> {
     for d in 0..depth {
         let mut copy = false;
         for &e in &kept {
-            let equal = UnionSet::read(schedule.ctx(), &format!("{{ {} : {} = {} }}", tuple("", &all), all[d], all[e]))?;
+            let equal = UnionSet::read(
+                schedule.ctx(),
+                &format!("{{ {} : {} = {} }}", tuple("", &all), all[d], all[e]),
+            )?;
             if range.is_subset(&equal)? {
                 copy = true;
                 break;
@@ -356,10 +459,14 @@ fn check_fresh(new: &[String], taken: &HashSet<String>) -> Result<()> {
     let mut seen = HashSet::new();
     for name in new {
         if !is_identifier(name) {
-            return Err(Error::InvalidInput(format!("`{name}` is not an identifier")));
+            return Err(Error::InvalidInput(format!(
+                "`{name}` is not an identifier"
+            )));
         }
         if taken.contains(name) || !seen.insert(name) {
-            return Err(Error::InvalidInput(format!("the coordinate name `{name}` is already used")));
+            return Err(Error::InvalidInput(format!(
+                "the coordinate name `{name}` is already used"
+            )));
         }
     }
     Ok(())
@@ -368,11 +475,15 @@ fn check_fresh(new: &[String], taken: &HashSet<String>) -> Result<()> {
 /// Iterator names `{prefix}<k>` must be identifiers that no parameter uses.
 fn check_prefix(prefix: &str, depth: usize, taken: &HashSet<String>) -> Result<()> {
     if !is_identifier(&format!("{prefix}0")) {
-        return Err(Error::InvalidInput(format!("`{prefix}` cannot start an iterator name")));
+        return Err(Error::InvalidInput(format!(
+            "`{prefix}` cannot start an iterator name"
+        )));
     }
     for name in names(prefix, depth) {
         if taken.contains(&name) {
-            return Err(Error::InvalidInput(format!("the iterator name `{name}` is a parameter too")));
+            return Err(Error::InvalidInput(format!(
+                "the iterator name `{name}` is a parameter too"
+            )));
         }
     }
     Ok(())
@@ -380,12 +491,19 @@ fn check_prefix(prefix: &str, depth: usize, taken: &HashSet<String>) -> Result<(
 
 fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic()) && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+    matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
 fn convert_node(node: &AstNode<'_>) -> Result<Ast> {
     Ok(match node.view()? {
-        AstNodeView::For { iterator, init, cond, inc, body } => Ast::For {
+        AstNodeView::For {
+            iterator,
+            init,
+            cond,
+            inc,
+            body,
+        } => Ast::For {
             iter: id_name(&iterator)?,
             init: convert_expr(&init)?,
             cond: convert_expr(&cond)?,
@@ -397,7 +515,9 @@ fn convert_node(node: &AstNode<'_>) -> Result<Ast> {
             then: Box::new(convert_node(&then)?),
             els: els.map(|e| convert_node(&e)).transpose()?.map(Box::new),
         },
-        AstNodeView::Block(children) => Ast::Block(children.iter().map(convert_node).collect::<Result<_>>()?),
+        AstNodeView::Block(children) => {
+            Ast::Block(children.iter().map(convert_node).collect::<Result<_>>()?)
+        }
         AstNodeView::Mark(inner) => convert_node(&inner)?,
         AstNodeView::User(call) => match call.view()? {
             AstExprView::Op(AstOp::Call, args) if !args.is_empty() => Ast::User {
@@ -445,7 +565,9 @@ fn convert_expr(expr: &AstExpr<'_>) -> Result<Expr> {
                 AstOp::Ge => OpKind::Ge,
                 AstOp::Gt => OpKind::Gt,
                 AstOp::Call | AstOp::Access | AstOp::Member | AstOp::AddressOf => {
-                    return Err(Error::Unsupported(format!("the ISL AST operation {op:?} inside an expression")));
+                    return Err(Error::Unsupported(format!(
+                        "the ISL AST operation {op:?} inside an expression"
+                    )));
                 }
             };
             Expr::Op(kind, args.iter().map(convert_expr).collect::<Result<_>>()?)
@@ -459,12 +581,25 @@ mod tests {
 
     /// ISL's code for `schedule` as it is, every dimension kept (what `build_named` did before it
     /// projected out copied dimensions).
-    fn code_with_every_dim<'c>(context: Set<'c>, schedule: UnionMap<'c>, iterators: &[String], separate: Option<usize>) -> Ast {
+    fn code_with_every_dim<'c>(
+        context: Set<'c>,
+        schedule: UnionMap<'c>,
+        iterators: &[String],
+        separate: Option<usize>,
+    ) -> Ast {
         let ctx = context.ctx();
-        let mut build = AstBuild::from_context(context).unwrap().set_iterators(iterators).unwrap();
+        let mut build = AstBuild::from_context(context)
+            .unwrap()
+            .set_iterators(iterators)
+            .unwrap();
         if let Some(s) = separate {
-            let options = format!("{{ {} -> separate[{s}] }}", tuple("", &names("o", iterators.len())));
-            build = build.set_options(UnionMap::read(ctx, &options).unwrap()).unwrap();
+            let options = format!(
+                "{{ {} -> separate[{s}] }}",
+                tuple("", &names("o", iterators.len()))
+            );
+            build = build
+                .set_options(UnionMap::read(ctx, &options).unwrap())
+                .unwrap();
         }
         convert_node(&build.node_from_schedule_map(schedule).unwrap()).unwrap()
     }
@@ -490,7 +625,11 @@ mod tests {
         for (text, separate, want_kept) in cases {
             let schedule = UnionMap::read(&ctx, text).unwrap();
             let depth = schedule.maps().unwrap()[0].n_dims(Side::Out).unwrap();
-            assert_eq!(uncopied_dims(&schedule, depth).unwrap(), want_kept, "{text}");
+            assert_eq!(
+                uncopied_dims(&schedule, depth).unwrap(),
+                want_kept,
+                "{text}"
+            );
             let iterators = names("c", depth);
             let context = Set::read(&ctx, "{ : }").unwrap();
             let got = build_named(context.clone(), schedule.clone(), &iterators, separate).unwrap();
@@ -505,8 +644,14 @@ mod tests {
         if map.n_dims(Side::In).unwrap() != n {
             return None;
         }
-        let mut offsets =
-            map.clone().reset_tuple_id(Side::In).unwrap().reset_tuple_id(Side::Out).unwrap().deltas().unwrap();
+        let mut offsets = map
+            .clone()
+            .reset_tuple_id(Side::In)
+            .unwrap()
+            .reset_tuple_id(Side::Out)
+            .unwrap()
+            .deltas()
+            .unwrap();
         offsets = offsets.project_out_params().unwrap();
         if !offsets.is_bounded().unwrap() {
             return None;
@@ -517,7 +662,11 @@ mod tests {
                 return None;
             }
             let first = offsets.clone().lexmin().unwrap();
-            points.push((0..n).map(|k| first.plain_fixed(k).unwrap()).collect::<Option<Vec<i64>>>()?);
+            points.push(
+                (0..n)
+                    .map(|k| first.plain_fixed(k).unwrap())
+                    .collect::<Option<Vec<i64>>>()?,
+            );
             offsets = offsets.subtract(first).unwrap();
         }
         points.reverse();
@@ -553,7 +702,14 @@ mod tests {
             assert_eq!(few_offsets(&map).unwrap(), want, "{text}");
         }
         // The cases above cover both outcomes.
-        let some = cases.iter().filter(|t| few_offsets(&Map::read(&ctx, t).unwrap()).unwrap().is_some()).count();
-        assert!(some >= 5 && some < cases.len(), "{some} of {} have few offsets", cases.len());
+        let some = cases
+            .iter()
+            .filter(|t| few_offsets(&Map::read(&ctx, t).unwrap()).unwrap().is_some())
+            .count();
+        assert!(
+            some >= 5 && some < cases.len(),
+            "{some} of {} have few offsets",
+            cases.len()
+        );
     }
 }

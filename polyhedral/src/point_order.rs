@@ -62,12 +62,18 @@ pub(crate) fn point_order(
         }
     }
     let o = names("o", depth);
-    let steps: Vec<UnionMap<'_>> = (0..p).map(|m| UnionMap::read(ctx, &step_map(&o, p, m))).collect::<Result<_>>()?;
+    let steps: Vec<UnionMap<'_>> = (0..p)
+        .map(|m| UnionMap::read(ctx, &step_map(&o, p, m)))
+        .collect::<Result<_>>()?;
     let mut shapes = Shapes::default();
     let mut scores = vec![0i64; p];
     let mut any = false;
     for stmt_map in flat.maps()? {
-        let Some(stmt) = stmt_map.tuple_name(Side::In).as_deref().and_then(stmt_of_name).and_then(|s| scop.statements.get(s.index()))
+        let Some(stmt) = stmt_map
+            .tuple_name(Side::In)
+            .as_deref()
+            .and_then(stmt_of_name)
+            .and_then(|s| scop.statements.get(s.index()))
         else {
             continue;
         };
@@ -80,16 +86,25 @@ pub(crate) fn point_order(
             continue;
         }
         let sched = UnionMap::from_map(stmt_map)?;
-        let accesses: Vec<UnionMap<'_>> =
-            stmt.accesses.iter().map(|a| UnionMap::read(ctx, &a.relation)).collect::<Result<_>>()?;
+        let accesses: Vec<UnionMap<'_>> = stmt
+            .accesses
+            .iter()
+            .map(|a| UnionMap::read(ctx, &a.relation))
+            .collect::<Result<_>>()?;
         for (score, step) in scores.iter_mut().zip(&steps) {
-            let next = sched.clone().apply_range(step.clone())?.apply_range(sched.clone().reverse()?)?;
+            let next = sched
+                .clone()
+                .apply_range(step.clone())?
+                .apply_range(sched.clone().reverse()?)?;
             if next.is_empty()? {
                 continue; // the member does not move this statement
             }
             any = true;
             for access in &accesses {
-                let moved = next.clone().apply_domain(access.clone())?.apply_range(access.clone())?;
+                let moved = next
+                    .clone()
+                    .apply_domain(access.clone())?
+                    .apply_range(access.clone())?;
                 for diff in moved.maps()? {
                     *score += classify(ctx, diff.deltas()?, &mut shapes)?;
                 }
@@ -100,15 +115,26 @@ pub(crate) fn point_order(
         return Ok(identity);
     }
     // Dependences of the nest in its own coordinates, for the parallel bonus.
-    let deltas = deps.clone().apply_domain(flat.clone())?.apply_range(flat.clone())?.deltas()?;
+    let deltas = deps
+        .clone()
+        .apply_domain(flat.clone())?
+        .apply_range(flat.clone())?
+        .deltas()?;
     for (m, score) in scores.iter_mut().enumerate() {
         let carried = format!("{{ {} : {} }}", tuple("", &o), carried_by(&o, p, m));
-        if deltas.clone().intersect(crate::isl::UnionSet::read(ctx, &carried)?)?.is_empty()? {
+        if deltas
+            .clone()
+            .intersect(crate::isl::UnionSet::read(ctx, &carried)?)?
+            .is_empty()?
+        {
             *score += PARALLEL;
         }
     }
     let last = p - 1;
-    let best = (0..p).rev().max_by_key(|&m| (scores[m], m == last)).unwrap_or(last);
+    let best = (0..p)
+        .rev()
+        .max_by_key(|&m| (scores[m], m == last))
+        .unwrap_or(last);
     if scores[best] <= scores[last] {
         return Ok(identity);
     }
@@ -123,8 +149,18 @@ pub(crate) fn point_order(
 /// over such a member is parallel wherever it is placed, so the parallel loops come outermost and
 /// nest directly in each other, and a kernel maps two of them to threads (CUDA's `y` and `x`)
 /// around the sequential loops.
-fn parallel_first(ctx: &Ctx, flat: &UnionMap<'_>, depth: usize, p: usize, deps: &UnionMap<'_>) -> Result<Option<Vec<usize>>> {
-    let deltas = deps.clone().apply_domain(flat.clone())?.apply_range(flat.clone())?.deltas()?;
+fn parallel_first(
+    ctx: &Ctx,
+    flat: &UnionMap<'_>,
+    depth: usize,
+    p: usize,
+    deps: &UnionMap<'_>,
+) -> Result<Option<Vec<usize>>> {
+    let deltas = deps
+        .clone()
+        .apply_domain(flat.clone())?
+        .apply_range(flat.clone())?
+        .deltas()?;
     let o = names("o", depth);
     let same_tile: Vec<String> = (0..p).map(|j| format!("{} = 0", o[j])).collect();
     let mut parallel = Vec::with_capacity(p);
@@ -132,13 +168,23 @@ fn parallel_first(ctx: &Ctx, flat: &UnionMap<'_>, depth: usize, p: usize, deps: 
         let mut cond = same_tile.clone();
         cond.push(format!("({v} < 0 or {v} > 0)", v = o[p + m]));
         let carried = format!("{{ {} : {} }}", tuple("", &o), cond.join(" and "));
-        parallel.push(deltas.clone().intersect(crate::isl::UnionSet::read(ctx, &carried)?)?.is_empty()?);
+        parallel.push(
+            deltas
+                .clone()
+                .intersect(crate::isl::UnionSet::read(ctx, &carried)?)?
+                .is_empty()?,
+        );
     }
     let count = parallel.iter().filter(|&&x| x).count();
     if count == 0 || count == p {
         return Ok(None);
     }
-    Ok(Some((0..p).filter(|&m| parallel[m]).chain((0..p).filter(|&m| !parallel[m])).collect()))
+    Ok(Some(
+        (0..p)
+            .filter(|&m| parallel[m])
+            .chain((0..p).filter(|&m| !parallel[m]))
+            .collect(),
+    ))
 }
 
 /// `{ [o..] -> [o'..] }`: one step of point dimension `m`, the other point dimensions and the
@@ -147,7 +193,15 @@ fn step_map(o: &[String], p: usize, m: usize) -> String {
     let out: Vec<String> = o
         .iter()
         .enumerate()
-        .map(|(k, v)| if k < p { format!("{v}_") } else if k == p + m { format!("{v} + 1") } else { v.clone() })
+        .map(|(k, v)| {
+            if k < p {
+                format!("{v}_")
+            } else if k == p + m {
+                format!("{v} + 1")
+            } else {
+                v.clone()
+            }
+        })
         .collect();
     format!("{{ {} -> {} }}", tuple("", o), tuple("", &out))
 }
@@ -155,7 +209,10 @@ fn step_map(o: &[String], p: usize, m: usize) -> String {
 /// The condition that a difference of schedule times is carried by point dimension `m` when it is
 /// innermost: zero on the other point dimensions, non-zero on `m`.
 fn carried_by(o: &[String], p: usize, m: usize) -> String {
-    let mut parts: Vec<String> = (0..p).filter(|&j| j != m).map(|j| format!("{} = 0", o[p + j])).collect();
+    let mut parts: Vec<String> = (0..p)
+        .filter(|&j| j != m)
+        .map(|j| format!("{} = 0", o[p + j]))
+        .collect();
     parts.push(format!("({v} < 0 or {v} > 0)", v = o[p + m]));
     parts.join(" and ")
 }
@@ -174,7 +231,11 @@ impl<'c> Shapes<'c> {
             let x = names("x", rank);
             let zero: Vec<String> = (0..rank).map(|k| format!("{} = 0", x[k])).collect();
             let read = |cond: String| -> Result<Set<'c>> {
-                let cond = if cond.is_empty() { String::new() } else { format!(" : {cond}") };
+                let cond = if cond.is_empty() {
+                    String::new()
+                } else {
+                    format!(" : {cond}")
+                };
                 Set::read(ctx, &format!("{{ {}{cond} }}", tuple("A", &x)))
             };
             let invariant = read(zero.join(" and "))?;

@@ -159,10 +159,14 @@ pub fn build(
     // has its own ISL context) while this one builds the tile graph and the control code. For a
     // time-tiled stencil the bodies are a third of the compile time (heat-3d: 1 s of 3).
     let (program, bodies) = std::thread::scope(|scope| {
-        let spawned = std::thread::Builder::new().name("task-bodies".into()).spawn_scoped(scope, || nest_bodies(scop, sched));
+        let spawned = std::thread::Builder::new()
+            .name("task-bodies".into())
+            .spawn_scoped(scope, || nest_bodies(scop, sched));
         let program = without_bodies(scop, sched, tile_deps);
         let bodies = match spawned {
-            Ok(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
             // No thread to be had: the same work on this one.
             Err(_) => nest_bodies(scop, sched),
         };
@@ -183,7 +187,11 @@ pub fn build(
 }
 
 /// The task program with empty task bodies: the tile graph, barriers, partitions and tile loops.
-fn without_bodies(scop: &Scop, sched: &TiledSchedule, tile_deps: &[TileDep]) -> polyhedral::Result<TaskProgram> {
+fn without_bodies(
+    scop: &Scop,
+    sched: &TiledSchedule,
+    tile_deps: &[TileDep],
+) -> polyhedral::Result<TaskProgram> {
     let graph = polyhedral::tile_graph(scop, sched, tile_deps)?;
     let idioms: Vec<Idiom> = graph.deps.iter().map(idiom::choose).collect();
     let mut barriers = Vec::new();
@@ -192,7 +200,12 @@ fn without_bodies(scop: &Scop, sched: &TiledSchedule, tile_deps: &[TileDep]) -> 
         if idioms[j] == Idiom::SoftBarrier {
             barrier_of[j] = Some(barriers.len());
             let sources = polyhedral::points_ast(scop, &dep.sources, SOURCE_ITER)?;
-            barriers.push(Barrier { dep: j, src: dep.src, dst: dep.dst, sources });
+            barriers.push(Barrier {
+                dep: j,
+                src: dep.src,
+                dst: dep.dst,
+                sources,
+            });
         }
     }
     let mut enumerated: Vec<Option<Ast>> = vec![None; graph.deps.len()];
@@ -201,17 +214,21 @@ fn without_bodies(scop: &Scop, sched: &TiledSchedule, tile_deps: &[TileDep]) -> 
         let n_dims = nest.tile_sizes.len();
         // The partition by signature; if ISL cannot generate its control code, the nest falls
         // back to one partition with guarded inputs (same tasks, same inputs, more tests).
-        let (partitioned, partitions, tiles) = match nest_partitions(scop, &graph, k, true, &barrier_of, &mut enumerated) {
-            Err(polyhedral::Error::Isl(_)) if graph.nests[k].partition.is_some() => {
-                nest_partitions(scop, &graph, k, false, &barrier_of, &mut enumerated)?
-            }
-            other => other?,
-        };
+        let (partitioned, partitions, tiles) =
+            match nest_partitions(scop, &graph, k, true, &barrier_of, &mut enumerated) {
+                Err(polyhedral::Error::Isl(_)) if graph.nests[k].partition.is_some() => {
+                    nest_partitions(scop, &graph, k, false, &barrier_of, &mut enumerated)?
+                }
+                other => other?,
+            };
         let inputs = graph
             .simplified
             .iter()
             .filter(|d| d.dst == k)
-            .map(|d| InputSet { src: d.src, relation: d.relation.clone() })
+            .map(|d| InputSet {
+                src: d.src,
+                relation: d.relation.clone(),
+            })
             .collect();
         classes.push(TaskClass {
             name: format!("N{k}"),
@@ -226,13 +243,26 @@ fn without_bodies(scop: &Scop, sched: &TiledSchedule, tile_deps: &[TileDep]) -> 
             partitions,
         });
     }
-    Ok(TaskProgram { classes, barriers, graph, idioms })
+    Ok(TaskProgram {
+        classes,
+        barriers,
+        graph,
+        idioms,
+    })
 }
 
 /// The code of one tile of each nest, its coordinates named [`KEY_NAME`]`<d>`.
 fn nest_bodies(scop: &Scop, sched: &TiledSchedule) -> polyhedral::Result<Vec<Ast>> {
     (0..sched.nests.len())
-        .map(|k| polyhedral::nest_body_ast(scop, sched, k, &names(KEY_NAME, sched.nests[k].tile_sizes.len()), BODY_ITER))
+        .map(|k| {
+            polyhedral::nest_body_ast(
+                scop,
+                sched,
+                k,
+                &names(KEY_NAME, sched.nests[k].tile_sizes.len()),
+                BODY_ITER,
+            )
+        })
         .collect()
 }
 
@@ -255,7 +285,10 @@ fn nest_partitions(
     match partition {
         Some(classes) => {
             for class in classes {
-                match groups.iter_mut().find(|(_, sig)| sig.ins == class.signature.ins) {
+                match groups
+                    .iter_mut()
+                    .find(|(_, sig)| sig.ins == class.signature.ins)
+                {
                     Some((domains, sig)) => {
                         domains.push(class.domain.clone());
                         sig.outs.extend(class.signature.outs.iter().copied());
@@ -268,7 +301,11 @@ fn nest_partitions(
         }
         None => {
             let kept = graph.kept();
-            let ins = kept.clone().filter(|(_, d)| d.dst == k).map(|(j, _)| j).collect();
+            let ins = kept
+                .clone()
+                .filter(|(_, d)| d.dst == k)
+                .map(|(j, _)| j)
+                .collect();
             let outs = kept.filter(|(_, d)| d.src == k).map(|(j, _)| j).collect();
             groups.push((vec![nest_tiles.domain.clone()], Signature { ins, outs }));
         }
@@ -288,8 +325,17 @@ fn nest_partitions(
                     let ast = match &enumerated[j] {
                         Some(ast) => ast.clone(),
                         None => {
-                            let as_tile_dep = TileDep { src: dep.src, dst: dep.dst, relation: dep.relation.clone() };
-                            let ast = polyhedral::tile_sources_ast(scop, &as_tile_dep, &names(DST_NAME, n_dims), SOURCE_ITER)?;
+                            let as_tile_dep = TileDep {
+                                src: dep.src,
+                                dst: dep.dst,
+                                relation: dep.relation.clone(),
+                            };
+                            let ast = polyhedral::tile_sources_ast(
+                                scop,
+                                &as_tile_dep,
+                                &names(DST_NAME, n_dims),
+                                SOURCE_ITER,
+                            )?;
                             enumerated[j] = Some(ast.clone());
                             ast
                         }
@@ -297,9 +343,17 @@ fn nest_partitions(
                     InputKind::Enumerated(ast)
                 }
             };
-            inputs.push(Input { dep: j, src: dep.src, kind });
+            inputs.push(Input {
+                dep: j,
+                src: dep.src,
+                kind,
+            });
         }
-        partitions.push(Partition { domains: domains.clone(), signature: signature.clone(), inputs });
+        partitions.push(Partition {
+            domains: domains.clone(),
+            signature: signature.clone(),
+            inputs,
+        });
     }
     let group_domains: Vec<Vec<String>> = groups.into_iter().map(|(d, _)| d).collect();
     let tiles = polyhedral::classes_ast(scop, &group_domains, TILE_ITER)?;
@@ -311,7 +365,10 @@ fn dep_list(deps: &[usize]) -> String {
     if deps.is_empty() {
         return "-".to_string();
     }
-    deps.iter().map(|j| format!("d{j}")).collect::<Vec<_>>().join(", ")
+    deps.iter()
+        .map(|j| format!("d{j}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl TaskProgram {
@@ -321,10 +378,22 @@ impl TaskProgram {
         let g = &self.graph;
         let mut s = String::new();
         for (k, nest) in g.nests.iter().enumerate() {
-            let _ = writeln!(s, "tile domain N{k} ({} dims): {}", nest.n_dims, nest.domain);
+            let _ = writeln!(
+                s,
+                "tile domain N{k} ({} dims): {}",
+                nest.n_dims, nest.domain
+            );
             for st in &nest.statements {
-                let role = if nest.leading.contains(&st.stmt) { "leading" } else { "follower" };
-                let _ = writeln!(s, "  {} ({role}, depth {}): {}", st.stmt, st.depth, st.domain);
+                let role = if nest.leading.contains(&st.stmt) {
+                    "leading"
+                } else {
+                    "follower"
+                };
+                let _ = writeln!(
+                    s,
+                    "  {} ({role}, depth {}): {}",
+                    st.stmt, st.depth, st.domain
+                );
             }
         }
         for d in &g.simplified {
@@ -343,17 +412,26 @@ impl TaskProgram {
                 Some((a, b)) => format!(", implied (e.g. d{a} then d{b})"),
                 None => String::new(),
             };
-            let _ = writeln!(s, "d{j}: N{} -> N{}, {distance}{implied}: {}", d.src, d.dst, d.relation);
+            let _ = writeln!(
+                s,
+                "d{j}: N{} -> N{}, {distance}{implied}: {}",
+                d.src, d.dst, d.relation
+            );
         }
         for (k, nest) in g.nests.iter().enumerate() {
             match &nest.partition {
                 None => {
-                    let _ = writeln!(s, "partition of N{k}: more than {} classes, not partitioned", polyhedral::MAX_CLASSES);
+                    let _ = writeln!(
+                        s,
+                        "partition of N{k}: more than {} classes, not partitioned",
+                        polyhedral::MAX_CLASSES
+                    );
                 }
                 Some(classes) => {
                     let _ = writeln!(s, "partition of N{k}: {} classes", classes.len());
                     for (c, class) in classes.iter().enumerate() {
-                        let stmts: Vec<String> = class.statements.iter().map(|s| s.to_string()).collect();
+                        let stmts: Vec<String> =
+                            class.statements.iter().map(|s| s.to_string()).collect();
                         let _ = writeln!(
                             s,
                             "  class {c}: IN {{{}}} OUT {{{}}} statements [{}]: {}",
@@ -383,7 +461,11 @@ impl TaskProgram {
                 c.n_dims,
                 polyhedral::tile_sizes_text(&c.tile_sizes),
                 c.partitions.len(),
-                if c.partitioned { "" } else { " (not partitioned: inputs guarded)" }
+                if c.partitioned {
+                    ""
+                } else {
+                    " (not partitioned: inputs guarded)"
+                }
             );
             let _ = writeln!(s, "  tiles: {}", c.tile_domain);
             for (p, part) in c.partitions.iter().enumerate() {
@@ -392,7 +474,17 @@ impl TaskProgram {
                     .iter()
                     .map(|i| match &i.kind {
                         InputKind::Offset(d) => {
-                            let key: Vec<String> = d.iter().enumerate().map(|(n, &v)| if v == 0 { format!("k{n}") } else { format!("k{n}{:+}", -v) }).collect();
+                            let key: Vec<String> = d
+                                .iter()
+                                .enumerate()
+                                .map(|(n, &v)| {
+                                    if v == 0 {
+                                        format!("k{n}")
+                                    } else {
+                                        format!("k{n}{:+}", -v)
+                                    }
+                                })
+                                .collect();
                             format!("d{} N{}[{}]", i.dep, i.src, key.join(", "))
                         }
                         InputKind::Enumerated(_) => format!("d{} N{}[enumerated]", i.dep, i.src),
@@ -410,7 +502,11 @@ impl TaskProgram {
             }
         }
         for (b, bar) in self.barriers.iter().enumerate() {
-            let _ = writeln!(s, "barrier B{b}: d{} from every tile of N{} to every tile of N{}", bar.dep, bar.src, bar.dst);
+            let _ = writeln!(
+                s,
+                "barrier B{b}: d{} from every tile of N{} to every tile of N{}",
+                bar.dep, bar.src, bar.dst
+            );
         }
         for (j, (d, idiom)) in self.graph.deps.iter().zip(&self.idioms).enumerate() {
             let _ = writeln!(s, "idiom d{j} N{} -> N{}: {idiom}", d.src, d.dst);

@@ -9,21 +9,29 @@ use taskgen::program::{InputKind, TaskProgram};
 use taskgen::task_graph;
 
 fn parse_text(name: &str, text: &str) -> Scop {
-    let (mut file, diags) = frontend::parse_source(name, text, &frontend::Options::default()).unwrap();
+    let (mut file, diags) =
+        frontend::parse_source(name, text, &frontend::Options::default()).unwrap();
     assert!(diags.is_empty(), "{diags:?}");
     assert_eq!(file.scops.len(), 1);
     file.scops.remove(0)
 }
 
 fn parse_data(file: &str) -> Scop {
-    let path = format!("{}/../polyhedral/tests/data/{file}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../polyhedral/tests/data/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     parse_text(file, &std::fs::read_to_string(path).unwrap())
 }
 
 /// Tiles of 4 in the source order (so the nests stay apart and the derivations are simple).
 fn program(scop: &Scop) -> TaskProgram {
     let deps = dependences(scop).unwrap();
-    let config = ScheduleConfig { original: true, tile_sizes: Some(vec![4]), ..ScheduleConfig::default() };
+    let config = ScheduleConfig {
+        original: true,
+        tile_sizes: Some(vec![4]),
+        ..ScheduleConfig::default()
+    };
     let (sched, _) = schedule(scop, &deps, &config).unwrap();
     let tile_deps = tile_dependences(scop, &deps, &sched).unwrap();
     let prog = taskgen::build(scop, &deps, &sched, &tile_deps).unwrap();
@@ -42,7 +50,13 @@ fn blur_roberts_tasks_name_their_inputs_by_constant_offsets() {
     assert_eq!(prog.classes.len(), 2);
     assert!(prog.barriers.is_empty());
     assert_eq!(prog.idioms, vec![Idiom::PointToPoint; 4]);
-    assert!(prog.classes[0].partitions.iter().all(|p| p.inputs.is_empty()), "the blur waits for nothing");
+    assert!(
+        prog.classes[0]
+            .partitions
+            .iter()
+            .all(|p| p.inputs.is_empty()),
+        "the blur waits for nothing"
+    );
     let roberts = &prog.classes[1];
     assert!(roberts.partitioned);
     let offsets: Vec<Vec<Vec<i64>>> = roberts
@@ -74,7 +88,10 @@ fn blur_roberts_tasks_name_their_inputs_by_constant_offsets() {
     // Edges: each of the 4 Roberts classes from each blur class that feeds its dependences.
     let g = task_graph::task_graph(&prog);
     assert_eq!(g.node_count(), prog.classes[0].partitions.len() + 4);
-    assert!(g.edge_count() >= 9, "at least one edge per input of the Roberts classes");
+    assert!(
+        g.edge_count() >= 9,
+        "at least one edge per input of the Roberts classes"
+    );
     assert_eq!(dot.matches(" -> ").count(), g.edge_count());
 }
 
@@ -88,12 +105,18 @@ fn a_full_product_between_nests_becomes_a_soft_barrier() {
         "void k(int N, double x[N], double y[N]) {\n#pragma scop\n  for (int i = 0; i < N; i++) x[i] = 2.0 * i;\n  for (int i = 0; i < N; i++) y[i] = x[0] + x[N - 1];\n#pragma endscop\n}\n",
     );
     let prog = program(&scop);
-    let barrier: Vec<usize> = (0..prog.idioms.len()).filter(|&j| prog.idioms[j] == Idiom::SoftBarrier).collect();
+    let barrier: Vec<usize> = (0..prog.idioms.len())
+        .filter(|&j| prog.idioms[j] == Idiom::SoftBarrier)
+        .collect();
     assert_eq!(barrier.len(), 1, "{}", prog.to_text());
     assert_eq!(prog.barriers.len(), 1);
     assert_eq!((prog.barriers[0].src, prog.barriers[0].dst), (0, 1));
     for p in &prog.classes[1].partitions {
-        assert!(p.inputs.iter().all(|i| i.kind == InputKind::Barrier(0)), "{}", prog.to_text());
+        assert!(
+            p.inputs.iter().all(|i| i.kind == InputKind::Barrier(0)),
+            "{}",
+            prog.to_text()
+        );
     }
     assert!(task_graph::to_dot(&prog, "ends").contains("soft-barrier"));
 }
