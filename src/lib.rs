@@ -97,6 +97,9 @@ pub struct ScopReport {
     pub stages: StageTimes,
     /// The fusion the cost model chose and every candidate it weighed (with `fuse_by_cost`).
     pub fusion: Option<FusionChoice>,
+    /// What the tile code of each task class got beyond ISL's loops (full tiles apart,
+    /// unroll-and-jam), by class name.
+    pub tile_code: Vec<(String, polyhedral::TileCode)>,
 }
 
 /// The cost model's choice of fusion for one SCoP.
@@ -258,8 +261,19 @@ impl ScopReport {
             .fusion
             .as_ref()
             .map_or(String::new(), |f| format!(", fusion: {}", f.summary()));
+        let special: Vec<String> = self
+            .tile_code
+            .iter()
+            .filter(|(_, code)| *code != polyhedral::TileCode::default())
+            .map(|(name, code)| format!("{name} {code}"))
+            .collect();
+        let tile_code = if special.is_empty() {
+            String::new()
+        } else {
+            format!(", tile code: {}", special.join("; "))
+        };
         format!(
-            "{path}: SCoP in {}() at line {}: {} statements, {} bands, {} tile dependences, {} task classes, idioms: {}{fusion}, {:.1} ms",
+            "{path}: SCoP in {}() at line {}: {} statements, {} bands, {} tile dependences, {} task classes, idioms: {}{fusion}{tile_code}, {:.1} ms",
             self.function,
             self.line,
             self.n_statements,
@@ -423,6 +437,12 @@ fn compile_parsed(
                     micros: start.elapsed().as_micros(),
                     stages: scop_stages,
                     fusion: c.fusion.clone(),
+                    tile_code: c.program.as_ref().map_or(Vec::new(), |p| {
+                        p.classes
+                            .iter()
+                            .map(|k| (k.name.clone(), k.code.clone()))
+                            .collect()
+                    }),
                 });
                 compiled.push((scop, c));
             }
@@ -635,7 +655,13 @@ fn compile_scop(
             .map_err(polyhedral_error)?;
         let program = st
             .time("tasks", || {
-                taskgen::build(&expanded, &deps, &sched, &tile_deps)
+                // The CUDA target maps the loops of ISL's plain tile code to threads.
+                let bodies = if opts.target == Target::Cuda {
+                    taskgen::TileBodies::Plain
+                } else {
+                    taskgen::TileBodies::Cpu
+                };
+                taskgen::build(&expanded, &deps, &sched, &tile_deps, bodies)
             })
             .map_err(polyhedral_error)?;
         let omp = match (opts.emit, opts.target) {

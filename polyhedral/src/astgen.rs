@@ -29,55 +29,124 @@ pub fn nest_body_ast(
     tile_coords: &[String],
     iter_prefix: &str,
 ) -> Result<Ast> {
-    let the_nest = sched.nests.get(nest).ok_or_else(|| {
-        Error::InvalidInput(format!(
-            "nest {nest} does not exist (the schedule has {})",
-            sched.nests.len()
-        ))
-    })?;
-    if tile_coords.len() != the_nest.tile_sizes.len() {
-        return Err(Error::InvalidInput(format!(
-            "nest N{nest} has {} tile dimensions, got {} tile coordinates",
-            the_nest.tile_sizes.len(),
-            tile_coords.len()
-        )));
-    }
-    let ctx = Ctx::shared()?;
-    let context = parse_context(&ctx, scop)?;
-    let schedule = UnionMap::read(&ctx, &the_nest.schedule)
-        .map_err(|e| input_error("nest schedule", &the_nest.schedule, e))?;
-    let (schedule, depth) = pad_to_common_depth(schedule)?;
-    let mut taken = param_names(scop, &context)?;
-    check_fresh(tile_coords, &taken)?;
-    taken.extend(tile_coords.iter().cloned());
-    check_prefix(iter_prefix, depth, &taken)?;
+    let points = PointSchedule::of(scop, sched, nest, tile_coords, iter_prefix)?;
+    points.build(None, points.separate.as_slice())
+}
 
-    // No loop for the tile dimensions: they equal the coordinates. (Telling ISL that the tile is in
-    // the tile domain does not shorten the code and makes its generation slower.) They are then
-    // projected out of the schedule, which is exact since they equal parameters, and the point
-    // dimensions keep their names: ISL's generator spends most of its time at each fixed
-    // dimension otherwise (the body of heat-3d, 4 tile and 4 point dimensions: 1.0 s of CPU with
-    // them, 0.18 s without, the same code).
-    let n_tile = tile_coords.len();
-    let schedule =
-        schedule.intersect_range(UnionSet::read(&ctx, &fixed_prefix("", depth, tile_coords))?)?;
-    if n_tile == 0 || n_tile >= depth {
-        return build(context, schedule, iter_prefix, depth);
+/// The schedule of one tile of a nest, with its tile dimensions fixed to parameters and
+/// projected out (see [`nest_body_ast`]), ready for ISL's AST generator.
+pub(crate) struct PointSchedule<'c> {
+    /// The SCoP's context (a parameter set).
+    pub(crate) context: Set<'c>,
+    /// Statement instances to their point dimensions (the tile dimensions projected out), or the
+    /// whole padded schedule when the nest is untiled or all tile dimensions.
+    pub(crate) schedule: UnionMap<'c>,
+    /// The loop iterator of each dimension of `schedule`.
+    pub(crate) iterators: Vec<String>,
+    /// The dimension of `schedule` generated with ISL's `separate` option.
+    pub(crate) separate: Option<usize>,
+    /// Tile dimensions projected out (0 when none are).
+    pub(crate) n_tile: usize,
+}
+
+impl PointSchedule<'static> {
+    pub(crate) fn of(
+        scop: &Scop,
+        sched: &TiledSchedule,
+        nest: usize,
+        tile_coords: &[String],
+        iter_prefix: &str,
+    ) -> Result<Self> {
+        let the_nest = sched.nests.get(nest).ok_or_else(|| {
+            Error::InvalidInput(format!(
+                "nest {nest} does not exist (the schedule has {})",
+                sched.nests.len()
+            ))
+        })?;
+        if tile_coords.len() != the_nest.tile_sizes.len() {
+            return Err(Error::InvalidInput(format!(
+                "nest N{nest} has {} tile dimensions, got {} tile coordinates",
+                the_nest.tile_sizes.len(),
+                tile_coords.len()
+            )));
+        }
+        let ctx = Ctx::shared()?;
+        let context = parse_context(ctx, scop)?;
+        let schedule = UnionMap::read(ctx, &the_nest.schedule)
+            .map_err(|e| input_error("nest schedule", &the_nest.schedule, e))?;
+        let (schedule, depth) = pad_to_common_depth(schedule)?;
+        let mut taken = param_names(scop, &context)?;
+        check_fresh(tile_coords, &taken)?;
+        taken.extend(tile_coords.iter().cloned());
+        check_prefix(iter_prefix, depth, &taken)?;
+
+        // No loop for the tile dimensions: they equal the coordinates. (Telling ISL that the tile is in
+        // the tile domain does not shorten the code and makes its generation slower.) They are then
+        // projected out of the schedule, which is exact since they equal parameters, and the point
+        // dimensions keep their names: ISL's generator spends most of its time at each fixed
+        // dimension otherwise (the body of heat-3d, 4 tile and 4 point dimensions: 1.0 s of CPU with
+        // them, 0.18 s without, the same code).
+        let n_tile = tile_coords.len();
+        let schedule = schedule
+            .intersect_range(UnionSet::read(ctx, &fixed_prefix("", depth, tile_coords))?)?;
+        if n_tile == 0 || n_tile >= depth {
+            return Ok(PointSchedule {
+                context,
+                schedule,
+                iterators: names(iter_prefix, depth),
+                separate: None,
+                n_tile: 0,
+            });
+        }
+        let points: Vec<usize> = (n_tile..depth).collect();
+        let schedule =
+            schedule.apply_range(UnionMap::read(ctx, &projection(depth, "", &points))?)?;
+        // The innermost point loop of the band (dimension 2p - 1 of the full schedule, p - 1 once the
+        // p tile dimensions are projected out) is generated "separate": ISL splits its range where the
+        // guards of the statements change, so the steady-state loop has no condition inside and the C
+        // compiler can vectorize it (a time-skewed stencil's tile has boundary pieces where only one
+        // statement runs). Measured on jacobi-2d at MEDIUM, seq target: 0.0281 s -> 0.0203 s.
+        let separate = (2 * n_tile <= depth).then(|| n_tile - 1);
+        Ok(PointSchedule {
+            context,
+            schedule,
+            iterators: names(iter_prefix, depth)[n_tile..].to_vec(),
+            separate,
+            n_tile,
+        })
     }
-    let points: Vec<usize> = (n_tile..depth).collect();
-    let schedule = schedule.apply_range(UnionMap::read(&ctx, &projection(depth, "", &points))?)?;
-    // The innermost point loop of the band (dimension 2p - 1 of the full schedule, p - 1 once the
-    // p tile dimensions are projected out) is generated "separate": ISL splits its range where the
-    // guards of the statements change, so the steady-state loop has no condition inside and the C
-    // compiler can vectorize it (a time-skewed stencil's tile has boundary pieces where only one
-    // statement runs). Measured on jacobi-2d at MEDIUM, seq target: 0.0281 s -> 0.0203 s.
-    let separate = (2 * n_tile <= depth).then(|| n_tile - 1);
-    build_named(
-        context,
-        schedule,
-        &names(iter_prefix, depth)[n_tile..],
-        separate,
-    )
+}
+
+impl<'c> PointSchedule<'c> {
+    /// The same schedule with the first `order.len()` point dimensions in `order` (a
+    /// permutation: position `k` gets dimension `order[k]`); the iterators stay by position.
+    pub(crate) fn with_point_order(&self, order: &[usize]) -> Result<PointSchedule<'c>> {
+        let depth = self.iterators.len();
+        let keep: Vec<usize> = order.iter().copied().chain(order.len()..depth).collect();
+        let ctx = self.context.ctx();
+        let schedule = self
+            .schedule
+            .clone()
+            .apply_range(UnionMap::read(ctx, &projection(depth, "", &keep))?)?;
+        Ok(PointSchedule {
+            context: self.context.clone(),
+            schedule,
+            iterators: self.iterators.clone(),
+            separate: self.separate,
+            n_tile: self.n_tile,
+        })
+    }
+
+    /// The code, for the tiles whose coordinates satisfy `tiles` (a parameter set) when given,
+    /// with the loops of the dimensions `separate` generated "separate" (ISL's option: each piece
+    /// of a loop's range where the guards of the statements inside change is a loop of its own).
+    pub(crate) fn build(&self, tiles: Option<Set<'c>>, separate: &[usize]) -> Result<Ast> {
+        let context = match tiles {
+            Some(tiles) => self.context.clone().intersect(tiles)?,
+            None => self.context.clone(),
+        };
+        build_separated(context, self.schedule.clone(), &self.iterators, separate)
+    }
 }
 
 /// Enumerates, in lexicographic order, the points of the ISL set `set` (one space, e.g. a nest's
@@ -388,26 +457,43 @@ fn build_named<'c>(
     iterators: &[String],
     separate: Option<usize>,
 ) -> Result<Ast> {
+    build_separated(context, schedule, iterators, separate.as_slice())
+}
+
+/// [`build_named`] with the loops of every dimension of `separate` generated "separate".
+pub(crate) fn build_separated<'c>(
+    context: Set<'c>,
+    schedule: UnionMap<'c>,
+    iterators: &[String],
+    separate: &[usize],
+) -> Result<Ast> {
     let ctx = context.ctx();
     let depth = iterators.len();
     let kept = uncopied_dims(&schedule, depth)?;
-    let (schedule, separate) = if kept.len() < depth {
+    let (schedule, separate): (UnionMap<'c>, Vec<usize>) = if kept.len() < depth {
         let schedule = schedule.apply_range(UnionMap::read(ctx, &projection(depth, "", &kept))?)?;
         (
             schedule,
-            separate.and_then(|s| kept.iter().position(|&d| d == s)),
+            separate
+                .iter()
+                .filter_map(|s| kept.iter().position(|d| d == s))
+                .collect(),
         )
     } else {
-        (schedule, separate)
+        (schedule, separate.to_vec())
     };
     let iterators: Vec<String> = kept.iter().map(|&d| iterators[d].clone()).collect();
     let mut build = AstBuild::from_context(context)?.set_iterators(&iterators)?;
-    if let Some(s) = separate {
-        let options = format!(
-            "{{ {} -> separate[{s}] }}",
-            tuple("", &names("o", kept.len()))
-        );
-        build = build.set_options(UnionMap::read(ctx, &options)?)?;
+    if !separate.is_empty() {
+        let space = tuple("", &names("o", kept.len()));
+        let options: Vec<String> = separate
+            .iter()
+            .map(|s| format!("{space} -> separate[{s}]"))
+            .collect();
+        build = build.set_options(UnionMap::read(
+            ctx,
+            &format!("{{ {} }}", options.join("; ")),
+        )?)?;
     }
     let node = build.node_from_schedule_map(schedule)?;
     convert_node(&node)
@@ -536,7 +622,7 @@ fn id_name(expr: &AstExpr<'_>) -> Result<String> {
     }
 }
 
-fn convert_expr(expr: &AstExpr<'_>) -> Result<Expr> {
+pub(crate) fn convert_expr(expr: &AstExpr<'_>) -> Result<Expr> {
     Ok(match expr.view()? {
         AstExprView::Id(name) => Expr::Id(name),
         AstExprView::Int(value) => Expr::Int(value),

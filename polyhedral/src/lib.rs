@@ -29,7 +29,9 @@
 //! - [`body_loops`], [`parallel_loops`], [`array_slabs`] (`gpu`): the loops of a task body,
 //!   which of them are parallel, and the accessed slab of each array, for the CUDA target;
 //! - [`nest_body_ast`], [`points_ast`], [`tile_sources_ast`] (`astgen`): generated loops as a
-//!   plain [`Ast`].
+//!   plain [`Ast`];
+//! - [`tile_body_ast`] (`tile_code`): the CPU code of a tile: full tiles apart, the
+//!   accumulating loop unrolled and jammed around the vector loop.
 //!
 //! Every function parses its inputs into its thread's ISL context (`isl::Ctx::shared`), so all of
 //! them may run on any thread. That context keeps what it parsed, so the text one stage hands to
@@ -54,6 +56,7 @@ mod schedule;
 mod scop;
 mod tile;
 mod tile_graph;
+mod tile_code;
 mod tile_size;
 mod verify;
 
@@ -92,6 +95,7 @@ fn polybench_scop(name: &str) -> frontend::ir::Scop {
 
 pub use ast::{Ast, Expr, OpKind};
 pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
+pub use tile_code::{tile_body_ast, unroll_and_jam, TileCode};
 pub use cost::{choose_fusion, schedule_cost, Candidate, Machine, NestCost, ScheduleCost};
 pub use deps::dependences;
 use frontend::ir::StmtId;

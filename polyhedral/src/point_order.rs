@@ -32,7 +32,7 @@ use crate::isl::{Ctx, Set, Side, UnionMap};
 use crate::maps::{names, tuple};
 use crate::scop::stmt_of_name;
 use crate::Result;
-use frontend::ir::Scop;
+use frontend::ir::{AccessKind, Scop};
 
 const CONTIGUOUS: i64 = 2;
 const INVARIANT: i64 = 1;
@@ -141,6 +141,70 @@ pub(crate) fn point_order(
     let mut order: Vec<usize> = (0..p).filter(|&m| m != best).collect();
     order.push(best);
     Ok(order)
+}
+
+/// Whether point member `m` of the `p`-member band of `flat` (a nest's flat schedule of `depth`
+/// dimensions, `p` tile then `p` point dimensions first) accumulates: some statement whose
+/// innermost loop is in the band writes, along one step of `m` (the other point coordinates
+/// fixed), the same element again. Keeping that element in a register across a few steps of `m`
+/// (unroll-and-jam, [`crate::tile_code`]) saves a load and a store per step.
+pub(crate) fn accumulates(
+    ctx: &Ctx,
+    scop: &Scop,
+    flat: &UnionMap<'_>,
+    depth: usize,
+    p: usize,
+    m: usize,
+) -> Result<bool> {
+    if m >= p {
+        return Ok(false);
+    }
+    let o = names("o", depth);
+    let step = UnionMap::read(ctx, &step_map(&o, p, m))?;
+    let mut shapes = Shapes::default();
+    for stmt_map in flat.maps()? {
+        let Some(stmt) = stmt_map
+            .tuple_name(Side::In)
+            .as_deref()
+            .and_then(stmt_of_name)
+            .and_then(|s| scop.statements.get(s.index()))
+        else {
+            continue;
+        };
+        let mut innermost = true;
+        for pos in 2 * p..depth {
+            innermost &= stmt_map.plain_fixed_out(pos)?.is_some();
+        }
+        if !innermost {
+            continue;
+        }
+        let sched = UnionMap::from_map(stmt_map)?;
+        let next = sched
+            .clone()
+            .apply_range(step.clone())?
+            .apply_range(sched.reverse()?)?;
+        if next.is_empty()? {
+            continue;
+        }
+        for access in stmt.accesses.iter().filter(|a| a.kind == AccessKind::Write) {
+            let access = UnionMap::read(ctx, &access.relation)?;
+            let moved = next
+                .clone()
+                .apply_domain(access.clone())?
+                .apply_range(access)?;
+            if moved.is_empty()? {
+                continue;
+            }
+            let mut all_invariant = true;
+            for diff in moved.maps()? {
+                all_invariant &= classify(ctx, diff.deltas()?, &mut shapes)? == INVARIANT;
+            }
+            if all_invariant {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
 }
 
 /// For the GPU ([`crate::ScheduleConfig::parallel_point_loops_outer`]): the members that carry

@@ -26,4 +26,4 @@ pub mod task_graph;
 pub use emit_c::{emit_file, EmitOptions, ScopCode, Target};
 pub use emit_omp::OmpPlan;
 pub use private::{private_scalars, PrivateScalar};
-pub use program::{build, Granularity, TaskClass, TaskProgram};
+pub use program::{build, Granularity, TaskClass, TaskProgram, TileBodies};

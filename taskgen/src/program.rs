@@ -123,6 +123,8 @@ pub struct TaskClass {
     /// The instances of one tile whose coordinates are `tf_k0, tf_k1, ...`; user nodes are
     /// statements `S<j>` with their original iterator values.
     pub body: Ast,
+    /// What was done to `body` beyond ISL's code (full tiles apart, unroll-and-jam), for `-v`.
+    pub code: polyhedral::TileCode,
     /// The simplified tile dependences into this class, one per source class.
     pub inputs: Vec<InputSet>,
     /// Whether the tile domain was partitioned by signature (false: one guarded partition).
@@ -147,12 +149,23 @@ pub fn names(prefix: &str, n: usize) -> Vec<String> {
     (0..n).map(|k| format!("{prefix}{k}")).collect()
 }
 
+/// The code of each tile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TileBodies {
+    /// ISL's code for the tile as it is (the CUDA target maps its loops to threads).
+    Plain,
+    /// For the CPU: full tiles apart, the accumulating loop unrolled and jammed
+    /// ([`polyhedral::tile_body_ast`]).
+    Cpu,
+}
+
 /// Builds the task program of a scheduled SCoP.
 pub fn build(
     scop: &Scop,
     deps: &Dependences,
     sched: &TiledSchedule,
     tile_deps: &[TileDep],
+    bodies: TileBodies,
 ) -> polyhedral::Result<TaskProgram> {
     let _ = deps;
     // The task bodies need only the schedule: ISL generates them on a second thread (each query
@@ -161,20 +174,21 @@ pub fn build(
     let (program, bodies) = std::thread::scope(|scope| {
         let spawned = std::thread::Builder::new()
             .name("task-bodies".into())
-            .spawn_scoped(scope, || nest_bodies(scop, sched));
+            .spawn_scoped(scope, || nest_bodies(scop, sched, bodies));
         let program = without_bodies(scop, sched, tile_deps);
         let bodies = match spawned {
             Ok(handle) => handle
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
             // No thread to be had: the same work on this one.
-            Err(_) => nest_bodies(scop, sched),
+            Err(_) => nest_bodies(scop, sched, bodies),
         };
         (program, bodies)
     });
     let mut program = program?;
-    for (class, body) in program.classes.iter_mut().zip(bodies?) {
+    for (class, (body, code)) in program.classes.iter_mut().zip(bodies?) {
         class.body = body;
+        class.code = code;
     }
     let problems = crate::task_graph::check(&program);
     if !problems.is_empty() {
@@ -238,6 +252,7 @@ fn without_bodies(
             tile_domain: nest.tile_domain.clone(),
             tiles,
             body: Ast::Block(Vec::new()),
+            code: polyhedral::TileCode::default(),
             inputs,
             partitioned,
             partitions,
@@ -252,16 +267,21 @@ fn without_bodies(
 }
 
 /// The code of one tile of each nest, its coordinates named [`KEY_NAME`]`<d>`.
-fn nest_bodies(scop: &Scop, sched: &TiledSchedule) -> polyhedral::Result<Vec<Ast>> {
+fn nest_bodies(
+    scop: &Scop,
+    sched: &TiledSchedule,
+    bodies: TileBodies,
+) -> polyhedral::Result<Vec<(Ast, polyhedral::TileCode)>> {
     (0..sched.nests.len())
         .map(|k| {
-            polyhedral::nest_body_ast(
-                scop,
-                sched,
-                k,
-                &names(KEY_NAME, sched.nests[k].tile_sizes.len()),
-                BODY_ITER,
-            )
+            let coords = names(KEY_NAME, sched.nests[k].tile_sizes.len());
+            match bodies {
+                TileBodies::Plain => Ok((
+                    polyhedral::nest_body_ast(scop, sched, k, &coords, BODY_ITER)?,
+                    polyhedral::TileCode::default(),
+                )),
+                TileBodies::Cpu => polyhedral::tile_body_ast(scop, sched, k, &coords, BODY_ITER),
+            }
         })
         .collect()
 }

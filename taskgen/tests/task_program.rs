@@ -34,7 +34,7 @@ fn program(scop: &Scop) -> TaskProgram {
     };
     let (sched, _) = schedule(scop, &deps, &config).unwrap();
     let tile_deps = tile_dependences(scop, &deps, &sched).unwrap();
-    let prog = taskgen::build(scop, &deps, &sched, &tile_deps).unwrap();
+    let prog = taskgen::build(scop, &deps, &sched, &tile_deps, taskgen::TileBodies::Plain).unwrap();
     assert_eq!(task_graph::check(&prog), Vec::<String>::new());
     prog
 }
