@@ -67,6 +67,10 @@ struct Args {
     /// not given).
     #[arg(long)]
     tile_sizes: Option<String>,
+    /// Run a kernel whose original takes less than this many seconds at --size at EXTRALARGE
+    /// instead (its row says so); timed runs only.
+    #[arg(long, value_name = "SECONDS")]
+    promote_below: Option<f64>,
     /// Optimization flags of every build, separated by spaces.
     #[arg(long, default_value = "-O3 -march=native", allow_hyphen_values = true)]
     opt_flags: String,
@@ -175,6 +179,7 @@ fn run(args: Args) -> Result<bool> {
         jobs: args.jobs,
         log_kernels: !std::io::stderr().is_terminal(),
         bin_dir: args.bin_dir,
+        promote_below: args.promote_below,
     };
 
     let report = match &args.from_json {

@@ -119,6 +119,9 @@ pub struct KernelReport {
     pub original: Measurement,
     /// Each target, in the order asked for.
     pub targets: Vec<TargetResult>,
+    /// The dataset it ran at when not the run's (`--promote-below`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<String>,
 }
 
 /// A requested peer that is not installed.
@@ -267,8 +270,12 @@ impl Report {
                     .map(|r| (r.target.as_str(), &r.measurement, r.speedup)),
             );
             for (target, m, speedup) in rows {
+                let kernel = match &k.size {
+                    Some(size) => format!("{} ({size})", k.kernel),
+                    None => k.kernel.clone(),
+                };
                 table.add_row(vec![
-                    Cell::new(&k.kernel),
+                    Cell::new(kernel),
                     Cell::new(target),
                     Cell::new(match m.ran_on {
                         Some(on) => format!("{}, {}", m.status.label(), on.label()),
@@ -423,7 +430,7 @@ impl Report {
                     &num(m.build_s),
                     &num(m.tiledflow_s),
                     &times.join(" "),
-                    &self.size,
+                    k.size.as_deref().unwrap_or(&self.size),
                     &self.threads.to_string(),
                     m.reason.as_deref().unwrap_or(""),
                 ])?;
@@ -474,6 +481,7 @@ pub(crate) mod tests {
                 measurement: measured(seq.0, seq.1),
                 speedup: seq.2,
             }],
+            size: None,
         };
         let mut r = Report {
             size: "MINI".into(),

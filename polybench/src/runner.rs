@@ -107,12 +107,17 @@ pub fn run_suite(config: &Config, progress: &ProgressBar) -> Result<Report> {
 
 /// The flags every build of a run gets (see the crate doc).
 pub fn base_flags(config: &Config) -> Vec<String> {
+    base_flags_at(config, config.size)
+}
+
+/// [`base_flags`] with the dataset `size`.
+fn base_flags_at(config: &Config, size: Size) -> Vec<String> {
     let mut flags = config.opt_flags.clone();
     flags.extend([
         "-ffp-contract=off".to_string(),
         "-I".to_string(),
         testsuite::utilities_dir().display().to_string(),
-        format!("-D{}", Size::define(config.size)),
+        format!("-D{}", Size::define(size)),
         "-DPOLYBENCH_DUMP_ARRAYS".to_string(),
     ]);
     if config.timed {
@@ -174,17 +179,28 @@ fn run_kernel(
         .tempdir()
         .context("creating a temporary directory")?;
     let src = testsuite::kernel_path(kernel);
-    let flags = base_flags(config);
+    let mut flags = base_flags(config);
 
     progress.set_message(format!("{kernel}: original"));
     let exe = dir.path().join("original");
-    let (original, reference) = match build(testsuite::reference_cc(), &src, &flags, &exe) {
+    let run_original = |flags: &[String]| match build(testsuite::reference_cc(), &src, flags, &exe)
+    {
         Ok((build_s, _)) => {
             let (m, dump, _) = measure(config, &exe, None, build_s, &[]);
             (m, dump)
         }
         Err(reason) => (Measurement::failed(reason, None), None),
     };
+    let (mut original, mut reference) = run_original(&flags);
+    let mut size = None;
+    if let (Some(limit), Some(t)) = (config.promote_below, original.median_s) {
+        if config.timed && t < limit && config.size != Size::ExtraLarge {
+            progress.set_message(format!("{kernel}: original at EXTRALARGE"));
+            flags = base_flags_at(config, Size::ExtraLarge);
+            (original, reference) = run_original(&flags);
+            size = Some(Size::ExtraLarge.name().to_string());
+        }
+    }
     progress.inc(1);
 
     let mut results = Vec::new();
@@ -228,6 +244,7 @@ fn run_kernel(
         kernel: kernel.to_string(),
         original,
         targets: results,
+        size,
     })
 }
 
