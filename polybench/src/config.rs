@@ -79,9 +79,9 @@ pub struct Config {
     pub log_kernels: bool,
     /// Where tiledflow-cc, tiledflow and libstreamrt.a are (`testsuite::bin_dir()` when `None`).
     pub bin_dir: Option<PathBuf>,
-    /// A kernel whose original runs faster than this many seconds at `size` is run at
-    /// EXTRALARGE instead (timed runs only): its time at `size` is mostly noise.
-    pub promote_below: Option<f64>,
+    /// `(seconds, bigger)`: a kernel whose original runs faster than `seconds` at `size` is run
+    /// at `bigger` instead (timed runs only): its time at `size` is mostly noise.
+    pub promote: Option<(f64, Size)>,
 }
 
 impl Config {
@@ -101,7 +101,7 @@ impl Config {
             jobs: 2,
             log_kernels: false,
             bin_dir: None,
-            promote_below: None,
+            promote: None,
         }
     }
 }

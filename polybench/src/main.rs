@@ -67,10 +67,13 @@ struct Args {
     /// not given).
     #[arg(long)]
     tile_sizes: Option<String>,
-    /// Run a kernel whose original takes less than this many seconds at --size at EXTRALARGE
-    /// instead (its row says so); timed runs only.
+    /// Run a kernel whose original takes less than this many seconds at --size at
+    /// --promote-to instead (its row says so); timed runs only.
     #[arg(long, value_name = "SECONDS")]
     promote_below: Option<f64>,
+    /// The dataset of the kernels --promote-below picks.
+    #[arg(long, value_enum, ignore_case = true, default_value = "EXTRALARGE")]
+    promote_to: Size,
     /// Optimization flags of every build, separated by spaces.
     #[arg(long, default_value = "-O3 -march=native", allow_hyphen_values = true)]
     opt_flags: String,
@@ -179,7 +182,7 @@ fn run(args: Args) -> Result<bool> {
         jobs: args.jobs,
         log_kernels: !std::io::stderr().is_terminal(),
         bin_dir: args.bin_dir,
-        promote_below: args.promote_below,
+        promote: args.promote_below.map(|s| (s, args.promote_to)),
     };
 
     let report = match &args.from_json {

@@ -193,12 +193,12 @@ fn run_kernel(
     };
     let (mut original, mut reference) = run_original(&flags);
     let mut size = None;
-    if let (Some(limit), Some(t)) = (config.promote_below, original.median_s) {
-        if config.timed && t < limit && config.size != Size::ExtraLarge {
-            progress.set_message(format!("{kernel}: original at EXTRALARGE"));
-            flags = base_flags_at(config, Size::ExtraLarge);
+    if let (Some((limit, bigger)), Some(t)) = (config.promote, original.median_s) {
+        if config.timed && t < limit && bigger != config.size {
+            progress.set_message(format!("{kernel}: original at {}", bigger.name()));
+            flags = base_flags_at(config, bigger);
             (original, reference) = run_original(&flags);
-            size = Some(Size::ExtraLarge.name().to_string());
+            size = Some(bigger.name().to_string());
         }
     }
     progress.inc(1);

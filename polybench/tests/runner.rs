@@ -121,6 +121,36 @@ fn a_timed_run_has_medians_and_speedups() {
     }
 }
 
+/// `--promote-below`: a kernel whose original is faster than the limit runs at the bigger size
+/// (its report and CSV rows say which), one slower than the limit stays.
+#[test]
+fn a_fast_kernel_is_promoted_to_the_bigger_size() {
+    let mut config = Config::verification(Size::Mini, vec!["atax".into()], targets(&["seq"]));
+    config.timed = true;
+    config.promote = Some((1000.0, Size::Small));
+    let report = run(&config);
+    let k = &report.kernels[0];
+    assert_eq!(k.size.as_deref(), Some("SMALL"));
+    assert_eq!(k.targets[0].measurement.status, Status::Verified, "{k:?}");
+    assert!(
+        report.table().contains("atax (SMALL)"),
+        "{}",
+        report.table()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("polybench.csv");
+    report.write_csv(&csv).unwrap();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(
+        text.lines().skip(1).all(|l| l.contains(",SMALL,")),
+        "{text}"
+    );
+
+    config.promote = Some((0.0, Size::Small));
+    let report = run(&config);
+    assert_eq!(report.kernels[0].size, None);
+}
+
 /// `cuda-emu` runs the GPU path on the emulated device and says so; a kernel the compiler keeps
 /// on the CPU says that; `cuda` without a device verifies as its CPU fallback (with a GPU, on
 /// it). Then a stand-in for tiledflow-cc whose C++ compiler leaves the emulated kernels out:
