@@ -100,6 +100,8 @@ pub struct ScopReport {
     /// What the tile code of each task class got beyond ISL's loops (full tiles apart,
     /// unroll-and-jam), by class name.
     pub tile_code: Vec<(String, polyhedral::TileCode)>,
+    /// Scalars kept in arrays of copies (`polyhedral::materialize`), by name.
+    pub materialized: Vec<String>,
 }
 
 /// The cost model's choice of fusion for one SCoP.
@@ -267,11 +269,17 @@ impl ScopReport {
             .filter(|(_, code)| *code != polyhedral::TileCode::default())
             .map(|(name, code)| format!("{name} {code}"))
             .collect();
-        let tile_code = if special.is_empty() {
+        let mut tile_code = if special.is_empty() {
             String::new()
         } else {
             format!(", tile code: {}", special.join("; "))
         };
+        if !self.materialized.is_empty() {
+            tile_code.push_str(&format!(
+                ", in arrays of copies: {}",
+                self.materialized.join(", ")
+            ));
+        }
         format!(
             "{path}: SCoP in {}() at line {}: {} statements, {} bands, {} tile dependences, {} task classes, idioms: {}{fusion}{tile_code}, {:.1} ms",
             self.function,
@@ -312,6 +320,10 @@ struct Compiled {
     /// For the CUDA target: whether and how the SCoP runs on the GPU.
     cuda: Option<taskgen::emit_cuda::CudaPlan>,
     fusion: Option<FusionChoice>,
+    /// The scalars kept in arrays of copies, and the SCoP as the generated code sees it then
+    /// (`polyhedral::with_materialized`); `None` when there are none.
+    materialized: Vec<polyhedral::Materialized>,
+    emit_scop: Option<frontend::ir::Scop>,
 }
 
 impl Compiled {
@@ -325,6 +337,8 @@ impl Compiled {
             private: Vec::new(),
             cuda: None,
             fusion: None,
+            materialized: Vec::new(),
+            emit_scop: None,
         }
     }
 }
@@ -437,6 +451,7 @@ fn compile_parsed(
                     micros: start.elapsed().as_micros(),
                     stages: scop_stages,
                     fusion: c.fusion.clone(),
+                    materialized: c.materialized.iter().map(|m| m.scalar.clone()).collect(),
                     tile_code: c.program.as_ref().map_or(Vec::new(), |p| {
                         p.classes
                             .iter()
@@ -497,7 +512,14 @@ fn compile_parsed(
                 .filter_map(|(scop, c)| {
                     c.program
                         .as_ref()
-                        .map(|program| ScopCode { scop, program, omp: c.omp.as_ref(), private: &c.private, cuda: None })
+                        .map(|program| ScopCode {
+                            scop: c.emit_scop.as_ref().unwrap_or(scop),
+                            program,
+                            omp: c.omp.as_ref(),
+                            private: &c.private,
+                            cuda: None,
+                            materialized: &c.materialized,
+                        })
                 })
                 .collect();
             let eo = EmitOptions { target: opts.target, line_directives: opts.line_directives };
@@ -604,7 +626,7 @@ fn compile_scop(
         first_deps = Some((candidates.clone(), deps));
     }
     loop {
-        let (expanded, deps, fine, sched, private, warnings) = loop {
+        let (expanded, deps, fine, sched, private, materialized, warnings) = loop {
             let expanded =
                 polyhedral::expand_scalars(scop, &candidates).map_err(polyhedral_error)?;
             let deps = match first_deps.take() {
@@ -627,12 +649,32 @@ fn compile_scop(
                     polyhedral::task_private_reusing(scop, &candidates, &sched, &mut known_private)
                 })
                 .map_err(polyhedral_error)?;
-            if private.len() == candidates.len() {
+            // A scalar that one variable per task cannot serve keeps its expansion in an array
+            // of copies where it can (`polyhedral::materialize`; not on the GPU), so the
+            // schedule found with it expanded stands; otherwise its dependences come back.
+            let mut materialized = Vec::new();
+            if opts.target != Target::Cuda {
+                for c in candidates
+                    .iter()
+                    .filter(|c| !private.iter().any(|p| p.array == c.array))
+                {
+                    if let Some(m) = st
+                        .time("privatize", || polyhedral::materialization(scop, c))
+                        .map_err(polyhedral_error)?
+                    {
+                        materialized.push(m);
+                    }
+                }
+            }
+            if private.len() + materialized.len() == candidates.len() {
                 st.time("verify", || polyhedral::verify(&expanded, &deps, &fine))
                     .map_err(polyhedral_error)?;
-                break (expanded, deps, fine, sched, private, warnings);
+                break (expanded, deps, fine, sched, private, materialized, warnings);
             }
-            candidates.retain(|c| private.iter().any(|p| p.array == c.array));
+            candidates.retain(|c| {
+                private.iter().any(|p| p.array == c.array)
+                    || materialized.iter().any(|m| m.array == c.array)
+            });
         };
         if opts.emit == Emit::Deps {
             return Ok(Compiled::deps_only(deps));
@@ -646,6 +688,8 @@ fn compile_scop(
                 private: Vec::new(),
                 cuda: None,
                 fusion,
+                materialized: Vec::new(),
+                emit_scop: None,
             });
         }
         let tile_deps = st
@@ -653,13 +697,14 @@ fn compile_scop(
                 polyhedral::tile_dependences(&expanded, &deps, &sched)
             })
             .map_err(polyhedral_error)?;
+        let private_ids: Vec<frontend::ir::ArrayId> = private.iter().map(|p| p.array).collect();
         let program = st
             .time("tasks", || {
                 // The CUDA target maps the loops of ISL's plain tile code to threads.
                 let bodies = if opts.target == Target::Cuda {
                     taskgen::TileBodies::Plain
                 } else {
-                    taskgen::TileBodies::Cpu
+                    taskgen::TileBodies::Cpu(&private_ids)
                 };
                 taskgen::build(&expanded, &deps, &sched, &tile_deps, bodies)
             })
@@ -709,6 +754,9 @@ fn compile_scop(
             private,
             cuda,
             fusion,
+            emit_scop: (!materialized.is_empty())
+                .then(|| polyhedral::with_materialized(scop, &materialized)),
+            materialized,
         });
     }
 }

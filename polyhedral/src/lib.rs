@@ -48,6 +48,7 @@ mod gpu;
 #[allow(unsafe_code)]
 mod isl;
 mod maps;
+mod materialize;
 mod parallel;
 mod parametric;
 mod point_order;
@@ -103,6 +104,7 @@ pub use gpu::{
     array_slabs, body_loops, parallel_loops, thread_private, ArraySlab, BodyLoop, KernelScope,
     SLAB_NAME,
 };
+pub use materialize::{materialization, with_materialized, Materialized};
 pub use parallel::{parallel_tiles, ParallelTiles};
 pub use privatize::{
     expand_scalars, scalar_expansions, task_private, task_private_reusing, KnownPrivate,

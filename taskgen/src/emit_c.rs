@@ -71,6 +71,9 @@ pub struct ScopCode<'a> {
     pub private: &'a [PrivateScalar],
     /// For [`Target::Cuda`]: whether and how the SCoP runs on the GPU.
     pub cuda: Option<&'a crate::emit_cuda::CudaScop>,
+    /// Scalars kept in arrays of copies (`scop` already names the arrays): allocated before the
+    /// SCoP runs, the last value copied to the scalar and the array freed after.
+    pub materialized: &'a [polyhedral::Materialized],
 }
 
 /// Writes the output file: `file.text` with every SCoP of `scops` (in source order) replaced.
@@ -403,6 +406,20 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
         Target::Omp => "tiled, OpenMP parallel loops",
         Target::Cuda => "CUDA kernels when a GPU is there, dataflow tasks otherwise",
     });
+    for m in sc.materialized {
+        // Its size is a constant: tiledflow materializes only scalars whose loops have
+        // constant bounds (`polyhedral::materialize`).
+        let inner: String = m.extents[1..].iter().map(|e| format!("[{e}]")).collect();
+        let all: String = m.extents.iter().map(|e| format!("[{e}]")).collect();
+        let _ = writeln!(
+            s,
+            "    {t} (*{name}){inner} = ({t} (*){inner})__builtin_malloc(sizeof({t}{all})); /* copies of {scalar} */",
+            t = m.elem_type,
+            name = m.name,
+            scalar = m.scalar,
+        );
+        let _ = writeln!(s, "    if (!{}) __builtin_trap(); /* out of memory */", m.name);
+    }
     // Environment.
     let _ = writeln!(s, "    struct {} tf_env = {{", env_struct(n));
     for p in scop.params.iter().filter(|p| p.storage == Storage::Local) {
@@ -483,6 +500,12 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
                 s.push_str(&spawns(n, prog, None));
             }
         }
+    }
+    for m in sc.materialized {
+        let last: String = m.last.iter().zip(&m.lower).map(|(x, lo)| format!("[{}]", x - lo)).collect();
+        // The user's program may never read it again: the cast keeps the C compiler quiet.
+        let _ = writeln!(s, "    {sc} = {}{last}; (void){sc};", m.name, sc = m.scalar);
+        let _ = writeln!(s, "    __builtin_free({});", m.name);
     }
     s.push_str("  }\n");
     s

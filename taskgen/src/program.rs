@@ -151,12 +151,12 @@ pub fn names(prefix: &str, n: usize) -> Vec<String> {
 
 /// The code of each tile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TileBodies {
+pub enum TileBodies<'a> {
     /// ISL's code for the tile as it is (the CUDA target maps its loops to threads).
     Plain,
     /// For the CPU: full tiles apart, the accumulating loop unrolled and jammed
-    /// ([`polyhedral::tile_body_ast`]).
-    Cpu,
+    /// ([`polyhedral::tile_body_ast`]); the scalars kept in one variable per task.
+    Cpu(&'a [frontend::ir::ArrayId]),
 }
 
 /// Builds the task program of a scheduled SCoP.
@@ -165,7 +165,7 @@ pub fn build(
     deps: &Dependences,
     sched: &TiledSchedule,
     tile_deps: &[TileDep],
-    bodies: TileBodies,
+    bodies: TileBodies<'_>,
 ) -> polyhedral::Result<TaskProgram> {
     let _ = deps;
     // The task bodies need only the schedule: ISL generates them on a second thread (each query
@@ -270,7 +270,7 @@ fn without_bodies(
 fn nest_bodies(
     scop: &Scop,
     sched: &TiledSchedule,
-    bodies: TileBodies,
+    bodies: TileBodies<'_>,
 ) -> polyhedral::Result<Vec<(Ast, polyhedral::TileCode)>> {
     (0..sched.nests.len())
         .map(|k| {
@@ -280,7 +280,9 @@ fn nest_bodies(
                     polyhedral::nest_body_ast(scop, sched, k, &coords, BODY_ITER)?,
                     polyhedral::TileCode::default(),
                 )),
-                TileBodies::Cpu => polyhedral::tile_body_ast(scop, sched, k, &coords, BODY_ITER),
+                TileBodies::Cpu(private) => {
+                    polyhedral::tile_body_ast(scop, sched, k, &coords, BODY_ITER, private)
+                }
             }
         })
         .collect()

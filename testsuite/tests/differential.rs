@@ -39,7 +39,10 @@ fn check(kernel: &str, sizes: &[&[(&str, &str)]], tiles: &[&str]) {
 fn gemm() {
     check(
         "gemm",
-        &[&[("MINI_DATASET", "")], &[("NI", "37"), ("NJ", "29"), ("NK", "41")]],
+        &[
+            &[("MINI_DATASET", "")],
+            &[("NI", "37"), ("NJ", "29"), ("NK", "41")],
+        ],
         &["8", "5,7,3"],
     );
 }
@@ -48,7 +51,10 @@ fn gemm() {
 fn two_mm() {
     check(
         "2mm",
-        &[&[("MINI_DATASET", "")], &[("NI", "23"), ("NJ", "19"), ("NK", "17"), ("NL", "21")]],
+        &[
+            &[("MINI_DATASET", "")],
+            &[("NI", "23"), ("NJ", "19"), ("NK", "17"), ("NL", "21")],
+        ],
         &["8", "32"],
     );
 }
@@ -57,14 +63,38 @@ fn two_mm() {
 fn jacobi_2d() {
     check(
         "jacobi-2d",
-        &[&[("MINI_DATASET", "")], &[("N", "37"), ("TSTEPS", "9")], &[("N", "18"), ("TSTEPS", "13")]],
+        &[
+            &[("MINI_DATASET", "")],
+            &[("N", "37"), ("TSTEPS", "9")],
+            &[("N", "18"), ("TSTEPS", "13")],
+        ],
         &["8", "4,6,5"],
     );
 }
 
 #[test]
 fn seidel_2d() {
-    check("seidel-2d", &[&[("MINI_DATASET", "")], &[("N", "29"), ("TSTEPS", "7")]], &["8", "3,4,5"]);
+    check(
+        "seidel-2d",
+        &[&[("MINI_DATASET", "")], &[("N", "29"), ("TSTEPS", "7")]],
+        &["8", "3,4,5"],
+    );
+}
+
+/// Scalars kept in arrays of copies (`polyhedral::materialize`): symm's running sum, whose
+/// `k` loop is tiled, and ludcmp's `w`, also used by a loop that counts down.
+#[test]
+fn scalars_kept_in_arrays_of_copies() {
+    check(
+        "symm",
+        &[&[("MINI_DATASET", "")], &[("M", "23"), ("N", "17")]],
+        &["8", "5,7,3"],
+    );
+    check(
+        "ludcmp",
+        &[&[("MINI_DATASET", "")], &[("N", "29")]],
+        &["8", "4,6,5"],
+    );
 }
 
 /// Skewed tiles of unequal sizes (7 in time, 3 in space): computing their tile dependences and

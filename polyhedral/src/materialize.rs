@@ -1,0 +1,322 @@
+//! Materialized scalar expansion: a scalar whose copies (one per iteration of its outer loops,
+//! [`crate::privatize`]) cannot live in one variable per task is stored in an array of copies.
+//!
+//! Privatization keeps an expanded scalar in one variable per task when its values never cross
+//! a task. When they do (symm's `temp2` under a schedule that tiles the `k` loop of its running
+//! sum: each `(i, j)`'s sum is built by several tasks), the driver used to drop the expansion and
+//! schedule again with the scalar's dependences, which serialize its loops (symm's first nest
+//! became 16 tasks in a chain). Instead, the expanded scalar can be what the scheduler saw: an
+//! array `tf_x_<name>[i][j]` indexed by the iterators of its outer loops. The dependences, the
+//! schedule and the tiles are then exactly those computed for the expanded SCoP, so nothing new
+//! needs proving; the cost is memory, bounded by [`MAX_BYTES`].
+//!
+//! Conditions (each checked, otherwise the scalar is not materialized and the driver falls back
+//! to keeping its dependences):
+//! - in every statement that accesses the scalar, expansion dimension `k` (the original
+//!   schedule's loop dimension `2k + 1`) is the statement's `k`-th iterator or its opposite (a
+//!   loop that counts down), so the subscript is that iterator, printed from the statement's own
+//!   text;
+//! - the iterators' ranges are constants (the SCoP's parameters are fixed), so the array has a
+//!   fixed size, at most [`MAX_BYTES`];
+//! - the last write (in the original order) writes one known element, whose value is copied to
+//!   the user's scalar after the SCoP, as a private scalar's last value is.
+
+use crate::isl::{Ctx, UnionMap, UnionSet};
+use crate::maps::input_error;
+use crate::privatize::ScalarExpansion;
+use crate::scop::ScopSets;
+use crate::tile_size::element_bytes;
+use crate::Result;
+use frontend::ir::{ArrayId, BodyPiece, Scop, StmtId, Storage};
+
+/// The largest array of copies a scalar may get.
+pub const MAX_BYTES: u64 = 256 << 20;
+
+/// A scalar kept in an array of copies (see the module doc).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Materialized {
+    pub array: ArrayId,
+    /// The user's scalar.
+    pub scalar: String,
+    /// The array of copies in generated code: `tf_x_<scalar>`.
+    pub name: String,
+    pub elem_type: String,
+    /// The smallest value of each subscript (the array is indexed from it).
+    pub lower: Vec<i64>,
+    /// The extent of each dimension.
+    pub extents: Vec<u64>,
+    /// The element the last write writes (subscripts as in the source, before `lower` is
+    /// subtracted).
+    pub last: Vec<i64>,
+    /// For each statement that accesses the scalar, the sign of each iterator in its subscript:
+    /// `-1` for a loop that counts down (its schedule dimension is `-i`).
+    pub signs: Vec<(StmtId, Vec<i64>)>,
+}
+
+impl Materialized {
+    /// Bytes of the array.
+    pub fn bytes(&self) -> u64 {
+        self.extents
+            .iter()
+            .fold(element_bytes(&self.elem_type), |b, &e| b.saturating_mul(e))
+    }
+}
+
+/// How scalar `e` of `scop` (unexpanded) would be materialized, or `None` when a condition of the
+/// module doc fails.
+pub fn materialization(scop: &Scop, e: &ScalarExpansion) -> Result<Option<Materialized>> {
+    let array = scop.array(e.array);
+    if array.rank != 0 || e.loops == 0 {
+        return Ok(None);
+    }
+    let ctx = Ctx::shared()?;
+    // Subscript k is iterator k, or its opposite, in every accessing statement.
+    let mut signs = Vec::new();
+    for stmt in scop
+        .statements
+        .iter()
+        .filter(|s| s.accesses.iter().any(|a| a.array == e.array))
+    {
+        if stmt.iterators.len() < e.loops {
+            return Ok(None);
+        }
+        let schedule = UnionMap::read(ctx, &stmt.schedule)
+            .map_err(|err| input_error("schedule", &stmt.schedule, err))?;
+        let depth = match schedule.maps()?.first() {
+            Some(m) => m.n_dims(crate::isl::Side::Out)?,
+            None => return Ok(None),
+        };
+        if depth < 2 * e.loops {
+            return Ok(None);
+        }
+        let it: Vec<String> = (0..stmt.iterators.len()).map(|k| format!("i{k}")).collect();
+        let o: Vec<String> = (0..depth).map(|k| format!("o{k}")).collect();
+        let mut stmt_signs = Vec::with_capacity(e.loops);
+        for k in 0..e.loops {
+            let mut found = None;
+            for sign in [1i64, -1] {
+                let equal = UnionMap::read(
+                    ctx,
+                    &format!(
+                        "{}{{ {}[{}] -> [{}] : o{} = {sign} * i{k} }}",
+                        params_of(scop),
+                        stmt.id,
+                        it.join(", "),
+                        o.join(", "),
+                        2 * k + 1
+                    ),
+                )?;
+                if schedule.is_subset(&equal)? {
+                    found = Some(sign);
+                    break;
+                }
+            }
+            match found {
+                Some(sign) => stmt_signs.push(sign),
+                None => return Ok(None),
+            }
+        }
+        signs.push((stmt.id, stmt_signs));
+    }
+    let expanded = crate::expand_scalars(scop, std::slice::from_ref(e))?;
+    let sets = ScopSets::parse(ctx, &expanded)?;
+    let space = UnionSet::read(
+        ctx,
+        &format!(
+            "{} -> {{ {}[{}] }}",
+            scop.isl_params(),
+            array.isl_name,
+            (0..e.loops)
+                .map(|k| format!("x{k}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    )?;
+    let writes = sets.writes.clone().intersect_range(space.clone())?;
+    let accesses = sets
+        .reads
+        .clone()
+        .intersect_range(space)?
+        .union(writes.clone())?;
+    let touched = accesses.range()?.coalesce()?.sets()?;
+    let [touched] = touched.as_slice() else {
+        return Ok(None);
+    };
+    let mut lower = Vec::with_capacity(e.loops);
+    let mut extents = Vec::with_capacity(e.loops);
+    for k in 0..e.loops {
+        let Some((lo, hi)) = touched.dim_range(k)? else {
+            return Ok(None);
+        };
+        lower.push(lo);
+        extents.push(u64::try_from(hi - lo + 1).unwrap_or(0));
+    }
+    // The last write in the original order and the element it writes.
+    let written = writes.clone().domain()?;
+    let original_writes = sets.original.clone().intersect_domain(written.clone())?;
+    let later = original_writes.clone().lex_lt_union_map(original_writes)?;
+    let last = written.subtract(later.domain()?)?;
+    let last_elements = writes.intersect_domain(last)?.range()?.sets()?;
+    let [last_element] = last_elements.as_slice() else {
+        return Ok(None);
+    };
+    let Some(points) = last_element.clone().project_out_params()?.points_upto(1)? else {
+        return Ok(None);
+    };
+    let [last] = points.as_slice() else {
+        return Ok(None);
+    };
+    let m = Materialized {
+        array: e.array,
+        scalar: array.name.clone(),
+        name: format!("tf_x_{}", array.name),
+        elem_type: array.elem_type.clone(),
+        lower,
+        extents,
+        last: last.clone(),
+        signs,
+    };
+    if m.extents.contains(&0) || m.bytes() > MAX_BYTES {
+        return Ok(None);
+    }
+    Ok(Some(m))
+}
+
+/// `[p, q] -> ` for the SCoP's parameters.
+fn params_of(scop: &Scop) -> String {
+    format!("{} -> ", scop.isl_params())
+}
+
+/// `scop` as generated code sees it with the scalars `materialized` stored in their arrays: each
+/// is a local array of constant extents named [`Materialized::name`], and each statement that
+/// uses one names its element, `tf_x_s[i - lo][j - lo']`, with the statement's own iterators.
+pub fn with_materialized(scop: &Scop, materialized: &[Materialized]) -> Scop {
+    let mut out = scop.clone();
+    for m in materialized {
+        let Some(array) = out.arrays.get_mut(m.array.index()) else {
+            continue;
+        };
+        array.name = m.name.clone();
+        array.rank = m.extents.len();
+        array.extents = m.extents.iter().map(|&e| Some(e)).collect();
+        array.storage = Storage::Local;
+        array.written = true;
+        for stmt in &mut out.statements {
+            let Some((_, signs)) = m.signs.iter().find(|(id, _)| *id == stmt.id) else {
+                continue;
+            };
+            let mut body = Vec::with_capacity(stmt.body.len());
+            for piece in std::mem::take(&mut stmt.body) {
+                match piece {
+                    BodyPiece::Var(id) if id == m.array => {
+                        body.push(BodyPiece::Text(format!("{}[", m.name)));
+                        for (k, (lo, sign)) in m.lower.iter().zip(signs).enumerate() {
+                            if k > 0 {
+                                body.push(BodyPiece::Text("][".into()));
+                            }
+                            let minus = if *sign < 0 { "-" } else { "" };
+                            if *lo == 0 && *sign > 0 {
+                                body.push(BodyPiece::Iter(k));
+                            } else {
+                                body.push(BodyPiece::Text(format!("{minus}(")));
+                                body.push(BodyPiece::Iter(k));
+                                body.push(BodyPiece::Text(format!(") - ({lo})")));
+                            }
+                        }
+                        body.push(BodyPiece::Text("]".into()));
+                    }
+                    other => body.push(other),
+                }
+            }
+            stmt.body = body;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scalar_expansions;
+
+    fn text(scop: &Scop, stmt: usize) -> String {
+        scop.statements[stmt]
+            .body
+            .iter()
+            .map(|p| match p {
+                BodyPiece::Text(t) => t.clone(),
+                BodyPiece::Iter(k) => scop.statements[stmt].iterators[*k].clone(),
+                BodyPiece::Var(id) => scop.array(*id).name.clone(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn symms_running_sum_gets_one_copy_per_i_and_j() {
+        // symm at MINI: M = 20, N = 30; temp2 is set, summed into and read once per (i, j).
+        let scop = crate::polybench_scop("symm");
+        let expansions = scalar_expansions(&scop).unwrap();
+        let [e] = expansions.as_slice() else {
+            panic!("{expansions:?}")
+        };
+        assert_eq!(e.loops, 2);
+        let m = materialization(&scop, e)
+            .unwrap()
+            .expect("temp2 can be materialized");
+        assert_eq!(m.name, "tf_x_temp2");
+        assert_eq!(m.lower, vec![0, 0]);
+        assert_eq!(m.extents, vec![20, 30]);
+        // The last write is the final `temp2 += ...` of i = 19, j = 29.
+        assert_eq!(m.last, vec![19, 29]);
+        assert!(
+            m.signs.iter().all(|(_, s)| s == &vec![1, 1]),
+            "{:?}",
+            m.signs
+        );
+        assert_eq!(m.bytes(), 20 * 30 * 8);
+        let emitted = with_materialized(&scop, &[m]);
+        let uses: Vec<String> = (0..scop.statements.len())
+            .map(|k| text(&emitted, k))
+            .filter(|t| t.contains("tf_x_temp2"))
+            .collect();
+        assert_eq!(uses.len(), 3, "{uses:?}");
+        assert!(
+            uses.iter()
+                .all(|t| t.contains("tf_x_temp2[i][j]") && !t.contains("temp2 ")),
+            "{uses:?}"
+        );
+        assert_eq!(emitted.array(e.array).rank, 2);
+    }
+
+    #[test]
+    fn a_loop_that_counts_down_indexes_with_the_opposite_iterator() {
+        // ludcmp at MINI (N = 40): w is used in four loops, the last of which counts down, so its
+        // copies are indexed by -i there: the subscripts run from -39 to 39.
+        let scop = crate::polybench_scop("ludcmp");
+        let expansions = scalar_expansions(&scop).unwrap();
+        let [e] = expansions.as_slice() else {
+            panic!("{expansions:?}")
+        };
+        let m = materialization(&scop, e)
+            .unwrap()
+            .expect("w can be materialized");
+        assert_eq!(m.lower, vec![-39]);
+        assert_eq!(m.extents, vec![79]);
+        assert!(m.signs.iter().any(|(_, s)| s == &vec![-1]), "{:?}", m.signs);
+        assert!(m.signs.iter().any(|(_, s)| s == &vec![1]), "{:?}", m.signs);
+        // The last write is in the downward loop's last iteration, i = 0.
+        assert_eq!(m.last, vec![0]);
+        let emitted = with_materialized(&scop, &[m]);
+        let texts: Vec<String> = (0..scop.statements.len())
+            .map(|k| text(&emitted, k))
+            .collect();
+        assert!(
+            texts.iter().any(|t| t.contains("tf_x_w[-(i) - (-39)]")),
+            "{texts:?}"
+        );
+        assert!(
+            texts.iter().any(|t| t.contains("tf_x_w[(i) - (-39)]")),
+            "{texts:?}"
+        );
+    }
+}
