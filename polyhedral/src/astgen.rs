@@ -47,6 +47,8 @@ pub(crate) struct PointSchedule<'c> {
     pub(crate) separate: Option<usize>,
     /// Tile dimensions projected out (0 when none are).
     pub(crate) n_tile: usize,
+    /// More dimensions whose loops every code built from it generates "separate".
+    pub(crate) cut: Vec<usize>,
 }
 
 impl PointSchedule<'static> {
@@ -96,6 +98,7 @@ impl PointSchedule<'static> {
                 iterators: names(iter_prefix, depth),
                 separate: None,
                 n_tile: 0,
+                cut: Vec::new(),
             });
         }
         let points: Vec<usize> = (n_tile..depth).collect();
@@ -113,6 +116,7 @@ impl PointSchedule<'static> {
             iterators: names(iter_prefix, depth)[n_tile..].to_vec(),
             separate,
             n_tile,
+            cut: Vec::new(),
         })
     }
 }
@@ -134,18 +138,30 @@ impl<'c> PointSchedule<'c> {
             iterators: self.iterators.clone(),
             separate: self.separate,
             n_tile: self.n_tile,
+            cut: self
+                .cut
+                .iter()
+                .filter_map(|d| keep.iter().position(|k| k == d))
+                .collect(),
         })
     }
 
     /// The code, for the tiles whose coordinates satisfy `tiles` (a parameter set) when given,
-    /// with the loops of the dimensions `separate` generated "separate" (ISL's option: each piece
-    /// of a loop's range where the guards of the statements inside change is a loop of its own).
+    /// with the loops of the dimensions `separate` (and [`PointSchedule::cut`]) generated
+    /// "separate" (ISL's option: each piece of a loop's range where the guards of the statements
+    /// inside change is a loop of its own).
     pub(crate) fn build(&self, tiles: Option<Set<'c>>, separate: &[usize]) -> Result<Ast> {
         let context = match tiles {
             Some(tiles) => self.context.clone().intersect(tiles)?,
             None => self.context.clone(),
         };
-        build_separated(context, self.schedule.clone(), &self.iterators, separate)
+        let mut separate = separate.to_vec();
+        for &d in &self.cut {
+            if !separate.contains(&d) {
+                separate.push(d);
+            }
+        }
+        build_separated(context, self.schedule.clone(), &self.iterators, &separate)
     }
 }
 
@@ -377,7 +393,7 @@ fn points_statement<'c>(set: Set<'c>, name: &str) -> Result<UnionMap<'c>> {
 }
 
 /// Renames the user nodes for which `rename` gives a new name.
-fn rename_users(ast: &mut Ast, rename: &dyn Fn(&str) -> Option<String>) {
+pub(crate) fn rename_users(ast: &mut Ast, rename: &dyn Fn(&str) -> Option<String>) {
     match ast {
         Ast::For { body, .. } => rename_users(body, rename),
         Ast::If { then, els, .. } => {

@@ -28,11 +28,11 @@
 //!
 //! This module only chooses the order; `schedule` applies it to the nest's flat schedule.
 
-use crate::isl::{Ctx, Set, Side, UnionMap};
+use crate::isl::{Ctx, Set, Side, UnionMap, UnionSet};
 use crate::maps::{names, tuple};
 use crate::scop::stmt_of_name;
 use crate::Result;
-use frontend::ir::{AccessKind, Scop};
+use frontend::ir::{AccessKind, Scop, StmtId};
 
 const CONTIGUOUS: i64 = 2;
 const INVARIANT: i64 = 1;
@@ -205,6 +205,102 @@ pub(crate) fn accumulates(
         }
     }
     Ok(false)
+}
+
+/// For each statement of `flat` (a nest's flat schedule of `depth` dimensions, `p` tile then `p`
+/// point dimensions first), the instances where a read that does not change along the
+/// statement's innermost loop (an invariant load, `path[i][k]` in floyd-warshall's `j` loop)
+/// touches the element the statement writes (`path[i][j]` at `j = k`), as a set of the
+/// statement's instances (ISL text), with the schedule dimension of that loop; only when there
+/// are such instances and they are not all of them. Elsewhere the loop's stores cannot change
+/// that read, which is what the C compiler must know to vectorize the loop: cut there
+/// ([`crate::tile_code`]), its run-time alias check passes on the pieces around the cut.
+pub(crate) fn aliased_invariant_reads(
+    ctx: &Ctx,
+    scop: &Scop,
+    flat: &UnionMap<'_>,
+    depth: usize,
+    p: usize,
+) -> Result<Vec<(StmtId, String, usize)>> {
+    let mut out = Vec::new();
+    let o = names("o", depth);
+    let mut shapes = Shapes::default();
+    for stmt_map in flat.maps()? {
+        let Some(stmt) = stmt_map
+            .tuple_name(Side::In)
+            .as_deref()
+            .and_then(stmt_of_name)
+            .and_then(|s| scop.statements.get(s.index()))
+        else {
+            continue;
+        };
+        // The innermost loop: the last dimension that is not a constant for this statement.
+        let mut innermost = None;
+        for pos in (p..depth).rev() {
+            if stmt_map.plain_fixed_out(pos)?.is_none() {
+                innermost = Some(pos);
+                break;
+            }
+        }
+        let Some(q) = innermost else {
+            continue;
+        };
+        let step = if q < 2 * p {
+            step_map(&o, p, q - p)
+        } else {
+            let out: Vec<String> = o
+                .iter()
+                .enumerate()
+                .map(|(k, v)| {
+                    if k == q {
+                        format!("{v} + 1")
+                    } else {
+                        v.clone()
+                    }
+                })
+                .collect();
+            format!("{{ {} -> {} }}", tuple("", &o), tuple("", &out))
+        };
+        let step = UnionMap::read(ctx, &step)?;
+        let sched = UnionMap::from_map(stmt_map)?;
+        let domain = sched.clone().domain()?;
+        let next = sched
+            .clone()
+            .apply_range(step)?
+            .apply_range(sched.reverse()?)?;
+        if next.is_empty()? {
+            continue;
+        }
+        let mut aliased = UnionSet::empty(ctx)?;
+        for read in stmt.accesses.iter().filter(|a| a.kind == AccessKind::Read) {
+            let read_map = UnionMap::read(ctx, &read.relation)?.intersect_domain(domain.clone())?;
+            let moved = next
+                .clone()
+                .apply_domain(read_map.clone())?
+                .apply_range(read_map.clone())?;
+            let mut invariant = !moved.is_empty()?;
+            for diff in moved.maps()? {
+                invariant &= classify(ctx, diff.deltas()?, &mut shapes)? == INVARIANT;
+            }
+            if !invariant {
+                continue;
+            }
+            for write in stmt
+                .accesses
+                .iter()
+                .filter(|a| a.kind == AccessKind::Write && a.array == read.array)
+            {
+                let write_map = UnionMap::read(ctx, &write.relation)?;
+                aliased = aliased.union(write_map.intersect(read_map.clone())?.domain()?)?;
+            }
+        }
+        let aliased = aliased.coalesce()?;
+        if aliased.is_empty()? || domain.is_subset(&aliased)? {
+            continue;
+        }
+        out.push((stmt.id, aliased.to_str()?, q));
+    }
+    Ok(out)
 }
 
 /// For the GPU ([`crate::ScheduleConfig::parallel_point_loops_outer`]): the members that carry

@@ -97,6 +97,16 @@ fn scalars_kept_in_arrays_of_copies() {
     );
 }
 
+/// floyd-warshall's row loop is cut where it stores the element it loads (`polyhedral::tile_code`).
+#[test]
+fn floyd_warshall_cut_loops() {
+    check(
+        "floyd-warshall",
+        &[&[("MINI_DATASET", "")], &[("N", "37")]],
+        &["8", "5"],
+    );
+}
+
 /// Skewed tiles of unequal sizes (7 in time, 3 in space): computing their tile dependences and
 /// their shapes once took minutes (`polyhedral::tile`, `polyhedral::tile_graph`).
 #[test]
