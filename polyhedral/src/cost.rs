@@ -84,6 +84,13 @@ pub struct Machine {
 }
 
 impl Machine {
+    /// Bytes one tile's data may take with default tile sizes
+    /// ([`crate::ScheduleConfig::tile_footprint`]): a sixteenth of the core's L2, between 32 and
+    /// 256 KiB.
+    pub fn tile_footprint(&self) -> u64 {
+        (self.l2_bytes / 16).clamp(32 << 10, 256 << 10)
+    }
+
     /// This machine: `TILEDFLOW_NUM_THREADS` (as the runtime reads it) or every core, and the
     /// cache sizes Linux reports for CPU 0 (`/sys/devices/system/cpu/cpu0/cache`), overridden by
     /// `TILEDFLOW_L2_BYTES` and `TILEDFLOW_LLC_BYTES`; 512 KiB and 8 MiB where nothing says.
@@ -632,6 +639,14 @@ mod tests {
             l2_bytes,
             llc_bytes,
         }
+    }
+
+    #[test]
+    fn tiles_take_a_sixteenth_of_l2_within_bounds() {
+        assert_eq!(machine(2 << 20, 32 << 20).tile_footprint(), 128 << 10);
+        assert_eq!(machine(1 << 20, 32 << 20).tile_footprint(), 64 << 10);
+        assert_eq!(machine(256 << 10, 32 << 20).tile_footprint(), 32 << 10);
+        assert_eq!(machine(64 << 20, 32 << 20).tile_footprint(), 256 << 10);
     }
 
     #[test]

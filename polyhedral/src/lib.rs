@@ -116,7 +116,9 @@ pub use tile_graph::{
     coarsen, tile_graph, NestTiles, NumberedDep, PartitionClass, Shape, Signature, SimplifiedDep,
     StatementTiles, TileGraph, MAX_CLASSES,
 };
-pub use tile_size::{default_tile_size, element_bytes, lengthen_inner};
+pub use tile_size::{
+    default_tile_size, default_tile_size_within, element_bytes, lengthen_inner, lengthen_inner_within,
+};
 pub use verify::verify;
 
 /// Errors of this crate.
@@ -200,6 +202,8 @@ pub struct ScheduleConfig {
     /// GPU, where the free members become threads, a value carried along the others (a running
     /// sum in a scalar) then stays in one tile, and so in one thread.
     pub whole_carrying_members: bool,
+    /// Bytes one tile's data should take with default tile sizes (`tile_size`).
+    pub tile_footprint: u64,
 }
 
 /// The tile size reported for a band member that is not cut
@@ -232,6 +236,7 @@ impl Default for ScheduleConfig {
             max_whole_statements: 9,
             parallel_point_loops_outer: false,
             whole_carrying_members: false,
+            tile_footprint: tile_size::FOOTPRINT_BUDGET,
         }
     }
 }

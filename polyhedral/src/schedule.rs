@@ -118,7 +118,7 @@ use crate::maps::{names, pad_to_common_depth, projection, tuple};
 use crate::parametric::{concrete_tree, parametric_copy, ParametricProblem};
 use crate::point_order::point_order;
 use crate::scop::{stmt_of_name, ScopSets};
-use crate::tile_size::{default_tile_size, lengthen_inner, SHORT_INNER};
+use crate::tile_size::{default_tile_size_within, lengthen_inner_within, SHORT_INNER};
 use crate::{Dependences, Error, Fuse, Nest, Result, ScheduleConfig, TiledSchedule, Warning};
 use frontend::ir::{Scop, StmtId};
 use std::collections::BTreeMap;
@@ -842,6 +842,7 @@ fn tile_nests<'c>(
                         deps,
                         parallel_outer,
                         order.as_deref(),
+                        cfg.tile_footprint,
                     )?
                 } else {
                     (0..members).map(|i| ts[i.min(ts.len() - 1)]).collect()
@@ -927,8 +928,9 @@ fn default_sizes<'c>(
     deps: &UnionMap<'c>,
     parallel_outer: bool,
     order: Option<&[usize]>,
+    budget: u64,
 ) -> Result<Vec<i64>> {
-    let size = default_tile_size(scop, statements, p);
+    let size = default_tile_size_within(scop, statements, p, budget);
     if size >= SHORT_INNER {
         return Ok(vec![size; p]);
     }
@@ -937,7 +939,9 @@ fn default_sizes<'c>(
         None => one_tile_order(scop, node, domain, p, deps, parallel_outer)?,
     };
     let inner = order.last().copied().unwrap_or(p - 1);
-    Ok(lengthen_inner(scop, statements, size, p, inner))
+    Ok(lengthen_inner_within(
+        scop, statements, size, p, inner, budget,
+    ))
 }
 
 /// The order [`point_order`] gives the point loops of the `p`-member band at `node` (not yet

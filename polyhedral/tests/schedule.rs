@@ -212,6 +212,13 @@ fn default_tile_size_fits_the_footprint_budget() {
     assert_eq!(default_tile_size(&with_arrays(&gemm, "float"), &s0, 3), 64);
     assert_eq!(default_tile_size(&with_arrays(&[("A", 3), ("B", 3)], "double"), &s0, 4), 16);
     assert_eq!(default_tile_size(&with_arrays(&[("A", 3)], "double"), &s0, 1), 64);
+    // With a budget of 128 KiB (the driver's on a core with 2 MiB of L2), gemm's band gets
+    // 64: `3 · 8 · 64² = 96 KiB`; heat-3d's still 16 (`2 · 8 · 32³ = 512 KiB` does not fit).
+    use polyhedral::default_tile_size_within;
+    assert_eq!(default_tile_size_within(&with_arrays(&gemm, "double"), &s0, 3, 128 << 10), 64);
+    assert_eq!(default_tile_size_within(&with_arrays(&[("A", 3), ("B", 3)], "double"), &s0, 4, 128 << 10), 16);
+    // 32 KiB (a 512 KiB L2): gemm's band keeps 32 (24 KiB).
+    assert_eq!(default_tile_size_within(&with_arrays(&gemm, "double"), &s0, 3, 32 << 10), 32);
 }
 
 /// A short innermost point loop is lengthened to 64, the other members shrinking to fit the
