@@ -8,12 +8,40 @@ pub enum Ast {
     /// Statements in order.
     Block(Vec<Ast>),
     /// `for (iter = init; cond; iter += inc) body`; `cond` mentions `iter`.
-    For { iter: String, init: Expr, cond: Expr, inc: Expr, body: Box<Ast> },
+    For {
+        iter: String,
+        init: Expr,
+        cond: Expr,
+        inc: Expr,
+        body: Box<Ast>,
+    },
     /// `if (cond) then else els`.
-    If { cond: Expr, then: Box<Ast>, els: Option<Box<Ast>> },
+    If {
+        cond: Expr,
+        then: Box<Ast>,
+        els: Option<Box<Ast>>,
+    },
     /// An instance of a domain element: `name` is the tuple name (a statement `S3`, a tile space
     /// `N0`, ...) and `args` its coordinates expressed in the enclosing iterators and parameters.
     User { name: String, args: Vec<Expr> },
+}
+
+impl Ast {
+    /// Calls `f` on every node of the tree, parents before their children, in order.
+    pub fn walk(&self, f: &mut dyn FnMut(&Ast)) {
+        f(self);
+        match self {
+            Ast::Block(items) => items.iter().for_each(|i| i.walk(f)),
+            Ast::For { body, .. } => body.walk(f),
+            Ast::If { then, els, .. } => {
+                then.walk(f);
+                if let Some(e) = els {
+                    e.walk(f);
+                }
+            }
+            Ast::User { .. } => {}
+        }
+    }
 }
 
 /// An integer expression.

@@ -69,22 +69,10 @@ pub(crate) fn point_order(
     let mut scores = vec![0i64; p];
     let mut any = false;
     for stmt_map in flat.maps()? {
-        let Some(stmt) = stmt_map
-            .tuple_name(Side::In)
-            .as_deref()
-            .and_then(stmt_of_name)
-            .and_then(|s| scop.statements.get(s.index()))
-        else {
+        // Only statements whose innermost loop is in the band: every dimension below is fixed.
+        let Some(stmt) = innermost_in_band(scop, &stmt_map, p, depth)? else {
             continue;
         };
-        // Only statements whose innermost loop is in the band: every dimension below is fixed.
-        let mut innermost = true;
-        for pos in 2 * p..depth {
-            innermost &= stmt_map.plain_fixed_out(pos)?.is_some();
-        }
-        if !innermost {
-            continue;
-        }
         let sched = UnionMap::from_map(stmt_map)?;
         let accesses: Vec<UnionMap<'_>> = stmt
             .accesses
@@ -163,21 +151,9 @@ pub(crate) fn accumulates(
     let step = UnionMap::read(ctx, &step_map(&o, p, m))?;
     let mut shapes = Shapes::default();
     for stmt_map in flat.maps()? {
-        let Some(stmt) = stmt_map
-            .tuple_name(Side::In)
-            .as_deref()
-            .and_then(stmt_of_name)
-            .and_then(|s| scop.statements.get(s.index()))
-        else {
+        let Some(stmt) = innermost_in_band(scop, &stmt_map, p, depth)? else {
             continue;
         };
-        let mut innermost = true;
-        for pos in 2 * p..depth {
-            innermost &= stmt_map.plain_fixed_out(pos)?.is_some();
-        }
-        if !innermost {
-            continue;
-        }
         let sched = UnionMap::from_map(stmt_map)?;
         let next = sched
             .clone()
@@ -226,12 +202,7 @@ pub(crate) fn aliased_invariant_reads(
     let o = names("o", depth);
     let mut shapes = Shapes::default();
     for stmt_map in flat.maps()? {
-        let Some(stmt) = stmt_map
-            .tuple_name(Side::In)
-            .as_deref()
-            .and_then(stmt_of_name)
-            .and_then(|s| scop.statements.get(s.index()))
-        else {
+        let Some(stmt) = statement_of(scop, &stmt_map) else {
             continue;
         };
         // The innermost loop: the last dimension that is not a constant for this statement.
@@ -345,6 +316,38 @@ fn parallel_first(
             .chain((0..p).filter(|&m| !parallel[m]))
             .collect(),
     ))
+}
+
+/// The statement a map of a nest's flat schedule schedules.
+fn statement_of<'s>(
+    scop: &'s Scop,
+    stmt_map: &crate::isl::Map<'_>,
+) -> Option<&'s frontend::ir::Statement> {
+    stmt_map
+        .tuple_name(Side::In)
+        .as_deref()
+        .and_then(stmt_of_name)
+        .and_then(|s| scop.statements.get(s.index()))
+}
+
+/// The statement `stmt_map` schedules when its innermost loop is in the band (every dimension
+/// of the `depth`-dimensional flat schedule below the `p` tile and `p` point dimensions is a
+/// constant for it).
+fn innermost_in_band<'s>(
+    scop: &'s Scop,
+    stmt_map: &crate::isl::Map<'_>,
+    p: usize,
+    depth: usize,
+) -> Result<Option<&'s frontend::ir::Statement>> {
+    let Some(stmt) = statement_of(scop, stmt_map) else {
+        return Ok(None);
+    };
+    for pos in 2 * p..depth {
+        if stmt_map.plain_fixed_out(pos)?.is_none() {
+            return Ok(None);
+        }
+    }
+    Ok(Some(stmt))
 }
 
 /// `{ [o..] -> [o'..] }`: one step of point dimension `m`, the other point dimensions and the

@@ -825,31 +825,14 @@ mod tests {
             crate::nest_body_ast(&scop, &sched, 0, &coords, "c").unwrap()
         );
         // A loop over the jammed iterator steps by JAM.
-        fn steps(ast: &Ast, iter: &str, out: &mut Vec<Expr>) {
-            match ast {
-                Ast::Block(items) => items.iter().for_each(|i| steps(i, iter, out)),
-                Ast::For {
-                    iter: it,
-                    inc,
-                    body,
-                    ..
-                } => {
-                    if it == iter {
-                        out.push(inc.clone());
-                    }
-                    steps(body, iter, out);
-                }
-                Ast::If { then, els, .. } => {
-                    steps(then, iter, out);
-                    if let Some(e) = els {
-                        steps(e, iter, out);
-                    }
-                }
-                Ast::User { .. } => {}
-            }
-        }
         let mut incs = Vec::new();
-        steps(&ast, &iter, &mut incs);
+        ast.walk(&mut |node| {
+            if let Ast::For { iter: it, inc, .. } = node {
+                if *it == iter {
+                    incs.push(inc.clone());
+                }
+            }
+        });
         assert!(incs.contains(&Expr::Int(JAM.to_string())), "{incs:?}");
     }
 
@@ -870,17 +853,11 @@ mod tests {
         assert!(code.split, "{code}");
         // Every statement keeps its name (the split copies are renamed back).
         fn users(ast: &Ast, out: &mut Vec<String>) {
-            match ast {
-                Ast::Block(items) => items.iter().for_each(|i| users(i, out)),
-                Ast::For { body, .. } => users(body, out),
-                Ast::If { then, els, .. } => {
-                    users(then, out);
-                    if let Some(e) = els {
-                        users(e, out);
-                    }
+            ast.walk(&mut |node| {
+                if let Ast::User { name, .. } = node {
+                    out.push(name.clone());
                 }
-                Ast::User { name, .. } => out.push(name.clone()),
-            }
+            });
         }
         let mut names_used = Vec::new();
         users(&ast, &mut names_used);
