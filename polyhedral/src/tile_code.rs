@@ -668,10 +668,13 @@ mod tests {
 
     #[test]
     fn loops_that_would_need_a_remainder_or_are_not_perfect_stay() {
+        let stays = |tree: Ast| {
+            let mut ast = tree.clone();
+            assert!(!unroll_and_jam(&mut ast, "k", "j", 4), "{tree:?}");
+            assert_eq!(ast, tree);
+        };
         // 30 iterations: not a multiple of 4.
-        let mut ast = gemm_tile(29);
-        assert!(!unroll_and_jam(&mut ast, "k", "j", 4));
-        assert_eq!(ast, gemm_tile(29));
+        stays(gemm_tile(29));
         // A bound that is not the start plus a constant (a partial tile's `min`).
         let partial = for_le(
             "k",
@@ -679,9 +682,7 @@ mod tests {
             op(OpKind::Min, vec![int(99), tile_at("t2", 31)]),
             for_le("j", int(0), int(31), user("S1", vec![id("k"), id("j")])),
         );
-        let mut ast = partial.clone();
-        assert!(!unroll_and_jam(&mut ast, "k", "j", 4));
-        assert_eq!(ast, partial);
+        stays(partial);
         // The inner loop's bounds use the outer iterator (a triangle).
         let triangle = for_le(
             "k",
@@ -689,9 +690,7 @@ mod tests {
             int(31),
             for_le("j", int(0), id("k"), user("S1", vec![id("k"), id("j")])),
         );
-        let mut ast = triangle.clone();
-        assert!(!unroll_and_jam(&mut ast, "k", "j", 4));
-        assert_eq!(ast, triangle);
+        stays(triangle);
         // Something other than statements inside the inner loop.
         let guarded = for_le(
             "k",
@@ -708,9 +707,7 @@ mod tests {
                 },
             ),
         );
-        let mut ast = guarded.clone();
-        assert!(!unroll_and_jam(&mut ast, "k", "j", 4));
-        assert_eq!(ast, guarded);
+        stays(guarded);
         // Two loops inside the outer one.
         let two = for_le(
             "k",
@@ -721,9 +718,7 @@ mod tests {
                 for_le("j", int(0), int(31), user("S2", vec![id("k"), id("j")])),
             ]),
         );
-        let mut ast = two.clone();
-        assert!(!unroll_and_jam(&mut ast, "k", "j", 4));
-        assert_eq!(ast, two);
+        stays(two);
     }
 
     /// Every statement instance of `ast` with the loop iterators bound as the loops bind them,
@@ -798,16 +793,22 @@ mod tests {
         assert_ne!(before, after, "the order changed: the jam did something");
     }
 
-    #[test]
-    fn gemm_gets_full_tiles_apart_and_its_reduction_loop_jammed() {
-        // gemm at MINI (C is 20 x 25, k runs to 30) with 8-wide tiles: most tiles are full.
-        let scop = crate::polybench_scop("gemm");
+    /// A PolyBench kernel's first SCoP at MINI, scheduled with tiles of `tiles`.
+    fn scheduled(kernel: &str, tiles: i64) -> (Scop, crate::TiledSchedule) {
+        let scop = crate::polybench_scop(kernel);
         let deps = dependences(&scop).unwrap();
         let cfg = ScheduleConfig {
-            tile_sizes: Some(vec![8]),
+            tile_sizes: Some(vec![tiles]),
             ..ScheduleConfig::default()
         };
         let (sched, _) = schedule(&scop, &deps, &cfg).unwrap();
+        (scop, sched)
+    }
+
+    #[test]
+    fn gemm_gets_full_tiles_apart_and_its_reduction_loop_jammed() {
+        // gemm at MINI (C is 20 x 25, k runs to 30) with 8-wide tiles: most tiles are full.
+        let (scop, sched) = scheduled("gemm", 8);
         let coords = names("t", sched.nests[0].tile_sizes.len());
         let (ast, code) = tile_body_ast(&scop, &sched, 0, &coords, "c", &[]).unwrap();
         assert!(code.full_tiles, "{code}");
@@ -841,13 +842,7 @@ mod tests {
         // `path[i][j] = min(path[i][j], path[i][k] + path[k][j])`: the `j` loop loads
         // `path[i][k]`, which it stores at `j = k` only: the statement instances at `j = k` are a
         // statement of their own, between two `j` loops.
-        let scop = crate::polybench_scop("floyd-warshall");
-        let deps = dependences(&scop).unwrap();
-        let cfg = ScheduleConfig {
-            tile_sizes: Some(vec![4]),
-            ..ScheduleConfig::default()
-        };
-        let (sched, _) = schedule(&scop, &deps, &cfg).unwrap();
+        let (scop, sched) = scheduled("floyd-warshall", 4);
         let coords = names("t", sched.nests[0].tile_sizes.len());
         let (ast, code) = tile_body_ast(&scop, &sched, 0, &coords, "c", &[]).unwrap();
         assert!(code.split, "{code}");
@@ -878,13 +873,7 @@ mod tests {
     #[test]
     fn a_stencil_has_nothing_to_jam() {
         // jacobi-1d's statements write a new element at every step of every loop.
-        let scop = crate::polybench_scop("jacobi-1d");
-        let deps = dependences(&scop).unwrap();
-        let cfg = ScheduleConfig {
-            tile_sizes: Some(vec![4]),
-            ..ScheduleConfig::default()
-        };
-        let (sched, _) = schedule(&scop, &deps, &cfg).unwrap();
+        let (scop, sched) = scheduled("jacobi-1d", 4);
         for k in 0..sched.nests.len() {
             let coords = names("t", sched.nests[k].tile_sizes.len());
             let (_, code) = tile_body_ast(&scop, &sched, k, &coords, "c", &[]).unwrap();
