@@ -490,6 +490,9 @@ impl TaskProgram {
                 }
             );
             let _ = writeln!(s, "  tiles: {}", c.tile_domain);
+            if c.code != polyhedral::TileCode::default() {
+                let _ = writeln!(s, "  code: {}", c.code);
+            }
             for (p, part) in c.partitions.iter().enumerate() {
                 let inputs: Vec<String> = part
                     .inputs

@@ -359,3 +359,36 @@ fn the_cost_model_distributes_covariance_and_says_why() {
     assert_eq!(bad.status, Some(1), "{}", bad.said());
     assert!(bad.stderr.contains("expected auto, min, smart or max"), "{}", bad.said());
 }
+
+/// What the CPU tile code got is visible: `--emit tasks` and `-v` name gemm's full tiles and its
+/// jammed `k` loop, floyd-warshall's cut loop and symm's array of copies; the cuda target keeps
+/// ISL's plain code and says nothing of it.
+#[test]
+fn the_tile_code_says_what_it_did() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("polybench");
+    let utilities = root.join("utilities");
+    let args = |kernel: &str, extra: &[&str]| -> Vec<String> {
+        let mut a = vec![
+            root.join(format!("kernels/{kernel}/{kernel}.c")).display().to_string(),
+            "-I".into(),
+            utilities.display().to_string(),
+            "-DMINI_DATASET".into(),
+            "--tile-sizes".into(),
+            "8".into(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let tasks = run(tool("tiledflow").args(args("gemm", &["--emit", "tasks"]))).expect(0);
+    assert!(tasks.stdout.contains("  code: full tiles apart, tf_i4 jammed by 4"), "{}", tasks.said());
+    let cuda = run(tool("tiledflow").args(args("gemm", &["--emit", "tasks", "--target", "cuda"]))).expect(0);
+    assert!(!cuda.stdout.contains("  code: "), "{}", cuda.said());
+    let fw = run(tool("tiledflow").args(args("floyd-warshall", &["-v", "-o", "-"]))).expect(0);
+    assert!(fw.stderr.contains("innermost loop cut at aliased loads"), "{}", fw.said());
+    let symm = run(tool("tiledflow").args(args("symm", &["-v", "-o", "-"]))).expect(0);
+    assert!(symm.stderr.contains("in arrays of copies: temp2"), "{}", symm.said());
+    // M = 20, N = 30 at MINI: one copy per (i, j), freed after its last value is copied back.
+    assert!(symm.stdout.contains("double (*tf_x_temp2)[30] = (double (*)[30])__builtin_malloc(sizeof(double[20][30]));"), "{}", symm.said());
+    assert!(symm.stdout.contains("temp2 = tf_x_temp2[19][29];"), "{}", symm.said());
+    assert!(symm.stdout.contains("__builtin_free(tf_x_temp2);"), "{}", symm.said());
+}
