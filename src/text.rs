@@ -16,7 +16,11 @@ fn header(s: &mut String, scop: &Scop) {
 pub fn scop(scop: &Scop) -> String {
     let mut s = String::new();
     header(&mut s, scop);
-    let params: Vec<String> = scop.params.iter().map(|p| format!("{} {}", p.c_type, p.name)).collect();
+    let params: Vec<String> = scop
+        .params
+        .iter()
+        .map(|p| format!("{} {}", p.c_type, p.name))
+        .collect();
     let _ = writeln!(s, "params: [{}]", params.join(", "));
     let _ = writeln!(s, "context: {}", scop.context);
     for a in &scop.arrays {
@@ -54,7 +58,11 @@ pub fn scop(scop: &Scop) -> String {
                 BodyPiece::Var(id) => scop.array(*id).name.clone(),
             })
             .collect();
-        let _ = writeln!(s, "  body:     {}", body.split_whitespace().collect::<Vec<_>>().join(" "));
+        let _ = writeln!(
+            s,
+            "  body:     {}",
+            body.split_whitespace().collect::<Vec<_>>().join(" ")
+        );
     }
     s
 }
@@ -76,7 +84,12 @@ pub fn schedule(scop: &Scop, t: &TiledSchedule) -> String {
     let _ = writeln!(s, "{}", t.tree.trim_end());
     for (k, nest) in t.nests.iter().enumerate() {
         let stmts: Vec<String> = nest.statements.iter().map(|x| x.to_string()).collect();
-        let _ = writeln!(s, "nest N{k}: statements [{}], tile sizes {}", stmts.join(", "), polyhedral::tile_sizes_text(&nest.tile_sizes));
+        let _ = writeln!(
+            s,
+            "nest N{k}: statements [{}], tile sizes {}",
+            stmts.join(", "),
+            polyhedral::tile_sizes_text(&nest.tile_sizes)
+        );
         let _ = writeln!(s, "  schedule: {}", nest.schedule);
         let _ = writeln!(s, "  tile map: {}", nest.tile_map);
         let _ = writeln!(s, "  tiles:    {}", nest.tile_domain);

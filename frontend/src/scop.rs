@@ -511,7 +511,9 @@ fn array_shape(ty: &CType) -> std::result::Result<Shape, String> {
                 t = inner;
                 extents.push(*size);
             }
-            CType::Scalar { spelling, .. } => return Ok((extents.len(), spelling.clone(), extents)),
+            CType::Scalar { spelling, .. } => {
+                return Ok((extents.len(), spelling.clone(), extents))
+            }
             CType::Other(s) => return Err(format!("its element type `{s}` is not arithmetic")),
         }
     }

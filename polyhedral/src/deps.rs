@@ -41,7 +41,11 @@ pub fn dependences(scop: &Scop) -> Result<Dependences> {
     let ctx = Ctx::shared()?;
     let sets = ScopSets::parse(&ctx, scop)?;
     let deps = compute(&sets)?;
-    Ok(Dependences { flow: deps.flow.to_str()?, anti: deps.anti.to_str()?, output: deps.output.to_str()? })
+    Ok(Dependences {
+        flow: deps.flow.to_str()?,
+        anti: deps.anti.to_str()?,
+        output: deps.output.to_str()?,
+    })
 }
 
 /// The three kinds of dependences as ISL objects.
@@ -56,22 +60,38 @@ impl<'c> IslDeps<'c> {
     pub fn parse(ctx: &'c Ctx, deps: &Dependences) -> Result<Self> {
         let parse = |kind: &str, text: &str| {
             UnionMap::read(ctx, text).map_err(|e| match e {
-                Error::Isl(msg) => Error::InvalidInput(format!("cannot parse the {kind} dependences `{text}`: {msg}")),
+                Error::Isl(msg) => Error::InvalidInput(format!(
+                    "cannot parse the {kind} dependences `{text}`: {msg}"
+                )),
                 other => other,
             })
         };
-        Ok(IslDeps { flow: parse("flow", &deps.flow)?, anti: parse("anti", &deps.anti)?, output: parse("output", &deps.output)? })
+        Ok(IslDeps {
+            flow: parse("flow", &deps.flow)?,
+            anti: parse("anti", &deps.anti)?,
+            output: parse("output", &deps.output)?,
+        })
     }
 
     /// The kinds with their names, for reports.
     pub fn kinds(&self) -> [(&'static str, &UnionMap<'c>); 3] {
-        [("flow", &self.flow), ("anti", &self.anti), ("output", &self.output)]
+        [
+            ("flow", &self.flow),
+            ("anti", &self.anti),
+            ("output", &self.output),
+        ]
     }
 
     /// Flow ∪ anti ∪ output, without the pieces that repeat pairs of earlier ones (see
     /// [`drop_subsumed`]).
     pub fn all(&self) -> Result<UnionMap<'c>> {
-        drop_subsumed(&self.flow.clone().union(self.anti.clone())?.union(self.output.clone())?)
+        drop_subsumed(
+            &self
+                .flow
+                .clone()
+                .union(self.anti.clone())?
+                .union(self.output.clone())?,
+        )
     }
 }
 
@@ -128,19 +148,29 @@ fn compute_in<'c>(sets: &ScopSets<'c>, order: &Order<'c>) -> Result<IslDeps<'c>>
 }
 
 /// The dependences of `sets` with `reads` as its reads (all of them or [`reads_of_written`]).
-fn dataflow<'c>(sets: &ScopSets<'c>, reads: UnionMap<'c>, order: &Order<'c>) -> Result<IslDeps<'c>> {
+fn dataflow<'c>(
+    sets: &ScopSets<'c>,
+    reads: UnionMap<'c>,
+    order: &Order<'c>,
+) -> Result<IslDeps<'c>> {
     let restrict = |deps: UnionMap<'c>| -> Result<UnionMap<'c>> {
-        deps.intersect_domain(sets.domains.clone())?.intersect_range(sets.domains.clone())
+        deps.intersect_domain(sets.domains.clone())?
+            .intersect_range(sets.domains.clone())
     };
     let flow = AccessInfo::from_sink(reads.clone())?.set_must_source(sets.writes.clone())?;
     let flow = order.set_on(flow)?.compute_flow()?.may_dependence()?;
-    let output = AccessInfo::from_sink(sets.writes.clone())?.set_must_source(sets.writes.clone())?;
+    let output =
+        AccessInfo::from_sink(sets.writes.clone())?.set_must_source(sets.writes.clone())?;
     let output = order.set_on(output)?.compute_flow()?.may_dependence()?;
     let anti = AccessInfo::from_sink(sets.writes.clone())?
         .set_may_source(reads)?
         .set_kill(sets.writes.clone())?;
     let anti = order.set_on(anti)?.compute_flow()?.may_dependence()?;
-    Ok(IslDeps { flow: restrict(flow)?, anti: restrict(anti)?, output: restrict(output)? })
+    Ok(IslDeps {
+        flow: restrict(flow)?,
+        anti: restrict(anti)?,
+        output: restrict(output)?,
+    })
 }
 
 /// The reads of arrays that the SCoP writes: a read of an array it never writes (a coefficient,
@@ -148,7 +178,12 @@ fn dataflow<'c>(sets: &ScopSets<'c>, reads: UnionMap<'c>, order: &Order<'c>) -> 
 /// look for each one's sources (4% of this stage over the PolyBench kernels at LARGE; the
 /// results print the same).
 fn reads_of_written<'c>(sets: &ScopSets<'c>) -> Result<UnionMap<'c>> {
-    let written: std::collections::BTreeSet<Option<String>> = sets.writes.maps()?.iter().map(|m| m.tuple_name(Side::Out)).collect();
+    let written: std::collections::BTreeSet<Option<String>> = sets
+        .writes
+        .maps()?
+        .iter()
+        .map(|m| m.tuple_name(Side::Out))
+        .collect();
     let mut reads = UnionMap::empty(sets.reads.ctx())?;
     for map in sets.reads.maps()? {
         if written.contains(&map.tuple_name(Side::Out)) {
@@ -173,26 +208,42 @@ fn original_tree<'c>(sets: &ScopSets<'c>) -> Result<Option<Schedule<'c>>> {
         return Ok(None);
     }
     let maps = sets.original.maps()?;
-    let depth = maps.first().map(|m| m.n_dims(Side::Out)).transpose()?.unwrap_or(0);
+    let depth = maps
+        .first()
+        .map(|m| m.n_dims(Side::Out))
+        .transpose()?
+        .unwrap_or(0);
     tree_of(&maps, 0, depth, sets.domains.ctx()).map(Some)
 }
 
 /// The tree ordering the instances of `schedules` (one map per statement, `depth` output
 /// dimensions each) by their dimensions `level..depth`.
-fn tree_of<'c>(schedules: &[Map<'c>], level: usize, depth: usize, ctx: &'c Ctx) -> Result<Schedule<'c>> {
+fn tree_of<'c>(
+    schedules: &[Map<'c>],
+    level: usize,
+    depth: usize,
+    ctx: &'c Ctx,
+) -> Result<Schedule<'c>> {
     let union = || -> Result<UnionMap<'c>> {
-        schedules.iter().try_fold(UnionMap::empty(ctx)?, |all, m| all.union(UnionMap::from_map(m.clone())?))
+        schedules.iter().try_fold(UnionMap::empty(ctx)?, |all, m| {
+            all.union(UnionMap::from_map(m.clone())?)
+        })
     };
     if level == depth {
         return Schedule::from_domain(union()?.domain()?);
     }
-    let constants = schedules.iter().map(|m| m.plain_fixed_out(level)).collect::<Result<Option<Vec<i64>>>>()?;
+    let constants = schedules
+        .iter()
+        .map(|m| m.plain_fixed_out(level))
+        .collect::<Result<Option<Vec<i64>>>>()?;
     if let Some(constants) = constants {
         let mut groups: BTreeMap<i64, Vec<Map<'c>>> = BTreeMap::new();
         for (m, c) in schedules.iter().zip(constants) {
             groups.entry(c).or_default().push(m.clone());
         }
-        let mut children = groups.values().map(|group| tree_of(group, level + 1, depth, ctx));
+        let mut children = groups
+            .values()
+            .map(|group| tree_of(group, level + 1, depth, ctx));
         let first = match children.next() {
             Some(first) => first?,
             None => return Schedule::from_domain(UnionSet::empty(ctx)?),
@@ -202,7 +253,11 @@ fn tree_of<'c>(schedules: &[Map<'c>], level: usize, depth: usize, ctx: &'c Ctx) 
     let mut members = vec![level];
     let mut next = level + 1;
     while next < depth {
-        match schedules.iter().map(|m| m.plain_fixed_out(next)).collect::<Result<Option<Vec<i64>>>>()? {
+        match schedules
+            .iter()
+            .map(|m| m.plain_fixed_out(next))
+            .collect::<Result<Option<Vec<i64>>>>()?
+        {
             Some(c) if c.windows(2).all(|w| w[0] == w[1]) => {}
             Some(_) => break,
             None => members.push(next),
@@ -230,7 +285,9 @@ mod tests {
     /// The dependences of `sets` under the schedule tree equal those under the flat schedule map,
     /// kind by kind, as relations.
     fn assert_tree_matches_map(what: &str, sets: &ScopSets<'_>) {
-        let tree = original_tree(sets).unwrap().unwrap_or_else(|| panic!("{what}: no schedule tree"));
+        let tree = original_tree(sets)
+            .unwrap()
+            .unwrap_or_else(|| panic!("{what}: no schedule tree"));
         let by_tree = compute_in(sets, &Order::Tree(tree)).unwrap();
         let by_map = compute_in(sets, &Order::Map(sets.original.clone())).unwrap();
         for ((kind, t), (_, m)) in by_tree.kinds().into_iter().zip(by_map.kinds()) {
@@ -241,7 +298,10 @@ mod tests {
                 m.to_str().unwrap()
             );
         }
-        assert!(!by_map.all().unwrap().is_empty().unwrap(), "{what}: no dependences, so nothing was compared");
+        assert!(
+            !by_map.all().unwrap().is_empty().unwrap(),
+            "{what}: no dependences, so nothing was compared"
+        );
     }
 
     /// Leaving out the reads of arrays that are never written changes no dependence, kind by
@@ -254,7 +314,10 @@ mod tests {
                 let sets = ScopSets::parse(&ctx, scop).unwrap();
                 let order = Order::Tree(original_tree(&sets).unwrap().unwrap());
                 let fewer = reads_of_written(&sets).unwrap();
-                assert!(!fewer.is_equal(&sets.reads).unwrap(), "{name}: no read left out, nothing compared");
+                assert!(
+                    !fewer.is_equal(&sets.reads).unwrap(),
+                    "{name}: no read left out, nothing compared"
+                );
                 let all = dataflow(&sets, sets.reads.clone(), &order).unwrap();
                 let some = dataflow(&sets, fewer, &order).unwrap();
                 for ((kind, a), (_, b)) in all.kinds().into_iter().zip(some.kinds()) {
@@ -265,20 +328,46 @@ mod tests {
     }
 
     /// A SCoP given directly as ISL text (the schedules already padded to one depth).
-    fn sets<'c>(ctx: &'c Ctx, domains: &str, reads: &str, writes: &str, schedule: &str) -> ScopSets<'c> {
+    fn sets<'c>(
+        ctx: &'c Ctx,
+        domains: &str,
+        reads: &str,
+        writes: &str,
+        schedule: &str,
+    ) -> ScopSets<'c> {
         let domains = UnionSet::read(ctx, domains).unwrap();
         ScopSets {
             context: Set::read(ctx, "[N] -> { : N >= 3 }").unwrap(),
-            reads: UnionMap::read(ctx, reads).unwrap().intersect_domain(domains.clone()).unwrap(),
-            writes: UnionMap::read(ctx, writes).unwrap().intersect_domain(domains.clone()).unwrap(),
-            original: UnionMap::read(ctx, schedule).unwrap().intersect_domain(domains.clone()).unwrap(),
+            reads: UnionMap::read(ctx, reads)
+                .unwrap()
+                .intersect_domain(domains.clone())
+                .unwrap(),
+            writes: UnionMap::read(ctx, writes)
+                .unwrap()
+                .intersect_domain(domains.clone())
+                .unwrap(),
+            original: UnionMap::read(ctx, schedule)
+                .unwrap()
+                .intersect_domain(domains.clone())
+                .unwrap(),
             domains,
         }
     }
 
     #[test]
     fn tree_and_flat_map_give_the_same_dependences_on_polybench_kernels() {
-        for name in ["adi", "cholesky", "deriche", "durbin", "fdtd-2d", "floyd-warshall", "gramschmidt", "ludcmp", "nussinov", "symm"] {
+        for name in [
+            "adi",
+            "cholesky",
+            "deriche",
+            "durbin",
+            "fdtd-2d",
+            "floyd-warshall",
+            "gramschmidt",
+            "ludcmp",
+            "nussinov",
+            "symm",
+        ] {
             for scop in &crate::polybench_scops(name) {
                 let ctx = Ctx::new().unwrap();
                 assert_tree_matches_map(name, &ScopSets::parse(&ctx, scop).unwrap());

@@ -64,7 +64,9 @@ impl BodyLoop {
     /// The loop `for (iter ...) body` of a task body whose iterators are `<prefix><dim>`;
     /// `None` when `iter` is not such an iterator.
     pub fn of(iter: &str, body: &Ast, prefix: &str) -> Option<BodyLoop> {
-        let dim = iter.strip_prefix(prefix).and_then(|d| d.parse::<usize>().ok())?;
+        let dim = iter
+            .strip_prefix(prefix)
+            .and_then(|d| d.parse::<usize>().ok())?;
         let mut statements = Vec::new();
         users(body, &mut statements);
         statements.sort();
@@ -115,15 +117,24 @@ fn users(ast: &Ast, out: &mut Vec<String>) {
 /// dimensions fixed, has independent iterations (see the module documentation; only the pairs
 /// of dependent instances of the loop's own statements count, since other statements run in
 /// other launches, ordered).
-pub fn parallel_loops(scop: &Scop, deps: &Dependences, sched: &TiledSchedule, nest: usize, loops: &[BodyLoop]) -> Result<Vec<bool>> {
-    let the_nest = sched
-        .nests
-        .get(nest)
-        .ok_or_else(|| crate::Error::InvalidInput(format!("nest {nest} does not exist (the schedule has {})", sched.nests.len())))?;
+pub fn parallel_loops(
+    scop: &Scop,
+    deps: &Dependences,
+    sched: &TiledSchedule,
+    nest: usize,
+    loops: &[BodyLoop],
+) -> Result<Vec<bool>> {
+    let the_nest = sched.nests.get(nest).ok_or_else(|| {
+        crate::Error::InvalidInput(format!(
+            "nest {nest} does not exist (the schedule has {})",
+            sched.nests.len()
+        ))
+    })?;
     let ctx = Ctx::shared()?;
     let sets = ScopSets::parse(&ctx, scop)?;
     let all = IslDeps::parse(&ctx, deps)?.all()?;
-    let schedule = UnionMap::read(&ctx, &the_nest.schedule).map_err(|e| input_error("nest schedule", &the_nest.schedule, e))?;
+    let schedule = UnionMap::read(&ctx, &the_nest.schedule)
+        .map_err(|e| input_error("nest schedule", &the_nest.schedule, e))?;
     let (schedule, depth) = pad_to_common_depth(schedule)?;
     let domains = sets.domains.sets()?;
     let s = names("s", depth);
@@ -132,7 +143,10 @@ pub fn parallel_loops(scop: &Scop, deps: &Dependences, sched: &TiledSchedule, ne
         .iter()
         .map(|l| {
             if l.dim >= depth {
-                return Err(crate::Error::InvalidInput(format!("nest N{nest} has {depth} schedule dimensions, not {}", l.dim + 1)));
+                return Err(crate::Error::InvalidInput(format!(
+                    "nest N{nest} has {depth} schedule dimensions, not {}",
+                    l.dim + 1
+                )));
             }
             let mut inside = UnionSet::empty(&ctx)?;
             for d in &domains {
@@ -140,11 +154,25 @@ pub fn parallel_loops(scop: &Scop, deps: &Dependences, sched: &TiledSchedule, ne
                     inside = inside.union(UnionSet::from_set(d.clone())?)?;
                 }
             }
-            let rel = all.clone().intersect_domain(inside.clone())?.intersect_range(inside)?;
-            let rel = rel.apply_domain(schedule.clone())?.apply_range(schedule.clone())?;
+            let rel = all
+                .clone()
+                .intersect_domain(inside.clone())?
+                .intersect_range(inside)?;
+            let rel = rel
+                .apply_domain(schedule.clone())?
+                .apply_range(schedule.clone())?;
             let mut eqs: Vec<String> = (0..l.dim).map(|i| format!("{} = {}", s[i], t[i])).collect();
-            eqs.push(format!("({d1} < {d2} or {d1} > {d2})", d1 = s[l.dim], d2 = t[l.dim]));
-            let carried = format!("{{ {} -> {} : {} }}", tuple("", &s), tuple("", &t), eqs.join(" and "));
+            eqs.push(format!(
+                "({d1} < {d2} or {d1} > {d2})",
+                d1 = s[l.dim],
+                d2 = t[l.dim]
+            ));
+            let carried = format!(
+                "{{ {} -> {} : {} }}",
+                tuple("", &s),
+                tuple("", &t),
+                eqs.join(" and ")
+            );
             rel.intersect(UnionMap::read(&ctx, &carried)?)?.is_empty()
         })
         .collect()
@@ -167,16 +195,29 @@ pub struct KernelScope {
 /// different statements; each flow pair of the scalar lies in one kernel with equal first
 /// `fixed` schedule coordinates (one launch, one thread, one iteration); and inside such an
 /// iteration conflicting accesses keep their original order.
-pub fn thread_private(scop: &Scop, array: ArrayId, sched: &TiledSchedule, nest: usize, kernels: &[KernelScope]) -> Result<Option<String>> {
-    let the_nest = sched
-        .nests
-        .get(nest)
-        .ok_or_else(|| crate::Error::InvalidInput(format!("nest {nest} does not exist (the schedule has {})", sched.nests.len())))?;
+pub fn thread_private(
+    scop: &Scop,
+    array: ArrayId,
+    sched: &TiledSchedule,
+    nest: usize,
+    kernels: &[KernelScope],
+) -> Result<Option<String>> {
+    let the_nest = sched.nests.get(nest).ok_or_else(|| {
+        crate::Error::InvalidInput(format!(
+            "nest {nest} does not exist (the schedule has {})",
+            sched.nests.len()
+        ))
+    })?;
     let name = &scop.array(array).name;
     let accessing: Vec<String> = the_nest
         .statements
         .iter()
-        .filter(|&&s| scop.statements[s.index()].accesses.iter().any(|a| a.array == array))
+        .filter(|&&s| {
+            scop.statements[s.index()]
+                .accesses
+                .iter()
+                .any(|a| a.array == array)
+        })
         .map(|s| s.to_string())
         .collect();
     if accessing.is_empty() {
@@ -184,10 +225,15 @@ pub fn thread_private(scop: &Scop, array: ArrayId, sched: &TiledSchedule, nest: 
     }
     let ctx = Ctx::shared()?;
     let sets = ScopSets::parse(&ctx, scop)?;
-    let Some((reads, writes, flow)) = crate::privatize::scalar_flow(&ctx, scop, &sets, scop.array(array))? else {
-        return Ok(Some(format!("a read of `{name}` reads its value from before the SCoP")));
+    let Some((reads, writes, flow)) =
+        crate::privatize::scalar_flow(&ctx, scop, &sets, scop.array(array))?
+    else {
+        return Ok(Some(format!(
+            "a read of `{name}` reads its value from before the SCoP"
+        )));
     };
-    let schedule = UnionMap::read(&ctx, &the_nest.schedule).map_err(|e| input_error("nest schedule", &the_nest.schedule, e))?;
+    let schedule = UnionMap::read(&ctx, &the_nest.schedule)
+        .map_err(|e| input_error("nest schedule", &the_nest.schedule, e))?;
     let (schedule, depth) = pad_to_common_depth(schedule)?;
     let domains = sets.domains.sets()?;
     let mut seen: Vec<&String> = Vec::new();
@@ -196,28 +242,42 @@ pub fn thread_private(scop: &Scop, array: ArrayId, sched: &TiledSchedule, nest: 
     for kernel in kernels {
         let mut inside = UnionSet::empty(&ctx)?;
         for d in &domains {
-            if d.tuple_name().is_some_and(|n| kernel.statements.contains(&n)) {
+            if d.tuple_name()
+                .is_some_and(|n| kernel.statements.contains(&n))
+            {
                 inside = inside.union(UnionSet::from_set(d.clone())?)?;
             }
         }
         nest_domain = nest_domain.union(inside.clone())?;
         for s in kernel.statements.iter().filter(|s| accessing.contains(s)) {
             if seen.contains(&s) {
-                return Ok(Some(format!("statement {s}, which accesses `{name}`, runs in two kernels")));
+                return Ok(Some(format!(
+                    "statement {s}, which accesses `{name}`, runs in two kernels"
+                )));
             }
             seen.push(s);
         }
         let prefix: Vec<usize> = (0..kernel.fixed.min(depth)).collect();
-        let p = schedule.clone().intersect_domain(inside)?.apply_range(UnionMap::read(&ctx, &projection(depth, "", &prefix))?)?;
+        let p = schedule
+            .clone()
+            .intersect_domain(inside)?
+            .apply_range(UnionMap::read(&ctx, &projection(depth, "", &prefix))?)?;
         same = same.union(p.clone().apply_range(p.reverse()?)?)?;
     }
     if let Some(s) = accessing.iter().find(|s| !seen.contains(s)) {
-        return Ok(Some(format!("statement {s}, which accesses `{name}`, is in no kernel")));
+        return Ok(Some(format!(
+            "statement {s}, which accesses `{name}`, is in no kernel"
+        )));
     }
     // The flow of the scalar into or out of this nest's statements.
-    let flow = flow.clone().intersect_domain(nest_domain.clone())?.union(flow.intersect_range(nest_domain)?)?;
+    let flow = flow
+        .clone()
+        .intersect_domain(nest_domain.clone())?
+        .union(flow.intersect_range(nest_domain)?)?;
     if !crate::privatize::one_variable_serves(&sets, &reads, &writes, &flow, &same, &schedule)? {
-        return Ok(Some(format!("a value of `{name}` flows from one GPU thread or launch to another")));
+        return Ok(Some(format!(
+            "a value of `{name}` flows from one GPU thread or launch to another"
+        )));
     }
     Ok(None)
 }
@@ -249,7 +309,10 @@ fn slab(scop: &Scop, rank: usize, isl_name: &str) -> Result<Option<ArraySlab>> {
         let ctx = Ctx::shared()?;
         let sets = ScopSets::parse(&ctx, scop)?;
         let x = names("x", rank);
-        let first = UnionMap::read(&ctx, &format!("{{ {} -> {SLAB_NAME}[x0] }}", tuple(isl_name, &x)))?;
+        let first = UnionMap::read(
+            &ctx,
+            &format!("{{ {} -> {SLAB_NAME}[x0] }}", tuple(isl_name, &x)),
+        )?;
         let touched = sets.reads.union(sets.writes)?.apply_range(first)?.range()?;
         let mut sets = touched.coalesce()?.sets()?;
         if sets.len() != 1 {
@@ -261,14 +324,22 @@ fn slab(scop: &Scop, rank: usize, isl_name: &str) -> Result<Option<ArraySlab>> {
         let hi = negated(negated(set, &negate)?.lexmin()?, &negate)?.to_str()?;
         (lo, hi)
     };
-    Ok(Some(ArraySlab { lo: crate::points_ast(scop, &lo, "tf_slab")?, hi: crate::points_ast(scop, &hi, "tf_slab")? }))
+    Ok(Some(ArraySlab {
+        lo: crate::points_ast(scop, &lo, "tf_slab")?,
+        hi: crate::points_ast(scop, &hi, "tf_slab")?,
+    }))
 }
 
 /// `{ Slab[-x] : Slab[x] in set }`.
 fn negated<'c>(set: Set<'c>, negate: &UnionMap<'c>) -> Result<Set<'c>> {
-    let mut sets = UnionMap::from_map(set.identity()?)?.apply_range(negate.clone())?.range()?.sets()?;
+    let mut sets = UnionMap::from_map(set.identity()?)?
+        .apply_range(negate.clone())?
+        .range()?
+        .sets()?;
     match sets.pop() {
         Some(s) if sets.is_empty() => Ok(s),
-        _ => Err(crate::Error::InvalidInput("the negated slab is not one set".into())),
+        _ => Err(crate::Error::InvalidInput(
+            "the negated slab is not one set".into(),
+        )),
     }
 }

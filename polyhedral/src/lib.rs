@@ -56,8 +56,8 @@ mod privatize;
 mod schedule;
 mod scop;
 mod tile;
-mod tile_graph;
 mod tile_code;
+mod tile_graph;
 mod tile_size;
 mod verify;
 
@@ -96,7 +96,6 @@ fn polybench_scop(name: &str) -> frontend::ir::Scop {
 
 pub use ast::{Ast, Expr, OpKind};
 pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
-pub use tile_code::{tile_body_ast, unroll_and_jam, TileCode};
 pub use cost::{choose_fusion, schedule_cost, Candidate, Machine, NestCost, ScheduleCost};
 pub use deps::dependences;
 use frontend::ir::StmtId;
@@ -112,12 +111,14 @@ pub use privatize::{
 };
 pub use schedule::schedule;
 pub use tile::tile_dependences;
+pub use tile_code::{tile_body_ast, unroll_and_jam, TileCode};
 pub use tile_graph::{
     coarsen, tile_graph, NestTiles, NumberedDep, PartitionClass, Shape, Signature, SimplifiedDep,
     StatementTiles, TileGraph, MAX_CLASSES,
 };
 pub use tile_size::{
-    default_tile_size, default_tile_size_within, element_bytes, lengthen_inner, lengthen_inner_within,
+    default_tile_size, default_tile_size_within, element_bytes, lengthen_inner,
+    lengthen_inner_within,
 };
 pub use verify::verify;
 

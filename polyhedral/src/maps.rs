@@ -35,8 +35,16 @@ pub(crate) fn projection(d: usize, name: &str, keep: &[usize]) -> String {
 /// whose first `coords.len()` coordinates equal the parameters `coords`.
 pub(crate) fn fixed_prefix(name: &str, d: usize, coords: &[String]) -> String {
     let all = names("o", d);
-    let eqs: Vec<String> = coords.iter().zip(&all).map(|(c, o)| format!("{o} = {c}")).collect();
-    let cond = if eqs.is_empty() { String::new() } else { format!(" : {}", eqs.join(" and ")) };
+    let eqs: Vec<String> = coords
+        .iter()
+        .zip(&all)
+        .map(|(c, o)| format!("{o} = {c}"))
+        .collect();
+    let cond = if eqs.is_empty() {
+        String::new()
+    } else {
+        format!(" : {}", eqs.join(" and "))
+    };
     format!("{}{{ {}{cond} }}", params_prefix(coords), tuple(name, &all))
 }
 
@@ -51,7 +59,11 @@ pub(crate) fn lex_lt(name: &str, d: usize) -> String {
             format!("({})", parts.join(" and "))
         })
         .collect();
-    let cond = if disjuncts.is_empty() { "false".to_string() } else { disjuncts.join(" or ") };
+    let cond = if disjuncts.is_empty() {
+        "false".to_string()
+    } else {
+        disjuncts.join(" or ")
+    };
     format!("{{ {} -> {} : {cond} }}", tuple(name, &s), tuple(name, &t))
 }
 
@@ -67,7 +79,10 @@ pub(crate) fn identity(name: &str, d: usize) -> String {
 /// output dimensions among them; returns that number.
 pub(crate) fn pad_to_common_depth<'c>(umap: UnionMap<'c>) -> Result<(UnionMap<'c>, usize)> {
     let maps = umap.maps()?;
-    let depths = maps.iter().map(|m| m.n_dims(Side::Out)).collect::<Result<Vec<_>>>()?;
+    let depths = maps
+        .iter()
+        .map(|m| m.n_dims(Side::Out))
+        .collect::<Result<Vec<_>>>()?;
     let depth = depths.iter().copied().max().unwrap_or(0);
     if depths.iter().all(|&d| d == depth) {
         return Ok((umap, depth));

@@ -46,35 +46,61 @@ pub struct ParallelTiles {
 
 /// For each nest of `sched`, in order, its tile enumeration for parallel loops (see the module
 /// documentation). A nest without tile dimensions has an empty `parallel`.
-pub fn parallel_tiles(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<Vec<ParallelTiles>> {
+pub fn parallel_tiles(
+    scop: &Scop,
+    deps: &Dependences,
+    sched: &TiledSchedule,
+) -> Result<Vec<ParallelTiles>> {
     let ctx = Ctx::shared()?;
     let sets = ScopSets::parse(&ctx, scop)?;
     let all = IslDeps::parse(&ctx, deps)?.all()?;
-    let all = all.intersect_domain(sets.domains.clone())?.intersect_range(sets.domains.clone())?;
+    let all = all
+        .intersect_domain(sets.domains.clone())?
+        .intersect_range(sets.domains.clone())?;
     let mut out = Vec::with_capacity(sched.nests.len());
     for (k, nest) in sched.nests.iter().enumerate() {
         let name = format!("N{k}");
         let n = nest.tile_sizes.len();
-        let tile_map = UnionMap::read(&ctx, &nest.tile_map).map_err(|e| input_error(&format!("tile map of nest {name}"), &nest.tile_map, e))?;
-        let rel = all.clone().apply_domain(tile_map.clone())?.apply_range(tile_map)?;
+        let tile_map = UnionMap::read(&ctx, &nest.tile_map)
+            .map_err(|e| input_error(&format!("tile map of nest {name}"), &nest.tile_map, e))?;
+        let rel = all
+            .clone()
+            .apply_domain(tile_map.clone())?
+            .apply_range(tile_map)?;
         let parallel = parallel_dims(&ctx, &rel, &name, n)?;
         if n >= 2 && !parallel.iter().any(|&p| p) {
             let skew = UnionMap::read(&ctx, &skew_map(&name, n))?;
-            let skewed = rel.clone().apply_domain(skew.clone())?.apply_range(skew.clone())?;
+            let skewed = rel
+                .clone()
+                .apply_domain(skew.clone())?
+                .apply_range(skew.clone())?;
             let forward = skewed.is_subset(&UnionMap::read(&ctx, &lex_le(&name, n))?)?;
             let skewed_parallel = parallel_dims(&ctx, &skewed, &name, n)?;
             if forward && skewed_parallel[1] {
-                let domain = UnionSet::read(&ctx, &nest.tile_domain)
-                    .map_err(|e| input_error(&format!("tile domain of nest {name}"), &nest.tile_domain, e))?;
+                let domain = UnionSet::read(&ctx, &nest.tile_domain).map_err(|e| {
+                    input_error(&format!("tile domain of nest {name}"), &nest.tile_domain, e)
+                })?;
                 let mut tiles = UnionSet::empty(&ctx)?;
                 for set in domain.sets()? {
-                    tiles = tiles.union(UnionMap::from_map(set.identity()?)?.apply_range(skew.clone())?.range()?)?;
+                    tiles = tiles.union(
+                        UnionMap::from_map(set.identity()?)?
+                            .apply_range(skew.clone())?
+                            .range()?,
+                    )?;
                 }
-                out.push(ParallelTiles { tiles: tiles.coalesce()?.to_str()?, wavefront: true, parallel: skewed_parallel });
+                out.push(ParallelTiles {
+                    tiles: tiles.coalesce()?.to_str()?,
+                    wavefront: true,
+                    parallel: skewed_parallel,
+                });
                 continue;
             }
         }
-        out.push(ParallelTiles { tiles: nest.tile_domain.clone(), wavefront: false, parallel });
+        out.push(ParallelTiles {
+            tiles: nest.tile_domain.clone(),
+            wavefront: false,
+            parallel,
+        });
     }
     Ok(out)
 }
@@ -88,8 +114,15 @@ fn parallel_dims<'c>(ctx: &'c Ctx, rel: &UnionMap<'c>, name: &str, n: usize) -> 
         .map(|j| {
             let mut eqs: Vec<String> = (0..j).map(|i| format!("{} = {}", s[i], t[i])).collect();
             eqs.push(format!("({} < {} or {} > {})", s[j], t[j], s[j], t[j]));
-            let carried = format!("{{ {} -> {} : {} }}", tuple(name, &s), tuple(name, &t), eqs.join(" and "));
-            rel.clone().intersect(UnionMap::read(ctx, &carried)?)?.is_empty()
+            let carried = format!(
+                "{{ {} -> {} : {} }}",
+                tuple(name, &s),
+                tuple(name, &t),
+                eqs.join(" and ")
+            );
+            rel.clone()
+                .intersect(UnionMap::read(ctx, &carried)?)?
+                .is_empty()
         })
         .collect()
 }
@@ -115,5 +148,10 @@ fn lex_le(name: &str, n: usize) -> String {
         .collect();
     let all_equal: Vec<String> = (0..n).map(|j| format!("{} = {}", s[j], t[j])).collect();
     disjuncts.push(format!("({})", all_equal.join(" and ")));
-    format!("{{ {} -> {} : {} }}", tuple(name, &s), tuple(name, &t), disjuncts.join(" or "))
+    format!(
+        "{{ {} -> {} : {} }}",
+        tuple(name, &s),
+        tuple(name, &t),
+        disjuncts.join(" or ")
+    )
 }

@@ -76,7 +76,11 @@ pub(crate) struct ParametricProblem {
 /// The copy of (`domains`, `context`, `deps`) with sizes as parameters (see the module
 /// documentation); `None` when there is no size, when a dependence is not a translation, when a
 /// disjunct has local variables, or when the names `tf_size*` are already taken.
-pub(crate) fn parametric_copy(domains: &UnionSet<'_>, context: &Set<'_>, deps: &UnionMap<'_>) -> Result<Option<ParametricProblem>> {
+pub(crate) fn parametric_copy(
+    domains: &UnionSet<'_>,
+    context: &Set<'_>,
+    deps: &UnionMap<'_>,
+) -> Result<Option<ParametricProblem>> {
     for text in [domains.to_str()?, context.to_str()?, deps.to_str()?] {
         if text.contains(PREFIX) {
             return Ok(None);
@@ -84,13 +88,17 @@ pub(crate) fn parametric_copy(domains: &UnionSet<'_>, context: &Set<'_>, deps: &
     }
     let mut sets = Vec::new();
     for set in domains.sets()? {
-        let Some(rows) = set.constraint_rows()? else { return Ok(None) };
+        let Some(rows) = set.constraint_rows()? else {
+            return Ok(None);
+        };
         let first = set.n_dims()?;
         sets.push((set, rows, first));
     }
     let mut maps = Vec::new();
     for map in deps.maps()? {
-        let Some(rows) = map.constraint_rows()? else { return Ok(None) };
+        let Some(rows) = map.constraint_rows()? else {
+            return Ok(None);
+        };
         let n_in = map.n_dims(crate::isl::Side::In)?;
         let n_out = map.n_dims(crate::isl::Side::Out)?;
         if !rows.iter().all(|r| is_translation(r, n_in, n_out)) {
@@ -98,7 +106,12 @@ pub(crate) fn parametric_copy(domains: &UnionSet<'_>, context: &Set<'_>, deps: &
         }
         maps.push((map, rows, n_in + n_out));
     }
-    let constants = sets.iter().flat_map(|(_, rows, _)| rows).chain(maps.iter().flat_map(|(_, rows, _)| rows)).flat_map(all_rows).map(|row| row[0]);
+    let constants = sets
+        .iter()
+        .flat_map(|(_, rows, _)| rows)
+        .chain(maps.iter().flat_map(|(_, rows, _)| rows))
+        .flat_map(all_rows)
+        .map(|row| row[0]);
     let sizes = size_groups(constants);
     if sizes.is_empty() {
         return Ok(None);
@@ -117,10 +130,18 @@ pub(crate) fn parametric_copy(domains: &UnionSet<'_>, context: &Set<'_>, deps: &
         let rows: Vec<Rows> = rows.iter().map(|r| with_sizes(r, *dims, &sizes)).collect();
         dep_texts.push(map.from_rows(&names, &rows)?.to_str()?);
     }
-    let bounds: Vec<String> = names.iter().zip(&sizes).map(|(n, g)| format!("{n} >= {}", g[0])).collect();
-    let at_least = Set::read(ctx, &format!("[{}] -> {{ : {} }}", names.join(", "), bounds.join(" and ")))?;
+    let bounds: Vec<String> = names
+        .iter()
+        .zip(&sizes)
+        .map(|(n, g)| format!("{n} >= {}", g[0]))
+        .collect();
+    let at_least = Set::read(
+        ctx,
+        &format!("[{}] -> {{ : {} }}", names.join(", "), bounds.join(" and ")),
+    )?;
     let new_context = context.clone().intersect(at_least)?;
-    let own_params = !context.param_names()?.is_empty() || !domains.clone().params()?.param_names()?.is_empty();
+    let own_params =
+        !context.param_names()?.is_empty() || !domains.clone().params()?.param_names()?.is_empty();
     Ok(Some(ParametricProblem {
         own_params,
         domains: joined(&domain_texts),
@@ -136,7 +157,9 @@ fn joined(texts: &[String]) -> String {
     let mut params = "";
     let mut bodies = Vec::new();
     for text in texts {
-        let (Some(open), Some(close)) = (text.find('{'), text.rfind('}')) else { continue };
+        let (Some(open), Some(close)) = (text.find('{'), text.rfind('}')) else {
+            continue;
+        };
         params = &text[..open];
         let body = text[open + 1..close].trim();
         if !body.is_empty() {
@@ -171,7 +194,10 @@ fn all_rows(rows: &Rows) -> impl Iterator<Item = &Vec<i64>> {
 /// The sizes among `constants`: the distinct magnitudes of at least [`MIN_SIZE`], ascending,
 /// grouped so that neighbours at most [`GAP`] apart share a group.
 fn size_groups(constants: impl Iterator<Item = i64>) -> Vec<Vec<i64>> {
-    let mut values: Vec<i64> = constants.filter_map(|c| c.checked_abs()).filter(|&c| c >= MIN_SIZE).collect();
+    let mut values: Vec<i64> = constants
+        .filter_map(|c| c.checked_abs())
+        .filter(|&c| c >= MIN_SIZE)
+        .collect();
     values.sort_unstable();
     values.dedup();
     let mut groups: Vec<Vec<i64>> = Vec::new();
@@ -202,7 +228,10 @@ fn with_sizes(rows: &Rows, dims: usize, sizes: &[Vec<i64>]) -> Rows {
         }
         out
     };
-    Rows { equalities: rows.equalities.iter().map(rewrite).collect(), inequalities: rows.inequalities.iter().map(rewrite).collect() }
+    Rows {
+        equalities: rows.equalities.iter().map(rewrite).collect(),
+        inequalities: rows.inequalities.iter().map(rewrite).collect(),
+    }
 }
 
 /// The schedule tree `tree` (ISL text) of a parametric copy, as a tree of the original problem
@@ -220,7 +249,10 @@ pub(crate) fn concrete_tree(tree: &str, names: &[String], domains: &str) -> Opti
         out.push_str(&rest[..start + 1]);
         let after = &rest[start + 1..];
         let close = after.find("] -> ")?;
-        let kept: Vec<&str> = after[1..close].split(", ").filter(|p| !names.iter().any(|n| n == p)).collect();
+        let kept: Vec<&str> = after[1..close]
+            .split(", ")
+            .filter(|p| !names.iter().any(|n| n == p))
+            .collect();
         if !kept.is_empty() {
             out.push_str(&format!("[{}] -> ", kept.join(", ")));
         }
@@ -239,32 +271,71 @@ mod tests {
     #[test]
     fn sizes_group_neighbours_and_skip_small_constants() {
         let groups = size_groups([499, -500, 1, 118, 117, 8, -31, 2159, 4095, 118].into_iter());
-        assert_eq!(groups, vec![vec![117, 118], vec![499, 500], vec![2159], vec![4095]]);
+        assert_eq!(
+            groups,
+            vec![vec![117, 118], vec![499, 500], vec![2159], vec![4095]]
+        );
     }
 
     /// The copy equals the original at the sizes' values, and is larger beyond them.
     #[test]
     fn copy_is_the_original_at_the_sizes_values() {
         let ctx = Ctx::new().unwrap();
-        let domains = UnionSet::read(&ctx, "[n] -> { S0[t, i] : 0 < t <= 500 and 0 < i <= 118 and i < n; S1[i] : 0 <= i <= 119 }").unwrap();
+        let domains = UnionSet::read(
+            &ctx,
+            "[n] -> { S0[t, i] : 0 < t <= 500 and 0 < i <= 118 and i < n; S1[i] : 0 <= i <= 119 }",
+        )
+        .unwrap();
         let context = Set::read(&ctx, "[n] -> { : n >= 3 }").unwrap();
         let deps = UnionMap::read(&ctx, "[n] -> { S0[t, i] -> S0[t + 1, i - 1] : 0 < t <= 499 and 2 <= i <= 118 and i < n; S1[i] -> S0[1, i] : 0 < i <= 117 }").unwrap();
         let copy = parametric_copy(&domains, &context, &deps).unwrap().unwrap();
         assert_eq!(copy.names, ["tf_size0", "tf_size1"]);
         let fixed = "[n, tf_size0, tf_size1] -> { : tf_size0 = 117 and tf_size1 = 499 }";
-        let at_values = |text: &str| UnionSet::read(&ctx, text).unwrap().intersect_params(Set::read(&ctx, fixed).unwrap()).unwrap();
+        let at_values = |text: &str| {
+            UnionSet::read(&ctx, text)
+                .unwrap()
+                .intersect_params(Set::read(&ctx, fixed).unwrap())
+                .unwrap()
+        };
         let copied_domains = at_values(&copy.domains);
-        let original_domains = domains.clone().intersect_params(Set::read(&ctx, fixed).unwrap()).unwrap();
-        assert!(copied_domains.is_equal(&original_domains).unwrap(), "{}", copy.domains);
+        let original_domains = domains
+            .clone()
+            .intersect_params(Set::read(&ctx, fixed).unwrap())
+            .unwrap();
+        assert!(
+            copied_domains.is_equal(&original_domains).unwrap(),
+            "{}",
+            copy.domains
+        );
         let at = "[n, tf_size0, tf_size1] -> { S0[t, i] : tf_size0 = 117 and tf_size1 = 499; S1[i] : tf_size0 = 117 and tf_size1 = 499 }";
-        let copied_deps = UnionMap::read(&ctx, &copy.deps).unwrap().intersect_domain(UnionSet::read(&ctx, at).unwrap()).unwrap();
-        let original_deps = deps.clone().intersect_domain(UnionSet::read(&ctx, at).unwrap()).unwrap();
-        assert!(copied_deps.is_equal(&original_deps).unwrap(), "{}", copy.deps);
+        let copied_deps = UnionMap::read(&ctx, &copy.deps)
+            .unwrap()
+            .intersect_domain(UnionSet::read(&ctx, at).unwrap())
+            .unwrap();
+        let original_deps = deps
+            .clone()
+            .intersect_domain(UnionSet::read(&ctx, at).unwrap())
+            .unwrap();
+        assert!(
+            copied_deps.is_equal(&original_deps).unwrap(),
+            "{}",
+            copy.deps
+        );
         // Beyond the values the domains grow: t = 600 is in the copy when tf_size1 >= 600.
         let point = UnionSet::read(&ctx, "[n, tf_size0, tf_size1] -> { S0[600, 150] : n = 300 and tf_size0 = 200 and tf_size1 = 700 }").unwrap();
-        assert!(point.is_subset(&UnionSet::read(&ctx, &copy.domains).unwrap()).unwrap(), "{}", copy.domains);
+        assert!(
+            point
+                .is_subset(&UnionSet::read(&ctx, &copy.domains).unwrap())
+                .unwrap(),
+            "{}",
+            copy.domains
+        );
         let context = Set::read(&ctx, &copy.context).unwrap();
-        assert!(context.to_str().unwrap().contains("tf_size1 >= 499"), "{}", copy.context);
+        assert!(
+            context.to_str().unwrap().contains("tf_size1 >= 499"),
+            "{}",
+            copy.context
+        );
     }
 
     #[test]
@@ -282,14 +353,21 @@ mod tests {
         let tree = r#"{ domain: "[n, tf_size0] -> { S0[i] : 0 <= i <= tf_size0 }", child: { schedule: "[n, tf_size0] -> [{ S0[i] -> [(i)] }]", permutable: 1 } }"#;
         assert_eq!(
             concrete_tree(tree, &names, "[n] -> { S0[i] : 0 <= i <= 99 }").as_deref(),
-            Some(r#"{ domain: "[n] -> { S0[i] : 0 <= i <= 99 }", child: { schedule: "[n] -> [{ S0[i] -> [(i)] }]", permutable: 1 } }"#)
+            Some(
+                r#"{ domain: "[n] -> { S0[i] : 0 <= i <= 99 }", child: { schedule: "[n] -> [{ S0[i] -> [(i)] }]", permutable: 1 } }"#
+            )
         );
         let only = r#"{ domain: "[tf_size0] -> { S0[i] : 0 <= i <= tf_size0 }", child: { schedule: "[tf_size0] -> [{ S0[i] -> [(i)] }]" } }"#;
         assert_eq!(
             concrete_tree(only, &names, "{ S0[i] : 0 <= i <= 99 }").as_deref(),
-            Some(r#"{ domain: "{ S0[i] : 0 <= i <= 99 }", child: { schedule: "[{ S0[i] -> [(i)] }]" } }"#)
+            Some(
+                r#"{ domain: "{ S0[i] : 0 <= i <= 99 }", child: { schedule: "[{ S0[i] -> [(i)] }]" } }"#
+            )
         );
         let uses = r#"{ domain: "[tf_size0] -> { S0[i] : 0 <= i <= tf_size0 }", child: { schedule: "[tf_size0] -> [{ S0[i] -> [(tf_size0 - i)] }]" } }"#;
-        assert_eq!(concrete_tree(uses, &names, "{ S0[i] : 0 <= i <= 99 }"), None);
+        assert_eq!(
+            concrete_tree(uses, &names, "{ S0[i] : 0 <= i <= 99 }"),
+            None
+        );
     }
 }

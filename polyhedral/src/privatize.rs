@@ -92,7 +92,10 @@ pub fn scalar_expansions(scop: &Scop) -> Result<Vec<ScalarExpansion>> {
         let mut loops = 0;
         for l in 1..=max_loops {
             let prefix: Vec<usize> = (0..2 * l).collect();
-            let p = original.clone().intersect_domain(accessing.clone())?.apply_range(UnionMap::read(&ctx, &projection(depth, "", &prefix))?)?;
+            let p = original
+                .clone()
+                .intersect_domain(accessing.clone())?
+                .apply_range(UnionMap::read(&ctx, &projection(depth, "", &prefix))?)?;
             let same = p.clone().apply_range(p.reverse()?)?;
             if flow.is_subset(&same)? {
                 loops = l;
@@ -101,7 +104,10 @@ pub fn scalar_expansions(scop: &Scop) -> Result<Vec<ScalarExpansion>> {
             }
         }
         if loops > 0 {
-            out.push(ScalarExpansion { array: array.id, loops });
+            out.push(ScalarExpansion {
+                array: array.id,
+                loops,
+            });
         }
     }
     Ok(out)
@@ -121,8 +127,14 @@ pub fn expand_scalars(scop: &Scop, expansions: &[ScalarExpansion]) -> Result<Sco
             if !stmt.accesses.iter().any(|a| a.array == e.array) {
                 continue;
             }
-            let schedule = UnionMap::read(&ctx, &stmt.schedule).map_err(|err| input_error("schedule", &stmt.schedule, err))?;
-            let depth = schedule.maps()?.first().map(|m| m.n_dims(crate::isl::Side::Out)).transpose()?.unwrap_or(0);
+            let schedule = UnionMap::read(&ctx, &stmt.schedule)
+                .map_err(|err| input_error("schedule", &stmt.schedule, err))?;
+            let depth = schedule
+                .maps()?
+                .first()
+                .map(|m| m.n_dims(crate::isl::Side::Out))
+                .transpose()?
+                .unwrap_or(0);
             for access in new_stmt.accesses.iter_mut().filter(|a| a.array == e.array) {
                 let loop_dims: Vec<usize> = (0..e.loops).map(|k| 2 * k + 1).collect();
                 if loop_dims.iter().any(|&d| d >= depth) {
@@ -131,7 +143,10 @@ pub fn expand_scalars(scop: &Scop, expansions: &[ScalarExpansion]) -> Result<Sco
                         stmt.id, array.name, e.loops
                     )));
                 }
-                let expanded = schedule.clone().apply_range(UnionMap::read(&ctx, &projection(depth, &array.isl_name, &loop_dims))?)?;
+                let expanded = schedule.clone().apply_range(UnionMap::read(
+                    &ctx,
+                    &projection(depth, &array.isl_name, &loop_dims),
+                )?)?;
                 access.relation = expanded.to_str()?;
             }
         }
@@ -148,7 +163,10 @@ pub(crate) fn scalar_flow<'c>(
     sets: &ScopSets<'c>,
     array: &Array,
 ) -> Result<Option<(UnionMap<'c>, UnionMap<'c>, UnionMap<'c>)>> {
-    let element = UnionSet::read(ctx, &format!("{} -> {{ {}[] }}", scop.isl_params(), array.isl_name))?;
+    let element = UnionSet::read(
+        ctx,
+        &format!("{} -> {{ {}[] }}", scop.isl_params(), array.isl_name),
+    )?;
     let reads = sets.reads.clone().intersect_range(element.clone())?;
     let writes = sets.writes.clone().intersect_range(element)?;
     // The schedule of the statements that access the scalar only: the same flow, computed
@@ -181,7 +199,11 @@ pub struct TaskPrivate {
 
 /// The scalars of `expansions` (of the unexpanded `scop`) that may live in one variable per task
 /// of `sched`, a schedule of the SCoP with those scalars expanded, in the order of `expansions`.
-pub fn task_private(scop: &Scop, expansions: &[ScalarExpansion], sched: &TiledSchedule) -> Result<Vec<TaskPrivate>> {
+pub fn task_private(
+    scop: &Scop,
+    expansions: &[ScalarExpansion],
+    sched: &TiledSchedule,
+) -> Result<Vec<TaskPrivate>> {
     task_private_reusing(scop, expansions, sched, &mut KnownPrivate::default())
 }
 
@@ -204,16 +226,36 @@ impl KnownPrivate {
     /// The key of `array` under `sched`: the text of everything its answer depends on.
     fn key(scop: &Scop, array: ArrayId, sched: &TiledSchedule) -> String {
         use std::fmt::Write;
-        let mut key = format!("{}\n{}\n{}\n{}\n", scop.array(array).isl_name, scop.isl_params(), scop.context, sched.nests.len());
-        for stmt in scop.statements.iter().filter(|s| s.accesses.iter().any(|a| a.array == array)) {
+        let mut key = format!(
+            "{}\n{}\n{}\n{}\n",
+            scop.array(array).isl_name,
+            scop.isl_params(),
+            scop.context,
+            sched.nests.len()
+        );
+        for stmt in scop
+            .statements
+            .iter()
+            .filter(|s| s.accesses.iter().any(|a| a.array == array))
+        {
             let _ = writeln!(key, "{} {} {}", stmt.id, stmt.domain, stmt.schedule);
             for access in stmt.accesses.iter().filter(|a| a.array == array) {
                 let _ = writeln!(key, "{:?} {}", access.kind, access.relation);
             }
         }
         for (k, nest) in sched.nests.iter().enumerate() {
-            if nest.statements.iter().any(|s| scop.statements.get(s.index()).is_some_and(|s| s.accesses.iter().any(|a| a.array == array))) {
-                let _ = writeln!(key, "N{k} {} {} {}", nest.tile_sizes.len(), nest.schedule, nest.tile_map);
+            if nest.statements.iter().any(|s| {
+                scop.statements
+                    .get(s.index())
+                    .is_some_and(|s| s.accesses.iter().any(|a| a.array == array))
+            }) {
+                let _ = writeln!(
+                    key,
+                    "N{k} {} {} {}",
+                    nest.tile_sizes.len(),
+                    nest.schedule,
+                    nest.tile_map
+                );
             }
         }
         key
@@ -228,7 +270,10 @@ pub fn task_private_reusing(
     sched: &TiledSchedule,
     known: &mut KnownPrivate,
 ) -> Result<Vec<TaskPrivate>> {
-    let keys: Vec<String> = expansions.iter().map(|e| KnownPrivate::key(scop, e.array, sched)).collect();
+    let keys: Vec<String> = expansions
+        .iter()
+        .map(|e| KnownPrivate::key(scop, e.array, sched))
+        .collect();
     if keys.iter().all(|k| known.0.contains_key(k)) {
         return Ok(keys.iter().filter_map(|k| known.0[k].clone()).collect());
     }
@@ -236,7 +281,8 @@ pub fn task_private_reusing(
     let sets = ScopSets::parse(&ctx, scop)?;
     let mut tile_maps = UnionMap::empty(&ctx)?;
     for (k, nest) in sched.nests.iter().enumerate() {
-        let map = UnionMap::read(&ctx, &nest.tile_map).map_err(|e| input_error(&format!("tile map of nest N{k}"), &nest.tile_map, e))?;
+        let map = UnionMap::read(&ctx, &nest.tile_map)
+            .map_err(|e| input_error(&format!("tile map of nest N{k}"), &nest.tile_map, e))?;
         tile_maps = tile_maps.union(map)?;
     }
     // Parsed when a scalar's values stay inside tasks: most refused scalars never need them.
@@ -272,11 +318,15 @@ impl<'c> NestTimes<'c> {
         let mut points = UnionMap::empty(ctx)?;
         let mut nests = Vec::with_capacity(sched.nests.len());
         for (k, nest) in sched.nests.iter().enumerate() {
-            let time = UnionMap::read(ctx, &nest.schedule).map_err(|e| input_error(&format!("schedule of nest N{k}"), &nest.schedule, e))?;
+            let time = UnionMap::read(ctx, &nest.schedule)
+                .map_err(|e| input_error(&format!("schedule of nest N{k}"), &nest.schedule, e))?;
             let (time, depth) = pad_to_common_depth(time)?;
             let tiles = nest.tile_sizes.len();
             let point_dims: Vec<usize> = (tiles.min(depth)..depth).collect();
-            points = points.union(time.clone().apply_range(UnionMap::read(ctx, &projection(depth, "", &point_dims))?)?)?;
+            points = points.union(
+                time.clone()
+                    .apply_range(UnionMap::read(ctx, &projection(depth, "", &point_dims))?)?,
+            )?;
             nests.push((time, depth, tiles));
         }
         Ok(NestTimes { nests, points })
@@ -298,13 +348,20 @@ impl<'c> Groups<'c> {
     fn level(&mut self, ctx: &'c Ctx, x: usize) -> Result<Option<UnionMap<'c>>> {
         while self.levels.len() <= x {
             let x = self.levels.len();
-            if !self.nest_times.iter().any(|&(_, depth, tiles)| tiles + x <= depth) {
+            if !self
+                .nest_times
+                .iter()
+                .any(|&(_, depth, tiles)| tiles + x <= depth)
+            {
                 return Ok(None);
             }
             let mut same = UnionMap::empty(ctx)?;
             for (k, (time, depth, tiles)) in self.nest_times.iter().enumerate() {
                 let prefix: Vec<usize> = (0..(tiles + x).min(*depth)).collect();
-                let p = time.clone().apply_range(UnionMap::read(ctx, &projection(*depth, &format!("N{k}"), &prefix))?)?;
+                let p = time.clone().apply_range(UnionMap::read(
+                    ctx,
+                    &projection(*depth, &format!("N{k}"), &prefix),
+                )?)?;
                 same = same.union(p.clone().apply_range(p.reverse()?)?)?;
             }
             let same = same.intersect(self.levels[0].clone())?;
@@ -347,9 +404,18 @@ fn one_task_private<'c>(
     let (nest_times, times) = (&times.nests, &times.points);
     let nest_times = nest_times
         .iter()
-        .map(|(time, depth, tiles)| Ok((time.clone().intersect_domain(accessing.clone())?, *depth, *tiles)))
+        .map(|(time, depth, tiles)| {
+            Ok((
+                time.clone().intersect_domain(accessing.clone())?,
+                *depth,
+                *tiles,
+            ))
+        })
         .collect::<Result<Vec<_>>>()?;
-    let mut groups = Groups { nest_times, levels: vec![same_task] };
+    let mut groups = Groups {
+        nest_times,
+        levels: vec![same_task],
+    };
     // The conflicting pairs and the order a task runs them in, the same at every level.
     let mut order = None;
     // 1. Values never cross a group; 2. inside a group, conflicting accesses keep their order.
@@ -383,19 +449,31 @@ fn one_task_private<'c>(
         let time = times.clone().intersect_domain(written.clone())?;
         let after = time.clone().lex_lt_union_map(time)?.reverse()?;
         let same_task = groups.level(ctx, 0)?.unwrap_or(UnionMap::empty(ctx)?);
-        let pairs = same_task.intersect_domain(written.clone())?.intersect_range(last.clone())?;
+        let pairs = same_task
+            .intersect_domain(written.clone())?
+            .intersect_range(last.clone())?;
         if !pairs.intersect(after)?.is_empty()? {
             return Ok(None);
         }
     }
-    let last_tiles = tile_maps.clone().intersect_domain(last.clone())?.range()?.coalesce()?;
+    let last_tiles = tile_maps
+        .clone()
+        .intersect_domain(last.clone())?
+        .range()?
+        .coalesce()?;
     let mut copy_out = vec![None; n_nests];
     for set in last_tiles.sets()? {
         let Some(k) = set.tuple_name().as_deref().and_then(nest_of_name) else {
-            return Err(crate::Error::Isl(format!("a tile outside the nests: {}", set.to_str()?)));
+            return Err(crate::Error::Isl(format!(
+                "a tile outside the nests: {}",
+                set.to_str()?
+            )));
         };
         if k >= copy_out.len() || copy_out[k].is_some() {
-            return Err(crate::Error::Isl(format!("unexpected tile set of N{k}: {}", last_tiles.to_str()?)));
+            return Err(crate::Error::Isl(format!(
+                "unexpected tile set of N{k}: {}",
+                last_tiles.to_str()?
+            )));
         }
         copy_out[k] = Some(set.to_str()?);
     }
@@ -405,7 +483,11 @@ fn one_task_private<'c>(
         .iter()
         .map(|set| Ok((set.tuple_name().unwrap_or_default(), set.to_str()?)))
         .collect::<Result<Vec<_>>>()?;
-    Ok(Some(TaskPrivate { array: expansion.array, copy_out, last_writes }))
+    Ok(Some(TaskPrivate {
+        array: expansion.array,
+        copy_out,
+        last_writes,
+    }))
 }
 
 /// Whether one variable per group of instances serves a scalar with accesses `reads` and
@@ -441,7 +523,8 @@ fn conflicts_and_order_per_nest<'c>(
     time: &UnionMap<'c>,
     tiles: &UnionMap<'c>,
 ) -> Result<(UnionMap<'c>, UnionMap<'c>)> {
-    let mut nests: std::collections::BTreeMap<String, UnionSet<'c>> = std::collections::BTreeMap::new();
+    let mut nests: std::collections::BTreeMap<String, UnionSet<'c>> =
+        std::collections::BTreeMap::new();
     for map in tiles.maps()? {
         let domain = UnionMap::from_map(map.clone())?.domain()?;
         let nest = map.tuple_name(crate::isl::Side::Out).unwrap_or_default();
@@ -476,7 +559,10 @@ fn conflicts_and_order<'c>(
     let accessing = reads.clone().domain()?.union(written.clone())?;
     let original = sets.original.clone().intersect_domain(accessing.clone())?;
     let before = original.clone().lex_lt_union_map(original)?;
-    let conflicts = before.clone().intersect_domain(written.clone())?.union(before.intersect_range(written)?)?;
+    let conflicts = before
+        .clone()
+        .intersect_domain(written.clone())?
+        .union(before.intersect_range(written)?)?;
     let time = time.clone().intersect_domain(accessing)?;
     Ok((conflicts, time.clone().lex_lt_union_map(time)?))
 }
@@ -496,26 +582,51 @@ mod tests {
             let scop = crate::polybench_scop(kernel);
             let candidates = scalar_expansions(&scop).unwrap();
             let expanded = expand_scalars(&scop, &candidates).unwrap();
-            let config = ScheduleConfig { tile_sizes: Some(vec![4]), ..ScheduleConfig::default() };
-            let (sched, _) = schedule(&expanded, &dependences(&expanded).unwrap(), &config).unwrap();
+            let config = ScheduleConfig {
+                tile_sizes: Some(vec![4]),
+                ..ScheduleConfig::default()
+            };
+            let (sched, _) =
+                schedule(&expanded, &dependences(&expanded).unwrap(), &config).unwrap();
             let ctx = Ctx::new().unwrap();
             let sets = ScopSets::parse(&ctx, &scop).unwrap();
             let times = NestTimes::parse(&ctx, &sched).unwrap();
             let mut tile_maps = UnionMap::empty(&ctx).unwrap();
             for nest in &sched.nests {
-                tile_maps = tile_maps.union(UnionMap::read(&ctx, &nest.tile_map).unwrap()).unwrap();
+                tile_maps = tile_maps
+                    .union(UnionMap::read(&ctx, &nest.tile_map).unwrap())
+                    .unwrap();
             }
             for c in &candidates {
-                let (reads, writes, _) = scalar_flow(&ctx, &scop, &sets, scop.array(c.array)).unwrap().unwrap();
-                let accessing = reads.clone().domain().unwrap().union(writes.clone().domain().unwrap()).unwrap();
+                let (reads, writes, _) = scalar_flow(&ctx, &scop, &sets, scop.array(c.array))
+                    .unwrap()
+                    .unwrap();
+                let accessing = reads
+                    .clone()
+                    .domain()
+                    .unwrap()
+                    .union(writes.clone().domain().unwrap())
+                    .unwrap();
                 let tiles = tile_maps.clone().intersect_domain(accessing).unwrap();
-                let same_task = tiles.clone().apply_range(tiles.clone().reverse().unwrap()).unwrap();
+                let same_task = tiles
+                    .clone()
+                    .apply_range(tiles.clone().reverse().unwrap())
+                    .unwrap();
                 let all = conflicts_and_order(&sets, &reads, &writes, &times.points).unwrap();
-                let per_nest = conflicts_and_order_per_nest(&sets, &reads, &writes, &times.points, &tiles).unwrap();
-                for (what, a, b) in [("conflicts", all.0, per_nest.0), ("order", all.1, per_nest.1)] {
+                let per_nest =
+                    conflicts_and_order_per_nest(&sets, &reads, &writes, &times.points, &tiles)
+                        .unwrap();
+                for (what, a, b) in [
+                    ("conflicts", all.0, per_nest.0),
+                    ("order", all.1, per_nest.1),
+                ] {
                     let a = a.intersect(same_task.clone()).unwrap();
                     let b = b.intersect(same_task.clone()).unwrap();
-                    assert!(a.is_equal(&b).unwrap(), "{kernel} {}: {what}", scop.array(c.array).name);
+                    assert!(
+                        a.is_equal(&b).unwrap(),
+                        "{kernel} {}: {what}",
+                        scop.array(c.array).name
+                    );
                     compared += usize::from(!a.is_empty().unwrap());
                 }
             }
@@ -536,15 +647,23 @@ mod tests {
             let scop = crate::polybench_scop(kernel);
             let mut known = KnownPrivate::default();
             for tile in [4, 16, 64] {
-                let config = ScheduleConfig { tile_sizes: Some(vec![tile]), ..ScheduleConfig::default() };
+                let config = ScheduleConfig {
+                    tile_sizes: Some(vec![tile]),
+                    ..ScheduleConfig::default()
+                };
                 let mut candidates = scalar_expansions(&scop).unwrap();
                 loop {
                     let expanded = expand_scalars(&scop, &candidates).unwrap();
-                    let (sched, _) = schedule(&expanded, &dependences(&expanded).unwrap(), &config).unwrap();
+                    let (sched, _) =
+                        schedule(&expanded, &dependences(&expanded).unwrap(), &config).unwrap();
                     let before = known.0.len();
                     let got = task_private_reusing(&scop, &candidates, &sched, &mut known).unwrap();
                     reused += candidates.len() - (known.0.len() - before);
-                    assert_eq!(got, task_private(&scop, &candidates, &sched).unwrap(), "{kernel}, tiles of {tile}");
+                    assert_eq!(
+                        got,
+                        task_private(&scop, &candidates, &sched).unwrap(),
+                        "{kernel}, tiles of {tile}"
+                    );
                     if got.len() == candidates.len() {
                         break;
                     }
@@ -563,8 +682,15 @@ mod tests {
     /// schedules' prefixes.
     #[test]
     fn the_instances_of_one_task_have_equal_tile_coordinates() {
-        let gpu = ScheduleConfig { tile_sizes: Some(vec![256]), parallel_point_loops_outer: true, ..ScheduleConfig::default() };
-        let small = ScheduleConfig { tile_sizes: Some(vec![4]), ..ScheduleConfig::default() };
+        let gpu = ScheduleConfig {
+            tile_sizes: Some(vec![256]),
+            parallel_point_loops_outer: true,
+            ..ScheduleConfig::default()
+        };
+        let small = ScheduleConfig {
+            tile_sizes: Some(vec![4]),
+            ..ScheduleConfig::default()
+        };
         for kernel in ["deriche", "ludcmp", "symm", "gramschmidt", "durbin"] {
             let scop = crate::polybench_scop(kernel);
             let expanded = expand_scalars(&scop, &scalar_expansions(&scop).unwrap()).unwrap();
@@ -575,13 +701,26 @@ mod tests {
                     let ctx = Ctx::new().unwrap();
                     for (k, nest) in sched.nests.iter().enumerate() {
                         let tiles = UnionMap::read(&ctx, &nest.tile_map).unwrap();
-                        let same_tile = tiles.clone().apply_range(tiles.reverse().unwrap()).unwrap();
-                        let (time, depth) = pad_to_common_depth(UnionMap::read(&ctx, &nest.schedule).unwrap()).unwrap();
+                        let same_tile =
+                            tiles.clone().apply_range(tiles.reverse().unwrap()).unwrap();
+                        let (time, depth) =
+                            pad_to_common_depth(UnionMap::read(&ctx, &nest.schedule).unwrap())
+                                .unwrap();
                         let prefix: Vec<usize> = (0..nest.tile_sizes.len()).collect();
-                        let p = time.apply_range(UnionMap::read(&ctx, &projection(depth, &format!("N{k}"), &prefix)).unwrap()).unwrap();
+                        let p = time
+                            .apply_range(
+                                UnionMap::read(&ctx, &projection(depth, &format!("N{k}"), &prefix))
+                                    .unwrap(),
+                            )
+                            .unwrap();
                         let same_prefix = p.clone().apply_range(p.reverse().unwrap()).unwrap();
                         assert!(!same_tile.is_empty().unwrap(), "{kernel} N{k}");
-                        assert!(same_tile.is_subset(&same_prefix).unwrap(), "{kernel} N{k}: {} / {}", nest.tile_map, nest.schedule);
+                        assert!(
+                            same_tile.is_subset(&same_prefix).unwrap(),
+                            "{kernel} N{k}: {} / {}",
+                            nest.tile_map,
+                            nest.schedule
+                        );
                     }
                 }
             }

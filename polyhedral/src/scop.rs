@@ -30,11 +30,13 @@ impl<'c> ScopSets<'c> {
         for (idx, stmt) in scop.statements.iter().enumerate() {
             let name = stmt.id.to_string();
             domains = domains.union(UnionSet::from_set(read_domain(ctx, idx, stmt)?)?)?;
-            let schedule = Map::read(ctx, &stmt.schedule).map_err(|e| field_error(&name, "schedule", &stmt.schedule, e))?;
+            let schedule = Map::read(ctx, &stmt.schedule)
+                .map_err(|e| field_error(&name, "schedule", &stmt.schedule, e))?;
             check_domain_name(&schedule, &name, "schedule", &stmt.schedule)?;
             schedules.push(schedule);
             for access in &stmt.accesses {
-                let rel = Map::read(ctx, &access.relation).map_err(|e| field_error(&name, "access", &access.relation, e))?;
+                let rel = Map::read(ctx, &access.relation)
+                    .map_err(|e| field_error(&name, "access", &access.relation, e))?;
                 check_domain_name(&rel, &name, "access", &access.relation)?;
                 let rel = UnionMap::from_map(rel)?;
                 match access.kind {
@@ -43,25 +45,40 @@ impl<'c> ScopSets<'c> {
                 }
             }
         }
-        let depth = schedules.iter().map(|s| s.n_dims(Side::Out)).collect::<Result<Vec<_>>>()?;
+        let depth = schedules
+            .iter()
+            .map(|s| s.n_dims(Side::Out))
+            .collect::<Result<Vec<_>>>()?;
         let max_depth = depth.iter().copied().max().unwrap_or(0);
         let mut original = UnionMap::empty(ctx)?;
         for (schedule, depth) in schedules.into_iter().zip(depth) {
-            original = original.union(UnionMap::from_map(schedule.pad_out_with_zeros(max_depth - depth)?)?)?;
+            original = original.union(UnionMap::from_map(
+                schedule.pad_out_with_zeros(max_depth - depth)?,
+            )?)?;
         }
         let domains = domains.intersect_params(context.clone())?.coalesce()?;
         let reads = reads.intersect_domain(domains.clone())?;
         let writes = writes.intersect_domain(domains.clone())?;
         let original = original.intersect_domain(domains.clone())?;
-        Ok(ScopSets { context, domains, reads, writes, original })
+        Ok(ScopSets {
+            context,
+            domains,
+            reads,
+            writes,
+            original,
+        })
     }
 }
 
 /// The SCoP's parameter context as a parameter set.
 pub(crate) fn parse_context<'c>(ctx: &'c Ctx, scop: &Scop) -> Result<Set<'c>> {
-    let context = Set::read(ctx, &scop.context).map_err(|e| field_error("the SCoP", "context", &scop.context, e))?;
+    let context = Set::read(ctx, &scop.context)
+        .map_err(|e| field_error("the SCoP", "context", &scop.context, e))?;
     if context.n_dims()? != 0 {
-        return Err(Error::InvalidInput(format!("the SCoP context `{}` is not a parameter set", scop.context)));
+        return Err(Error::InvalidInput(format!(
+            "the SCoP context `{}` is not a parameter set",
+            scop.context
+        )));
     }
     Ok(context)
 }
@@ -75,13 +92,17 @@ fn check_domain_name(map: &Map<'_>, name: &str, what: &str, text: &str) -> Resul
     if map.tuple_name(Side::In).as_deref() == Some(name) {
         Ok(())
     } else {
-        Err(Error::InvalidInput(format!("{name}: the {what} `{text}` does not start from the space {name}")))
+        Err(Error::InvalidInput(format!(
+            "{name}: the {what} `{text}` does not start from the space {name}"
+        )))
     }
 }
 
 fn field_error(owner: &str, what: &str, text: &str, err: Error) -> Error {
     match err {
-        Error::Isl(msg) => Error::InvalidInput(format!("{owner}: cannot parse the {what} `{text}`: {msg}")),
+        Error::Isl(msg) => {
+            Error::InvalidInput(format!("{owner}: cannot parse the {what} `{text}`: {msg}"))
+        }
         other => other,
     }
 }
@@ -104,11 +125,17 @@ pub(crate) fn parse_domains<'c>(ctx: &'c Ctx, scop: &Scop) -> Result<UnionSet<'c
 fn read_domain<'c>(ctx: &'c Ctx, idx: usize, stmt: &Statement) -> Result<Set<'c>> {
     let name = stmt.id.to_string();
     if stmt.id.index() != idx {
-        return Err(Error::InvalidInput(format!("statement {idx} has id {name}")));
+        return Err(Error::InvalidInput(format!(
+            "statement {idx} has id {name}"
+        )));
     }
-    let domain = Set::read(ctx, &stmt.domain).map_err(|e| field_error(&name, "domain", &stmt.domain, e))?;
+    let domain =
+        Set::read(ctx, &stmt.domain).map_err(|e| field_error(&name, "domain", &stmt.domain, e))?;
     if domain.tuple_name().as_deref() != Some(name.as_str()) {
-        return Err(Error::InvalidInput(format!("{name}: the domain `{}` is not in the space {name}", stmt.domain)));
+        return Err(Error::InvalidInput(format!(
+            "{name}: the domain `{}` is not in the space {name}",
+            stmt.domain
+        )));
     }
     Ok(domain)
 }
@@ -137,14 +164,21 @@ mod parse_domains_tests {
                     iterators: iters.split(',').map(|i| i.trim().to_string()).collect(),
                     domain: format!("[N, M] -> {{ {s}[{iters}] : {cond} }}"),
                     schedule: format!("[N, M] -> {{ {s}[{iters}] -> [{k}, {iters}] }}"),
-                    accesses: vec![access(AccessKind::Read, first), access(AccessKind::Write, first)],
+                    accesses: vec![
+                        access(AccessKind::Read, first),
+                        access(AccessKind::Write, first),
+                    ],
                     body: Vec::new(),
                     span: Span { start: 0, end: 0 },
                     loc: Loc::default(),
                 }
             })
             .collect();
-        let param = |name: &str| Param { name: name.into(), c_type: "int".into(), storage: Storage::Local };
+        let param = |name: &str| Param {
+            name: name.into(),
+            c_type: "int".into(),
+            storage: Storage::Local,
+        };
         Scop {
             function: "kernel".into(),
             region: Span { start: 0, end: 0 },
@@ -175,11 +209,21 @@ mod parse_domains_tests {
     fn the_domains_alone_are_those_of_the_whole_parse() {
         let ctx = Ctx::new().unwrap();
         let cases = [
-            scop("[N, M] -> { : N >= 10 and M >= N }", &[("i, j", "0 <= i < N and 0 <= j <= i"), ("i", "0 <= i < M")]),
-            scop("[N, M] -> { : N >= 0 and M >= 0 }", &[("i", "0 <= i < 5 or 4 <= i < N"), ("i, j", "0 <= i, j < N")]),
+            scop(
+                "[N, M] -> { : N >= 10 and M >= N }",
+                &[("i, j", "0 <= i < N and 0 <= j <= i"), ("i", "0 <= i < M")],
+            ),
+            scop(
+                "[N, M] -> { : N >= 0 and M >= 0 }",
+                &[("i", "0 <= i < 5 or 4 <= i < N"), ("i, j", "0 <= i, j < N")],
+            ),
             scop(
                 "[N, M] -> { : M > N >= 3 }",
-                &[("i", "exists (k : i = 3k and 0 <= i < N)"), ("t, i", "0 <= t < M and 1 <= i < N - 1"), ("i", "N <= i < 2 and M > 0")],
+                &[
+                    ("i", "exists (k : i = 3k and 0 <= i < N)"),
+                    ("t, i", "0 <= t < M and 1 <= i < N - 1"),
+                    ("i", "N <= i < 2 and M > 0"),
+                ],
             ),
         ];
         for scop in &cases {

@@ -12,31 +12,46 @@ use frontend::ir::Scop;
 /// The dependences between the tiles of `sched`, one [`TileDep`] per (source nest, target nest)
 /// pair that has any, ordered by that pair. Each relation goes forward: to a later nest, or to a
 /// lexicographically later tile of the same nest; anything else is [`Error::IllegalSchedule`].
-pub fn tile_dependences(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<Vec<TileDep>> {
+pub fn tile_dependences(
+    scop: &Scop,
+    deps: &Dependences,
+    sched: &TiledSchedule,
+) -> Result<Vec<TileDep>> {
     let ctx = Ctx::shared()?;
     let domains = parse_domains(&ctx, scop)?;
     let all = IslDeps::parse(&ctx, deps)?.all()?;
-    let all = all.intersect_domain(domains.clone())?.intersect_range(domains)?;
+    let all = all
+        .intersect_domain(domains.clone())?
+        .intersect_range(domains)?;
     let mut tile_maps = UnionMap::empty(&ctx)?;
     let mut n_dims = Vec::new();
     for (k, nest) in sched.nests.iter().enumerate() {
-        let map = UnionMap::read(&ctx, &nest.tile_map).map_err(|e| input_error(&format!("tile map of nest N{k}"), &nest.tile_map, e))?;
+        let map = UnionMap::read(&ctx, &nest.tile_map)
+            .map_err(|e| input_error(&format!("tile map of nest N{k}"), &nest.tile_map, e))?;
         for m in map.maps()? {
             if m.tuple_name(Side::Out).as_deref().and_then(nest_of_name) != Some(k) {
-                return Err(Error::InvalidInput(format!("the tile map of nest N{k} does not map to N{k}: {}", nest.tile_map)));
+                return Err(Error::InvalidInput(format!(
+                    "the tile map of nest N{k} does not map to N{k}: {}",
+                    nest.tile_map
+                )));
             }
         }
         n_dims.push(nest.tile_sizes.len());
         tile_maps = tile_maps.union(map)?;
     }
-    let lifted = all.apply_domain(tile_maps.clone())?.apply_range(tile_maps)?;
+    let lifted = all
+        .apply_domain(tile_maps.clone())?
+        .apply_range(tile_maps)?;
     let mut result = Vec::new();
     let mut problems = Vec::new();
     for map in lifted.maps()? {
         let src = map.tuple_name(Side::In).as_deref().and_then(nest_of_name);
         let dst = map.tuple_name(Side::Out).as_deref().and_then(nest_of_name);
         let (Some(src), Some(dst)) = (src, dst) else {
-            return Err(Error::Isl(format!("a tile dependence between unknown spaces: {}", map.to_str()?)));
+            return Err(Error::Isl(format!(
+                "a tile dependence between unknown spaces: {}",
+                map.to_str()?
+            )));
         };
         let (rel, forward) = if src == dst {
             between_tiles(UnionMap::from_map(map)?, &format!("N{src}"), n_dims[src])?
@@ -49,7 +64,9 @@ pub fn tile_dependences(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) 
         }
         let relation = rel.to_str()?;
         if !forward {
-            problems.push(format!("tiles of N{src} -> tiles of N{dst} go backwards: {relation}"));
+            problems.push(format!(
+                "tiles of N{src} -> tiles of N{dst} go backwards: {relation}"
+            ));
         }
         result.push(TileDep { src, dst, relation });
     }
@@ -98,8 +115,15 @@ mod tests {
             let identity = UnionMap::read(&ctx, &crate::maps::identity("N0", n)).unwrap();
             let want = lifted.clone().subtract(identity).unwrap();
             let (got, forward) = between_tiles(lifted, "N0", n).unwrap();
-            assert!(got.is_equal(&want).unwrap(), "{text}: got {}, want {}", got.to_str().unwrap(), want.to_str().unwrap());
-            let want_lt = want.is_subset(&UnionMap::read(&ctx, &lex_lt("N0", n)).unwrap()).unwrap();
+            assert!(
+                got.is_equal(&want).unwrap(),
+                "{text}: got {}, want {}",
+                got.to_str().unwrap(),
+                want.to_str().unwrap()
+            );
+            let want_lt = want
+                .is_subset(&UnionMap::read(&ctx, &lex_lt("N0", n)).unwrap())
+                .unwrap();
             assert_eq!(forward, want_lt, "{text}");
             assert_eq!(forward, want_forward, "{text}");
         }

@@ -162,7 +162,10 @@ pub struct TileGraph {
 impl TileGraph {
     /// The dependences that tasks synchronize on (not dropped by reduction).
     pub fn kept(&self) -> impl Iterator<Item = (usize, &NumberedDep)> + Clone {
-        self.deps.iter().enumerate().filter(|(_, d)| d.implied_by.is_none())
+        self.deps
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.implied_by.is_none())
     }
 }
 
@@ -172,8 +175,8 @@ pub fn tile_graph(scop: &Scop, sched: &TiledSchedule, tile_deps: &[TileDep]) -> 
     let context = parse_context(&ctx, scop)?;
     let mut domains = Vec::with_capacity(sched.nests.len());
     for nest in &sched.nests {
-        let domain =
-            UnionSet::read(&ctx, &nest.tile_domain).map_err(|e| input_error("tile domain", &nest.tile_domain, e))?;
+        let domain = UnionSet::read(&ctx, &nest.tile_domain)
+            .map_err(|e| input_error("tile domain", &nest.tile_domain, e))?;
         domains.push(domain.intersect_params(context.clone())?);
     }
     let mut simplified = Vec::new();
@@ -185,9 +188,12 @@ pub fn tile_graph(scop: &Scop, sched: &TiledSchedule, tile_deps: &[TileDep]) -> 
                 dep.src, dep.dst
             )));
         }
-        let rel = UnionMap::read(&ctx, &dep.relation).map_err(|e| input_error("tile dependence", &dep.relation, e))?;
+        let rel = UnionMap::read(&ctx, &dep.relation)
+            .map_err(|e| input_error("tile dependence", &dep.relation, e))?;
         // Only the tiles that exist under the context (which also bounds the parameters).
-        let rel = rel.intersect_domain(domains[dep.src].clone())?.intersect_range(domains[dep.dst].clone())?;
+        let rel = rel
+            .intersect_domain(domains[dep.src].clone())?
+            .intersect_range(domains[dep.dst].clone())?;
         let mut maps = rel.maps()?;
         let map = match maps.len() {
             0 => continue,
@@ -243,7 +249,11 @@ pub fn tile_graph(scop: &Scop, sched: &TiledSchedule, tile_deps: &[TileDep]) -> 
     for k in 0..sched.nests.len() {
         nests.push(nest_tiles(&ctx, scop, sched, k, &context, &deps)?);
     }
-    Ok(TileGraph { nests, simplified, deps })
+    Ok(TileGraph {
+        nests,
+        simplified,
+        deps,
+    })
 }
 
 /// The same schedule with coarser tasks: every nest with more than `n_dims` tile dimensions keeps
@@ -252,7 +262,9 @@ pub fn tile_graph(scop: &Scop, sched: &TiledSchedule, tile_deps: &[TileDep]) -> 
 /// so the order of the instances, and hence the legality of the schedule, is unchanged.
 pub fn coarsen(sched: &TiledSchedule, n_dims: usize) -> Result<TiledSchedule> {
     if n_dims == 0 {
-        return Err(Error::InvalidInput("a task needs at least one tile dimension".into()));
+        return Err(Error::InvalidInput(
+            "a task needs at least one tile dimension".into(),
+        ));
     }
     let ctx = Ctx::shared()?;
     let mut nests = Vec::with_capacity(sched.nests.len());
@@ -264,14 +276,20 @@ pub fn coarsen(sched: &TiledSchedule, n_dims: usize) -> Result<TiledSchedule> {
         }
         let name = format!("N{k}");
         let t = names("t", d);
-        let projection =
-            UnionMap::read(&ctx, &format!("{{ {} -> {} }}", tuple(&name, &t), tuple(&name, &t[..n_dims])))?;
+        let projection = UnionMap::read(
+            &ctx,
+            &format!(
+                "{{ {} -> {} }}",
+                tuple(&name, &t),
+                tuple(&name, &t[..n_dims])
+            ),
+        )?;
         let tile_map = UnionMap::read(&ctx, &nest.tile_map)
             .map_err(|e| input_error(&format!("tile map of nest N{k}"), &nest.tile_map, e))?
             .apply_range(projection.clone())?
             .coalesce()?;
-        let domain =
-            UnionSet::read(&ctx, &nest.tile_domain).map_err(|e| input_error("tile domain", &nest.tile_domain, e))?;
+        let domain = UnionSet::read(&ctx, &nest.tile_domain)
+            .map_err(|e| input_error("tile domain", &nest.tile_domain, e))?;
         let tile_domain = projection.intersect_domain(domain)?.range()?.coalesce()?;
         nests.push(Nest {
             statements: nest.statements.clone(),
@@ -281,7 +299,10 @@ pub fn coarsen(sched: &TiledSchedule, n_dims: usize) -> Result<TiledSchedule> {
             tile_domain: tile_domain.to_str()?,
         });
     }
-    Ok(TiledSchedule { tree: sched.tree.clone(), nests })
+    Ok(TiledSchedule {
+        tree: sched.tree.clone(),
+        nests,
+    })
 }
 
 fn check_spaces(map: &Map<'_>, dep: &TileDep) -> Result<()> {
@@ -304,7 +325,11 @@ pub(crate) fn simplify(map: Map<'_>) -> Result<Map<'_>> {
     let simple = map.coalesce()?.detect_equalities()?.remove_redundancies()?;
     // Coalescing after the split only fuses whole basic maps, so they stay disjoint.
     let disjoint = simple.clone().make_disjoint()?.coalesce()?;
-    Ok(if disjoint.n_basic_maps()? <= simple.n_basic_maps()? { disjoint } else { simple })
+    Ok(if disjoint.n_basic_maps()? <= simple.n_basic_maps()? {
+        disjoint
+    } else {
+        simple
+    })
 }
 
 /// Splits a relation into uniform pieces (one per distance, in increasing lexicographic order of
@@ -317,14 +342,26 @@ pub(crate) fn uniformize(map: Map<'_>) -> Result<Vec<(Map<'_>, Option<Vec<i64>>)
     };
     let ctx = map.ctx();
     let n = map.n_dims(Side::Out)?;
-    let (src, dst) = (map.tuple_name(Side::In).unwrap_or_default(), map.tuple_name(Side::Out).unwrap_or_default());
+    let (src, dst) = (
+        map.tuple_name(Side::In).unwrap_or_default(),
+        map.tuple_name(Side::Out).unwrap_or_default(),
+    );
     let s = names("s", n);
     let t = names("t", n);
     let mut pieces = Vec::with_capacity(offsets.len());
     for d in offsets.into_iter().rev() {
-        let eqs: Vec<String> = (0..n).map(|k| format!("{} = {} + ({})", t[k], s[k], d[k])).collect();
-        let cond = if eqs.is_empty() { String::new() } else { format!(" : {}", eqs.join(" and ")) };
-        let shift = Map::read(ctx, &format!("{{ {} -> {}{cond} }}", tuple(&src, &s), tuple(&dst, &t)))?;
+        let eqs: Vec<String> = (0..n)
+            .map(|k| format!("{} = {} + ({})", t[k], s[k], d[k]))
+            .collect();
+        let cond = if eqs.is_empty() {
+            String::new()
+        } else {
+            format!(" : {}", eqs.join(" and "))
+        };
+        let shift = Map::read(
+            ctx,
+            &format!("{{ {} -> {}{cond} }}", tuple(&src, &s), tuple(&dst, &t)),
+        )?;
         let piece = map.clone().intersect(shift)?.coalesce()?;
         if !piece.is_empty()? {
             pieces.push((piece, Some(d)));
@@ -338,11 +375,20 @@ pub(crate) fn uniformize(map: Map<'_>) -> Result<Vec<(Map<'_>, Option<Vec<i64>>)
 /// `{ s -> s + d : s in S }` holds a pair (s1, s2 + d) of that product only when s1 = s2: it is
 /// the product exactly when S has at most one point. Other pieces are compared with the product,
 /// which for uniform ones on skewed tiles of unequal sizes took seconds (heat-3d, tiles 7,3).
-fn is_product<'c>(piece: &Map<'c>, uniform: bool, sources: &Set<'c>, targets: &Set<'c>, one_source: bool) -> Result<bool> {
+fn is_product<'c>(
+    piece: &Map<'c>,
+    uniform: bool,
+    sources: &Set<'c>,
+    targets: &Set<'c>,
+    one_source: bool,
+) -> Result<bool> {
     if uniform {
         return Ok(one_source);
     }
-    piece.is_equal(&Map::from_domain_and_range(sources.clone(), targets.clone())?)
+    piece.is_equal(&Map::from_domain_and_range(
+        sources.clone(),
+        targets.clone(),
+    )?)
 }
 
 /// Whether a set has at most one point for every parameter value.
@@ -357,7 +403,11 @@ fn at_most_one_point(set: &Set<'_>) -> Result<bool> {
 /// Between uniform dependences only pairs whose distances add up to `d<j>`'s are composed; each
 /// test gets an ISL operation budget ([`REDUCTION_BUDGET`]), past which the dependence is kept
 /// (never wrongly dropped).
-fn reduce<'c>(ctx: &'c Ctx, maps: &[Map<'c>], deps: &[NumberedDep]) -> Result<Vec<(usize, (usize, usize))>> {
+fn reduce<'c>(
+    ctx: &'c Ctx,
+    maps: &[Map<'c>],
+    deps: &[NumberedDep],
+) -> Result<Vec<(usize, (usize, usize))>> {
     if deps.len() > MAX_REDUCED {
         return Ok(Vec::new());
     }
@@ -368,7 +418,11 @@ fn reduce<'c>(ctx: &'c Ctx, maps: &[Map<'c>], deps: &[NumberedDep]) -> Result<Ve
             .clone()
             .filter(|&a| deps[a].src == deps[j].src)
             .flat_map(|a| all.clone().map(move |b| (a, b)))
-            .filter(|&(a, b)| deps[b].src == deps[a].dst && deps[b].dst == deps[j].dst && may_sum_to(deps, a, b, j))
+            .filter(|&(a, b)| {
+                deps[b].src == deps[a].dst
+                    && deps[b].dst == deps[j].dst
+                    && may_sum_to(deps, a, b, j)
+            })
             .collect();
         if candidates.is_empty() {
             continue;
@@ -394,7 +448,9 @@ pub const REDUCTION_BUDGET: u64 = 200_000;
 fn may_sum_to(deps: &[NumberedDep], a: usize, b: usize, j: usize) -> bool {
     match (&deps[a].distance, &deps[b].distance, &deps[j].distance) {
         (Some(da), Some(db), Some(dj)) => {
-            da.len() == dj.len() && db.len() == dj.len() && (0..dj.len()).all(|n| da[n] + db[n] == dj[n])
+            da.len() == dj.len()
+                && db.len() == dj.len()
+                && (0..dj.len()).all(|n| da[n] + db[n] == dj[n])
         }
         _ => true,
     }
@@ -402,12 +458,17 @@ fn may_sum_to(deps: &[NumberedDep], a: usize, b: usize, j: usize) -> bool {
 
 /// `Some((a, b))` (the first useful pair) when every pair of `maps[j]` is in the union of the
 /// compositions `maps[a]` then `maps[b]` over `candidates`.
-fn implied_by_paths(maps: &[Map<'_>], j: usize, candidates: &[(usize, usize)]) -> Result<Option<(usize, usize)>> {
+fn implied_by_paths(
+    maps: &[Map<'_>],
+    j: usize,
+    candidates: &[(usize, usize)],
+) -> Result<Option<(usize, usize)>> {
     let target = UnionMap::from_map(maps[j].clone())?;
     let mut paths = None::<UnionMap<'_>>;
     let mut witness = None;
     for &(a, b) in candidates {
-        let path = UnionMap::from_map(maps[a].clone())?.apply_range(UnionMap::from_map(maps[b].clone())?)?;
+        let path = UnionMap::from_map(maps[a].clone())?
+            .apply_range(UnionMap::from_map(maps[b].clone())?)?;
         if path.clone().intersect(target.clone())?.is_empty()? {
             continue;
         }
@@ -435,7 +496,8 @@ fn nest_tiles<'c>(
     let tile_map = UnionMap::read(ctx, &nest.tile_map)
         .map_err(|e| input_error(&format!("tile map of nest N{k}"), &nest.tile_map, e))?;
     let domain = restrict(
-        UnionSet::read(ctx, &nest.tile_domain).map_err(|e| input_error("tile domain", &nest.tile_domain, e))?,
+        UnionSet::read(ctx, &nest.tile_domain)
+            .map_err(|e| input_error("tile domain", &nest.tile_domain, e))?,
         context,
     )?;
     let Some(domain) = domain else {
@@ -450,25 +512,45 @@ fn nest_tiles<'c>(
     let mut statements = Vec::new();
     let mut stmt_sets = Vec::new();
     for &id in &nest.statements {
-        let stmt = scop
-            .statements
-            .get(id.index())
-            .ok_or_else(|| Error::InvalidInput(format!("nest N{k} names the unknown statement {id}")))?;
-        let instances =
-            UnionSet::read(ctx, &stmt.domain).map_err(|e| input_error("statement domain", &stmt.domain, e))?;
-        let tiles = tile_map.clone().intersect_domain(instances)?.range()?.coalesce()?;
+        let stmt = scop.statements.get(id.index()).ok_or_else(|| {
+            Error::InvalidInput(format!("nest N{k} names the unknown statement {id}"))
+        })?;
+        let instances = UnionSet::read(ctx, &stmt.domain)
+            .map_err(|e| input_error("statement domain", &stmt.domain, e))?;
+        let tiles = tile_map
+            .clone()
+            .intersect_domain(instances)?
+            .range()?
+            .coalesce()?;
         let tiles = restrict(tiles, context)?;
         let text = match &tiles {
             Some(t) => t.to_str()?,
-            None => format!("{{ N{k}[{}] : false }}", names("t", nest.tile_sizes.len()).join(", ")),
+            None => format!(
+                "{{ N{k}[{}] : false }}",
+                names("t", nest.tile_sizes.len()).join(", ")
+            ),
         };
-        statements.push(StatementTiles { stmt: id, depth: stmt.iterators.len(), domain: text });
+        statements.push(StatementTiles {
+            stmt: id,
+            depth: stmt.iterators.len(),
+            domain: text,
+        });
         stmt_sets.push((id, tiles));
     }
     let deepest = statements.iter().map(|s| s.depth).max().unwrap_or(0);
-    let leading = statements.iter().filter(|s| s.depth == deepest).map(|s| s.stmt).collect();
+    let leading = statements
+        .iter()
+        .filter(|s| s.depth == deepest)
+        .map(|s| s.stmt)
+        .collect();
     let partition = partition(&domain, k, deps, &stmt_sets)?;
-    Ok(NestTiles { n_dims: nest.tile_sizes.len(), domain: domain.to_str()?, statements, leading, partition })
+    Ok(NestTiles {
+        n_dims: nest.tile_sizes.len(),
+        domain: domain.to_str()?,
+        statements,
+        leading,
+        partition,
+    })
 }
 
 /// The one set of `set` under the context, `None` when it is empty.
@@ -477,7 +559,9 @@ fn restrict<'c>(set: UnionSet<'c>, context: &Set<'c>) -> Result<Option<Set<'c>>>
     match sets.len() {
         0 => Ok(None),
         1 => Ok(Some(sets.remove(0))),
-        n => Err(Error::InvalidInput(format!("a tile domain spans {n} spaces"))),
+        n => Err(Error::InvalidInput(format!(
+            "a tile domain spans {n} spaces"
+        ))),
     }
 }
 
@@ -493,12 +577,18 @@ fn partition<'c>(
 ) -> Result<Option<Vec<PartitionClass>>> {
     let ctx = domain.ctx();
     let mut classes: Vec<(Set<'c>, Signature)> = vec![(domain.clone(), Signature::default())];
-    let kept = deps.iter().enumerate().filter(|(_, d)| d.implied_by.is_none());
+    let kept = deps
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.implied_by.is_none());
     let sides: Vec<(usize, bool, &str)> = kept
         .clone()
         .filter(|(_, d)| d.dst == k)
         .map(|(j, d)| (j, true, d.targets.as_str()))
-        .chain(kept.filter(|(_, d)| d.src == k).map(|(j, d)| (j, false, d.sources.as_str())))
+        .chain(
+            kept.filter(|(_, d)| d.src == k)
+                .map(|(j, d)| (j, false, d.sources.as_str())),
+        )
         .collect();
     for (j, is_in, text) in sides {
         let side = Set::read(ctx, text)?;
@@ -537,7 +627,11 @@ fn partition<'c>(
                 }
             }
         }
-        result.push(PartitionClass { domain: set.to_str()?, signature, statements });
+        result.push(PartitionClass {
+            domain: set.to_str()?,
+            signature,
+            statements,
+        });
     }
     result.sort_by(|a, b| a.signature.cmp(&b.signature));
     Ok(Some(result))
@@ -557,12 +651,22 @@ mod tests {
         // The second piece lies inside the first: dropped.
         let subsumed = map(&ctx, "{ N0[i] -> N0[i + 1] : 0 <= i < 10 or (2 <= i < 5) }");
         let simple = simplify(subsumed.clone()).unwrap();
-        assert_eq!(simple.n_basic_maps().unwrap(), 1, "{}", simple.to_str().unwrap());
+        assert_eq!(
+            simple.n_basic_maps().unwrap(),
+            1,
+            "{}",
+            simple.to_str().unwrap()
+        );
         assert!(simple.is_equal(&subsumed).unwrap());
         // Two overlapping intervals: their union is convex, one piece.
         let overlapping = map(&ctx, "{ N0[i] -> N0[i + 1] : 0 <= i < 6 or 4 <= i < 10 }");
         let simple = simplify(overlapping.clone()).unwrap();
-        assert_eq!(simple.n_basic_maps().unwrap(), 1, "{}", simple.to_str().unwrap());
+        assert_eq!(
+            simple.n_basic_maps().unwrap(),
+            1,
+            "{}",
+            simple.to_str().unwrap()
+        );
         assert!(simple.is_equal(&overlapping).unwrap());
         // Two overlapping squares: not convex, kept as pieces with the same pairs.
         let squares =
@@ -578,10 +682,19 @@ mod tests {
     fn a_uniform_piece_is_a_product_exactly_when_it_has_at_most_one_source() {
         let ctx = Ctx::new().unwrap();
         let cases = [
-            ("[n] -> { N0[i, j] -> N1[i + 1, j] : i = 2 and j = 3 and n > 4 }", true),
+            (
+                "[n] -> { N0[i, j] -> N1[i + 1, j] : i = 2 and j = 3 and n > 4 }",
+                true,
+            ),
             ("{ N0[i] -> N0[i + 2] : 0 <= i < 10 }", false),
-            ("[n] -> { N0[i, j] -> N0[i, j + 1] : 0 <= i < n and j = i }", false),
-            ("[n] -> { N0[i, j] -> N0[i + 1, j + 1] : 0 <= i < n and j = 0 and n <= 1 }", true),
+            (
+                "[n] -> { N0[i, j] -> N0[i, j + 1] : 0 <= i < n and j = i }",
+                false,
+            ),
+            (
+                "[n] -> { N0[i, j] -> N0[i + 1, j + 1] : 0 <= i < n and j = 0 and n <= 1 }",
+                true,
+            ),
         ];
         for (text, want) in cases {
             let piece = map(&ctx, text);
@@ -590,7 +703,11 @@ mod tests {
             let one = at_most_one_point(&sources).unwrap();
             let compared = is_product(&piece, false, &sources, &targets, one).unwrap();
             assert_eq!(compared, want, "{text}");
-            assert_eq!(is_product(&piece, true, &sources, &targets, one).unwrap(), want, "{text}");
+            assert_eq!(
+                is_product(&piece, true, &sources, &targets, one).unwrap(),
+                want,
+                "{text}"
+            );
         }
     }
 
@@ -601,15 +718,25 @@ mod tests {
         let pieces = uniformize(two.clone()).unwrap();
         let distances: Vec<Option<Vec<i64>>> = pieces.iter().map(|(_, d)| d.clone()).collect();
         assert_eq!(distances, vec![Some(vec![1]), Some(vec![2])]);
-        assert!(pieces[0].0.is_equal(&map(&ctx, "{ N0[i] -> N0[i + 1] : 0 <= i < 10 }")).unwrap());
+        assert!(pieces[0]
+            .0
+            .is_equal(&map(&ctx, "{ N0[i] -> N0[i + 1] : 0 <= i < 10 }"))
+            .unwrap());
         // Every j > i: unboundedly many distances, the relation stays whole.
         let many = map(&ctx, "[n] -> { N0[i] -> N0[j] : 0 <= i < j < n }");
         let pieces = uniformize(many).unwrap();
         assert_eq!(pieces.len(), 1);
         assert_eq!(pieces[0].1, None);
         // Between two nests of one dimension the distance is between their coordinates.
-        let interband = map(&ctx, "{ N0[i] -> N1[i] : 0 <= i < 4; N0[i] -> N1[i - 1] : 1 <= i < 4 }");
-        let distances: Vec<Option<Vec<i64>>> = uniformize(interband).unwrap().into_iter().map(|(_, d)| d).collect();
+        let interband = map(
+            &ctx,
+            "{ N0[i] -> N1[i] : 0 <= i < 4; N0[i] -> N1[i - 1] : 1 <= i < 4 }",
+        );
+        let distances: Vec<Option<Vec<i64>>> = uniformize(interband)
+            .unwrap()
+            .into_iter()
+            .map(|(_, d)| d)
+            .collect();
         assert_eq!(distances, vec![Some(vec![-1]), Some(vec![0])]);
     }
 
@@ -622,7 +749,11 @@ mod tests {
             distance: Some(distance),
             sources: String::new(),
             targets: String::new(),
-            shape: Shape { product: false, one_source: false, one_target: false },
+            shape: Shape {
+                product: false,
+                one_source: false,
+                one_target: false,
+            },
             implied_by: None,
         }
     }
@@ -634,14 +765,22 @@ mod tests {
     fn reduction_drops_a_dependence_only_when_every_pair_is_a_path() {
         let ctx = Ctx::new().unwrap();
         let deps = vec![numbered(0, 0, vec![1]), numbered(0, 0, vec![2])];
-        let full =
-            vec![map(&ctx, "{ N0[i] -> N0[i + 1] : 0 <= i < 9 }"), map(&ctx, "{ N0[i] -> N0[i + 2] : 0 <= i < 8 }")];
+        let full = vec![
+            map(&ctx, "{ N0[i] -> N0[i + 1] : 0 <= i < 9 }"),
+            map(&ctx, "{ N0[i] -> N0[i + 2] : 0 <= i < 8 }"),
+        ];
         assert_eq!(reduce(&ctx, &full, &deps).unwrap(), vec![(1, (0, 0))]);
-        let partial =
-            vec![map(&ctx, "{ N0[i] -> N0[i + 1] : 0 <= i < 5 }"), map(&ctx, "{ N0[i] -> N0[i + 2] : 0 <= i < 8 }")];
+        let partial = vec![
+            map(&ctx, "{ N0[i] -> N0[i + 1] : 0 <= i < 5 }"),
+            map(&ctx, "{ N0[i] -> N0[i + 2] : 0 <= i < 8 }"),
+        ];
         assert_eq!(reduce(&ctx, &partial, &deps).unwrap(), vec![]);
         // Non-uniform, across nests: N0[i] -> N2[j >= i] is N0[i] -> N1[i] -> N2[j >= i].
-        let mut chain = vec![numbered(0, 1, vec![0]), numbered(1, 2, vec![0]), numbered(0, 2, vec![0])];
+        let mut chain = vec![
+            numbered(0, 1, vec![0]),
+            numbered(1, 2, vec![0]),
+            numbered(0, 2, vec![0]),
+        ];
         chain[1].distance = None;
         chain[2].distance = None;
         let maps = vec![
@@ -666,7 +805,10 @@ mod tests {
     fn reduction_composes_dependences_that_it_drops() {
         let ctx = Ctx::new().unwrap();
         let distances = [vec![0, 1], vec![1, 0], vec![1, 1], vec![1, 2]];
-        let deps: Vec<NumberedDep> = distances.iter().map(|d| numbered(0, 0, d.clone())).collect();
+        let deps: Vec<NumberedDep> = distances
+            .iter()
+            .map(|d| numbered(0, 0, d.clone()))
+            .collect();
         let maps: Vec<Map<'_>> = distances
             .iter()
             .map(|d| {
@@ -679,6 +821,9 @@ mod tests {
                 )
             })
             .collect();
-        assert_eq!(reduce(&ctx, &maps, &deps).unwrap(), vec![(2, (0, 1)), (3, (0, 2))]);
+        assert_eq!(
+            reduce(&ctx, &maps, &deps).unwrap(),
+            vec![(2, (0, 1)), (3, (0, 2))]
+        );
     }
 }

@@ -32,7 +32,10 @@ pub fn verify(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<
         match UnionMap::read(&ctx, &nest.schedule).and_then(pad_to_common_depth) {
             Ok((map, depth)) => flat.push(Some((map, depth))),
             Err(err) => {
-                problems.push(format!("nest N{k}: the schedule `{}` does not parse: {err}", nest.schedule));
+                problems.push(format!(
+                    "nest N{k}: the schedule `{}` does not parse: {err}",
+                    nest.schedule
+                ));
                 flat.push(None);
             }
         }
@@ -45,14 +48,21 @@ pub fn verify(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<
         let Some((map, depth)) = entry else { continue };
         let (map, depth) = (map.clone(), *depth);
         if !map.is_single_valued()? {
-            problems.push(format!("nest N{k}: the schedule maps some instance to several times"));
+            problems.push(format!(
+                "nest N{k}: the schedule maps some instance to several times"
+            ));
         }
         let n_tile = nest.tile_sizes.len();
         if n_tile > depth {
-            problems.push(format!("nest N{k}: {n_tile} tile sizes for a {depth}-dimensional schedule"));
+            problems.push(format!(
+                "nest N{k}: {n_tile} tile sizes for a {depth}-dimensional schedule"
+            ));
         } else {
             let keep: Vec<usize> = (0..n_tile).collect();
-            let expected = map.clone().apply_range(UnionMap::read(&ctx, &projection(depth, &format!("N{k}"), &keep))?)?;
+            let expected = map.clone().apply_range(UnionMap::read(
+                &ctx,
+                &projection(depth, &format!("N{k}"), &keep),
+            )?)?;
             match UnionMap::read(&ctx, &nest.tile_map) {
                 Ok(tile_map) if tile_map.is_equal(&expected)? => {}
                 Ok(_) => problems.push(format!(
@@ -65,7 +75,10 @@ pub fn verify(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<
         let domain = map.clone().domain()?;
         let twice = covered.clone().intersect(domain.clone())?;
         if !twice.is_empty()? {
-            problems.push(format!("nest N{k} schedules instances that an earlier nest schedules too: {}", twice.to_str()?));
+            problems.push(format!(
+                "nest N{k} schedules instances that an earlier nest schedules too: {}",
+                twice.to_str()?
+            ));
         }
         covered = covered.union(domain)?;
         // [o0, ..] -> [k, o0, .., 0, ..]
@@ -79,11 +92,17 @@ pub fn verify(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<
 
     let missing = domains.clone().subtract(covered.clone())?;
     if !missing.is_empty()? {
-        problems.push(format!("instances scheduled by no nest: {}", missing.coalesce()?.to_str()?));
+        problems.push(format!(
+            "instances scheduled by no nest: {}",
+            missing.coalesce()?.to_str()?
+        ));
     }
     let outside = covered.clone().subtract(domains.clone())?;
     if !outside.is_empty()? {
-        problems.push(format!("scheduled instances outside the statement domains: {}", outside.coalesce()?.to_str()?));
+        problems.push(format!(
+            "scheduled instances outside the statement domains: {}",
+            outside.coalesce()?.to_str()?
+        ));
     }
 
     // A dependence is respected when the difference of its target's and its source's global
@@ -104,7 +123,10 @@ pub fn verify(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<
             // the pair counts as not shown respected, and the check per kind below decides.
             return Ok(false);
         };
-        let pair_times = pair.clone().apply_domain(src.clone())?.apply_range(dst.clone())?;
+        let pair_times = pair
+            .clone()
+            .apply_domain(src.clone())?
+            .apply_range(dst.clone())?;
         pair_times.deltas()?.is_subset(&positive)
     };
     // Most pairs of instances are dependences of several kinds (a stencil's anti dependences
@@ -147,7 +169,10 @@ pub fn verify(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<
 
 /// The pairs of `dep` between instances in `covered`, one map per statement pair.
 fn statement_pairs<'c>(dep: &UnionMap<'c>, covered: &UnionSet<'c>) -> Result<Vec<Map<'c>>> {
-    dep.clone().intersect_domain(covered.clone())?.intersect_range(covered.clone())?.maps()
+    dep.clone()
+        .intersect_domain(covered.clone())?
+        .intersect_range(covered.clone())?
+        .maps()
 }
 
 /// `{ [d0, .., d{n-1}] : (d0, ..) >lex 0 }`.
@@ -160,6 +185,10 @@ fn lex_positive(n: usize) -> String {
             format!("({})", parts.join(" and "))
         })
         .collect();
-    let cond = if disjuncts.is_empty() { "false".to_string() } else { disjuncts.join(" or ") };
+    let cond = if disjuncts.is_empty() {
+        "false".to_string()
+    } else {
+        disjuncts.join(" or ")
+    };
     format!("{{ {} : {cond} }}", tuple("", &d))
 }

@@ -3,7 +3,10 @@
 
 mod common;
 
-use polyhedral::{classes_ast, dependences, nest_body_ast, points_ast, schedule, tile_dependences, tile_graph, Ast, ScheduleConfig};
+use polyhedral::{
+    classes_ast, dependences, nest_body_ast, points_ast, schedule, tile_dependences, tile_graph,
+    Ast, ScheduleConfig,
+};
 
 /// A non-convex set with an existential: points (a, b) with 0 <= a < n, 0 <= b <= 2a + 3,
 /// b <= a or b = 2a + 3, and a + b even. The enumeration below visits them in lexicographic order.
@@ -21,7 +24,12 @@ fn points_ast_visits_the_set_in_lexicographic_order() {
                 }
             }
         }
-        assert_eq!(common::run(&ast, &[("n", n)]), want, "n = {n}\n{}", common::show(&ast));
+        assert_eq!(
+            common::run(&ast, &[("n", n)]),
+            want,
+            "n = {n}\n{}",
+            common::show(&ast)
+        );
     }
 }
 
@@ -29,8 +37,15 @@ fn points_ast_visits_the_set_in_lexicographic_order() {
 fn points_ast_of_an_empty_set_is_empty() {
     let scop = common::scop(&["n"], "[n] -> { : n >= 0 }", &[], vec![]);
     let ast = points_ast(&scop, "[n] -> { N0[a] : 0 <= a < n and a > n }", "c").unwrap();
-    assert!(common::run(&ast, &[("n", 5)]).is_empty(), "{}", common::show(&ast));
-    assert_eq!(points_ast(&scop, "[n] -> { }", "c").unwrap(), Ast::Block(vec![]));
+    assert!(
+        common::run(&ast, &[("n", 5)]).is_empty(),
+        "{}",
+        common::show(&ast)
+    );
+    assert_eq!(
+        points_ast(&scop, "[n] -> { }", "c").unwrap(),
+        Ast::Block(vec![])
+    );
 }
 
 #[test]
@@ -46,7 +61,10 @@ fn iterator_names_must_not_be_parameters() {
 fn nest_body_visits_exactly_its_tile() {
     let scop = common::scale_2d();
     let deps = dependences(&scop).unwrap();
-    let config = ScheduleConfig { tile_sizes: Some(vec![4, 3]), ..ScheduleConfig::default() };
+    let config = ScheduleConfig {
+        tile_sizes: Some(vec![4, 3]),
+        ..ScheduleConfig::default()
+    };
     let (sched, _) = schedule(&scop, &deps, &config).unwrap();
     let names = vec!["tf0".to_string(), "tf1".to_string()];
     let body = nest_body_ast(&scop, &sched, 0, &names, "c").unwrap();
@@ -72,10 +90,19 @@ fn nest_body_checks_its_arguments() {
     let deps = dependences(&scop).unwrap();
     let (sched, _) = schedule(&scop, &deps, &ScheduleConfig::default()).unwrap();
     let one = vec!["tf0".to_string()];
-    assert!(nest_body_ast(&scop, &sched, 0, &one, "c").unwrap_err().to_string().contains("tile coordinates"));
-    assert!(nest_body_ast(&scop, &sched, 1, &[], "c").unwrap_err().to_string().contains("nest 1"));
+    assert!(nest_body_ast(&scop, &sched, 0, &one, "c")
+        .unwrap_err()
+        .to_string()
+        .contains("tile coordinates"));
+    assert!(nest_body_ast(&scop, &sched, 1, &[], "c")
+        .unwrap_err()
+        .to_string()
+        .contains("nest 1"));
     let clash = vec!["N".to_string(), "tf1".to_string()];
-    assert!(nest_body_ast(&scop, &sched, 0, &clash, "c").unwrap_err().to_string().contains("`N`"));
+    assert!(nest_body_ast(&scop, &sched, 0, &clash, "c")
+        .unwrap_err()
+        .to_string()
+        .contains("`N`"));
 }
 
 /// Runs jacobi-1d as the dataflow runtime would (tiles in a pseudo-random order allowed by the
@@ -89,10 +116,16 @@ fn tiled_jacobi_matches_the_sequential_program() {
     let (t_max, n) = (11i64, 23i64);
     let init = |k: usize| (k as i64 * 7919 + 13) % 1000;
     let s0 = |a: &[i64], b: &mut [i64], i: usize| {
-        b[i] = a[i - 1].wrapping_mul(3).wrapping_add(a[i].wrapping_mul(5)).wrapping_add(a[i + 1].wrapping_mul(7))
+        b[i] = a[i - 1]
+            .wrapping_mul(3)
+            .wrapping_add(a[i].wrapping_mul(5))
+            .wrapping_add(a[i + 1].wrapping_mul(7))
     };
     let s1 = |a: &mut [i64], b: &[i64], i: usize| {
-        a[i] = b[i - 1].wrapping_mul(11).wrapping_add(b[i].wrapping_mul(13)).wrapping_sub(b[i + 1].wrapping_mul(17))
+        a[i] = b[i - 1]
+            .wrapping_mul(11)
+            .wrapping_add(b[i].wrapping_mul(13))
+            .wrapping_sub(b[i + 1].wrapping_mul(17))
     };
     let mut a_ref: Vec<i64> = (0..n as usize).map(init).collect();
     let mut b_ref: Vec<i64> = (0..n as usize).map(|k| init(k + 50)).collect();
@@ -105,25 +138,60 @@ fn tiled_jacobi_matches_the_sequential_program() {
         }
     }
     for (config, seed) in [
-        (ScheduleConfig { tile_sizes: Some(vec![4]), ..ScheduleConfig::default() }, 1),
-        (ScheduleConfig { tile_sizes: Some(vec![3, 5]), ..ScheduleConfig::default() }, 2),
-        (ScheduleConfig { tile_sizes: Some(vec![4]), original: true, ..ScheduleConfig::default() }, 3),
-        (ScheduleConfig { tile_sizes: None, ..ScheduleConfig::default() }, 4),
+        (
+            ScheduleConfig {
+                tile_sizes: Some(vec![4]),
+                ..ScheduleConfig::default()
+            },
+            1,
+        ),
+        (
+            ScheduleConfig {
+                tile_sizes: Some(vec![3, 5]),
+                ..ScheduleConfig::default()
+            },
+            2,
+        ),
+        (
+            ScheduleConfig {
+                tile_sizes: Some(vec![4]),
+                original: true,
+                ..ScheduleConfig::default()
+            },
+            3,
+        ),
+        (
+            ScheduleConfig {
+                tile_sizes: None,
+                ..ScheduleConfig::default()
+            },
+            4,
+        ),
     ] {
         let (sched, _) = schedule(&scop, &deps, &config).unwrap();
         let tile_deps = tile_dependences(&scop, &deps, &sched).unwrap();
         let mut a: Vec<i64> = (0..n as usize).map(init).collect();
         let mut b: Vec<i64> = (0..n as usize).map(|k| init(k + 50)).collect();
         let mut seen = std::collections::BTreeSet::new();
-        common::run_tiled(&scop, &sched, &tile_deps, &[("T", t_max), ("N", n)], seed, |stmt, args| {
-            assert!(seen.insert((stmt.to_string(), args.to_vec())), "{stmt}{args:?} runs twice");
-            let i = args[1] as usize;
-            match stmt {
-                "S0" => s0(&a, &mut b, i),
-                "S1" => s1(&mut a, &b, i),
-                other => panic!("unknown statement {other}"),
-            }
-        });
+        common::run_tiled(
+            &scop,
+            &sched,
+            &tile_deps,
+            &[("T", t_max), ("N", n)],
+            seed,
+            |stmt, args| {
+                assert!(
+                    seen.insert((stmt.to_string(), args.to_vec())),
+                    "{stmt}{args:?} runs twice"
+                );
+                let i = args[1] as usize;
+                match stmt {
+                    "S0" => s0(&a, &mut b, i),
+                    "S1" => s1(&mut a, &b, i),
+                    other => panic!("unknown statement {other}"),
+                }
+            },
+        );
         assert_eq!(seen.len() as i64, 2 * t_max * (n - 2), "{config:?}");
         assert_eq!((&a, &b), (&a_ref, &b_ref), "{config:?}\n{sched}");
     }
@@ -138,7 +206,10 @@ fn tiled_seidel_matches_the_sequential_program() {
     let (t_max, n) = (9i64, 20i64);
     let init = |k: usize| (k as i64 * 104729 + 7) % 997;
     let s0 = |a: &mut [i64], i: usize| {
-        a[i] = a[i - 1].wrapping_mul(3).wrapping_add(a[i].wrapping_mul(5)).wrapping_sub(a[i + 1].wrapping_mul(7))
+        a[i] = a[i - 1]
+            .wrapping_mul(3)
+            .wrapping_add(a[i].wrapping_mul(5))
+            .wrapping_sub(a[i + 1].wrapping_mul(7))
     };
     let mut a_ref: Vec<i64> = (0..n as usize).map(init).collect();
     for _ in 0..t_max {
@@ -147,16 +218,26 @@ fn tiled_seidel_matches_the_sequential_program() {
         }
     }
     for (tile_sizes, seed) in [(Some(vec![4]), 5), (Some(vec![2, 3]), 6), (None, 7)] {
-        let config = ScheduleConfig { tile_sizes, ..ScheduleConfig::default() };
+        let config = ScheduleConfig {
+            tile_sizes,
+            ..ScheduleConfig::default()
+        };
         let (sched, _) = schedule(&scop, &deps, &config).unwrap();
         let tile_deps = tile_dependences(&scop, &deps, &sched).unwrap();
         let mut a: Vec<i64> = (0..n as usize).map(init).collect();
         let mut count = 0;
-        common::run_tiled(&scop, &sched, &tile_deps, &[("T", t_max), ("N", n)], seed, |stmt, args| {
-            assert_eq!(stmt, "S0");
-            s0(&mut a, args[1] as usize);
-            count += 1;
-        });
+        common::run_tiled(
+            &scop,
+            &sched,
+            &tile_deps,
+            &[("T", t_max), ("N", n)],
+            seed,
+            |stmt, args| {
+                assert_eq!(stmt, "S0");
+                s0(&mut a, args[1] as usize);
+                count += 1;
+            },
+        );
         assert_eq!(count, t_max * (n - 2));
         assert_eq!(a, a_ref, "{config:?}\n{sched}");
     }
@@ -171,22 +252,41 @@ fn tiled_producer_consumer_matches_the_sequential_program() {
     let n = 18i64;
     let a_in: Vec<i64> = (0..n).map(|k| k * k - 5).collect();
     let c_ref: Vec<i64> = (0..n).map(|i| a_in[(n - 1 - i) as usize] * 2 + 1).collect();
-    for (fuse, original) in [(polyhedral::Fuse::Min, false), (polyhedral::Fuse::Max, false), (polyhedral::Fuse::Smart, true)] {
-        let config = ScheduleConfig { fuse, original, tile_sizes: Some(vec![4]), ..ScheduleConfig::default() };
+    for (fuse, original) in [
+        (polyhedral::Fuse::Min, false),
+        (polyhedral::Fuse::Max, false),
+        (polyhedral::Fuse::Smart, true),
+    ] {
+        let config = ScheduleConfig {
+            fuse,
+            original,
+            tile_sizes: Some(vec![4]),
+            ..ScheduleConfig::default()
+        };
         let (sched, _) = schedule(&scop, &deps, &config).unwrap();
         let tile_deps = tile_dependences(&scop, &deps, &sched).unwrap();
         for seed in 0..4 {
             let mut b = vec![0i64; n as usize];
             let mut c = vec![0i64; n as usize];
-            common::run_tiled(&scop, &sched, &tile_deps, &[("N", n)], seed, |stmt, args| {
-                let i = args[0] as usize;
-                match stmt {
-                    "S0" => b[i] = a_in[i] * 2,
-                    "S1" => c[i] = b[n as usize - 1 - i] + 1,
-                    other => panic!("unknown statement {other}"),
-                }
-            });
-            assert_eq!(c, c_ref, "{fuse:?} original={original} seed {seed}\n{sched}");
+            common::run_tiled(
+                &scop,
+                &sched,
+                &tile_deps,
+                &[("N", n)],
+                seed,
+                |stmt, args| {
+                    let i = args[0] as usize;
+                    match stmt {
+                        "S0" => b[i] = a_in[i] * 2,
+                        "S1" => c[i] = b[n as usize - 1 - i] + 1,
+                        other => panic!("unknown statement {other}"),
+                    }
+                },
+            );
+            assert_eq!(
+                c, c_ref,
+                "{fuse:?} original={original} seed {seed}\n{sched}"
+            );
         }
     }
 }
@@ -201,23 +301,45 @@ fn tiled_write_after_read_matches_the_sequential_program() {
     let n = 17i64;
     let a_in: Vec<i64> = (0..n).map(|k| 3 * k + 1).collect();
     let c_in: Vec<i64> = (0..n).map(|k| -k).collect();
-    let b_ref: Vec<i64> = (0..n).map(|i| if i < n - 1 { a_in[i as usize + 1] } else { 0 }).collect();
-    for (fuse, original) in [(polyhedral::Fuse::Min, false), (polyhedral::Fuse::Max, false), (polyhedral::Fuse::Smart, true)] {
-        let config = ScheduleConfig { fuse, original, tile_sizes: Some(vec![4]), ..ScheduleConfig::default() };
+    let b_ref: Vec<i64> = (0..n)
+        .map(|i| if i < n - 1 { a_in[i as usize + 1] } else { 0 })
+        .collect();
+    for (fuse, original) in [
+        (polyhedral::Fuse::Min, false),
+        (polyhedral::Fuse::Max, false),
+        (polyhedral::Fuse::Smart, true),
+    ] {
+        let config = ScheduleConfig {
+            fuse,
+            original,
+            tile_sizes: Some(vec![4]),
+            ..ScheduleConfig::default()
+        };
         let (sched, _) = schedule(&scop, &deps, &config).unwrap();
         let tile_deps = tile_dependences(&scop, &deps, &sched).unwrap();
         for seed in 0..6 {
             let mut a = a_in.clone();
             let mut b = vec![0i64; n as usize];
-            common::run_tiled(&scop, &sched, &tile_deps, &[("N", n)], seed, |stmt, args| {
-                let i = args[0] as usize;
-                match stmt {
-                    "S0" => b[i] = a[i + 1],
-                    "S1" => a[i] = c_in[i],
-                    other => panic!("unknown statement {other}"),
-                }
-            });
-            assert_eq!((&a, &b), (&c_in, &b_ref), "{fuse:?} original={original} seed {seed}\n{sched}");
+            common::run_tiled(
+                &scop,
+                &sched,
+                &tile_deps,
+                &[("N", n)],
+                seed,
+                |stmt, args| {
+                    let i = args[0] as usize;
+                    match stmt {
+                        "S0" => b[i] = a[i + 1],
+                        "S1" => a[i] = c_in[i],
+                        other => panic!("unknown statement {other}"),
+                    }
+                },
+            );
+            assert_eq!(
+                (&a, &b),
+                (&c_in, &b_ref),
+                "{fuse:?} original={original} seed {seed}\n{sched}"
+            );
         }
     }
 }
@@ -232,16 +354,27 @@ fn tiled_init_then_sum_matches_the_sequential_program() {
     let a: Vec<i64> = (0..n).map(|k| k * 10 + 1).collect();
     let want: i64 = a.iter().sum();
     for (original, tile_sizes) in [(true, Some(vec![2])), (false, Some(vec![2])), (true, None)] {
-        let config = ScheduleConfig { original, tile_sizes, ..ScheduleConfig::default() };
+        let config = ScheduleConfig {
+            original,
+            tile_sizes,
+            ..ScheduleConfig::default()
+        };
         let (sched, _) = schedule(&scop, &deps, &config).unwrap();
         let tile_deps = tile_dependences(&scop, &deps, &sched).unwrap();
         for seed in 0..3 {
             let mut s = 12345i64;
-            common::run_tiled(&scop, &sched, &tile_deps, &[("N", n)], seed, |stmt, args| match stmt {
-                "S0" => s = 0,
-                "S1" => s += a[args[0] as usize],
-                other => panic!("unexpected statement {other}"),
-            });
+            common::run_tiled(
+                &scop,
+                &sched,
+                &tile_deps,
+                &[("N", n)],
+                seed,
+                |stmt, args| match stmt {
+                    "S0" => s = 0,
+                    "S1" => s += a[args[0] as usize],
+                    other => panic!("unexpected statement {other}"),
+                },
+            );
             assert_eq!(s, want, "original={original} seed {seed}\n{sched}");
         }
     }
@@ -261,9 +394,15 @@ fn tiled_fdtd_2d_matches_the_sequential_program() {
     let (t_max, nx, ny) = (4i64, 7i64, 6i64);
     let fict: Vec<i64> = (0..t_max).map(|t| 100 + t * t).collect();
     let grid = |seed: i64| -> Vec<Vec<i64>> {
-        (0..nx).map(|i| (0..ny).map(|j| (i * 31 + j * 17 + seed) % 101).collect()).collect()
+        (0..nx)
+            .map(|i| (0..ny).map(|j| (i * 31 + j * 17 + seed) % 101).collect())
+            .collect()
     };
-    let new_grid = || Grid { ey: grid(1), ex: grid(2), hz: grid(3) };
+    let new_grid = || Grid {
+        ey: grid(1),
+        ex: grid(2),
+        hz: grid(3),
+    };
     let exec = |g: &mut Grid, stmt: &str, args: &[i64]| {
         let (t, i, j) = match args.len() {
             2 => (args[0] as usize, 0, args[1] as usize),
@@ -271,10 +410,19 @@ fn tiled_fdtd_2d_matches_the_sequential_program() {
         };
         match stmt {
             "S0" => g.ey[0][j] = fict[t],
-            "S1" => g.ey[i][j] = g.ey[i][j].wrapping_sub(3i64.wrapping_mul(g.hz[i][j].wrapping_sub(g.hz[i - 1][j]))),
-            "S2" => g.ex[i][j] = g.ex[i][j].wrapping_sub(5i64.wrapping_mul(g.hz[i][j].wrapping_sub(g.hz[i][j - 1]))),
+            "S1" => {
+                g.ey[i][j] = g.ey[i][j]
+                    .wrapping_sub(3i64.wrapping_mul(g.hz[i][j].wrapping_sub(g.hz[i - 1][j])))
+            }
+            "S2" => {
+                g.ex[i][j] = g.ex[i][j]
+                    .wrapping_sub(5i64.wrapping_mul(g.hz[i][j].wrapping_sub(g.hz[i][j - 1])))
+            }
             "S3" => {
-                let d = g.ex[i][j + 1].wrapping_sub(g.ex[i][j]).wrapping_add(g.ey[i + 1][j]).wrapping_sub(g.ey[i][j]);
+                let d = g.ex[i][j + 1]
+                    .wrapping_sub(g.ex[i][j])
+                    .wrapping_add(g.ey[i + 1][j])
+                    .wrapping_sub(g.ey[i][j]);
                 g.hz[i][j] = g.hz[i][j].wrapping_sub(7i64.wrapping_mul(d));
             }
             other => panic!("unknown statement {other}"),
@@ -302,16 +450,37 @@ fn tiled_fdtd_2d_matches_the_sequential_program() {
         }
     }
     for (config, seed) in [
-        (ScheduleConfig { tile_sizes: Some(vec![2]), ..ScheduleConfig::default() }, 1),
-        (ScheduleConfig { tile_sizes: Some(vec![2]), original: true, ..ScheduleConfig::default() }, 3),
+        (
+            ScheduleConfig {
+                tile_sizes: Some(vec![2]),
+                ..ScheduleConfig::default()
+            },
+            1,
+        ),
+        (
+            ScheduleConfig {
+                tile_sizes: Some(vec![2]),
+                original: true,
+                ..ScheduleConfig::default()
+            },
+            3,
+        ),
     ] {
         let (sched, _) = schedule(&scop, &deps, &config).unwrap();
         let tile_deps = tile_dependences(&scop, &deps, &sched).unwrap();
         let mut g = new_grid();
-        common::run_tiled(&scop, &sched, &tile_deps, &[("T", t_max), ("NX", nx), ("NY", ny)], seed, |stmt, args| {
-            exec(&mut g, stmt, args)
-        });
-        assert!(g.ey == reference.ey && g.ex == reference.ex && g.hz == reference.hz, "{config:?}\n{sched}");
+        common::run_tiled(
+            &scop,
+            &sched,
+            &tile_deps,
+            &[("T", t_max), ("NX", nx), ("NY", ny)],
+            seed,
+            |stmt, args| exec(&mut g, stmt, args),
+        );
+        assert!(
+            g.ey == reference.ey && g.ex == reference.ex && g.hz == reference.hz,
+            "{config:?}\n{sched}"
+        );
     }
 }
 
@@ -328,25 +497,46 @@ fn classes_ast_visits_each_tile_once_in_order_with_its_class() {
         let (file, _) = frontend::parse_file(&path, &frontend::Options::default()).unwrap();
         file.scops.into_iter().next().unwrap()
     };
-    let sizes: &[&[(&str, i64)]] = &[&[("T", 3), ("N", 12)], &[("T", 1), ("N", 3)], &[("T", 5), ("N", 20)], &[("T", 0), ("N", 9)]];
+    let sizes: &[&[(&str, i64)]] = &[
+        &[("T", 3), ("N", 12)],
+        &[("T", 1), ("N", 3)],
+        &[("T", 5), ("N", 20)],
+        &[("T", 0), ("N", 9)],
+    ];
     let cases = [
-        (common::kernel_scop("heat-3d", &["MINI_DATASET"]), 4, &[&[][..]][..]),
-        (common::kernel_scop("jacobi-2d", &["MINI_DATASET"]), 4, &[&[][..]][..]),
+        (
+            common::kernel_scop("heat-3d", &["MINI_DATASET"]),
+            4,
+            &[&[][..]][..],
+        ),
+        (
+            common::kernel_scop("jacobi-2d", &["MINI_DATASET"]),
+            4,
+            &[&[][..]][..],
+        ),
         (parametric, 5, sizes),
     ];
     for (scop, tile, params) in cases {
         let deps = dependences(&scop).unwrap();
-        let cfg = ScheduleConfig { tile_sizes: Some(vec![tile]), ..ScheduleConfig::default() };
+        let cfg = ScheduleConfig {
+            tile_sizes: Some(vec![tile]),
+            ..ScheduleConfig::default()
+        };
         let (sched, _) = schedule(&scop, &deps, &cfg).unwrap();
         let tile_deps = tile_dependences(&scop, &deps, &sched).unwrap();
         let graph = tile_graph(&scop, &sched, &tile_deps).unwrap();
         let mut partitioned = 0;
         for nest in &graph.nests {
-            let Some(classes) = &nest.partition else { continue };
+            let Some(classes) = &nest.partition else {
+                continue;
+            };
             partitioned += 1;
             let mut groups: Vec<(&[usize], Vec<String>)> = Vec::new();
             for class in classes {
-                match groups.iter_mut().find(|(ins, _)| *ins == class.signature.ins.as_slice()) {
+                match groups
+                    .iter_mut()
+                    .find(|(ins, _)| *ins == class.signature.ins.as_slice())
+                {
                     Some((_, sets)) => sets.push(class.domain.clone()),
                     None => groups.push((&class.signature.ins, vec![class.domain.clone()])),
                 }
@@ -366,8 +556,16 @@ fn classes_ast_visits_each_tile_once_in_order_with_its_class() {
                     want.extend(points.into_iter().map(|p| (format!("P{g}"), p)));
                 }
                 want.sort_by(|a, b| a.1.cmp(&b.1));
-                assert!(!want.is_empty() || params.iter().any(|&(_, v)| v <= 1), "{params:?}: no tiles");
-                assert_eq!(common::run(&ast, params), want, "{params:?}\n{}", common::show(&ast));
+                assert!(
+                    !want.is_empty() || params.iter().any(|&(_, v)| v <= 1),
+                    "{params:?}: no tiles"
+                );
+                assert_eq!(
+                    common::run(&ast, params),
+                    want,
+                    "{params:?}\n{}",
+                    common::show(&ast)
+                );
             }
         }
         assert!(partitioned > 0, "no nest is partitioned");
@@ -380,5 +578,7 @@ fn disjuncts(set: &str) -> Vec<String> {
     let open = set.find('{').expect("a set");
     let close = set.rfind('}').expect("a set");
     let (params, body) = (&set[..open], &set[open + 1..close]);
-    body.split(';').map(|d| format!("{params}{{ {} }}", d.trim())).collect()
+    body.split(';')
+        .map(|d| format!("{params}{{ {} }}", d.trim()))
+        .collect()
 }

@@ -7,7 +7,10 @@ mod common;
 use polyhedral::{dependences, maps_equal};
 
 fn assert_maps_equal(kind: &str, got: &str, want: &str) {
-    assert!(maps_equal(got, want).unwrap(), "{kind} dependences differ:\n got:  {got}\n want: {want}");
+    assert!(
+        maps_equal(got, want).unwrap(),
+        "{kind} dependences differ:\n got:  {got}\n want: {want}"
+    );
 }
 
 /// jacobi-1d (see `common::jacobi_1d`), arrays A and B, statements S0 (writes B) and S1 (writes A).
@@ -107,7 +110,8 @@ fn scalar_reduction_chain() {
     assert_maps_equal("flow", &deps.flow, chain);
     assert_maps_equal("output", &deps.output, chain);
     assert!(
-        maps_equal(&deps.anti, chain).unwrap() || maps_equal(&deps.anti, "[N] -> { S0[i] -> S0[j] : false }").unwrap(),
+        maps_equal(&deps.anti, chain).unwrap()
+            || maps_equal(&deps.anti, "[N] -> { S0[i] -> S0[j] : false }").unwrap(),
         "anti: {}",
         deps.anti
     );
@@ -120,7 +124,6 @@ fn malformed_domain_is_a_clear_error() {
     let err = dependences(&scop).unwrap_err().to_string();
     assert!(err.contains("S0") && err.contains("domain"), "{err}");
 }
-
 
 /// PolyBench seidel-2d with T = 3 time steps on an N = 7 grid:
 /// `A[i][j] = (sum of A over the 3x3 neighbourhood of (i, j)) / 9` at S0[t, i, j], 0 <= t < T,
@@ -138,7 +141,10 @@ fn malformed_domain_is_a_clear_error() {
 #[test]
 fn seidel_2d_dependences() {
     let (t_max, n) = (3, 7);
-    let scop = common::kernel_scop("seidel-2d", &[&format!("TSTEPS={t_max}"), &format!("N={n}")]);
+    let scop = common::kernel_scop(
+        "seidel-2d",
+        &[&format!("TSTEPS={t_max}"), &format!("N={n}")],
+    );
     let deps = dependences(&scop).unwrap();
     let piece = |dt: i64, di: i64, dj: i64| {
         format!(
@@ -147,7 +153,16 @@ fn seidel_2d_dependences() {
             m = n - 2
         )
     };
-    let union = |pieces: &[(i64, i64, i64)]| format!("{{ {} }}", pieces.iter().map(|&(a, b, c)| piece(a, b, c)).collect::<Vec<_>>().join("; "));
+    let union = |pieces: &[(i64, i64, i64)]| {
+        format!(
+            "{{ {} }}",
+            pieces
+                .iter()
+                .map(|&(a, b, c)| piece(a, b, c))
+                .collect::<Vec<_>>()
+                .join("; ")
+        )
+    };
     let same_t = [(0, -1, -1), (0, -1, 0), (0, -1, 1), (0, 0, -1)];
     let previous_t = [(-1, 0, 1), (-1, 1, -1), (-1, 1, 0), (-1, 1, 1)];
     let mut flow: Vec<_> = same_t.iter().chain(&previous_t).copied().collect();
@@ -202,7 +217,11 @@ fn lu_dependences() {
     );
     assert_maps_equal("flow", &deps.flow, &flow);
     assert_maps_equal("output", &deps.output, &output);
-    let anti_or_output = format!("{} ; {}", deps.anti.trim_end_matches('}'), output.trim_start_matches('{'));
+    let anti_or_output = format!(
+        "{} ; {}",
+        deps.anti.trim_end_matches('}'),
+        output.trim_start_matches('{')
+    );
     assert!(
         maps_equal(&anti_or_output, &output).unwrap(),
         "anti dependences outside the output pairs: {}",

@@ -4,14 +4,21 @@
 mod common;
 
 use polyhedral::{
-    array_slabs, body_loops, dependences, expand_scalars, nest_body_ast, parallel_loops, scalar_expansions, schedule, task_private,
-    thread_private, Ast, KernelScope, ScheduleConfig,
+    array_slabs, body_loops, dependences, expand_scalars, nest_body_ast, parallel_loops,
+    scalar_expansions, schedule, task_private, thread_private, Ast, KernelScope, ScheduleConfig,
 };
 
 /// The loops of nest 0's task body (iterators `c<dim>`), each as its dimension and whether
 /// polyhedral calls it parallel.
 fn loops_of(scop: &frontend::ir::Scop, sizes: Vec<i64>, original: bool) -> Vec<(usize, bool)> {
-    body_loops_with(scop, ScheduleConfig { tile_sizes: Some(sizes), original, ..ScheduleConfig::default() })
+    body_loops_with(
+        scop,
+        ScheduleConfig {
+            tile_sizes: Some(sizes),
+            original,
+            ..ScheduleConfig::default()
+        },
+    )
 }
 
 fn body_loops_with(scop: &frontend::ir::Scop, cfg: ScheduleConfig) -> Vec<(usize, bool)> {
@@ -66,7 +73,12 @@ fn column_sums() -> frontend::ir::Scop {
 /// dependence inside a tile, goes outermost, so the outer point loop is the parallel one.
 #[test]
 fn for_the_gpu_the_parallel_point_loop_goes_outermost() {
-    let cfg = ScheduleConfig { tile_sizes: Some(vec![8]), original: true, parallel_point_loops_outer: true, ..ScheduleConfig::default() };
+    let cfg = ScheduleConfig {
+        tile_sizes: Some(vec![8]),
+        original: true,
+        parallel_point_loops_outer: true,
+        ..ScheduleConfig::default()
+    };
     let loops = body_loops_with(&column_sums(), cfg);
     let flag = |dim: usize| loops.iter().find(|l| l.0 == dim).map(|l| l.1);
     assert_eq!(flag(2), Some(true), "{loops:?}");
@@ -87,11 +99,14 @@ fn a_reduction_loop_is_sequential_and_the_loop_inside_it_parallel() {
 
 /// Evaluates a slab bound's code for the parameter values `params`.
 fn bound(ast: &Ast, params: &[(&str, i64)]) -> Vec<i64> {
-    common::run(ast, params).into_iter().map(|(name, args)| {
-        assert_eq!(name, polyhedral::SLAB_NAME);
-        assert_eq!(args.len(), 1);
-        args[0]
-    }).collect()
+    common::run(ast, params)
+        .into_iter()
+        .map(|(name, args)| {
+            assert_eq!(name, polyhedral::SLAB_NAME);
+            assert_eq!(args.len(), 1);
+            args[0]
+        })
+        .collect()
 }
 
 /// jacobi-1d reads `A[i - 1 .. i + 1]` and writes `B[i]` for `1 <= i <= N - 2`: `A` is touched
@@ -100,13 +115,26 @@ fn bound(ast: &Ast, params: &[(&str, i64)]) -> Vec<i64> {
 #[test]
 fn slabs_span_the_touched_rows() {
     let mut scop = common::jacobi_1d();
-    scop.arrays.push(frontend::ir::Array { id: frontend::ir::ArrayId(2), name: "D".into(), isl_name: "D".into(), ..scop.arrays[0].clone() });
+    scop.arrays.push(frontend::ir::Array {
+        id: frontend::ir::ArrayId(2),
+        name: "D".into(),
+        isl_name: "D".into(),
+        ..scop.arrays[0].clone()
+    });
     let slabs = array_slabs(&scop).unwrap();
     assert_eq!(slabs.len(), 3);
     for array in 0..2 {
         let slab = slabs[array].as_ref().unwrap();
-        assert_eq!(bound(&slab.lo, &[("T", 3), ("N", 10)]), vec![0], "array {array}");
-        assert_eq!(bound(&slab.hi, &[("T", 3), ("N", 10)]), vec![9], "array {array}");
+        assert_eq!(
+            bound(&slab.lo, &[("T", 3), ("N", 10)]),
+            vec![0],
+            "array {array}"
+        );
+        assert_eq!(
+            bound(&slab.hi, &[("T", 3), ("N", 10)]),
+            vec![9],
+            "array {array}"
+        );
     }
     assert!(slabs[2].is_none());
 }
@@ -124,7 +152,11 @@ fn a_slab_follows_the_outermost_subscript() {
             &["i", "j"],
             "[N] -> { S0[i, j] : 0 <= i < N and 0 <= j < 2 * N }",
             "[N] -> { S0[i, j] -> [0, i, 0, j, 0] }",
-            vec![common::access(true, 0, "[N] -> { S0[i, j] -> C[i + 2, j] }")],
+            vec![common::access(
+                true,
+                0,
+                "[N] -> { S0[i, j] -> C[i + 2, j] }",
+            )],
         )],
     );
     let slab = array_slabs(&scop).unwrap().remove(0).unwrap();
@@ -180,18 +212,40 @@ fn row_filter_private(kernels: impl Fn(usize, usize) -> Vec<KernelScope>) -> Opt
     assert_eq!(candidates.len(), 1, "s is expanded over i");
     let expanded = expand_scalars(&scop, &candidates).unwrap();
     let deps = dependences(&expanded).unwrap();
-    let cfg = ScheduleConfig { tile_sizes: Some(vec![8, 1000]), parallel_point_loops_outer: true, ..ScheduleConfig::default() };
+    let cfg = ScheduleConfig {
+        tile_sizes: Some(vec![8, 1000]),
+        parallel_point_loops_outer: true,
+        ..ScheduleConfig::default()
+    };
     let (sched, _) = schedule(&expanded, &deps, &cfg).unwrap();
     let private = task_private(&scop, &candidates, &sched).unwrap();
-    assert_eq!(private.len(), 1, "s is private to each task (its row is in one tile): {:?}", sched.nests);
+    assert_eq!(
+        private.len(),
+        1,
+        "s is private to each task (its row is in one tile): {:?}",
+        sched.nests
+    );
     let n_tile = sched.nests[0].tile_sizes.len();
     let coords: Vec<String> = (0..n_tile).map(|d| format!("k{d}")).collect();
     let body = nest_body_ast(&expanded, &sched, 0, &coords, "c").unwrap();
     let loops = body_loops(&body, "c");
     let flags = parallel_loops(&expanded, &deps, &sched, 0, &loops).unwrap();
-    let par = loops.iter().zip(&flags).find(|(_, p)| **p).map(|(l, _)| l.dim).expect("a parallel loop");
-    let seq = loops.iter().zip(&flags).find(|(_, p)| !**p).map(|(l, _)| l.dim).expect("a sequential loop");
-    assert!(par < seq, "the parallel loop (over i) encloses the sequential one: {loops:?} {flags:?}");
+    let par = loops
+        .iter()
+        .zip(&flags)
+        .find(|(_, p)| **p)
+        .map(|(l, _)| l.dim)
+        .expect("a parallel loop");
+    let seq = loops
+        .iter()
+        .zip(&flags)
+        .find(|(_, p)| !**p)
+        .map(|(l, _)| l.dim)
+        .expect("a sequential loop");
+    assert!(
+        par < seq,
+        "the parallel loop (over i) encloses the sequential one: {loops:?} {flags:?}"
+    );
     thread_private(&scop, private[0].array, &sched, 0, &kernels(par, seq)).unwrap()
 }
 
@@ -199,7 +253,12 @@ fn row_filter_private(kernels: impl Fn(usize, usize) -> Vec<KernelScope>) -> Opt
 /// iteration of `i`, in order, so each thread's own variable serves it.
 #[test]
 fn a_value_that_stays_in_its_row_is_private_to_the_rows_thread() {
-    let one_kernel = |par: usize, _| vec![KernelScope { statements: vec!["S0".into(), "S1".into()], fixed: par + 1 }];
+    let one_kernel = |par: usize, _| {
+        vec![KernelScope {
+            statements: vec!["S0".into(), "S1".into()],
+            fixed: par + 1,
+        }]
+    };
     assert_eq!(row_filter_private(one_kernel), None);
 }
 
@@ -208,17 +267,45 @@ fn a_value_that_stays_in_its_row_is_private_to_the_rows_thread() {
 /// launch of its own, the value would flow from one launch to the next. Both must be refused.
 #[test]
 fn a_value_carried_across_threads_or_launches_is_not_private() {
-    let threads_along_j = |_, seq: usize| vec![KernelScope { statements: vec!["S0".into(), "S1".into()], fixed: seq + 1 }];
+    let threads_along_j = |_, seq: usize| {
+        vec![KernelScope {
+            statements: vec!["S0".into(), "S1".into()],
+            fixed: seq + 1,
+        }]
+    };
     let why = row_filter_private(threads_along_j).expect("s is shared by the threads along j");
-    assert!(why.contains("flows from one GPU thread or launch to another"), "{why}");
+    assert!(
+        why.contains("flows from one GPU thread or launch to another"),
+        "{why}"
+    );
     let two_launches = |par: usize, _| {
-        vec![KernelScope { statements: vec!["S0".into()], fixed: usize::MAX }, KernelScope { statements: vec!["S1".into()], fixed: par + 1 }]
+        vec![
+            KernelScope {
+                statements: vec!["S0".into()],
+                fixed: usize::MAX,
+            },
+            KernelScope {
+                statements: vec!["S1".into()],
+                fixed: par + 1,
+            },
+        ]
     };
     assert!(row_filter_private(two_launches).is_some());
     let twice = |par: usize, _| {
-        vec![KernelScope { statements: vec!["S0".into(), "S1".into()], fixed: par + 1 }, KernelScope { statements: vec!["S1".into()], fixed: par + 1 }]
+        vec![
+            KernelScope {
+                statements: vec!["S0".into(), "S1".into()],
+                fixed: par + 1,
+            },
+            KernelScope {
+                statements: vec!["S1".into()],
+                fixed: par + 1,
+            },
+        ]
     };
-    assert!(row_filter_private(twice).expect("S1 in two kernels").contains("runs in two kernels"));
+    assert!(row_filter_private(twice)
+        .expect("S1 in two kernels")
+        .contains("runs in two kernels"));
 }
 
 /// For any `N`, tiles of 8 along `j` would cut a row, and `s` would cross tiles. With
@@ -239,7 +326,10 @@ fn for_the_gpu_a_member_that_carries_a_value_is_not_cut() {
             ..ScheduleConfig::default()
         };
         let (sched, _) = schedule(&expanded, &deps, &cfg).unwrap();
-        (sched.nests[0].tile_sizes.clone(), task_private(&scop, &candidates, &sched).unwrap().len())
+        (
+            sched.nests[0].tile_sizes.clone(),
+            task_private(&scop, &candidates, &sched).unwrap().len(),
+        )
     };
     assert_eq!(private_with(false), (vec![8, 8], 0));
     assert_eq!(private_with(true), (vec![8, polyhedral::WHOLE_LOOP], 1));

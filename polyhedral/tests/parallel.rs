@@ -5,9 +5,17 @@ mod common;
 
 use polyhedral::{dependences, parallel_tiles, schedule, ScheduleConfig};
 
-fn plan(scop: &frontend::ir::Scop, sizes: Vec<i64>, original: bool) -> Vec<polyhedral::ParallelTiles> {
+fn plan(
+    scop: &frontend::ir::Scop,
+    sizes: Vec<i64>,
+    original: bool,
+) -> Vec<polyhedral::ParallelTiles> {
     let deps = dependences(scop).unwrap();
-    let cfg = ScheduleConfig { tile_sizes: Some(sizes), original, ..ScheduleConfig::default() };
+    let cfg = ScheduleConfig {
+        tile_sizes: Some(sizes),
+        original,
+        ..ScheduleConfig::default()
+    };
     let (sched, warnings) = schedule(scop, &deps, &cfg).unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");
     parallel_tiles(scop, &deps, &sched).unwrap()

@@ -3,11 +3,16 @@
 
 mod common;
 
-use polyhedral::{dependences, expand_scalars, scalar_expansions, schedule, task_private, ScalarExpansion, ScheduleConfig};
+use polyhedral::{
+    dependences, expand_scalars, scalar_expansions, schedule, task_private, ScalarExpansion,
+    ScheduleConfig,
+};
 
 /// The names of the expanded scalars with their depths.
 fn expanded(scop: &frontend::ir::Scop, e: &[ScalarExpansion]) -> Vec<(String, usize)> {
-    e.iter().map(|x| (scop.array(x.array).name.clone(), x.loops)).collect()
+    e.iter()
+        .map(|x| (scop.array(x.array).name.clone(), x.loops))
+        .collect()
 }
 
 /// gramschmidt: `nrm = 0` (S0) then `nrm += A[i][k] * A[i][k]` for each i, read by `R[k][k] =
@@ -43,11 +48,17 @@ fn temporaries_are_expanded_over_the_loops_their_values_live_in() {
 fn expansion_removes_the_dependences_carried_through_the_scalar() {
     let scop = common::kernel_scop("gramschmidt", &["MINI_DATASET"]);
     let into_s0 = |deps: &polyhedral::Dependences| {
-        [&deps.flow, &deps.anti, &deps.output].iter().any(|m| m.contains("-> S0["))
+        [&deps.flow, &deps.anti, &deps.output]
+            .iter()
+            .any(|m| m.contains("-> S0["))
     };
     assert!(into_s0(&dependences(&scop).unwrap()));
     let expanded_scop = expand_scalars(&scop, &scalar_expansions(&scop).unwrap()).unwrap();
-    let nrm = expanded_scop.arrays.iter().find(|a| a.name == "nrm").unwrap();
+    let nrm = expanded_scop
+        .arrays
+        .iter()
+        .find(|a| a.name == "nrm")
+        .unwrap();
     assert_eq!(nrm.rank, 1);
     let deps = dependences(&expanded_scop).unwrap();
     assert!(!into_s0(&deps), "{deps}");
@@ -60,13 +71,22 @@ fn task_private_scalars(kernel: &str, tile: i64) -> Vec<(String, Vec<usize>)> {
     let candidates = scalar_expansions(&scop).unwrap();
     let expanded_scop = expand_scalars(&scop, &candidates).unwrap();
     let deps = dependences(&expanded_scop).unwrap();
-    let config = ScheduleConfig { tile_sizes: Some(vec![tile]), ..ScheduleConfig::default() };
+    let config = ScheduleConfig {
+        tile_sizes: Some(vec![tile]),
+        ..ScheduleConfig::default()
+    };
     let (sched, _) = schedule(&expanded_scop, &deps, &config).unwrap();
     task_private(&scop, &candidates, &sched)
         .unwrap()
         .into_iter()
         .map(|p| {
-            let nests = p.copy_out.iter().enumerate().filter(|(_, s)| s.is_some()).map(|(k, _)| k).collect();
+            let nests = p
+                .copy_out
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.is_some())
+                .map(|(k, _)| k)
+                .collect();
             (scop.array(p.array).name.clone(), nests)
         })
         .collect()
@@ -91,7 +111,11 @@ fn temporaries_inside_one_tile_are_private_to_tasks() {
 #[test]
 fn a_temporary_whose_values_cross_tiles_is_not_private() {
     for kernel in ["symm", "ludcmp"] {
-        assert_eq!(task_private_scalars(kernel, 4), Vec::<(String, Vec<usize>)>::new(), "{kernel}");
+        assert_eq!(
+            task_private_scalars(kernel, 4),
+            Vec::<(String, Vec<usize>)>::new(),
+            "{kernel}"
+        );
     }
 }
 
@@ -107,7 +131,11 @@ fn a_temporary_of_one_point_iteration_is_private_even_when_iterations_are_reorde
     let candidates = scalar_expansions(&scop).unwrap();
     let expanded_scop = expand_scalars(&scop, &candidates).unwrap();
     let deps = dependences(&expanded_scop).unwrap();
-    let config = ScheduleConfig { tile_sizes: Some(vec![256]), parallel_point_loops_outer: true, ..ScheduleConfig::default() };
+    let config = ScheduleConfig {
+        tile_sizes: Some(vec![256]),
+        parallel_point_loops_outer: true,
+        ..ScheduleConfig::default()
+    };
     let (sched, _) = schedule(&expanded_scop, &deps, &config).unwrap();
     let private = task_private(&scop, &candidates, &sched).unwrap();
     assert_eq!(private.len(), 1, "{:?}", sched.nests);
@@ -115,10 +143,18 @@ fn a_temporary_of_one_point_iteration_is_private_even_when_iterations_are_reorde
     assert!(private[0].copy_out[0].is_some());
     // The last write is one instance of `temp2 += ...` (S2): i = M - 1 = 19, j = N - 1 = 29,
     // k = i - 1 = 18.
-    assert_eq!(private[0].last_writes.len(), 1, "{:?}", private[0].last_writes);
+    assert_eq!(
+        private[0].last_writes.len(),
+        1,
+        "{:?}",
+        private[0].last_writes
+    );
     let (stmt, set) = &private[0].last_writes[0];
     assert_eq!(stmt, "S2");
-    assert!(polyhedral::sets_equal(set, "{ S2[19, 29, 18] }").unwrap(), "{set}");
+    assert!(
+        polyhedral::sets_equal(set, "{ S2[19, 29, 18] }").unwrap(),
+        "{set}"
+    );
 }
 
 /// deriche's ten filter states (`xm1`, `ym1`, ..., `tp2`) live inside one row or column. With

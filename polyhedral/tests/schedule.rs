@@ -7,7 +7,10 @@ use frontend::ir::StmtId;
 use polyhedral::{dependences, maps_equal, schedule, sets_equal, verify, Fuse, ScheduleConfig};
 
 fn cfg(tile_sizes: Option<Vec<i64>>) -> ScheduleConfig {
-    ScheduleConfig { tile_sizes, ..ScheduleConfig::default() }
+    ScheduleConfig {
+        tile_sizes,
+        ..ScheduleConfig::default()
+    }
 }
 
 /// `C[i][j] *= 2` has no dependences: ISL keeps i and j in one permutable band, which is tiled by
@@ -23,9 +26,17 @@ fn two_d_loop_is_tiled_by_floor_of_32() {
     assert_eq!(nest.statements, vec![StmtId(0)]);
     assert_eq!(nest.tile_sizes, vec![32, 32]);
     let want = "[N, M] -> { S0[i, j] -> N0[a, b] : 0 <= i < N and 0 <= j < M and 32a <= i <= 32a + 31 and 32b <= j <= 32b + 31 }";
-    assert!(maps_equal(&nest.tile_map, want).unwrap(), "tile map {}", nest.tile_map);
+    assert!(
+        maps_equal(&nest.tile_map, want).unwrap(),
+        "tile map {}",
+        nest.tile_map
+    );
     let want = "[N, M] -> { N0[a, b] : 0 <= 32a < N and 0 <= 32b < M }";
-    assert!(sets_equal(&nest.tile_domain, want).unwrap(), "tile domain {}", nest.tile_domain);
+    assert!(
+        sets_equal(&nest.tile_domain, want).unwrap(),
+        "tile domain {}",
+        nest.tile_domain
+    );
     verify(&scop, &deps, &sched).unwrap();
 }
 
@@ -42,7 +53,11 @@ fn tile_sizes_repeat_the_last_one() {
         let want = format!(
             "[N, M] -> {{ S0[i, j] -> N0[a, b] : 0 <= i < N and 0 <= j < M and {si}a <= i < {si}a + {si} and {sj}b <= j < {sj}b + {sj} }}"
         );
-        assert!(maps_equal(&nest.tile_map, &want).unwrap(), "tile map {}", nest.tile_map);
+        assert!(
+            maps_equal(&nest.tile_map, &want).unwrap(),
+            "tile map {}",
+            nest.tile_map
+        );
     }
 }
 
@@ -54,8 +69,20 @@ fn untiled_nest_has_zero_tile_dimensions() {
     let (sched, _) = schedule(&scop, &deps, &cfg(None)).unwrap();
     let nest = &sched.nests[0];
     assert!(nest.tile_sizes.is_empty());
-    assert!(maps_equal(&nest.tile_map, "[N, M] -> { S0[i, j] -> N0[] : 0 <= i < N and 0 <= j < M }").unwrap(), "{}", nest.tile_map);
-    assert!(sets_equal(&nest.tile_domain, "[N, M] -> { N0[] : N > 0 and M > 0 }").unwrap(), "{}", nest.tile_domain);
+    assert!(
+        maps_equal(
+            &nest.tile_map,
+            "[N, M] -> { S0[i, j] -> N0[] : 0 <= i < N and 0 <= j < M }"
+        )
+        .unwrap(),
+        "{}",
+        nest.tile_map
+    );
+    assert!(
+        sets_equal(&nest.tile_domain, "[N, M] -> { N0[] : N > 0 and M > 0 }").unwrap(),
+        "{}",
+        nest.tile_domain
+    );
 }
 
 /// jacobi-1d has no parallel outer loop, but t and a skewed i form a permutable band: it must be
@@ -79,13 +106,25 @@ fn stencil_gets_two_dimensional_tiles() {
 fn original_order_has_one_nest_per_outer_loop() {
     let scop = common::producer_consumer();
     let deps = dependences(&scop).unwrap();
-    let config = ScheduleConfig { original: true, tile_sizes: Some(vec![4]), ..ScheduleConfig::default() };
+    let config = ScheduleConfig {
+        original: true,
+        tile_sizes: Some(vec![4]),
+        ..ScheduleConfig::default()
+    };
     let (sched, warnings) = schedule(&scop, &deps, &config).unwrap();
     assert!(warnings.is_empty());
     let stmts: Vec<Vec<StmtId>> = sched.nests.iter().map(|n| n.statements.clone()).collect();
     assert_eq!(stmts, vec![vec![StmtId(0)], vec![StmtId(1)]]);
-    assert!(maps_equal(&sched.nests[0].tile_map, "[N] -> { S0[i] -> N0[a] : 0 <= i < N and 4a <= i <= 4a + 3 }").unwrap());
-    assert!(maps_equal(&sched.nests[1].tile_map, "[N] -> { S1[i] -> N1[a] : 0 <= i < N and 4a <= i <= 4a + 3 }").unwrap());
+    assert!(maps_equal(
+        &sched.nests[0].tile_map,
+        "[N] -> { S0[i] -> N0[a] : 0 <= i < N and 4a <= i <= 4a + 3 }"
+    )
+    .unwrap());
+    assert!(maps_equal(
+        &sched.nests[1].tile_map,
+        "[N] -> { S1[i] -> N1[a] : 0 <= i < N and 4a <= i <= 4a + 3 }"
+    )
+    .unwrap());
     verify(&scop, &deps, &sched).unwrap();
 }
 
@@ -96,13 +135,21 @@ fn original_order_has_one_nest_per_outer_loop() {
 fn original_order_tiles_only_permutable_loops() {
     let scop = common::jacobi_1d();
     let deps = dependences(&scop).unwrap();
-    let config = ScheduleConfig { original: true, tile_sizes: Some(vec![8]), ..ScheduleConfig::default() };
+    let config = ScheduleConfig {
+        original: true,
+        tile_sizes: Some(vec![8]),
+        ..ScheduleConfig::default()
+    };
     let (sched, _) = schedule(&scop, &deps, &config).unwrap();
     assert_eq!(sched.nests.len(), 1);
     assert_eq!(sched.nests[0].tile_sizes, vec![8]);
     let want = "[T, N] -> { S0[t, i] -> N0[a] : 0 <= t < T and 1 <= i <= N - 2 and 8a <= t <= 8a + 7; \
                             S1[t, i] -> N0[a] : 0 <= t < T and 1 <= i <= N - 2 and 8a <= t <= 8a + 7 }";
-    assert!(maps_equal(&sched.nests[0].tile_map, want).unwrap(), "{}", sched.nests[0].tile_map);
+    assert!(
+        maps_equal(&sched.nests[0].tile_map, want).unwrap(),
+        "{}",
+        sched.nests[0].tile_map
+    );
     verify(&scop, &deps, &sched).unwrap();
 }
 
@@ -113,10 +160,17 @@ fn fusion_heuristics_are_legal() {
     let scop = common::producer_consumer();
     let deps = dependences(&scop).unwrap();
     for fuse in [Fuse::Min, Fuse::Smart, Fuse::Max] {
-        let config = ScheduleConfig { fuse, ..ScheduleConfig::default() };
+        let config = ScheduleConfig {
+            fuse,
+            ..ScheduleConfig::default()
+        };
         let (sched, warnings) = schedule(&scop, &deps, &config).unwrap();
         assert!(warnings.is_empty(), "{fuse:?}: {warnings:?}");
-        let mut stmts: Vec<StmtId> = sched.nests.iter().flat_map(|n| n.statements.clone()).collect();
+        let mut stmts: Vec<StmtId> = sched
+            .nests
+            .iter()
+            .flat_map(|n| n.statements.clone())
+            .collect();
         stmts.sort();
         assert_eq!(stmts, vec![StmtId(0), StmtId(1)], "{fuse:?}: {sched}");
         if fuse == Fuse::Min {
@@ -131,11 +185,22 @@ fn fusion_heuristics_are_legal() {
 fn exhausted_budget_falls_back_to_the_original_order() {
     let scop = common::jacobi_1d();
     let deps = dependences(&scop).unwrap();
-    let config = ScheduleConfig { max_operations: 1, ..ScheduleConfig::default() };
+    let config = ScheduleConfig {
+        max_operations: 1,
+        ..ScheduleConfig::default()
+    };
     let (sched, warnings) = schedule(&scop, &deps, &config).unwrap();
     assert_eq!(warnings.len(), 1);
     assert!(warnings[0].0.contains("budget"), "{warnings:?}");
-    let (original, _) = schedule(&scop, &deps, &ScheduleConfig { original: true, ..ScheduleConfig::default() }).unwrap();
+    let (original, _) = schedule(
+        &scop,
+        &deps,
+        &ScheduleConfig {
+            original: true,
+            ..ScheduleConfig::default()
+        },
+    )
+    .unwrap();
     assert_eq!(sched, original);
     verify(&scop, &deps, &sched).unwrap();
 }
@@ -146,11 +211,25 @@ fn exhausted_budget_falls_back_to_the_original_order() {
 fn exhausted_time_limit_falls_back_to_the_original_order() {
     let scop = common::jacobi_1d();
     let deps = dependences(&scop).unwrap();
-    let config = ScheduleConfig { time_limit: Some(std::time::Duration::from_micros(1)), ..ScheduleConfig::default() };
+    let config = ScheduleConfig {
+        time_limit: Some(std::time::Duration::from_micros(1)),
+        ..ScheduleConfig::default()
+    };
     let (sched, warnings) = schedule(&scop, &deps, &config).unwrap();
     assert_eq!(warnings.len(), 1);
-    assert!(warnings[0].0.contains("did not finish within"), "{warnings:?}");
-    let (original, _) = schedule(&scop, &deps, &ScheduleConfig { original: true, ..ScheduleConfig::default() }).unwrap();
+    assert!(
+        warnings[0].0.contains("did not finish within"),
+        "{warnings:?}"
+    );
+    let (original, _) = schedule(
+        &scop,
+        &deps,
+        &ScheduleConfig {
+            original: true,
+            ..ScheduleConfig::default()
+        },
+    )
+    .unwrap();
     assert_eq!(sched, original);
 }
 
@@ -171,15 +250,26 @@ fn statements_outside_loops_and_empty_domains() {
     let scop = common::init_then_sum();
     let deps = dependences(&scop).unwrap();
     for original in [true, false] {
-        let config = ScheduleConfig { original, ..ScheduleConfig::default() };
+        let config = ScheduleConfig {
+            original,
+            ..ScheduleConfig::default()
+        };
         let (sched, _) = schedule(&scop, &deps, &config).unwrap();
-        let stmts: Vec<StmtId> = sched.nests.iter().flat_map(|n| n.statements.clone()).collect();
+        let stmts: Vec<StmtId> = sched
+            .nests
+            .iter()
+            .flat_map(|n| n.statements.clone())
+            .collect();
         assert!(!stmts.contains(&StmtId(2)), "{sched}");
         if original {
             assert_eq!(sched.nests.len(), 2, "{sched}");
             assert!(sched.nests[0].tile_sizes.is_empty());
             // One tile whenever the context holds (domains include the context N >= 0).
-            assert!(sets_equal(&sched.nests[0].tile_domain, "[N] -> { N0[] : N >= 0 }").unwrap(), "{}", sched.nests[0].tile_domain);
+            assert!(
+                sets_equal(&sched.nests[0].tile_domain, "[N] -> { N0[] : N >= 0 }").unwrap(),
+                "{}",
+                sched.nests[0].tile_domain
+            );
         }
         verify(&scop, &deps, &sched).unwrap();
     }
@@ -198,27 +288,73 @@ fn statements_outside_loops_and_empty_domains() {
 fn default_tile_size_fits_the_footprint_budget() {
     use polyhedral::default_tile_size;
     let with_arrays = |arrays: &[(&str, usize)], elem: &str| {
-        let accesses = (0..arrays.len()).map(|a| common::access(false, a as u32, &format!("{{ S0[i] -> {}[{}] }}", arrays[a].0, vec!["i"; arrays[a].1].join(", ")))).collect();
-        let mut scop = common::scop(&[], "{ : }", arrays, vec![common::stmt(0, &["i"], "{ S0[i] : 0 <= i < 10 }", "{ S0[i] -> [0, i, 0] }", accesses)]);
+        let accesses = (0..arrays.len())
+            .map(|a| {
+                common::access(
+                    false,
+                    a as u32,
+                    &format!(
+                        "{{ S0[i] -> {}[{}] }}",
+                        arrays[a].0,
+                        vec!["i"; arrays[a].1].join(", ")
+                    ),
+                )
+            })
+            .collect();
+        let mut scop = common::scop(
+            &[],
+            "{ : }",
+            arrays,
+            vec![common::stmt(
+                0,
+                &["i"],
+                "{ S0[i] : 0 <= i < 10 }",
+                "{ S0[i] -> [0, i, 0] }",
+                accesses,
+            )],
+        );
         for a in &mut scop.arrays {
             a.elem_type = elem.to_string();
         }
         scop
     };
     let s0 = [StmtId(0)];
-    assert_eq!(default_tile_size(&with_arrays(&[("C", 2)], "double"), &s0, 2), 64);
+    assert_eq!(
+        default_tile_size(&with_arrays(&[("C", 2)], "double"), &s0, 2),
+        64
+    );
     let gemm = [("C", 2), ("A", 2), ("B", 2)];
     assert_eq!(default_tile_size(&with_arrays(&gemm, "double"), &s0, 3), 32);
     assert_eq!(default_tile_size(&with_arrays(&gemm, "float"), &s0, 3), 64);
-    assert_eq!(default_tile_size(&with_arrays(&[("A", 3), ("B", 3)], "double"), &s0, 4), 16);
-    assert_eq!(default_tile_size(&with_arrays(&[("A", 3)], "double"), &s0, 1), 64);
+    assert_eq!(
+        default_tile_size(&with_arrays(&[("A", 3), ("B", 3)], "double"), &s0, 4),
+        16
+    );
+    assert_eq!(
+        default_tile_size(&with_arrays(&[("A", 3)], "double"), &s0, 1),
+        64
+    );
     // With a budget of 128 KiB (the driver's on a core with 2 MiB of L2), gemm's band gets
     // 64: `3 · 8 · 64² = 96 KiB`; heat-3d's still 16 (`2 · 8 · 32³ = 512 KiB` does not fit).
     use polyhedral::default_tile_size_within;
-    assert_eq!(default_tile_size_within(&with_arrays(&gemm, "double"), &s0, 3, 128 << 10), 64);
-    assert_eq!(default_tile_size_within(&with_arrays(&[("A", 3), ("B", 3)], "double"), &s0, 4, 128 << 10), 16);
+    assert_eq!(
+        default_tile_size_within(&with_arrays(&gemm, "double"), &s0, 3, 128 << 10),
+        64
+    );
+    assert_eq!(
+        default_tile_size_within(
+            &with_arrays(&[("A", 3), ("B", 3)], "double"),
+            &s0,
+            4,
+            128 << 10
+        ),
+        16
+    );
     // 32 KiB (a 512 KiB L2): gemm's band keeps 32 (24 KiB).
-    assert_eq!(default_tile_size_within(&with_arrays(&gemm, "double"), &s0, 3, 32 << 10), 32);
+    assert_eq!(
+        default_tile_size_within(&with_arrays(&gemm, "double"), &s0, 3, 32 << 10),
+        32
+    );
 }
 
 /// A short innermost point loop is lengthened to 64, the other members shrinking to fit the
@@ -229,8 +365,31 @@ fn default_tile_size_fits_the_footprint_budget() {
 fn short_innermost_point_loops_are_lengthened() {
     use polyhedral::lengthen_inner;
     let with_arrays = |arrays: &[(&str, usize)]| {
-        let accesses = (0..arrays.len()).map(|a| common::access(false, a as u32, &format!("{{ S0[i] -> {}[{}] }}", arrays[a].0, vec!["i"; arrays[a].1].join(", ")))).collect();
-        common::scop(&[], "{ : }", arrays, vec![common::stmt(0, &["i"], "{ S0[i] : 0 <= i < 10 }", "{ S0[i] -> [0, i, 0] }", accesses)])
+        let accesses = (0..arrays.len())
+            .map(|a| {
+                common::access(
+                    false,
+                    a as u32,
+                    &format!(
+                        "{{ S0[i] -> {}[{}] }}",
+                        arrays[a].0,
+                        vec!["i"; arrays[a].1].join(", ")
+                    ),
+                )
+            })
+            .collect();
+        common::scop(
+            &[],
+            "{ : }",
+            arrays,
+            vec![common::stmt(
+                0,
+                &["i"],
+                "{ S0[i] : 0 <= i < 10 }",
+                "{ S0[i] -> [0, i, 0] }",
+                accesses,
+            )],
+        )
     };
     let s0 = [StmtId(0)];
     let heat = with_arrays(&[("A", 3), ("B", 3)]);
@@ -267,6 +426,10 @@ fn gemm_tiles_run_the_contiguous_parallel_loop_innermost() {
         "{{ S0[i, j] -> [a, b, 0, i, 0, j, 0] : {tiles_i_j}; \
            S1[i, k, j] -> [a, b, c, i, k, j, 1] : {tiles_i_j} and 0 <= k <= 29 and 4c <= k <= 4c + 3 }}"
     );
-    assert!(maps_equal(&nest.schedule, &want).unwrap(), "schedule {}", nest.schedule);
+    assert!(
+        maps_equal(&nest.schedule, &want).unwrap(),
+        "schedule {}",
+        nest.schedule
+    );
     verify(&scop, &deps, &sched).unwrap();
 }

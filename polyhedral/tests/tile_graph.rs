@@ -10,7 +10,9 @@
 mod common;
 
 use frontend::ir::Scop;
-use polyhedral::{dependences, tile_dependences, tile_graph, Nest, TileDep, TileGraph, TiledSchedule};
+use polyhedral::{
+    dependences, tile_dependences, tile_graph, Nest, TileDep, TileGraph, TiledSchedule,
+};
 use std::collections::{BTreeMap, BTreeSet};
 
 type Tile = (usize, Vec<i64>);
@@ -18,7 +20,8 @@ type Pairs = BTreeSet<(Tile, Tile)>;
 
 fn parse(file: &str) -> Scop {
     let path = format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"));
-    let (mut file, diags) = frontend::parse_file(std::path::Path::new(&path), &frontend::Options::default()).unwrap();
+    let (mut file, diags) =
+        frontend::parse_file(std::path::Path::new(&path), &frontend::Options::default()).unwrap();
     assert!(diags.is_empty(), "{diags:?}");
     assert_eq!(file.scops.len(), 1);
     file.scops.remove(0)
@@ -85,7 +88,11 @@ fn dep_pairs(scop: &Scop, graph: &TileGraph, j: usize, params: &[(&str, i64)]) -
     let d = &graph.deps[j];
     let n = graph.nests[d.dst].n_dims;
     let names: Vec<String> = (0..n).map(|k| format!("dd{k}")).collect();
-    let dep = TileDep { src: d.src, dst: d.dst, relation: d.relation.clone() };
+    let dep = TileDep {
+        src: d.src,
+        dst: d.dst,
+        relation: d.relation.clone(),
+    };
     let ast = polyhedral::tile_sources_ast(scop, &dep, &names, "ss").unwrap();
     let mut pairs = Pairs::new();
     for t in common::points(scop, &d.targets, params) {
@@ -111,9 +118,14 @@ fn check_against_oracle(
     params: &[(&str, i64)],
 ) -> (Vec<Pairs>, usize) {
     let (truth, same_tile) = oracle_pairs(events);
-    let per_dep: Vec<Pairs> = (0..graph.deps.len()).map(|j| dep_pairs(scop, graph, j, params)).collect();
+    let per_dep: Vec<Pairs> = (0..graph.deps.len())
+        .map(|j| dep_pairs(scop, graph, j, params))
+        .collect();
     let all: Pairs = per_dep.iter().flatten().cloned().collect();
-    assert_eq!(all, truth, "the numbered tile dependences are exactly the oracle's tile pairs");
+    assert_eq!(
+        all, truth,
+        "the numbered tile dependences are exactly the oracle's tile pairs"
+    );
     // Uniform pieces of one relation are disjoint.
     let total: usize = per_dep.iter().map(|p| p.len()).sum();
     assert_eq!(total, all.len(), "numbered dependences overlap");
@@ -130,7 +142,10 @@ fn check_against_oracle(
     for (j, pairs) in per_dep.iter().enumerate() {
         if graph.deps[j].implied_by.is_some() {
             for (s, t) in pairs {
-                assert!(reaches(&succ, s, t), "d{j}: {s:?} -> {t:?} is not implied by kept dependences");
+                assert!(
+                    reaches(&succ, s, t),
+                    "d{j}: {s:?} -> {t:?} is not implied by kept dependences"
+                );
             }
         }
     }
@@ -141,19 +156,36 @@ fn check_against_oracle(
         let mut class_of: BTreeMap<Vec<i64>, usize> = BTreeMap::new();
         for (c, class) in classes.iter().enumerate() {
             for p in common::points(scop, &class.domain, params) {
-                assert!(class_of.insert(p.clone(), c).is_none(), "N{k}{p:?} is in two classes");
+                assert!(
+                    class_of.insert(p.clone(), c).is_none(),
+                    "N{k}{p:?} is in two classes"
+                );
             }
         }
         let tiles = common::points(scop, &nest.domain, params);
-        assert_eq!(tiles.len(), class_of.len(), "the classes of N{k} cover its tiles and nothing else");
+        assert_eq!(
+            tiles.len(),
+            class_of.len(),
+            "the classes of N{k} cover its tiles and nothing else"
+        );
         for t in tiles {
             let tile = (k, t.clone());
-            let ins: Vec<usize> =
-                graph.kept().filter(|(j, _)| per_dep[*j].iter().any(|(_, x)| *x == tile)).map(|(j, _)| j).collect();
-            let outs: Vec<usize> =
-                graph.kept().filter(|(j, _)| per_dep[*j].iter().any(|(x, _)| *x == tile)).map(|(j, _)| j).collect();
+            let ins: Vec<usize> = graph
+                .kept()
+                .filter(|(j, _)| per_dep[*j].iter().any(|(_, x)| *x == tile))
+                .map(|(j, _)| j)
+                .collect();
+            let outs: Vec<usize> = graph
+                .kept()
+                .filter(|(j, _)| per_dep[*j].iter().any(|(x, _)| *x == tile))
+                .map(|(j, _)| j)
+                .collect();
             let class = &classes[class_of[&t]];
-            assert_eq!((&class.signature.ins, &class.signature.outs), (&ins, &outs), "signature of N{k}{t:?}");
+            assert_eq!(
+                (&class.signature.ins, &class.signature.outs),
+                (&ins, &outs),
+                "signature of N{k}{t:?}"
+            );
         }
     }
     (per_dep, same_tile)
@@ -174,7 +206,11 @@ fn reaches(succ: &BTreeMap<Tile, Vec<Tile>>, from: &Tile, to: &Tile) -> bool {
 }
 
 fn distances(graph: &TileGraph) -> Vec<Vec<i64>> {
-    graph.deps.iter().map(|d| d.distance.clone().expect("uniform")).collect()
+    graph
+        .deps
+        .iter()
+        .map(|d| d.distance.clone().expect("uniform"))
+        .collect()
 }
 
 /// jacobi-2d with the paper's time tiling: S0 (writes B) at (t, 2t + i, 2t + j) and S1 (writes A)
@@ -202,17 +238,34 @@ fn jacobi_2d_has_seven_uniform_tile_dependences_and_keeps_four() {
     let image = "[T, N] -> { NK[a, b, c] : exists (t, i, j : 0 <= t < T and 1 <= i <= N - 2 and 1 <= j <= N - 2 and \
                  ((4a <= t <= 4a + 3 and 4b <= 2t + i <= 4b + 3 and 4c <= 2t + j <= 4c + 3) or \
                   (4a <= t <= 4a + 3 and 4b <= 2t + i + 1 <= 4b + 3 and 4c <= 2t + j + 1 <= 4c + 3))) }";
-    let sched = TiledSchedule { tree: String::new(), nests: vec![nest(&scop, 0, 3, map, image)] };
+    let sched = TiledSchedule {
+        tree: String::new(),
+        nests: vec![nest(&scop, 0, 3, map, image)],
+    };
     let tile_deps = tile_dependences(&scop, &deps, &sched).unwrap();
     assert_eq!(tile_deps.len(), 1, "one relation N0 -> N0");
     let graph = tile_graph(&scop, &sched, &tile_deps).unwrap();
-    let want: Vec<Vec<i64>> =
-        vec![vec![0, 0, 1], vec![0, 1, 0], vec![0, 1, 1], vec![1, 0, 0], vec![1, 0, 1], vec![1, 1, 0], vec![1, 1, 1]];
+    let want: Vec<Vec<i64>> = vec![
+        vec![0, 0, 1],
+        vec![0, 1, 0],
+        vec![0, 1, 1],
+        vec![1, 0, 0],
+        vec![1, 0, 1],
+        vec![1, 1, 0],
+        vec![1, 1, 1],
+    ];
     assert_eq!(distances(&graph), want);
     for unit in [0, 1, 3] {
-        assert_eq!(graph.deps[unit].implied_by, None, "d{unit} {:?} is a unit vector", want[unit]);
+        assert_eq!(
+            graph.deps[unit].implied_by, None,
+            "d{unit} {:?} is a unit vector",
+            want[unit]
+        );
     }
-    assert!(graph.deps.iter().all(|d| !d.shape.product), "uniform dependences with many tiles are no products");
+    assert!(
+        graph.deps.iter().all(|d| !d.shape.product),
+        "uniform dependences with many tiles are no products"
+    );
     // Both statements are three loops deep: both lead (the union rule), no follower.
     assert_eq!(graph.nests[0].leading.len(), 2);
 
@@ -224,10 +277,17 @@ fn jacobi_2d_has_seven_uniform_tile_dependences_and_keeps_four() {
     // (N = 11 below). Dropping it only where it is implied (partial reduction, not done: see
     // the module doc of `polyhedral::tile_graph`) would still leave these four dependences,
     // (0, 1, 1) on the corner tiles only.
-    let kept: Vec<Vec<i64>> = graph.kept().map(|(_, d)| d.distance.clone().unwrap()).collect();
-    assert_eq!(kept, vec![vec![0, 0, 1], vec![0, 1, 0], vec![0, 1, 1], vec![1, 0, 0]]);
+    let kept: Vec<Vec<i64>> = graph
+        .kept()
+        .map(|(_, d)| d.distance.clone().unwrap())
+        .collect();
+    assert_eq!(
+        kept,
+        vec![vec![0, 0, 1], vec![0, 1, 0], vec![0, 1, 1], vec![1, 0, 0]]
+    );
 
-    let tile = |t: i64, x: i64, y: i64| (0, vec![t.div_euclid(4), x.div_euclid(4), y.div_euclid(4)]);
+    let tile =
+        |t: i64, x: i64, y: i64| (0, vec![t.div_euclid(4), x.div_euclid(4), y.div_euclid(4)]);
     let mut needed: BTreeSet<Vec<i64>> = BTreeSet::new();
     for (t, n) in [(9, 12), (5, 11)] {
         let params = [("T", t), ("N", n)];
@@ -235,20 +295,43 @@ fn jacobi_2d_has_seven_uniform_tile_dependences_and_keeps_four() {
         for tt in 0..t {
             for i in 1..n - 1 {
                 for j in 1..n - 1 {
-                    let reads = vec![('A', i, j), ('A', i, j - 1), ('A', i, j + 1), ('A', i + 1, j), ('A', i - 1, j)];
-                    events.push(Event { tile: tile(tt, 2 * tt + i, 2 * tt + j), reads, writes: vec![('B', i, j)] });
+                    let reads = vec![
+                        ('A', i, j),
+                        ('A', i, j - 1),
+                        ('A', i, j + 1),
+                        ('A', i + 1, j),
+                        ('A', i - 1, j),
+                    ];
+                    events.push(Event {
+                        tile: tile(tt, 2 * tt + i, 2 * tt + j),
+                        reads,
+                        writes: vec![('B', i, j)],
+                    });
                 }
             }
             for i in 1..n - 1 {
                 for j in 1..n - 1 {
-                    let reads = vec![('B', i, j), ('B', i, j - 1), ('B', i, j + 1), ('B', i + 1, j), ('B', i - 1, j)];
+                    let reads = vec![
+                        ('B', i, j),
+                        ('B', i, j - 1),
+                        ('B', i, j + 1),
+                        ('B', i + 1, j),
+                        ('B', i - 1, j),
+                    ];
                     let at = tile(tt, 2 * tt + i + 1, 2 * tt + j + 1);
-                    events.push(Event { tile: at, reads, writes: vec![('A', i, j)] });
+                    events.push(Event {
+                        tile: at,
+                        reads,
+                        writes: vec![('A', i, j)],
+                    });
                 }
             }
         }
         let (per_dep, same_tile) = check_against_oracle(&scop, &graph, &events, &params);
-        assert!(same_tile > 0, "dependences inside tiles exist and were removed");
+        assert!(
+            same_tile > 0,
+            "dependences inside tiles exist and were removed"
+        );
         // Independently: the exact transitive reduction of the concrete graph (the pairs that no
         // longer path connects); its distances must all be kept.
         let mut succ: BTreeMap<Tile, Vec<Tile>> = BTreeMap::new();
@@ -278,7 +361,12 @@ fn jacobi_2d_has_seven_uniform_tile_dependences_and_keeps_four() {
     let classes = graph.nests[0].partition.as_ref().unwrap();
     // The interior tiles wait for every kept dependence and feed every one.
     let all: Vec<usize> = graph.kept().map(|(j, _)| j).collect();
-    assert!(classes.iter().any(|c| c.signature.ins == all && c.signature.outs == all), "an interior class");
+    assert!(
+        classes
+            .iter()
+            .any(|c| c.signature.ins == all && c.signature.outs == all),
+        "an interior class"
+    );
     // The first tile waits for nothing.
     assert!(classes.iter().any(|c| c.signature.ins.is_empty()));
 }
@@ -296,17 +384,31 @@ fn jacobi_2d_has_seven_uniform_tile_dependences_and_keeps_four() {
 fn seidel_2d_loses_its_same_tile_dependences() {
     let scop = parse("seidel-2d.c");
     let deps = dependences(&scop).unwrap();
-    let map = "[T, N] -> { S0[t, i, j] -> N0[floor(t/4), floor((t + i)/4), floor((2t + i + j)/4)] }";
+    let map =
+        "[T, N] -> { S0[t, i, j] -> N0[floor(t/4), floor((t + i)/4), floor((2t + i + j)/4)] }";
     let image = "[T, N] -> { NK[a, b, c] : exists (t, i, j : 0 <= t < T and 1 <= i <= N - 2 and 1 <= j <= N - 2 and \
                  4a <= t <= 4a + 3 and 4b <= t + i <= 4b + 3 and 4c <= 2t + i + j <= 4c + 3) }";
-    let sched = TiledSchedule { tree: String::new(), nests: vec![nest(&scop, 0, 3, map, image)] };
+    let sched = TiledSchedule {
+        tree: String::new(),
+        nests: vec![nest(&scop, 0, 3, map, image)],
+    };
     let tile_deps = tile_dependences(&scop, &deps, &sched).unwrap();
     let graph = tile_graph(&scop, &sched, &tile_deps).unwrap();
-    let want: Vec<Vec<i64>> =
-        vec![vec![0, 0, 1], vec![0, 1, 0], vec![0, 1, 1], vec![1, 0, 0], vec![1, 0, 1], vec![1, 1, 0], vec![1, 1, 1]];
+    let want: Vec<Vec<i64>> = vec![
+        vec![0, 0, 1],
+        vec![0, 1, 0],
+        vec![0, 1, 1],
+        vec![1, 0, 0],
+        vec![1, 0, 1],
+        vec![1, 1, 0],
+        vec![1, 1, 1],
+    ];
     assert_eq!(distances(&graph), want);
     assert!(
-        graph.deps.iter().all(|d| d.distance.as_ref().is_some_and(|v| v.iter().any(|&x| x != 0))),
+        graph.deps.iter().all(|d| d
+            .distance
+            .as_ref()
+            .is_some_and(|v| v.iter().any(|&x| x != 0))),
         "no same-tile dependence"
     );
 
@@ -322,13 +424,27 @@ fn seidel_2d_loses_its_same_tile_dependences() {
                         reads.push(('A', i + di, j + dj));
                     }
                 }
-                let tile = (0, vec![tt.div_euclid(4), (tt + i).div_euclid(4), (2 * tt + i + j).div_euclid(4)]);
-                events.push(Event { tile, reads, writes: vec![('A', i, j)] });
+                let tile = (
+                    0,
+                    vec![
+                        tt.div_euclid(4),
+                        (tt + i).div_euclid(4),
+                        (2 * tt + i + j).div_euclid(4),
+                    ],
+                );
+                events.push(Event {
+                    tile,
+                    reads,
+                    writes: vec![('A', i, j)],
+                });
             }
         }
     }
     let (per_dep, same_tile) = check_against_oracle(&scop, &graph, &events, &params);
-    assert!(same_tile > 0, "dependences inside tiles exist and were removed");
+    assert!(
+        same_tile > 0,
+        "dependences inside tiles exist and were removed"
+    );
 
     // Dynamic wavefront without skewing the tile loops: two tiles of the band that do not wait
     // for each other, even transitively, so they may run at once.
@@ -340,9 +456,15 @@ fn seidel_2d_loses_its_same_tile_dependences() {
             }
         }
     }
-    let tiles: Vec<Tile> = common::points(&scop, &graph.nests[0].domain, &params).into_iter().map(|p| (0, p)).collect();
-    let independent =
-        tiles.iter().any(|a| tiles.iter().any(|b| a != b && !reaches(&succ, a, b) && !reaches(&succ, b, a)));
+    let tiles: Vec<Tile> = common::points(&scop, &graph.nests[0].domain, &params)
+        .into_iter()
+        .map(|p| (0, p))
+        .collect();
+    let independent = tiles.iter().any(|a| {
+        tiles
+            .iter()
+            .any(|b| a != b && !reaches(&succ, a, b) && !reaches(&succ, b, a))
+    });
     assert!(independent, "some tiles of the band are independent");
 }
 
@@ -362,16 +484,32 @@ fn seidel_2d_loses_its_same_tile_dependences() {
 fn blur_roberts_has_four_interband_point_to_point_dependences() {
     let scop = parse("blur-roberts.c");
     let deps = dependences(&scop).unwrap();
-    let config = polyhedral::ScheduleConfig { original: true, tile_sizes: Some(vec![4]), ..Default::default() };
+    let config = polyhedral::ScheduleConfig {
+        original: true,
+        tile_sizes: Some(vec![4]),
+        ..Default::default()
+    };
     let (sched, _) = polyhedral::schedule(&scop, &deps, &config).unwrap();
     assert_eq!(sched.nests.len(), 2, "two nests in the source order");
     let tile_deps = tile_dependences(&scop, &deps, &sched).unwrap();
-    assert_eq!(tile_deps.iter().map(|d| (d.src, d.dst)).collect::<Vec<_>>(), vec![(0, 1)]);
+    assert_eq!(
+        tile_deps.iter().map(|d| (d.src, d.dst)).collect::<Vec<_>>(),
+        vec![(0, 1)]
+    );
     let graph = tile_graph(&scop, &sched, &tile_deps).unwrap();
-    assert_eq!(distances(&graph), vec![vec![-1, -1], vec![-1, 0], vec![0, -1], vec![0, 0]]);
-    assert!(graph.deps.iter().all(|d| (d.src, d.dst) == (0, 1) && d.implied_by.is_none()));
+    assert_eq!(
+        distances(&graph),
+        vec![vec![-1, -1], vec![-1, 0], vec![0, -1], vec![0, 0]]
+    );
+    assert!(graph
+        .deps
+        .iter()
+        .all(|d| (d.src, d.dst) == (0, 1) && d.implied_by.is_none()));
     assert!(
-        graph.deps.iter().all(|d| !d.shape.product && !d.shape.one_source),
+        graph
+            .deps
+            .iter()
+            .all(|d| !d.shape.product && !d.shape.one_source),
         "point-to-point, not broadcast or barrier"
     );
 
@@ -380,14 +518,33 @@ fn blur_roberts_has_four_interband_point_to_point_dependences() {
     let mut events = Vec::new();
     for i in 1..n - 1 {
         for j in 1..n - 1 {
-            let reads = vec![('A', i - 1, j), ('A', i, j - 1), ('A', i, j), ('A', i, j + 1), ('A', i + 1, j)];
-            events.push(Event { tile: (0, vec![i / 4, j / 4]), reads, writes: vec![('B', i, j)] });
+            let reads = vec![
+                ('A', i - 1, j),
+                ('A', i, j - 1),
+                ('A', i, j),
+                ('A', i, j + 1),
+                ('A', i + 1, j),
+            ];
+            events.push(Event {
+                tile: (0, vec![i / 4, j / 4]),
+                reads,
+                writes: vec![('B', i, j)],
+            });
         }
     }
     for i in 1..n - 2 {
         for j in 1..n - 2 {
-            let reads = vec![('B', i, j), ('B', i + 1, j + 1), ('B', i + 1, j), ('B', i, j + 1)];
-            events.push(Event { tile: (1, vec![i / 4, j / 4]), reads, writes: vec![('C', i, j)] });
+            let reads = vec![
+                ('B', i, j),
+                ('B', i + 1, j + 1),
+                ('B', i + 1, j),
+                ('B', i, j + 1),
+            ];
+            events.push(Event {
+                tile: (1, vec![i / 4, j / 4]),
+                reads,
+                writes: vec![('C', i, j)],
+            });
         }
     }
     let (_, same_tile) = check_against_oracle(&scop, &graph, &events, &params);
@@ -395,12 +552,21 @@ fn blur_roberts_has_four_interband_point_to_point_dependences() {
     let classes = graph.nests[1].partition.as_ref().unwrap();
     let ins: Vec<Vec<usize>> = classes.iter().map(|c| c.signature.ins.clone()).collect();
     assert_eq!(ins, vec![vec![0, 1, 2, 3], vec![1, 3], vec![2, 3], vec![3]]);
-    let class_of =
-        |p: Vec<i64>| classes.iter().position(|c| common::points(&scop, &c.domain, &params).contains(&p)).unwrap();
+    let class_of = |p: Vec<i64>| {
+        classes
+            .iter()
+            .position(|c| common::points(&scop, &c.domain, &params).contains(&p))
+            .unwrap()
+    };
     assert_eq!(ins[class_of(vec![0, 0])], vec![0, 1, 2, 3]);
     assert_eq!(ins[class_of(vec![0, 2])], vec![1, 3], "last column");
     assert_eq!(ins[class_of(vec![2, 0])], vec![2, 3], "last row");
     assert_eq!(ins[class_of(vec![2, 2])], vec![3], "last corner");
     // The blur waits for nothing.
-    assert!(graph.nests[0].partition.as_ref().unwrap().iter().all(|c| c.signature.ins.is_empty()));
+    assert!(graph.nests[0]
+        .partition
+        .as_ref()
+        .unwrap()
+        .iter()
+        .all(|c| c.signature.ins.is_empty()));
 }

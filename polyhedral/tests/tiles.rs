@@ -12,13 +12,21 @@ use polyhedral::{dependences, maps_equal, schedule, tile_dependences, ScheduleCo
 fn recurrence_has_one_forward_tile_dependence() {
     let scop = common::recurrence_1d();
     let deps = dependences(&scop).unwrap();
-    let config = ScheduleConfig { original: true, tile_sizes: Some(vec![4]), ..ScheduleConfig::default() };
+    let config = ScheduleConfig {
+        original: true,
+        tile_sizes: Some(vec![4]),
+        ..ScheduleConfig::default()
+    };
     let (sched, _) = schedule(&scop, &deps, &config).unwrap();
     let tile_deps = tile_dependences(&scop, &deps, &sched).unwrap();
     assert_eq!(tile_deps.len(), 1, "{tile_deps:?}");
     assert_eq!((tile_deps[0].src, tile_deps[0].dst), (0, 0));
     let want = "[N] -> { N0[a] -> N0[a + 1] : a >= 0 and 4a + 5 <= N }";
-    assert!(maps_equal(&tile_deps[0].relation, want).unwrap(), "{}", tile_deps[0].relation);
+    assert!(
+        maps_equal(&tile_deps[0].relation, want).unwrap(),
+        "{}",
+        tile_deps[0].relation
+    );
 }
 
 /// The consumer S1[i] reads B[N - 1 - i], written by the producer S0[N - 1 - i]. With both loops
@@ -28,20 +36,33 @@ fn recurrence_has_one_forward_tile_dependence() {
 fn producer_consumer_tiles() {
     let scop = common::producer_consumer();
     let deps = dependences(&scop).unwrap();
-    let config = ScheduleConfig { original: true, tile_sizes: Some(vec![4]), ..ScheduleConfig::default() };
+    let config = ScheduleConfig {
+        original: true,
+        tile_sizes: Some(vec![4]),
+        ..ScheduleConfig::default()
+    };
     let (sched, _) = schedule(&scop, &deps, &config).unwrap();
     let tile_deps = tile_dependences(&scop, &deps, &sched).unwrap();
     assert_eq!(tile_deps.len(), 1, "{tile_deps:?}");
     assert_eq!((tile_deps[0].src, tile_deps[0].dst), (0, 1));
     let want = "[N] -> { N0[a] -> N1[b] : exists (i : 0 <= i < N and 4b <= i <= 4b + 3 and 4a <= N - 1 - i <= 4a + 3) }";
-    assert!(maps_equal(&tile_deps[0].relation, want).unwrap(), "{}", tile_deps[0].relation);
+    assert!(
+        maps_equal(&tile_deps[0].relation, want).unwrap(),
+        "{}",
+        tile_deps[0].relation
+    );
 
     // Through the generated code: for N = 10, consumer tile 0 (i = 0..3) reads B[9..6], written
     // by producer tiles 2 (i = 8, 9) and 1 (i = 4..7).
     let names = vec!["d0".to_string()];
     let ast = polyhedral::tile_sources_ast(&scop, &tile_deps[0], &names, "s").unwrap();
     let sources = common::run(&ast, &[("N", 10), ("d0", 0)]);
-    assert_eq!(sources, vec![("N0".to_string(), vec![1]), ("N0".to_string(), vec![2])], "{}", common::show(&ast));
+    assert_eq!(
+        sources,
+        vec![("N0".to_string(), vec![1]), ("N0".to_string(), vec![2])],
+        "{}",
+        common::show(&ast)
+    );
 }
 
 /// The skewed 2-D tiles of jacobi-1d and the seidel-like stencil: every tile's sources (from the
@@ -51,7 +72,10 @@ fn producer_consumer_tiles() {
 fn stencil_tile_dependences_go_forward() {
     for scop in [common::jacobi_1d(), common::seidel_1d()] {
         let deps = dependences(&scop).unwrap();
-        let config = ScheduleConfig { tile_sizes: Some(vec![4]), ..ScheduleConfig::default() };
+        let config = ScheduleConfig {
+            tile_sizes: Some(vec![4]),
+            ..ScheduleConfig::default()
+        };
         let (sched, _) = schedule(&scop, &deps, &config).unwrap();
         let tile_deps = tile_dependences(&scop, &deps, &sched).unwrap();
         assert!(!tile_deps.is_empty());
@@ -83,13 +107,23 @@ fn uniform_tile_dependences_give_guarded_calls() {
         match ast {
             polyhedral::Ast::For { .. } => true,
             polyhedral::Ast::Block(items) => items.iter().any(has_loop),
-            polyhedral::Ast::If { then, els, .. } => has_loop(then) || els.as_deref().is_some_and(has_loop),
+            polyhedral::Ast::If { then, els, .. } => {
+                has_loop(then) || els.as_deref().is_some_and(has_loop)
+            }
             polyhedral::Ast::User { .. } => false,
         }
     }
     let scop = common::jacobi_1d();
     let deps = dependences(&scop).unwrap();
-    let (sched, _) = schedule(&scop, &deps, &ScheduleConfig { tile_sizes: Some(vec![4]), ..ScheduleConfig::default() }).unwrap();
+    let (sched, _) = schedule(
+        &scop,
+        &deps,
+        &ScheduleConfig {
+            tile_sizes: Some(vec![4]),
+            ..ScheduleConfig::default()
+        },
+    )
+    .unwrap();
     let tile_deps = tile_dependences(&scop, &deps, &sched).unwrap();
     assert_eq!(tile_deps.len(), 1, "one nest, one tile dependence");
     let names = vec!["d0".to_string(), "d1".to_string()];
@@ -101,7 +135,8 @@ fn uniform_tile_dependences_give_guarded_calls() {
     // S1[t, j] -> S0[t + 1, i] for |i - j| <= 1, S0[t, i] -> S0[t + 1, i], S1[t, i] -> S1[t + 1, i].
     use std::collections::{BTreeMap, BTreeSet};
     let params = [("T", 6), ("N", 11)];
-    let body = polyhedral::nest_body_ast(&scop, &sched, 0, &["k0".into(), "k1".into()], "c").unwrap();
+    let body =
+        polyhedral::nest_body_ast(&scop, &sched, 0, &["k0".into(), "k1".into()], "c").unwrap();
     let mut tile_of: BTreeMap<(String, i64, i64), Vec<i64>> = BTreeMap::new();
     for tile in common::points(&scop, &sched.nests[0].tile_domain, &params) {
         let env = [params[0], params[1], ("k0", tile[0]), ("k1", tile[1])];
@@ -130,8 +165,19 @@ fn uniform_tile_dependences_give_guarded_calls() {
     assert!(!want.is_empty());
     for dst in tile_of.values().collect::<BTreeSet<_>>() {
         let env = [params[0], params[1], ("d0", dst[0]), ("d1", dst[1])];
-        let got: Vec<Vec<i64>> = common::run(&ast, &env).into_iter().map(|(_, s)| s).collect();
-        let expected: Vec<Vec<i64>> = want.get(dst).map(|s| s.iter().cloned().collect()).unwrap_or_default();
-        assert_eq!(got, expected, "sources of tile {dst:?}\n{}", common::show(&ast));
+        let got: Vec<Vec<i64>> = common::run(&ast, &env)
+            .into_iter()
+            .map(|(_, s)| s)
+            .collect();
+        let expected: Vec<Vec<i64>> = want
+            .get(dst)
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default();
+        assert_eq!(
+            got,
+            expected,
+            "sources of tile {dst:?}\n{}",
+            common::show(&ast)
+        );
     }
 }

@@ -4,9 +4,18 @@
 mod common;
 
 use frontend::ir::StmtId;
-use polyhedral::{dependences, schedule, tile_dependences, verify, Error, Fuse, Nest, ScheduleConfig, TiledSchedule};
+use polyhedral::{
+    dependences, schedule, tile_dependences, verify, Error, Fuse, Nest, ScheduleConfig,
+    TiledSchedule,
+};
 
-fn one_nest(stmts: &[u32], tile_sizes: Vec<i64>, schedule: &str, tile_map: &str, tile_domain: &str) -> Nest {
+fn one_nest(
+    stmts: &[u32],
+    tile_sizes: Vec<i64>,
+    schedule: &str,
+    tile_map: &str,
+    tile_domain: &str,
+) -> Nest {
     Nest {
         statements: stmts.iter().map(|&s| StmtId(s)).collect(),
         tile_sizes,
@@ -25,12 +34,23 @@ fn illegal_report(result: polyhedral::Result<()>) -> String {
 
 #[test]
 fn computed_schedules_are_accepted() {
-    for scop in [common::jacobi_1d(), common::seidel_1d(), common::producer_consumer(), common::scale_2d(), common::recurrence_1d()] {
+    for scop in [
+        common::jacobi_1d(),
+        common::seidel_1d(),
+        common::producer_consumer(),
+        common::scale_2d(),
+        common::recurrence_1d(),
+    ] {
         let deps = dependences(&scop).unwrap();
         for fuse in [Fuse::Min, Fuse::Smart, Fuse::Max] {
             for original in [false, true] {
                 for tile_sizes in [None, Some(vec![4]), Some(vec![3, 5])] {
-                    let config = ScheduleConfig { fuse, original, tile_sizes, ..ScheduleConfig::default() };
+                    let config = ScheduleConfig {
+                        fuse,
+                        original,
+                        tile_sizes,
+                        ..ScheduleConfig::default()
+                    };
                     let (sched, _) = schedule(&scop, &deps, &config).unwrap();
                     if let Err(err) = verify(&scop, &deps, &sched) {
                         panic!("{config:?}: {err}\n{sched}");
@@ -102,15 +122,27 @@ fn instances_must_be_scheduled_exactly_once() {
         &format!("[T, N] -> {{ S0[t, i] -> N0[] : {dom} }}"),
         "[T, N] -> { N0[] : T > 0 and N > 2 }",
     );
-    let forgets = TiledSchedule { tree: String::new(), nests: vec![s0.clone()] };
+    let forgets = TiledSchedule {
+        tree: String::new(),
+        nests: vec![s0.clone()],
+    };
     let report = illegal_report(verify(&scop, &deps, &forgets));
-    assert!(report.contains("scheduled by no nest") && report.contains("S1"), "{report}");
+    assert!(
+        report.contains("scheduled by no nest") && report.contains("S1"),
+        "{report}"
+    );
 
     let mut again = s0.clone();
     again.tile_map = again.tile_map.replace("N0", "N1");
-    let twice = TiledSchedule { tree: String::new(), nests: vec![s0, again] };
+    let twice = TiledSchedule {
+        tree: String::new(),
+        nests: vec![s0, again],
+    };
     let report = illegal_report(verify(&scop, &deps, &twice));
-    assert!(report.contains("nest N1 schedules instances that an earlier nest schedules too"), "{report}");
+    assert!(
+        report.contains("nest N1 schedules instances that an earlier nest schedules too"),
+        "{report}"
+    );
 }
 
 /// The tile map must be the schedule's first `tile_sizes.len()` dimensions.
@@ -143,7 +175,13 @@ fn a_backward_anti_dependence_alone_is_reported() {
     let sched = TiledSchedule {
         tree: String::new(),
         nests: vec![
-            one_nest(&[1], vec![], "[N] -> { S1[i] -> [i] : 0 <= i < N }", "[N] -> { S1[i] -> N0[] : 0 <= i < N }", "[N] -> { N0[] : N > 0 }"),
+            one_nest(
+                &[1],
+                vec![],
+                "[N] -> { S1[i] -> [i] : 0 <= i < N }",
+                "[N] -> { S1[i] -> N0[] : 0 <= i < N }",
+                "[N] -> { N0[] : N > 0 }",
+            ),
             one_nest(
                 &[0],
                 vec![],
@@ -154,6 +192,9 @@ fn a_backward_anti_dependence_alone_is_reported() {
         ],
     };
     let report = illegal_report(verify(&scop, &deps, &sched));
-    assert!(report.contains("anti dependence S0 -> S1 is not respected"), "{report}");
+    assert!(
+        report.contains("anti dependence S0 -> S1 is not respected"),
+        "{report}"
+    );
     assert_eq!(report.lines().count(), 1, "{report}");
 }

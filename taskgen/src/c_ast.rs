@@ -96,7 +96,12 @@ fn write_op(out: &mut String, op: OpKind, args: &[Expr]) {
 
 /// Prints a statement tree at indentation `depth` (two spaces a level). `user` prints one
 /// instance (`name`, `args`) at the given indentation, each line ending in a newline.
-pub fn stmt(out: &mut String, ast: &Ast, depth: usize, user: &mut dyn FnMut(&mut String, &str, &[Expr], usize)) {
+pub fn stmt(
+    out: &mut String,
+    ast: &Ast,
+    depth: usize,
+    user: &mut dyn FnMut(&mut String, &str, &[Expr], usize),
+) {
     let pad = "  ".repeat(depth);
     match ast {
         Ast::Block(items) => {
@@ -104,7 +109,13 @@ pub fn stmt(out: &mut String, ast: &Ast, depth: usize, user: &mut dyn FnMut(&mut
                 stmt(out, item, depth, user);
             }
         }
-        Ast::For { iter, init, cond, inc, body } => {
+        Ast::For {
+            iter,
+            init,
+            cond,
+            inc,
+            body,
+        } => {
             let _ = writeln!(
                 out,
                 "{pad}for (long {iter} = {}; {}; {iter} += {}) {{",
@@ -173,9 +184,19 @@ mod tests {
 
     #[test]
     fn expressions_are_parenthesized_and_use_helpers() {
-        let e = Expr::Op(OpKind::Min, vec![id("n"), Expr::Op(OpKind::Add, vec![id("c0"), int(31)]), int(-4)]);
+        let e = Expr::Op(
+            OpKind::Min,
+            vec![
+                id("n"),
+                Expr::Op(OpKind::Add, vec![id("c0"), int(31)]),
+                int(-4),
+            ],
+        );
         assert_eq!(expr(&e), "tf_min(tf_min(n, (c0 + 31)), (-4))");
-        let f = Expr::Op(OpKind::FdivQ, vec![Expr::Op(OpKind::Sub, vec![id("n"), int(1)]), int(32)]);
+        let f = Expr::Op(
+            OpKind::FdivQ,
+            vec![Expr::Op(OpKind::Sub, vec![id("n"), int(1)]), int(32)],
+        );
         assert_eq!(expr(&f), "tf_floord((n - 1), 32)");
     }
 
@@ -188,7 +209,10 @@ mod tests {
             inc: int(1),
             body: Box::new(Ast::If {
                 cond: Expr::Op(OpKind::Ge, vec![id("c0"), int(2)]),
-                then: Box::new(Ast::User { name: "S0".into(), args: vec![id("c0")] }),
+                then: Box::new(Ast::User {
+                    name: "S0".into(),
+                    args: vec![id("c0")],
+                }),
                 els: None,
             }),
         };

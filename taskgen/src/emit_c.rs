@@ -82,7 +82,12 @@ pub fn emit_file(file: &SourceFile, scops: &[ScopCode<'_>], opts: &EmitOptions) 
 }
 
 /// [`emit_file`], with `prelude` (file-scope C) after the helpers.
-pub(crate) fn emit_file_with(file: &SourceFile, scops: &[ScopCode<'_>], opts: &EmitOptions, prelude: Option<&str>) -> String {
+pub(crate) fn emit_file_with(
+    file: &SourceFile,
+    scops: &[ScopCode<'_>],
+    opts: &EmitOptions,
+    prelude: Option<&str>,
+) -> String {
     let text = &file.text;
     // With `#line` directives, each statement in a task body is marked with its own source line,
     // so that the C compiler's warnings about the user's statements point at them.
@@ -93,7 +98,11 @@ pub(crate) fn emit_file_with(file: &SourceFile, scops: &[ScopCode<'_>], opts: &E
     while first < scops.len() {
         // The SCoPs of one function share its insertion point: their task functions go first.
         let at = scops[first].scop.insert_at;
-        let end = first + scops[first..].iter().take_while(|sc| sc.scop.insert_at == at).count();
+        let end = first
+            + scops[first..]
+                .iter()
+                .take_while(|sc| sc.scop.insert_at == at)
+                .count();
         out.push_str(&text[pos..at]);
         pos = at;
         if first == 0 {
@@ -112,12 +121,24 @@ pub(crate) fn emit_file_with(file: &SourceFile, scops: &[ScopCode<'_>], opts: &E
         }
         for (n, sc) in scops.iter().enumerate().take(end).skip(first) {
             if opts.line_directives {
-                let _ = writeln!(out, "#line {} \"{}\"", line_of(text, pos), c_string(&file.path));
+                let _ = writeln!(
+                    out,
+                    "#line {} \"{}\"",
+                    line_of(text, pos),
+                    c_string(&file.path)
+                );
             }
             out.push_str(&text[pos..sc.scop.region.start]);
-            let used = counters_declared_outside(sc.scop, &text[sc.scop.region.start..sc.scop.region.end]);
+            let used =
+                counters_declared_outside(sc.scop, &text[sc.scop.region.start..sc.scop.region.end]);
             if !used.is_empty() {
-                let _ = writeln!(out, "  {{ {}", used.iter().map(|c| format!("(void){c};")).collect::<String>());
+                let _ = writeln!(
+                    out,
+                    "  {{ {}",
+                    used.iter()
+                        .map(|c| format!("(void){c};"))
+                        .collect::<String>()
+                );
             }
             out.push_str(&control_program(n, sc, opts.target));
             if !used.is_empty() {
@@ -126,7 +147,12 @@ pub(crate) fn emit_file_with(file: &SourceFile, scops: &[ScopCode<'_>], opts: &E
             pos = sc.scop.region.end;
         }
         if opts.line_directives {
-            let _ = writeln!(out, "#line {} \"{}\"", line_of(text, pos), c_string(&file.path));
+            let _ = writeln!(
+                out,
+                "#line {} \"{}\"",
+                line_of(text, pos),
+                c_string(&file.path)
+            );
         }
         first = end;
     }
@@ -249,7 +275,11 @@ fn barrier_task(prog: &TaskProgram, b: usize, bar: &Barrier, gpu: bool) -> Strin
     let mut s = String::new();
     let stream = prog.classes.len() + b;
     let sd = prog.classes[bar.src].n_dims.max(1);
-    let _ = writeln!(s, "    {{ /* soft barrier B{b}: every tile of N{} before any tile of N{} (d{}) */", bar.src, bar.dst, bar.dep);
+    let _ = writeln!(
+        s,
+        "    {{ /* soft barrier B{b}: every tile of N{} before any tile of N{} (d{}) */",
+        bar.src, bar.dst, bar.dep
+    );
     s.push_str("      const long tf_key[1] = { 0 };\n");
     match gpu {
         true => {
@@ -278,23 +308,49 @@ fn barrier_task(prog: &TaskProgram, b: usize, bar: &Barrier, gpu: bool) -> Strin
 /// dependence analysis assumes it, and `--scop auto` refuses pointers that may alias), so the
 /// qualifier adds no assumption; it spares the point loops run-time alias checks and lets the
 /// compiler reorder them (measured: gemm's tiles took 1.5x longer without it).
-fn task_function(n: usize, k: usize, class: &TaskClass, scop: &Scop, private: &[PrivateScalar], line_file: Option<&str>) -> String {
+fn task_function(
+    n: usize,
+    k: usize,
+    class: &TaskClass,
+    scop: &Scop,
+    private: &[PrivateScalar],
+    line_file: Option<&str>,
+) -> String {
     let mut s = String::new();
     let env = env_struct(n);
-    let arrays: Vec<&Array> = scop.arrays.iter().filter(|a| capture(a) == Capture::Array).collect();
-    let array_type = |a: &Array, name: &str| format!("{} (*{name}){}", a.elem_type, inner_dims(a, "tf_env"));
-    let params: String =
-        arrays.iter().map(|a| format!(", {}", array_type(a, &format!("restrict const {}", a.name)))).collect();
-    let _ = writeln!(s, "static inline void {}_body(const struct {env} *tf_env, const long *tf_key{params})", task_fn(n, k));
+    let arrays: Vec<&Array> = scop
+        .arrays
+        .iter()
+        .filter(|a| capture(a) == Capture::Array)
+        .collect();
+    let array_type =
+        |a: &Array, name: &str| format!("{} (*{name}){}", a.elem_type, inner_dims(a, "tf_env"));
+    let params: String = arrays
+        .iter()
+        .map(|a| format!(", {}", array_type(a, &format!("restrict const {}", a.name))))
+        .collect();
+    let _ = writeln!(
+        s,
+        "static inline void {}_body(const struct {env} *tf_env, const long *tf_key{params})",
+        task_fn(n, k)
+    );
     s.push_str("{\n");
     for p in scop.params.iter().filter(|p| p.storage == Storage::Local) {
-        let _ = writeln!(s, "  const {} {} = tf_env->{}; (void){};", p.c_type, p.name, p.name, p.name);
+        let _ = writeln!(
+            s,
+            "  const {} {} = tf_env->{}; (void){};",
+            p.c_type, p.name, p.name, p.name
+        );
     }
     for a in &scop.arrays {
         match capture(a) {
             // A private scalar at file scope: its address is taken before the local hides it.
             Capture::Direct if private.iter().any(|p| p.array == a.id) => {
-                let _ = writeln!(s, "  {} *const tf_out_{} = &{};", a.elem_type, a.name, a.name);
+                let _ = writeln!(
+                    s,
+                    "  {} *const tf_out_{} = &{};",
+                    a.elem_type, a.name, a.name
+                );
                 let _ = writeln!(s, "  {} {} = 0; (void){};", a.elem_type, a.name, a.name);
             }
             Capture::Direct => {}
@@ -302,14 +358,26 @@ fn task_function(n: usize, k: usize, class: &TaskClass, scop: &Scop, private: &[
                 let _ = writeln!(s, "  (void){};", a.name);
             }
             Capture::Pointer if private.iter().any(|p| p.array == a.id) => {
-                let _ = writeln!(s, "  {} *const tf_out_{} = tf_env->{};", a.elem_type, a.name, a.name);
+                let _ = writeln!(
+                    s,
+                    "  {} *const tf_out_{} = tf_env->{};",
+                    a.elem_type, a.name, a.name
+                );
                 let _ = writeln!(s, "  {} {} = 0; (void){};", a.elem_type, a.name, a.name);
             }
             Capture::Pointer => {
-                let _ = writeln!(s, "  {} *const {} = tf_env->{}; (void){};", a.elem_type, a.name, a.name, a.name);
+                let _ = writeln!(
+                    s,
+                    "  {} *const {} = tf_env->{}; (void){};",
+                    a.elem_type, a.name, a.name, a.name
+                );
             }
             Capture::Value => {
-                let _ = writeln!(s, "  const {} {} = tf_env->{}; (void){};", a.elem_type, a.name, a.name, a.name);
+                let _ = writeln!(
+                    s,
+                    "  const {} {} = tf_env->{}; (void){};",
+                    a.elem_type, a.name, a.name, a.name
+                );
             }
         }
     }
@@ -324,10 +392,20 @@ fn task_function(n: usize, k: usize, class: &TaskClass, scop: &Scop, private: &[
         s.push_str(&copy_out(p, k, class.n_dims, &scop.array(p.array).name));
     }
     s.push_str("}\n");
-    let _ = writeln!(s, "static void {}(const void *tf_envp, const long *tf_key)", task_fn(n, k));
+    let _ = writeln!(
+        s,
+        "static void {}(const void *tf_envp, const long *tf_key)",
+        task_fn(n, k)
+    );
     s.push_str("{\n");
-    let _ = writeln!(s, "  const struct {env} *tf_env = (const struct {env} *)tf_envp;");
-    let args: String = arrays.iter().map(|a| format!(", ({})tf_env->{}", array_type(a, ""), a.name)).collect();
+    let _ = writeln!(
+        s,
+        "  const struct {env} *tf_env = (const struct {env} *)tf_envp;"
+    );
+    let args: String = arrays
+        .iter()
+        .map(|a| format!(", ({})tf_env->{}", array_type(a, ""), a.name))
+        .collect();
     let _ = writeln!(s, "  {}_body(tf_env, tf_key{args});", task_fn(n, k));
     s.push_str("}\n");
     s
@@ -341,12 +419,19 @@ fn copy_out(p: &PrivateScalar, k: usize, n_dims: usize, name: &str) -> String {
         let _ = writeln!(s, "  (void)tf_out_{name};");
         return s;
     };
-    let _ = writeln!(s, "  {{ /* copy-out of {name}: only the task of the last write */");
+    let _ = writeln!(
+        s,
+        "  {{ /* copy-out of {name}: only the task of the last write */"
+    );
     s.push_str("    int tf_last = 0;\n");
     let keys = names(KEY_NAME, n_dims);
     c_ast::stmt(&mut s, tiles, 2, &mut |out, _name, args, depth| {
         let pad = "  ".repeat(depth);
-        let same: Vec<String> = keys.iter().zip(args).map(|(key, a)| format!("{key} == ({})", c_ast::expr(a))).collect();
+        let same: Vec<String> = keys
+            .iter()
+            .zip(args)
+            .map(|(key, a)| format!("{key} == ({})", c_ast::expr(a)))
+            .collect();
         match same.is_empty() {
             true => {
                 let _ = writeln!(out, "{pad}tf_last = 1;");
@@ -363,12 +448,26 @@ fn copy_out(p: &PrivateScalar, k: usize, n_dims: usize, name: &str) -> String {
 
 /// One statement instance: the user's text with iterators replaced, preceded by a `#line`
 /// directive naming its source line when `line_file` (the C-escaped file name) is given.
-pub(crate) fn statement(out: &mut String, scop: &Scop, private: &[PrivateScalar], name: &str, args: &[Expr], depth: usize, line_file: Option<&str>) {
+pub(crate) fn statement(
+    out: &mut String,
+    scop: &Scop,
+    private: &[PrivateScalar],
+    name: &str,
+    args: &[Expr],
+    depth: usize,
+    line_file: Option<&str>,
+) {
     let pad = "  ".repeat(depth);
-    let Some(stmt) = name.strip_prefix('S').and_then(|k| k.parse::<usize>().ok()).and_then(|k| scop.statements.get(k))
+    let Some(stmt) = name
+        .strip_prefix('S')
+        .and_then(|k| k.parse::<usize>().ok())
+        .and_then(|k| scop.statements.get(k))
     else {
         // polyhedral only produces statement names of this SCoP.
-        let _ = writeln!(out, "{pad}#error \"tiledflow internal error: unknown statement {name}\"");
+        let _ = writeln!(
+            out,
+            "{pad}#error \"tiledflow internal error: unknown statement {name}\""
+        );
         return;
     };
     if let Some(file) = line_file {
@@ -400,12 +499,16 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
     let scop = sc.scop;
     let prog = sc.program;
     let mut s = String::new();
-    let _ = writeln!(s, "  {{ /* tiledflow: SCoP {n}, {} */", match target {
-        Target::Tasks => "dataflow tasks",
-        Target::Seq => "tiled, sequential",
-        Target::Omp => "tiled, OpenMP parallel loops",
-        Target::Cuda => "CUDA kernels when a GPU is there, dataflow tasks otherwise",
-    });
+    let _ = writeln!(
+        s,
+        "  {{ /* tiledflow: SCoP {n}, {} */",
+        match target {
+            Target::Tasks => "dataflow tasks",
+            Target::Seq => "tiled, sequential",
+            Target::Omp => "tiled, OpenMP parallel loops",
+            Target::Cuda => "CUDA kernels when a GPU is there, dataflow tasks otherwise",
+        }
+    );
     for m in sc.materialized {
         // Its size is a constant: tiledflow materializes only scalars whose loops have
         // constant bounds (`polyhedral::materialize`).
@@ -418,7 +521,11 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
             name = m.name,
             scalar = m.scalar,
         );
-        let _ = writeln!(s, "    if (!{}) __builtin_trap(); /* out of memory */", m.name);
+        let _ = writeln!(
+            s,
+            "    if (!{}) __builtin_trap(); /* out of memory */",
+            m.name
+        );
     }
     // Environment.
     let _ = writeln!(s, "    struct {} tf_env = {{", env_struct(n));
@@ -450,7 +557,11 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
         }
     }
     s.push_str("    };\n");
-    for a in scop.arrays.iter().filter(|a| capture(a) == Capture::Array && a.rank > 1) {
+    for a in scop
+        .arrays
+        .iter()
+        .filter(|a| capture(a) == Capture::Array && a.rank > 1)
+    {
         let _ = writeln!(
             s,
             "    _Static_assert(!__builtin_types_compatible_p(__typeof__({n}[0]), __typeof__(&{n}[0][0])), \
@@ -476,14 +587,20 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
                 let d = class.n_dims.max(1);
                 c_ast::stmt(&mut s, &class.tiles, 2, &mut |out, _name, args, depth| {
                     let pad = "  ".repeat(depth);
-                    let _ = writeln!(out, "{pad}{{ const long tf_key[{d}] = {{ {} }};", key_list(args));
+                    let _ = writeln!(
+                        out,
+                        "{pad}{{ const long tf_key[{d}] = {{ {} }};",
+                        key_list(args)
+                    );
                     let _ = writeln!(out, "{pad}  {}(&tf_env, tf_key); }}", task_fn(n, k));
                 });
             }
         }
         Target::Omp => match sc.omp {
             Some(plan) => s.push_str(&crate::emit_omp::tile_loops(plan, prog, &|k| task_fn(n, k))),
-            None => s.push_str("#error \"tiledflow internal error: no OpenMP plan for this SCoP\"\n"),
+            None => {
+                s.push_str("#error \"tiledflow internal error: no OpenMP plan for this SCoP\"\n")
+            }
         },
         Target::Tasks => s.push_str(&spawns(n, prog, None)),
         Target::Cuda => {
@@ -495,14 +612,23 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
                 s.push_str("    }\n");
             } else {
                 if let Some(note) = sc.cuda.and_then(|c| c.note.as_deref()) {
-                    let _ = writeln!(s, "    /* tiledflow: this SCoP stays on the CPU: {} */", note.replace("*/", "* /"));
+                    let _ = writeln!(
+                        s,
+                        "    /* tiledflow: this SCoP stays on the CPU: {} */",
+                        note.replace("*/", "* /")
+                    );
                 }
                 s.push_str(&spawns(n, prog, None));
             }
         }
     }
     for m in sc.materialized {
-        let last: String = m.last.iter().zip(&m.lower).map(|(x, lo)| format!("[{}]", x - lo)).collect();
+        let last: String = m
+            .last
+            .iter()
+            .zip(&m.lower)
+            .map(|(x, lo)| format!("[{}]", x - lo))
+            .collect();
         // The user's program may never read it again: the cast keeps the C compiler quiet.
         let _ = writeln!(s, "    {sc} = {}{last}; (void){sc};", m.name, sc = m.scalar);
         let _ = writeln!(s, "    __builtin_free({});", m.name);
@@ -516,25 +642,40 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
 /// of streamrt's GPU launch graph and `gpu(k, depth)` prints the launches of a tile of class `k`
 /// (whose key is `tf_key`) at that indentation; otherwise tasks call the class's task function
 /// with the environment `tf_env`.
-pub(crate) fn spawns(n: usize, prog: &TaskProgram, gpu: Option<&dyn Fn(usize, usize) -> String>) -> String {
+pub(crate) fn spawns(
+    n: usize,
+    prog: &TaskProgram,
+    gpu: Option<&dyn Fn(usize, usize) -> String>,
+) -> String {
     let mut s = String::new();
     let api = if gpu.is_some() { "tf_gpu_" } else { "tf_" };
     match gpu {
         Some(_) => s.push_str("    tf_gpu_graph *tf_g = tf_gpu_graph_begin(tf_gpu_mod);\n"),
         None => s.push_str("    tf_graph *tf_g = tf_graph_begin();\n"),
     }
-    let _ = writeln!(s, "    int tf_st[{}];", (prog.classes.len() + prog.barriers.len()).max(1));
+    let _ = writeln!(
+        s,
+        "    int tf_st[{}];",
+        (prog.classes.len() + prog.barriers.len()).max(1)
+    );
     // Streams: one per class, its box measured by a first pass over the tiles.
     for (k, class) in prog.classes.iter().enumerate() {
         let d = class.n_dims.max(1);
         let _ = writeln!(s, "    {{ /* stream of {} */", class.name);
         let _ = writeln!(s, "      long tf_lo[{d}], tf_hi[{d}];");
-        let _ = writeln!(s, "      for (int tf_x = 0; tf_x < {d}; tf_x++) {{ tf_lo[tf_x] = 0; tf_hi[tf_x] = -1; }}");
+        let _ = writeln!(
+            s,
+            "      for (int tf_x = 0; tf_x < {d}; tf_x++) {{ tf_lo[tf_x] = 0; tf_hi[tf_x] = -1; }}"
+        );
         if class.n_dims > 0 {
             s.push_str("      int tf_first = 1;\n");
             c_ast::stmt(&mut s, &class.tiles, 3, &mut |out, _name, args, depth| {
                 let pad = "  ".repeat(depth);
-                let _ = writeln!(out, "{pad}{{ const long tf_key[{d}] = {{ {} }};", key_list(args));
+                let _ = writeln!(
+                    out,
+                    "{pad}{{ const long tf_key[{d}] = {{ {} }};",
+                    key_list(args)
+                );
                 let _ = writeln!(out, "{pad}  for (int tf_x = 0; tf_x < {d}; tf_x++) {{");
                 let _ = writeln!(out, "{pad}    if (tf_first || tf_key[tf_x] < tf_lo[tf_x]) tf_lo[tf_x] = tf_key[tf_x];");
                 let _ = writeln!(out, "{pad}    if (tf_first || tf_key[tf_x] > tf_hi[tf_x]) tf_hi[tf_x] = tf_key[tf_x];");
@@ -560,28 +701,47 @@ pub(crate) fn spawns(n: usize, prog: &TaskProgram, gpu: Option<&dyn Fn(usize, us
     // Tasks, in the order of the tiled schedule.
     for (k, class) in prog.classes.iter().enumerate() {
         let d = class.n_dims.max(1);
-        for (b, bar) in prog.barriers.iter().enumerate().filter(|(_, bar)| bar.dst == k) {
+        for (b, bar) in prog
+            .barriers
+            .iter()
+            .enumerate()
+            .filter(|(_, bar)| bar.dst == k)
+        {
             s.push_str(&barrier_task(prog, b, bar, gpu.is_some()));
         }
         c_ast::stmt(&mut s, &class.tiles, 2, &mut |out, name, args, depth| {
             let pad = "  ".repeat(depth);
             let _ = writeln!(out, "{pad}{{");
-            let _ = writeln!(out, "{pad}  const long tf_key[{d}] = {{ {} }};", key_list(args));
+            let _ = writeln!(
+                out,
+                "{pad}  const long tf_key[{d}] = {{ {} }};",
+                key_list(args)
+            );
             match gpu {
                 Some(_) => {
                     let _ = writeln!(out, "{pad}  tf_gpu_task_begin(tf_g, tf_st[{k}], tf_key);");
                 }
                 None => {
-                    let _ = writeln!(out, "{pad}  tf_task_begin(tf_g, tf_st[{k}], tf_key, {}, &tf_env);", task_fn(n, k));
+                    let _ = writeln!(
+                        out,
+                        "{pad}  tf_task_begin(tf_g, tf_st[{k}], tf_key, {}, &tf_env);",
+                        task_fn(n, k)
+                    );
                 }
             }
             for (dd, dst) in names(DST_NAME, class.n_dims).iter().enumerate() {
                 let _ = writeln!(out, "{pad}  const long {dst} = tf_key[{dd}]; (void){dst};");
             }
-            let Some(part) = name.strip_prefix('P').and_then(|p| p.parse::<usize>().ok()).and_then(|p| class.partitions.get(p))
+            let Some(part) = name
+                .strip_prefix('P')
+                .and_then(|p| p.parse::<usize>().ok())
+                .and_then(|p| class.partitions.get(p))
             else {
                 // polyhedral only produces partition names of this class.
-                let _ = writeln!(out, "{pad}#error \"tiledflow internal error: unknown partition {name}\"");
+                let _ = writeln!(
+                    out,
+                    "{pad}#error \"tiledflow internal error: unknown partition {name}\""
+                );
                 return;
             };
             for input in &part.inputs {
@@ -597,7 +757,11 @@ pub(crate) fn spawns(n: usize, prog: &TaskProgram, gpu: Option<&dyn Fn(usize, us
                                 dk => format!("({}) - ({dk})", c_ast::expr(a)),
                             })
                             .collect();
-                        let key = if key.is_empty() { "0".to_string() } else { key.join(", ") };
+                        let key = if key.is_empty() {
+                            "0".to_string()
+                        } else {
+                            key.join(", ")
+                        };
                         let _ = writeln!(
                             out,
                             "{pad}  {{ const long tf_src[{sd}] = {{ {key} }}; {api}task_input(tf_g, tf_st[{src_idx}], tf_src); }} /* d{} */",
@@ -688,7 +852,9 @@ fn blank_comments(text: &str) -> String {
         };
         out.push_str(&rest[..open]);
         let after = &rest[open + 2..];
-        let len = after.find(close).map_or(after.len(), |e| if close == "*/" { e + 2 } else { e });
+        let len = after
+            .find(close)
+            .map_or(after.len(), |e| if close == "*/" { e + 2 } else { e });
         out.extend(std::iter::repeat(' ').take(2 + len));
         rest = &after[len..];
     }
@@ -705,7 +871,12 @@ mod tests {
         let text = "for (i = 0; /* Row i of L. */ i < n; i++) // j too\n  x = a / b; /*x*/";
         let blanked = blank_comments(text);
         // The comments are 17 ("/* Row i of L. */"), 8 ("// j too") and 5 ("/*x*/") characters.
-        let expected = format!("for (i = 0; {} i < n; i++) {}\n  x = a / b; {}", " ".repeat(17), " ".repeat(8), " ".repeat(5));
+        let expected = format!(
+            "for (i = 0; {} i < n; i++) {}\n  x = a / b; {}",
+            " ".repeat(17),
+            " ".repeat(8),
+            " ".repeat(5)
+        );
         assert_eq!(blanked, expected);
         // An unterminated comment runs to the end.
         assert_eq!(blank_comments("a /* b"), "a     ");

@@ -143,12 +143,72 @@ pub const EMU_H: &str = include_str!("../../streamrt/include/tf_cuda_emu.h");
 /// Words of CUDA C++ (keywords that C lacks, built-in variables and types) that a C variable
 /// may be called: such a SCoP stays on the CPU.
 const CXX_RESERVED: &[&str] = &[
-    "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "bool", "catch", "char8_t", "char16_t", "char32_t", "class",
-    "compl", "concept", "consteval", "constexpr", "constinit", "const_cast", "co_await", "co_return", "co_yield", "decltype",
-    "delete", "dynamic_cast", "explicit", "export", "false", "friend", "mutable", "namespace", "new", "noexcept", "not",
-    "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "reinterpret_cast", "requires",
-    "static_assert", "static_cast", "template", "this", "thread_local", "throw", "true", "try", "typeid", "typename", "using",
-    "virtual", "wchar_t", "xor", "xor_eq", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3", "uint3",
+    "alignas",
+    "alignof",
+    "and",
+    "and_eq",
+    "asm",
+    "bitand",
+    "bitor",
+    "bool",
+    "catch",
+    "char8_t",
+    "char16_t",
+    "char32_t",
+    "class",
+    "compl",
+    "concept",
+    "consteval",
+    "constexpr",
+    "constinit",
+    "const_cast",
+    "co_await",
+    "co_return",
+    "co_yield",
+    "decltype",
+    "delete",
+    "dynamic_cast",
+    "explicit",
+    "export",
+    "false",
+    "friend",
+    "mutable",
+    "namespace",
+    "new",
+    "noexcept",
+    "not",
+    "not_eq",
+    "nullptr",
+    "operator",
+    "or",
+    "or_eq",
+    "private",
+    "protected",
+    "public",
+    "reinterpret_cast",
+    "requires",
+    "static_assert",
+    "static_cast",
+    "template",
+    "this",
+    "thread_local",
+    "throw",
+    "true",
+    "try",
+    "typeid",
+    "typename",
+    "using",
+    "virtual",
+    "wchar_t",
+    "xor",
+    "xor_eq",
+    "threadIdx",
+    "blockIdx",
+    "blockDim",
+    "gridDim",
+    "warpSize",
+    "dim3",
+    "uint3",
 ];
 
 /// Whether a SCoP runs on the GPU, decided before emission.
@@ -195,14 +255,30 @@ pub fn plan(
     program: &TaskProgram,
     private: &[PrivateScalar],
 ) -> polyhedral::Result<CudaPlan> {
-    let names = scop.params.iter().map(|p| &p.name).chain(scop.arrays.iter().map(|a| &a.name));
-    if let Some(name) = names.into_iter().find(|n| CXX_RESERVED.contains(&n.as_str())) {
+    let names = scop
+        .params
+        .iter()
+        .map(|p| &p.name)
+        .chain(scop.arrays.iter().map(|a| &a.name));
+    if let Some(name) = names
+        .into_iter()
+        .find(|n| CXX_RESERVED.contains(&n.as_str()))
+    {
         let why = format!("the variable `{name}` is a reserved word of CUDA C++, in which the kernels are written");
-        return Ok(CudaPlan { gpu: Err(why), not_thread_private: Vec::new() });
+        return Ok(CudaPlan {
+            gpu: Err(why),
+            not_thread_private: Vec::new(),
+        });
     }
     if let Some(m) = scop.undefined_macros.first() {
-        let why = format!("its statements use the macro `{}`, whose definition cannot be copied into the kernels", m.name);
-        return Ok(CudaPlan { gpu: Err(why), not_thread_private: Vec::new() });
+        let why = format!(
+            "its statements use the macro `{}`, whose definition cannot be copied into the kernels",
+            m.name
+        );
+        return Ok(CudaPlan {
+            gpu: Err(why),
+            not_thread_private: Vec::new(),
+        });
     }
     let mut parallel = Vec::with_capacity(program.classes.len());
     for (k, class) in program.classes.iter().enumerate() {
@@ -216,22 +292,40 @@ pub fn plan(
         .filter(|&k| !parallel[k].is_empty() && !parallel[k].iter().any(|(_, p)| *p))
         .collect();
     if !serial.is_empty() {
-        let classes: Vec<&str> = serial.iter().map(|&k| program.classes[k].name.as_str()).collect();
+        let classes: Vec<&str> = serial
+            .iter()
+            .map(|&k| program.classes[k].name.as_str())
+            .collect();
         let mut why = format!(
             "the tiles of {} have no parallel loop ({} run as one GPU thread)",
             and_list(&classes),
-            if classes.len() == 1 { "they would" } else { "each would" }
+            if classes.len() == 1 {
+                "they would"
+            } else {
+                "each would"
+            }
         );
         // Name the shared scalars those tiles write: they order every iteration that writes them.
         let shared: Vec<String> = scop
             .arrays
             .iter()
             .filter(|a| a.rank == 0 && a.written && !private.iter().any(|p| p.array == a.id))
-            .filter(|a| serial.iter().any(|&k| sched.nests[k].statements.iter().any(|&s| writes(scop, s.index(), a.id))))
+            .filter(|a| {
+                serial.iter().any(|&k| {
+                    sched.nests[k]
+                        .statements
+                        .iter()
+                        .any(|&s| writes(scop, s.index(), a.id))
+                })
+            })
             .map(|a| format!("`{}`", a.name))
             .collect();
         if !shared.is_empty() {
-            let (noun, verb, pronoun) = if shared.len() == 1 { ("scalar", "is", "its") } else { ("scalars", "are", "their") };
+            let (noun, verb, pronoun) = if shared.len() == 1 {
+                ("scalar", "is", "its")
+            } else {
+                ("scalars", "are", "their")
+            };
             let _ = write!(
                 why,
                 "; the {noun} {}, written there, {verb} not private to each task (a value crosses iterations or tiles), so {pronoun} \
@@ -240,14 +334,22 @@ pub fn plan(
                 if shared.len() == 1 { "it" } else { "them" }
             );
         }
-        return Ok(CudaPlan { gpu: Err(why), not_thread_private: Vec::new() });
+        return Ok(CudaPlan {
+            gpu: Err(why),
+            not_thread_private: Vec::new(),
+        });
     }
     // A scalar private to each task must also be private to each GPU thread.
     let scopes: Vec<Vec<KernelScope>> = program
         .classes
         .iter()
         .zip(&parallel)
-        .map(|(class, flags)| kernel_roots(&class.body, flags).into_iter().map(|r| kernel_scope(r, flags)).collect())
+        .map(|(class, flags)| {
+            kernel_roots(&class.body, flags)
+                .into_iter()
+                .map(|r| kernel_scope(r, flags))
+                .collect()
+        })
         .collect();
     let mut not_thread_private = Vec::new();
     let mut why = None;
@@ -262,10 +364,20 @@ pub fn plan(
         }
     }
     if let Some(why) = why {
-        return Ok(CudaPlan { gpu: Err(why), not_thread_private });
+        return Ok(CudaPlan {
+            gpu: Err(why),
+            not_thread_private,
+        });
     }
     let slabs = polyhedral::array_slabs(scop)?;
-    Ok(CudaPlan { gpu: Ok(GpuScop { parallel, slabs, thread_local: private.to_vec() }), not_thread_private })
+    Ok(CudaPlan {
+        gpu: Ok(GpuScop {
+            parallel,
+            slabs,
+            thread_local: private.to_vec(),
+        }),
+        not_thread_private,
+    })
 }
 
 /// `a`, `a and b`, `a, b and c`.
@@ -279,12 +391,18 @@ fn and_list(items: &[&str]) -> String {
 
 /// Whether statement `stmt` of `scop` writes `array`.
 fn writes(scop: &Scop, stmt: usize, array: ArrayId) -> bool {
-    scop.statements.get(stmt).is_some_and(|s| s.accesses.iter().any(|a| a.array == array && a.kind == AccessKind::Write))
+    scop.statements.get(stmt).is_some_and(|s| {
+        s.accesses
+            .iter()
+            .any(|a| a.array == array && a.kind == AccessKind::Write)
+    })
 }
 
 /// Whether statement `stmt` of `scop` reads or writes `array`.
 fn accesses(scop: &Scop, stmt: usize, array: ArrayId) -> bool {
-    scop.statements.get(stmt).is_some_and(|s| s.accesses.iter().any(|a| a.array == array))
+    scop.statements
+        .get(stmt)
+        .is_some_and(|s| s.accesses.iter().any(|a| a.array == array))
 }
 
 /// The index of statement `S<k>`.
@@ -299,8 +417,13 @@ fn host_loop(iter: &str, body: &Ast, parallel: &[(BodyLoop, bool)]) -> bool {
     fn encloses_parallel(ast: &Ast, parallel: &[(BodyLoop, bool)]) -> bool {
         match ast {
             Ast::Block(items) => items.iter().any(|i| encloses_parallel(i, parallel)),
-            Ast::For { iter, body, .. } => is_parallel(iter, body, parallel) || encloses_parallel(body, parallel),
-            Ast::If { then, els, .. } => encloses_parallel(then, parallel) || els.as_ref().is_some_and(|e| encloses_parallel(e, parallel)),
+            Ast::For { iter, body, .. } => {
+                is_parallel(iter, body, parallel) || encloses_parallel(body, parallel)
+            }
+            Ast::If { then, els, .. } => {
+                encloses_parallel(then, parallel)
+                    || els.as_ref().is_some_and(|e| encloses_parallel(e, parallel))
+            }
             Ast::User { .. } => false,
         }
     }
@@ -314,7 +437,9 @@ fn kernel_roots<'a>(ast: &'a Ast, parallel: &[(BodyLoop, bool)]) -> Vec<&'a Ast>
     fn walk<'a>(ast: &'a Ast, parallel: &[(BodyLoop, bool)], out: &mut Vec<&'a Ast>) {
         match ast {
             Ast::Block(items) => items.iter().for_each(|i| walk(i, parallel, out)),
-            Ast::For { iter, body, .. } if host_loop(iter, body, parallel) => walk(body, parallel, out),
+            Ast::For { iter, body, .. } if host_loop(iter, body, parallel) => {
+                walk(body, parallel, out)
+            }
             Ast::If { then, els, .. } => {
                 walk(then, parallel, out);
                 if let Some(e) = els {
@@ -344,26 +469,45 @@ fn inner_thread_loop<'a>(body: &'a Ast, parallel: &[(BodyLoop, bool)]) -> Option
 
 /// The kernel rooted at `root` (one of [`kernel_roots`]) as the private scalars see it.
 fn kernel_scope(root: &Ast, parallel: &[(BodyLoop, bool)]) -> KernelScope {
-    let dim = |iter: &str| iter.strip_prefix(BODY_ITER).and_then(|d| d.parse::<usize>().ok());
+    let dim = |iter: &str| {
+        iter.strip_prefix(BODY_ITER)
+            .and_then(|d| d.parse::<usize>().ok())
+    };
     match root {
         Ast::For { iter, body, .. } if !is_parallel(iter, body, parallel) => {
             // One thread runs the loop whole: one launch fixes the dimensions outside it.
-            let statements = BodyLoop::of(iter, body, BODY_ITER).map(|l| l.statements).unwrap_or_default();
-            KernelScope { statements, fixed: dim(iter).unwrap_or(usize::MAX) }
+            let statements = BodyLoop::of(iter, body, BODY_ITER)
+                .map(|l| l.statements)
+                .unwrap_or_default();
+            KernelScope {
+                statements,
+                fixed: dim(iter).unwrap_or(usize::MAX),
+            }
         }
         Ast::For { iter, body, .. } => {
-            let statements = BodyLoop::of(iter, body, BODY_ITER).map(|l| l.statements).unwrap_or_default();
+            let statements = BodyLoop::of(iter, body, BODY_ITER)
+                .map(|l| l.statements)
+                .unwrap_or_default();
             let innermost = match inner_thread_loop(body, parallel) {
                 Some(Ast::For { iter: inner, .. }) => dim(inner),
                 _ => dim(iter),
             };
             // An iterator that is not a schedule dimension cannot happen; all dimensions fixed
             // then asks for the strictest condition.
-            KernelScope { statements, fixed: innermost.map_or(usize::MAX, |d| d + 1) }
+            KernelScope {
+                statements,
+                fixed: innermost.map_or(usize::MAX, |d| d + 1),
+            }
         }
-        Ast::User { name, .. } => KernelScope { statements: vec![name.clone()], fixed: usize::MAX },
+        Ast::User { name, .. } => KernelScope {
+            statements: vec![name.clone()],
+            fixed: usize::MAX,
+        },
         // Not a kernel root: no statement, so a private scalar it accessed would be refused.
-        Ast::Block(_) | Ast::If { .. } => KernelScope { statements: Vec::new(), fixed: usize::MAX },
+        Ast::Block(_) | Ast::If { .. } => KernelScope {
+            statements: Vec::new(),
+            fixed: usize::MAX,
+        },
     }
 }
 
@@ -375,17 +519,35 @@ fn is_parallel(iter: &str, body: &Ast, parallel: &[(BodyLoop, bool)]) -> bool {
 /// Writes both outputs: `out.c` (the input with every SCoP replaced, GPU and CPU versions) and
 /// `out.cu` (the kernels). `plans[i]` is the plan of `scops[i]`; `cu_name` is the `.cu` file's
 /// name, for comments.
-pub fn emit(file: &SourceFile, scops: &[ScopCode<'_>], plans: &[CudaPlan], opts: &EmitOptions, cu_name: &str) -> (String, String) {
+pub fn emit(
+    file: &SourceFile,
+    scops: &[ScopCode<'_>],
+    plans: &[CudaPlan],
+    opts: &EmitOptions,
+    cu_name: &str,
+) -> (String, String) {
     let mut kernels: Vec<Kernel> = Vec::new();
     let mut gpu_scops: Vec<CudaScop> = Vec::with_capacity(scops.len());
     for (n, (sc, plan)) in scops.iter().zip(plans).enumerate() {
         gpu_scops.push(match &plan.gpu {
-            Ok(gpu) => CudaScop { host: Some(scop_host(n, sc.scop, sc.program, gpu, &mut kernels)), note: None },
-            Err(why) => CudaScop { host: None, note: Some(why.clone()) },
+            Ok(gpu) => CudaScop {
+                host: Some(scop_host(n, sc.scop, sc.program, gpu, &mut kernels)),
+                note: None,
+            },
+            Err(why) => CudaScop {
+                host: None,
+                note: Some(why.clone()),
+            },
         });
     }
-    let codes: Vec<ScopCode<'_>> =
-        scops.iter().zip(&gpu_scops).map(|(sc, g)| ScopCode { cuda: Some(g), ..*sc }).collect();
+    let codes: Vec<ScopCode<'_>> = scops
+        .iter()
+        .zip(&gpu_scops)
+        .map(|(sc, g)| ScopCode {
+            cuda: Some(g),
+            ..*sc
+        })
+        .collect();
     let tag = fnv1a(&cu_text(file, scops, &kernels, ""));
     let cu = cu_text(file, scops, &kernels, &emulated_names(&kernels, tag));
     let prelude = prelude(&cu, &kernels, tag, cu_name);
@@ -411,28 +573,70 @@ struct Param {
 fn scop_params(scop: &Scop) -> Vec<(Param, String)> {
     let mut out = Vec::new();
     for p in &scop.params {
-        out.push((Param { ty: p.c_type.clone(), name: p.name.clone() }, p.name.clone()));
+        out.push((
+            Param {
+                ty: p.c_type.clone(),
+                name: p.name.clone(),
+            },
+            p.name.clone(),
+        ));
     }
     for a in &scop.arrays {
         if a.rank == 0 && a.written {
-            out.push((Param { ty: format!("{} *", a.elem_type), name: format!("tf_p_{}", a.name) }, format!("tf_dev_{}", a.name)));
+            out.push((
+                Param {
+                    ty: format!("{} *", a.elem_type),
+                    name: format!("tf_p_{}", a.name),
+                },
+                format!("tf_dev_{}", a.name),
+            ));
             continue;
         }
         if a.rank == 0 {
-            out.push((Param { ty: a.elem_type.clone(), name: a.name.clone() }, a.name.clone()));
+            out.push((
+                Param {
+                    ty: a.elem_type.clone(),
+                    name: a.name.clone(),
+                },
+                a.name.clone(),
+            ));
             continue;
         }
-        out.push((Param { ty: format!("{} *", a.elem_type), name: format!("tf_p_{}", a.name) }, format!("tf_dev_{}", a.name)));
-        out.push((Param { ty: "long".into(), name: format!("tf_lo_{}", a.name) }, format!("tf_lo_{}", a.name)));
+        out.push((
+            Param {
+                ty: format!("{} *", a.elem_type),
+                name: format!("tf_p_{}", a.name),
+            },
+            format!("tf_dev_{}", a.name),
+        ));
+        out.push((
+            Param {
+                ty: "long".into(),
+                name: format!("tf_lo_{}", a.name),
+            },
+            format!("tf_lo_{}", a.name),
+        ));
         for d in 0..a.rank - 1 {
-            out.push((Param { ty: "long".into(), name: format!("tf_d_{}{d}", a.name) }, format!("tf_dim_{}[{d}]", a.name)));
+            out.push((
+                Param {
+                    ty: "long".into(),
+                    name: format!("tf_d_{}{d}", a.name),
+                },
+                format!("tf_dim_{}[{d}]", a.name),
+            ));
         }
     }
     out
 }
 
 /// The GPU control program of SCoP `n`: copies in, the launch graph, copies out.
-fn scop_host(n: usize, scop: &Scop, prog: &TaskProgram, gpu: &GpuScop, kernels: &mut Vec<Kernel>) -> String {
+fn scop_host(
+    n: usize,
+    scop: &Scop,
+    prog: &TaskProgram,
+    gpu: &GpuScop,
+    kernels: &mut Vec<Kernel>,
+) -> String {
     let mut s = String::new();
     let pad = "      ";
     for a in scop.arrays.iter().filter(|a| a.rank > 0) {
@@ -448,7 +652,10 @@ fn scop_host(n: usize, scop: &Scop, prog: &TaskProgram, gpu: &GpuScop, kernels: 
                 let _ = writeln!(s, "{pad}}}");
             }
         }
-        let _ = writeln!(s, "{pad}if (tf_hi_{name} < tf_lo_{name}) {{ tf_lo_{name} = 0; tf_hi_{name} = -1; }}");
+        let _ = writeln!(
+            s,
+            "{pad}if (tf_hi_{name} < tf_lo_{name}) {{ tf_lo_{name} = 0; tf_hi_{name} = -1; }}"
+        );
         if a.rank > 1 {
             let dims: Vec<String> = (1..a.rank)
                 .map(|d| {
@@ -457,7 +664,12 @@ fn scop_host(n: usize, scop: &Scop, prog: &TaskProgram, gpu: &GpuScop, kernels: 
                     format!("(long)(sizeof({outer}) / sizeof({inner}))")
                 })
                 .collect();
-            let _ = writeln!(s, "{pad}const long tf_dim_{name}[{}] = {{ {} }};", a.rank - 1, dims.join(", "));
+            let _ = writeln!(
+                s,
+                "{pad}const long tf_dim_{name}[{}] = {{ {} }};",
+                a.rank - 1,
+                dims.join(", ")
+            );
         }
         let _ = writeln!(
             s,
@@ -467,7 +679,11 @@ fn scop_host(n: usize, scop: &Scop, prog: &TaskProgram, gpu: &GpuScop, kernels: 
     // Written scalars: a buffer of one element, holding the user's value first (a shared scalar
     // may read it) and the final value at the end.
     for a in scop.arrays.iter().filter(|a| a.rank == 0 && a.written) {
-        let _ = writeln!(s, "{pad}void *tf_dev_{n} = tf_gpu_copy_in(tf_gpu_mod, (const void *)&{n}, sizeof({n}));", n = a.name);
+        let _ = writeln!(
+            s,
+            "{pad}void *tf_dev_{n} = tf_gpu_copy_in(tf_gpu_mod, (const void *)&{n}, sizeof({n}));",
+            n = a.name
+        );
     }
     let common = scop_params(scop);
     // Each class's launches, printed once (the tile enumeration may spawn a class from several
@@ -477,7 +693,10 @@ fn scop_host(n: usize, scop: &Scop, prog: &TaskProgram, gpu: &GpuScop, kernels: 
         let mut out = String::new();
         out.push_str("          {\n");
         for (d, key) in names(KEY_NAME, class.n_dims).iter().enumerate() {
-            let _ = writeln!(out, "            const long {key} = tf_key[{d}]; (void){key};");
+            let _ = writeln!(
+                out,
+                "            const long {key} = tf_key[{d}]; (void){key};"
+            );
         }
         let mut ctx = HostCtx {
             n,
@@ -498,7 +717,11 @@ fn scop_host(n: usize, scop: &Scop, prog: &TaskProgram, gpu: &GpuScop, kernels: 
     let launches = |k: usize, _depth: usize| -> String { class_host[k].clone() };
     s.push_str(&emit_c::spawns(n, prog, Some(&launches)));
     for a in scop.arrays.iter().filter(|a| a.rank == 0 && a.written) {
-        let _ = writeln!(s, "{pad}tf_gpu_copy_out(tf_gpu_mod, (void *)&{n}, tf_dev_{n}, sizeof({n}));", n = a.name);
+        let _ = writeln!(
+            s,
+            "{pad}tf_gpu_copy_out(tf_gpu_mod, (void *)&{n}, tf_dev_{n}, sizeof({n}));",
+            n = a.name
+        );
     }
     for a in scop.arrays.iter().filter(|a| a.rank > 0) {
         let name = &a.name;
@@ -534,7 +757,13 @@ struct HostCtx<'a> {
 
 /// Prints the host side of a tile body: sequential loops and conditions stay, each parallel loop
 /// (or lone statement) becomes a kernel, pushed to the file's `kernels`, and its launch.
-fn host(out: &mut String, ast: &Ast, depth: usize, ctx: &mut HostCtx<'_>, kernels: &mut Vec<Kernel>) {
+fn host(
+    out: &mut String,
+    ast: &Ast,
+    depth: usize,
+    ctx: &mut HostCtx<'_>,
+    kernels: &mut Vec<Kernel>,
+) {
     let pad = "  ".repeat(depth);
     match ast {
         Ast::Block(items) => {
@@ -542,8 +771,20 @@ fn host(out: &mut String, ast: &Ast, depth: usize, ctx: &mut HostCtx<'_>, kernel
                 host(out, item, depth, ctx, kernels);
             }
         }
-        Ast::For { iter, init, cond, inc, body } if host_loop(iter, body, ctx.parallel) => {
-            let _ = writeln!(out, "{pad}for (long {iter} = {}; {}; {iter} += {}) {{", c_ast::expr(init), c_ast::expr(cond), c_ast::expr(inc));
+        Ast::For {
+            iter,
+            init,
+            cond,
+            inc,
+            body,
+        } if host_loop(iter, body, ctx.parallel) => {
+            let _ = writeln!(
+                out,
+                "{pad}for (long {iter} = {}; {}; {iter} += {}) {{",
+                c_ast::expr(init),
+                c_ast::expr(cond),
+                c_ast::expr(inc)
+            );
             ctx.host_iters.push(iter.clone());
             host(out, body, depth + 1, ctx, kernels);
             ctx.host_iters.pop();
@@ -563,20 +804,52 @@ fn host(out: &mut String, ast: &Ast, depth: usize, ctx: &mut HostCtx<'_>, kernel
             let name = format!("tf_scop{}_n{}_k{}", ctx.n, ctx.k, index - ctx.first);
             let (kernel, grid, block) = kernel(&name, ast, ctx);
             kernels.push(kernel);
-            let mut values: Vec<(String, String)> = names(KEY_NAME, ctx.class_dims).into_iter().map(|k| ("long".to_string(), k)).collect();
-            values.extend(ctx.host_iters.iter().map(|i| ("long".to_string(), i.clone())));
+            let mut values: Vec<(String, String)> = names(KEY_NAME, ctx.class_dims)
+                .into_iter()
+                .map(|k| ("long".to_string(), k))
+                .collect();
+            values.extend(
+                ctx.host_iters
+                    .iter()
+                    .map(|i| ("long".to_string(), i.clone())),
+            );
             values.extend(ctx.common.iter().map(|(p, v)| (p.ty.clone(), v.clone())));
-            let args: Vec<String> = values.iter().map(|(_, v)| format!("(void *)&{v}")).collect();
+            let args: Vec<String> = values
+                .iter()
+                .map(|(_, v)| format!("(void *)&{v}"))
+                .collect();
             let sizes: Vec<String> = values.iter().map(|(_, v)| format!("sizeof({v})")).collect();
             let _ = writeln!(out, "{pad}{{ /* kernel {index}: {name} */");
-            let _ = writeln!(out, "{pad}  void *tf_args[{}] = {{ {} }};", args.len().max(1), if args.is_empty() { "0".into() } else { args.join(", ") });
-            let _ = writeln!(out, "{pad}  const size_t tf_sizes[{}] = {{ {} }};", sizes.len().max(1), if sizes.is_empty() { "0".into() } else { sizes.join(", ") });
+            let _ = writeln!(
+                out,
+                "{pad}  void *tf_args[{}] = {{ {} }};",
+                args.len().max(1),
+                if args.is_empty() {
+                    "0".into()
+                } else {
+                    args.join(", ")
+                }
+            );
+            let _ = writeln!(
+                out,
+                "{pad}  const size_t tf_sizes[{}] = {{ {} }};",
+                sizes.len().max(1),
+                if sizes.is_empty() {
+                    "0".into()
+                } else {
+                    sizes.join(", ")
+                }
+            );
             let _ = writeln!(
                 out,
                 "{pad}  const unsigned tf_grid[3] = {{ {}, {}, 1 }}, tf_block[3] = {{ {}, {}, 1 }};",
                 grid[0], grid[1], block[0], block[1]
             );
-            let _ = writeln!(out, "{pad}  tf_gpu_launch(tf_g, {index}, tf_grid, tf_block, {}, tf_args, tf_sizes);", values.len());
+            let _ = writeln!(
+                out,
+                "{pad}  tf_gpu_launch(tf_g, {index}, tf_grid, tf_block, {}, tf_args, tf_sizes);",
+                values.len()
+            );
             let _ = writeln!(out, "{pad}}}");
         }
     }
@@ -586,18 +859,47 @@ fn host(out: &mut String, ast: &Ast, depth: usize, ctx: &mut HostCtx<'_>, kernel
 /// and its launch geometry.
 fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [String; 2], [u32; 2]) {
     let scop = ctx.scop;
-    let mut params: Vec<Param> = names(KEY_NAME, ctx.class_dims).into_iter().map(|k| Param { ty: "long".into(), name: k }).collect();
-    params.extend(ctx.host_iters.iter().map(|i| Param { ty: "long".into(), name: i.clone() }));
-    params.extend(ctx.common.iter().map(|(p, _)| Param { ty: p.ty.clone(), name: p.name.clone() }));
+    let mut params: Vec<Param> = names(KEY_NAME, ctx.class_dims)
+        .into_iter()
+        .map(|k| Param {
+            ty: "long".into(),
+            name: k,
+        })
+        .collect();
+    params.extend(ctx.host_iters.iter().map(|i| Param {
+        ty: "long".into(),
+        name: i.clone(),
+    }));
+    params.extend(ctx.common.iter().map(|(p, _)| Param {
+        ty: p.ty.clone(),
+        name: p.name.clone(),
+    }));
     let mut t = String::new();
-    let list: Vec<String> = params.iter().map(|p| format!("{} {}", p.ty, p.name)).collect();
-    let _ = writeln!(t, "extern \"C\" __global__ void {name}({})", list.join(", "));
+    let list: Vec<String> = params
+        .iter()
+        .map(|p| format!("{} {}", p.ty, p.name))
+        .collect();
+    let _ = writeln!(
+        t,
+        "extern \"C\" __global__ void {name}({})",
+        list.join(", ")
+    );
     t.push_str("{\n");
-    let unused: Vec<String> = params.iter().filter(|p| !p.name.starts_with("tf_p_")).map(|p| format!("(void){};", p.name)).collect();
+    let unused: Vec<String> = params
+        .iter()
+        .filter(|p| !p.name.starts_with("tf_p_"))
+        .map(|p| format!("(void){};", p.name))
+        .collect();
     let _ = writeln!(t, "  {}", unused.join(" "));
     for a in scop.arrays.iter().filter(|a| a.rank > 0) {
-        let dims: Vec<String> = (0..a.rank - 1).map(|d| format!("tf_d_{}{d}", a.name)).collect();
-        let dims = if dims.is_empty() { "0".to_string() } else { dims.join(", ") };
+        let dims: Vec<String> = (0..a.rank - 1)
+            .map(|d| format!("tf_d_{}{d}", a.name))
+            .collect();
+        let dims = if dims.is_empty() {
+            "0".to_string()
+        } else {
+            dims.join(", ")
+        };
         let _ = writeln!(
             t,
             "  const long tf_dims_{n}[] = {{ {dims} }};\n  const tf_view<{ty}, {r}> {n}(tf_p_{n}, tf_lo_{n}, tf_dims_{n}); (void){n};",
@@ -610,13 +912,26 @@ fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [String; 2], [u3
     // of each iteration of the innermost thread loop (declared below), and the instance of its
     // last write stores its value in the buffer.
     let run = kernel_scope(ast, ctx.parallel).statements;
-    let runs = |id: ArrayId| run.iter().filter_map(|s| statement_index(s)).any(|k| accesses(scop, k, id));
+    let runs = |id: ArrayId| {
+        run.iter()
+            .filter_map(|s| statement_index(s))
+            .any(|k| accesses(scop, k, id))
+    };
     let mut locals = String::new();
-    for a in scop.arrays.iter().filter(|a| a.rank == 0 && a.written && runs(a.id)) {
+    for a in scop
+        .arrays
+        .iter()
+        .filter(|a| a.rank == 0 && a.written && runs(a.id))
+    {
         match ctx.thread_local.iter().any(|p| p.array == a.id) {
             true => locals.push_str(&format!("{} {n} = 0; (void){n}; ", a.elem_type, n = a.name)),
             false => {
-                let _ = writeln!(t, "  {} &{n} = *tf_p_{n}; (void){n};", a.elem_type, n = a.name);
+                let _ = writeln!(
+                    t,
+                    "  {} &{n} = *tf_p_{n}; (void){n};",
+                    a.elem_type,
+                    n = a.name
+                );
             }
         }
     }
@@ -630,7 +945,11 @@ fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [String; 2], [u3
         .arrays
         .iter()
         .filter(|a| a.rank == 0 && a.written)
-        .map(|a| PrivateScalar { array: a.id, copy_out: Vec::new(), last_writes: Vec::new() })
+        .map(|a| PrivateScalar {
+            array: a.id,
+            copy_out: Vec::new(),
+            last_writes: Vec::new(),
+        })
         .collect();
     let mut user = |out: &mut String, sname: &str, args: &[Expr], depth: usize| {
         emit_c::statement(out, scop, &bare, sname, args, depth, None);
@@ -639,17 +958,38 @@ fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [String; 2], [u3
         }
     };
     let (grid, block) = match ast {
-        Ast::For { iter, init, cond, inc, body } if is_parallel(iter, body, ctx.parallel) => {
+        Ast::For {
+            iter,
+            init,
+            cond,
+            inc,
+            body,
+        } if is_parallel(iter, body, ctx.parallel) => {
             // A second parallel loop when it is the whole body.
             match inner_thread_loop(body, ctx.parallel) {
-                Some(Ast::For { iter: i2, init: init2, cond: cond2, inc: inc2, body: body2 }) => {
+                Some(Ast::For {
+                    iter: i2,
+                    init: init2,
+                    cond: cond2,
+                    inc: inc2,
+                    body: body2,
+                }) => {
                     thread_loop(&mut t, 1, "y", iter, init, cond, inc);
                     thread_loop(&mut t, 2, "x", i2, init2, cond2, inc2);
                     declare(&mut t, 3);
                     c_ast::stmt(&mut t, body2, 3, &mut user);
                     t.push_str("    }\n  }\n");
                     let bx = BLOCK / BLOCK_Y;
-                    let gx = grid_blocks(i2, init2, cond2, inc2, Some(iter.as_str()), bx, MAX_GRID_X, ctx);
+                    let gx = grid_blocks(
+                        i2,
+                        init2,
+                        cond2,
+                        inc2,
+                        Some(iter.as_str()),
+                        bx,
+                        MAX_GRID_X,
+                        ctx,
+                    );
                     let gy = grid_blocks(iter, init, cond, inc, None, BLOCK_Y, MAX_GRID_Y, ctx);
                     ([gx, gy], [bx, BLOCK_Y])
                 }
@@ -658,7 +998,13 @@ fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [String; 2], [u3
                     declare(&mut t, 2);
                     c_ast::stmt(&mut t, body, 2, &mut user);
                     t.push_str("  }\n");
-                    ([grid_blocks(iter, init, cond, inc, None, BLOCK, MAX_GRID_X, ctx), "1".into()], [BLOCK, 1])
+                    (
+                        [
+                            grid_blocks(iter, init, cond, inc, None, BLOCK, MAX_GRID_X, ctx),
+                            "1".into(),
+                        ],
+                        [BLOCK, 1],
+                    )
                 }
             }
         }
@@ -675,31 +1021,65 @@ fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [String; 2], [u3
     let _ = writeln!(l, "extern \"C\" void tf_emu_{name}(const unsigned *tf_grid, const unsigned *tf_block, void **tf_args)");
     l.push_str("{\n");
     for (j, p) in params.iter().enumerate() {
-        let _ = writeln!(l, "  {ty} {n} = *({ty} *)tf_args[{j}];", ty = p.ty, n = p.name);
+        let _ = writeln!(
+            l,
+            "  {ty} {n} = *({ty} *)tf_args[{j}];",
+            ty = p.ty,
+            n = p.name
+        );
     }
     let call: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
-    let _ = writeln!(l, "  tf_emu_run(tf_grid, tf_block, [&] {{ {name}({}); }});", call.join(", "));
+    let _ = writeln!(
+        l,
+        "  tf_emu_run(tf_grid, tf_block, [&] {{ {name}({}); }});",
+        call.join(", ")
+    );
     l.push_str("}\n");
-    (Kernel { name: name.to_string(), text: t, launcher: l }, grid, block)
+    (
+        Kernel {
+            name: name.to_string(),
+            text: t,
+            launcher: l,
+        },
+        grid,
+        block,
+    )
 }
 
 /// After an instance of statement `stmt` (coordinates `args`): when it is the last write of the
 /// thread-local scalar `p` (called `name`), its value goes to the scalar's buffer, which the host
 /// copies back to the user's variable.
-fn last_write(out: &mut String, p: &PrivateScalar, name: &str, stmt: &str, args: &[Expr], depth: usize) {
+fn last_write(
+    out: &mut String,
+    p: &PrivateScalar,
+    name: &str,
+    stmt: &str,
+    args: &[Expr],
+    depth: usize,
+) {
     for (_, points) in p.last_writes.iter().filter(|(s, _)| s == stmt) {
         let pad = "  ".repeat(depth);
-        let _ = writeln!(out, "{pad}{{ /* the last write of {name}: its value is the one left after the SCoP */");
+        let _ = writeln!(
+            out,
+            "{pad}{{ /* the last write of {name}: its value is the one left after the SCoP */"
+        );
         c_ast::stmt(out, points, depth + 1, &mut |out, _name, coords, depth| {
             let pad = "  ".repeat(depth);
-            let same: Vec<String> =
-                args.iter().zip(coords).map(|(a, c)| format!("({}) == ({})", c_ast::expr(a), c_ast::expr(c))).collect();
+            let same: Vec<String> = args
+                .iter()
+                .zip(coords)
+                .map(|(a, c)| format!("({}) == ({})", c_ast::expr(a), c_ast::expr(c)))
+                .collect();
             match same.is_empty() {
                 true => {
                     let _ = writeln!(out, "{pad}*tf_p_{name} = {name};");
                 }
                 false => {
-                    let _ = writeln!(out, "{pad}if ({}) *tf_p_{name} = {name};", same.join(" && "));
+                    let _ = writeln!(
+                        out,
+                        "{pad}if ({}) *tf_p_{name} = {name};",
+                        same.join(" && ")
+                    );
                 }
             }
         });
@@ -708,7 +1088,15 @@ fn last_write(out: &mut String, p: &PrivateScalar, name: &str, stmt: &str, args:
 }
 
 /// `for (iter = init + tid * inc; cond; iter += nthreads * inc)` along thread dimension `dim`.
-fn thread_loop(t: &mut String, depth: usize, dim: &str, iter: &str, init: &Expr, cond: &Expr, inc: &Expr) {
+fn thread_loop(
+    t: &mut String,
+    depth: usize,
+    dim: &str,
+    iter: &str,
+    init: &Expr,
+    cond: &Expr,
+    inc: &Expr,
+) {
     let pad = "  ".repeat(depth);
     let _ = writeln!(
         t,
@@ -726,20 +1114,43 @@ fn thread_loop(t: &mut String, depth: usize, dim: &str, iter: &str, init: &Expr,
 /// or [`OTHER_EXTENT`] below it. At most `cap` (CUDA's limit on that grid dimension); any number
 /// is correct since the loop is strided.
 #[allow(clippy::too_many_arguments)]
-fn grid_blocks(iter: &str, init: &Expr, cond: &Expr, inc: &Expr, thread_outer: Option<&str>, per_block: u32, cap: u32, ctx: &HostCtx<'_>) -> String {
+fn grid_blocks(
+    iter: &str,
+    init: &Expr,
+    cond: &Expr,
+    inc: &Expr,
+    thread_outer: Option<&str>,
+    per_block: u32,
+    cap: u32,
+    ctx: &HostCtx<'_>,
+) -> String {
     let known = |e: &Expr| match thread_outer {
         Some(o) => !mentions_id(e, o),
         None => true,
     };
     match canonical_bound(iter, cond, inc) {
         Some((op, ub)) if known(init) && known(ub) => {
-            let last = if op == "<=" { c_ast::expr(ub) } else { format!("({} - 1)", c_ast::expr(ub)) };
-            format!("tf_gpu_blocks({last} - {} + 1, {per_block}, {cap})", c_ast::expr(init))
+            let last = if op == "<=" {
+                c_ast::expr(ub)
+            } else {
+                format!("({} - 1)", c_ast::expr(ub))
+            };
+            format!(
+                "tf_gpu_blocks({last} - {} + 1, {per_block}, {cap})",
+                c_ast::expr(init)
+            )
         }
         _ => {
-            let d = iter.strip_prefix(BODY_ITER).and_then(|d| d.parse::<usize>().ok()).unwrap_or(usize::MAX);
+            let d = iter
+                .strip_prefix(BODY_ITER)
+                .and_then(|d| d.parse::<usize>().ok())
+                .unwrap_or(usize::MAX);
             let p = ctx.class_dims;
-            let cut = ctx.tile_sizes.iter().filter(|&&t| t < polyhedral::WHOLE_LOOP).max();
+            let cut = ctx
+                .tile_sizes
+                .iter()
+                .filter(|&&t| t < polyhedral::WHOLE_LOOP)
+                .max();
             let extent = match (d >= p && d < 2 * p, cut) {
                 (true, Some(&t)) => t,
                 _ => OTHER_EXTENT,
@@ -782,9 +1193,15 @@ fn emulated_names(kernels: &[Kernel], tag: u64) -> String {
     if kernels.is_empty() {
         return String::new();
     }
-    let mut s = String::from("#ifdef TF_CUDA_EMULATE\n/* Linked with other kernel files: names of this file's own. */\n");
+    let mut s = String::from(
+        "#ifdef TF_CUDA_EMULATE\n/* Linked with other kernel files: names of this file's own. */\n",
+    );
     for k in kernels {
-        let _ = writeln!(s, "#define {n} {n}_{tag:016x}\n#define tf_emu_{n} tf_emu_{n}_{tag:016x}", n = k.name);
+        let _ = writeln!(
+            s,
+            "#define {n} {n}_{tag:016x}\n#define tf_emu_{n} tf_emu_{n}_{tag:016x}",
+            n = k.name
+        );
     }
     s.push_str("#endif\n");
     s
@@ -792,15 +1209,29 @@ fn emulated_names(kernels: &[Kernel], tag: u64) -> String {
 
 /// FNV-1a, 64 bits: a stable hash (the same in every build of tiledflow) for [`emulated_names`].
 fn fnv1a(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// The text of `out.cu`; `emulated_names` goes before the kernels.
-fn cu_text(file: &SourceFile, scops: &[ScopCode<'_>], kernels: &[Kernel], emulated_names: &str) -> String {
+fn cu_text(
+    file: &SourceFile,
+    scops: &[ScopCode<'_>],
+    kernels: &[Kernel],
+    emulated_names: &str,
+) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "/* tiledflow: CUDA kernels of {} ({} kernels).", file.path.replace("*/", "* /"), kernels.len());
+    let _ = writeln!(
+        s,
+        "/* tiledflow: CUDA kernels of {} ({} kernels).",
+        file.path.replace("*/", "* /"),
+        kernels.len()
+    );
     s.push_str(" * The host program loads this text with NVRTC (no #include: NVRTC has no system headers).\n");
-    s.push_str(" * Emulated build: g++ -x c++ -DTF_CUDA_EMULATE -include tf_cuda_emu.h -c out.cu */\n");
+    s.push_str(
+        " * Emulated build: g++ -x c++ -DTF_CUDA_EMULATE -include tf_cuda_emu.h -c out.cu */\n",
+    );
     let mut macros: Vec<&str> = Vec::new();
     for sc in scops {
         for m in scop_macros(sc.scop) {
@@ -839,19 +1270,34 @@ fn prelude(cu: &str, kernels: &[Kernel], tag: u64, cu_name: &str) -> String {
     if kernels.is_empty() {
         return s;
     }
-    let _ = writeln!(s, "/* The kernels ({}), compiled at run time by NVRTC. */", cu_name.replace("*/", "* /"));
+    let _ = writeln!(
+        s,
+        "/* The kernels ({}), compiled at run time by NVRTC. */",
+        cu_name.replace("*/", "* /")
+    );
     s.push_str("static const char tf_cuda_src[] =\n");
     for line in cu.lines() {
         let _ = writeln!(s, "  \"{}\\n\"", emit_c::c_string(line));
     }
     s.push_str("  ;\n");
     let quoted: Vec<String> = kernels.iter().map(|k| format!("\"{}\"", k.name)).collect();
-    let _ = writeln!(s, "static const char *const tf_cuda_names[] = {{ {} }};", quoted.join(", "));
+    let _ = writeln!(
+        s,
+        "static const char *const tf_cuda_names[] = {{ {} }};",
+        quoted.join(", ")
+    );
     for k in kernels {
         let _ = writeln!(s, "extern void tf_emu_{}_{tag:016x}(const unsigned *grid, const unsigned *block, void **args) __attribute__((weak));", k.name);
     }
-    let emus: Vec<String> = kernels.iter().map(|k| format!("tf_emu_{}_{tag:016x}", k.name)).collect();
-    let _ = writeln!(s, "static const tf_gpu_emu_fn tf_cuda_emu[] = {{ {} }};", emus.join(", "));
+    let emus: Vec<String> = kernels
+        .iter()
+        .map(|k| format!("tf_emu_{}_{tag:016x}", k.name))
+        .collect();
+    let _ = writeln!(
+        s,
+        "static const tf_gpu_emu_fn tf_cuda_emu[] = {{ {} }};",
+        emus.join(", ")
+    );
     s.push_str("static tf_gpu *tf_gpu_mod;\n");
     s.push_str(GRID_HELPER);
     let _ = writeln!(

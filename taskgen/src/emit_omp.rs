@@ -55,7 +55,11 @@ pub fn plan(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> polyhedra
 
 /// The tile loops of SCoP `n`'s control program (after its environment `tf_env`); `task_fn(k)`
 /// names the tile function of nest `k`.
-pub(crate) fn tile_loops(plan: &OmpPlan, prog: &TaskProgram, task_fn: &dyn Fn(usize) -> String) -> String {
+pub(crate) fn tile_loops(
+    plan: &OmpPlan,
+    prog: &TaskProgram,
+    task_fn: &dyn Fn(usize) -> String,
+) -> String {
     let mut s = String::new();
     if plan.nests.len() != prog.classes.len() {
         // Both come from the same tiled schedule; a mismatch is a compiler bug, stopped here.
@@ -79,7 +83,11 @@ pub(crate) fn tile_loops(plan: &OmpPlan, prog: &TaskProgram, task_fn: &dyn Fn(us
             if key.is_empty() {
                 key.push("0".into());
             }
-            let _ = writeln!(out, "{pad}{{ const long tf_key[{d}] = {{ {} }};", key.join(", "));
+            let _ = writeln!(
+                out,
+                "{pad}{{ const long tf_key[{d}] = {{ {} }};",
+                key.join(", ")
+            );
             let _ = writeln!(out, "{pad}  {call}(&tf_env, tf_key); }}");
         };
         let parallel_iter = nest.parallel_dim.map(|j| format!("{TILE_ITER}{j}"));
@@ -108,16 +116,33 @@ fn loops(
                 loops(out, item, depth, parallel_iter, user);
             }
         }
-        Ast::For { iter, init, cond, inc, body } if iter == piter => match canonical_bound(iter, cond, inc) {
+        Ast::For {
+            iter,
+            init,
+            cond,
+            inc,
+            body,
+        } if iter == piter => match canonical_bound(iter, cond, inc) {
             Some((op, ub)) => {
                 let _ = writeln!(out, "{pad}#pragma omp parallel for schedule(static)");
-                let _ = writeln!(out, "{pad}for (long {iter} = {}; {iter} {op} {}; {iter}++) {{", c_ast::expr(init), c_ast::expr(ub));
+                let _ = writeln!(
+                    out,
+                    "{pad}for (long {iter} = {}; {iter} {op} {}; {iter}++) {{",
+                    c_ast::expr(init),
+                    c_ast::expr(ub)
+                );
                 c_ast::stmt(out, body, depth + 1, user);
                 let _ = writeln!(out, "{pad}}}");
             }
             None => c_ast::stmt(out, ast, depth, user),
         },
-        Ast::For { iter, init, cond, inc, body } => {
+        Ast::For {
+            iter,
+            init,
+            cond,
+            inc,
+            body,
+        } => {
             let _ = writeln!(
                 out,
                 "{pad}for (long {iter} = {}; {}; {iter} += {}) {{",
@@ -146,17 +171,25 @@ fn mentions_loop(ast: &Ast, iter: &str) -> bool {
     match ast {
         Ast::Block(items) => items.iter().any(|i| mentions_loop(i, iter)),
         Ast::For { iter: it, body, .. } => it == iter || mentions_loop(body, iter),
-        Ast::If { then, els, .. } => mentions_loop(then, iter) || els.as_deref().is_some_and(|e| mentions_loop(e, iter)),
+        Ast::If { then, els, .. } => {
+            mentions_loop(then, iter) || els.as_deref().is_some_and(|e| mentions_loop(e, iter))
+        }
         Ast::User { .. } => false,
     }
 }
 
 /// `(op, ub)` when the loop is `iter op ub` with step 1 and `ub` does not mention `iter`.
-pub(crate) fn canonical_bound<'a>(iter: &str, cond: &'a Expr, inc: &Expr) -> Option<(&'static str, &'a Expr)> {
+pub(crate) fn canonical_bound<'a>(
+    iter: &str,
+    cond: &'a Expr,
+    inc: &Expr,
+) -> Option<(&'static str, &'a Expr)> {
     if *inc != Expr::Int("1".into()) {
         return None;
     }
-    let Expr::Op(op, args) = cond else { return None };
+    let Expr::Op(op, args) = cond else {
+        return None;
+    };
     let op = match op {
         OpKind::Le => "<=",
         OpKind::Lt => "<",
@@ -195,12 +228,34 @@ mod tests {
     fn the_parallel_dimension_gets_the_pragma_in_canonical_form() {
         let tiles = {
             let c = |name: &str| Expr::Id(name.into());
-            for_loop("tf_c0", c("n"), for_loop("tf_c1", c("tf_c0"), Ast::User { name: "N0".into(), args: vec![c("tf_c0"), c("tf_c1")] }))
+            for_loop(
+                "tf_c0",
+                c("n"),
+                for_loop(
+                    "tf_c1",
+                    c("tf_c0"),
+                    Ast::User {
+                        name: "N0".into(),
+                        args: vec![c("tf_c0"), c("tf_c1")],
+                    },
+                ),
+            )
         };
         let mut out = String::new();
-        loops(&mut out, &tiles, 0, Some("tf_c1"), &mut |out, _n, args, depth| {
-            let _ = writeln!(out, "{}T({});", "  ".repeat(depth), args.iter().map(c_ast::expr).collect::<Vec<_>>().join(", "));
-        });
+        loops(
+            &mut out,
+            &tiles,
+            0,
+            Some("tf_c1"),
+            &mut |out, _n, args, depth| {
+                let _ = writeln!(
+                    out,
+                    "{}T({});",
+                    "  ".repeat(depth),
+                    args.iter().map(c_ast::expr).collect::<Vec<_>>().join(", ")
+                );
+            },
+        );
         assert_eq!(
             out,
             "for (long tf_c0 = 0; (tf_c0 <= n); tf_c0 += 1) {\n  #pragma omp parallel for schedule(static)\n  \
@@ -210,12 +265,21 @@ mod tests {
 
     #[test]
     fn a_loop_not_in_canonical_form_stays_sequential() {
-        let mut odd = for_loop("tf_c0", Expr::Id("n".into()), Ast::User { name: "N0".into(), args: vec![Expr::Id("tf_c0".into())] });
+        let mut odd = for_loop(
+            "tf_c0",
+            Expr::Id("n".into()),
+            Ast::User {
+                name: "N0".into(),
+                args: vec![Expr::Id("tf_c0".into())],
+            },
+        );
         if let Ast::For { inc, .. } = &mut odd {
             *inc = Expr::Int("2".into());
         }
         let mut out = String::new();
-        loops(&mut out, &odd, 0, Some("tf_c0"), &mut |out, _n, _a, _d| out.push_str("T;\n"));
+        loops(&mut out, &odd, 0, Some("tf_c0"), &mut |out, _n, _a, _d| {
+            out.push_str("T;\n")
+        });
         assert!(!out.contains("pragma"), "{out}");
     }
 }

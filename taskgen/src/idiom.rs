@@ -55,7 +55,12 @@ pub fn choose(dep: &NumberedDep) -> Idiom {
         Idiom::Implied
     } else if shape.one_source && !shape.one_target {
         Idiom::Broadcast
-    } else if shape.product && dep.src != dep.dst && !shape.one_source && !shape.one_target && dep.distance.is_none() {
+    } else if shape.product
+        && dep.src != dep.dst
+        && !shape.one_source
+        && !shape.one_target
+        && dep.distance.is_none()
+    {
         Idiom::SoftBarrier
     } else {
         Idiom::PointToPoint
@@ -81,7 +86,11 @@ mod tests {
         }
     }
 
-    const MANY_TO_MANY: Shape = Shape { product: true, one_source: false, one_target: false };
+    const MANY_TO_MANY: Shape = Shape {
+        product: true,
+        one_source: false,
+        one_target: false,
+    };
 
     #[test]
     fn a_full_product_between_nests_is_a_soft_barrier_but_not_inside_a_nest() {
@@ -92,12 +101,24 @@ mod tests {
 
     #[test]
     fn one_source_is_a_broadcast_and_one_target_stays_point_to_point() {
-        let one_source = Shape { product: true, one_source: true, one_target: false };
+        let one_source = Shape {
+            product: true,
+            one_source: true,
+            one_target: false,
+        };
         assert_eq!(choose(&dep(0, 1, one_source, false)), Idiom::Broadcast);
         // N sources into one target: N edges either way, a barrier would add one.
-        let fan_in = Shape { product: true, one_source: false, one_target: true };
+        let fan_in = Shape {
+            product: true,
+            one_source: false,
+            one_target: true,
+        };
         assert_eq!(choose(&dep(0, 1, fan_in, false)), Idiom::PointToPoint);
-        let partial = Shape { product: false, one_source: false, one_target: false };
+        let partial = Shape {
+            product: false,
+            one_source: false,
+            one_target: false,
+        };
         assert_eq!(choose(&dep(0, 1, partial, false)), Idiom::PointToPoint);
     }
 

@@ -16,9 +16,9 @@
 
 pub mod c_ast;
 pub mod emit_c;
-pub mod idiom;
 pub mod emit_cuda;
 pub mod emit_omp;
+pub mod idiom;
 pub mod private;
 pub mod program;
 pub mod task_graph;

@@ -24,21 +24,37 @@ pub struct PrivateScalar {
 }
 
 /// The private scalars of `scop` with their copy-out code.
-pub fn private_scalars(scop: &Scop, private: &[TaskPrivate]) -> polyhedral::Result<Vec<PrivateScalar>> {
+pub fn private_scalars(
+    scop: &Scop,
+    private: &[TaskPrivate],
+) -> polyhedral::Result<Vec<PrivateScalar>> {
     private
         .iter()
         .map(|p| {
             let copy_out = p
                 .copy_out
                 .iter()
-                .map(|set| set.as_deref().map(|set| polyhedral::points_ast(scop, set, COPY_OUT_ITER)).transpose())
+                .map(|set| {
+                    set.as_deref()
+                        .map(|set| polyhedral::points_ast(scop, set, COPY_OUT_ITER))
+                        .transpose()
+                })
                 .collect::<polyhedral::Result<Vec<_>>>()?;
             let last_writes = p
                 .last_writes
                 .iter()
-                .map(|(stmt, set)| Ok((stmt.clone(), polyhedral::points_ast(scop, set, COPY_OUT_ITER)?)))
+                .map(|(stmt, set)| {
+                    Ok((
+                        stmt.clone(),
+                        polyhedral::points_ast(scop, set, COPY_OUT_ITER)?,
+                    ))
+                })
                 .collect::<polyhedral::Result<Vec<_>>>()?;
-            Ok(PrivateScalar { array: p.array, copy_out, last_writes })
+            Ok(PrivateScalar {
+                array: p.array,
+                copy_out,
+                last_writes,
+            })
         })
         .collect()
 }

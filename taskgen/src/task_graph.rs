@@ -35,12 +35,25 @@ pub fn task_graph(prog: &TaskProgram) -> DiGraph<Node, Edge> {
     let mut g = DiGraph::new();
     let mut class_nodes: Vec<Vec<NodeIndex>> = Vec::with_capacity(prog.classes.len());
     for (k, class) in prog.classes.iter().enumerate() {
-        class_nodes
-            .push((0..class.partitions.len()).map(|p| g.add_node(Node::Class { class: k, partition: p })).collect());
+        class_nodes.push(
+            (0..class.partitions.len())
+                .map(|p| {
+                    g.add_node(Node::Class {
+                        class: k,
+                        partition: p,
+                    })
+                })
+                .collect(),
+        );
     }
-    let barrier_nodes: Vec<NodeIndex> = (0..prog.barriers.len()).map(|b| g.add_node(Node::Barrier(b))).collect();
+    let barrier_nodes: Vec<NodeIndex> = (0..prog.barriers.len())
+        .map(|b| g.add_node(Node::Barrier(b)))
+        .collect();
     for (b, bar) in prog.barriers.iter().enumerate() {
-        let edge = Edge { dep: bar.dep, idiom: Idiom::SoftBarrier };
+        let edge = Edge {
+            dep: bar.dep,
+            idiom: Idiom::SoftBarrier,
+        };
         for (p, part) in prog.classes[bar.src].partitions.iter().enumerate() {
             if part.signature.outs.contains(&bar.dep) {
                 g.add_edge(class_nodes[bar.src][p], barrier_nodes[b], edge.clone());
@@ -50,7 +63,10 @@ pub fn task_graph(prog: &TaskProgram) -> DiGraph<Node, Edge> {
     for (k, class) in prog.classes.iter().enumerate() {
         for (p, part) in class.partitions.iter().enumerate() {
             for input in &part.inputs {
-                let edge = Edge { dep: input.dep, idiom: prog.idioms[input.dep] };
+                let edge = Edge {
+                    dep: input.dep,
+                    idiom: prog.idioms[input.dep],
+                };
                 if let InputKind::Barrier(b) = input.kind {
                     g.add_edge(barrier_nodes[b], class_nodes[k][p], edge);
                     continue;
@@ -72,8 +88,14 @@ pub fn task_graph(prog: &TaskProgram) -> DiGraph<Node, Edge> {
 pub fn check(prog: &TaskProgram) -> Vec<String> {
     let mut problems = Vec::new();
     for (j, dep) in prog.graph.deps.iter().enumerate() {
-        let consumed = prog.classes[dep.dst].partitions.iter().any(|p| p.signature.ins.contains(&j));
-        let produced = prog.classes[dep.src].partitions.iter().any(|p| p.signature.outs.contains(&j));
+        let consumed = prog.classes[dep.dst]
+            .partitions
+            .iter()
+            .any(|p| p.signature.ins.contains(&j));
+        let produced = prog.classes[dep.src]
+            .partitions
+            .iter()
+            .any(|p| p.signature.outs.contains(&j));
         match prog.idioms[j] {
             Idiom::Implied => {
                 if consumed {
@@ -82,15 +104,19 @@ pub fn check(prog: &TaskProgram) -> Vec<String> {
             }
             _ => {
                 if !consumed || !produced {
-                    problems
-                        .push(format!("d{j} (N{} -> N{}): consumed {consumed}, produced {produced}", dep.src, dep.dst));
+                    problems.push(format!(
+                        "d{j} (N{} -> N{}): consumed {consumed}, produced {produced}",
+                        dep.src, dep.dst
+                    ));
                 }
             }
         }
     }
     let g = task_graph(prog);
     for e in g.edge_indices() {
-        let Some((a, b)) = g.edge_endpoints(e) else { continue };
+        let Some((a, b)) = g.edge_endpoints(e) else {
+            continue;
+        };
         let nest = |n: NodeIndex| match g[n] {
             Node::Class { class, .. } => Some(class),
             Node::Barrier(_) => None,
@@ -114,12 +140,21 @@ pub fn to_dot(prog: &TaskProgram, title: &str) -> String {
     let id = |n: NodeIndex| format!("n{}", n.index());
     for (k, class) in prog.classes.iter().enumerate() {
         let _ = writeln!(s, "  subgraph cluster_{k} {{");
-        let _ = writeln!(s, "    label=\"{} ({} key dims)\";", class.name, class.n_dims);
+        let _ = writeln!(
+            s,
+            "    label=\"{} ({} key dims)\";",
+            class.name, class.n_dims
+        );
         for n in g.node_indices() {
-            if let Node::Class { class: c, partition } = g[n] {
+            if let Node::Class {
+                class: c,
+                partition,
+            } = g[n]
+            {
                 if c == k {
                     let part = &prog.classes[c].partitions[partition];
-                    let ins: Vec<String> = part.signature.ins.iter().map(|j| format!("d{j}")).collect();
+                    let ins: Vec<String> =
+                        part.signature.ins.iter().map(|j| format!("d{j}")).collect();
                     let _ = writeln!(
                         s,
                         "    {} [label=\"{}.P{partition}\\nIN {{{}}}\"];",
@@ -138,17 +173,34 @@ pub fn to_dot(prog: &TaskProgram, title: &str) -> String {
         }
     }
     for e in g.edge_indices() {
-        let Some((a, b)) = g.edge_endpoints(e) else { continue };
+        let Some((a, b)) = g.edge_endpoints(e) else {
+            continue;
+        };
         let w = &g[e];
-        let _ = writeln!(s, "  {} -> {} [label=\"d{} {}\"];", id(a), id(b), w.dep, w.idiom);
+        let _ = writeln!(
+            s,
+            "  {} -> {} [label=\"d{} {}\"];",
+            id(a),
+            id(b),
+            w.dep,
+            w.idiom
+        );
     }
-    let first = |k: usize| g.node_indices().find(|&n| matches!(g[n], Node::Class { class, .. } if class == k));
+    let first = |k: usize| {
+        g.node_indices()
+            .find(|&n| matches!(g[n], Node::Class { class, .. } if class == k))
+    };
     for (j, dep) in prog.graph.deps.iter().enumerate() {
         if prog.idioms[j] != Idiom::Implied {
             continue;
         }
         if let (Some(a), Some(b)) = (first(dep.src), first(dep.dst)) {
-            let _ = writeln!(s, "  {} -> {} [label=\"d{j} implied\", style=dashed];", id(a), id(b));
+            let _ = writeln!(
+                s,
+                "  {} -> {} [label=\"d{j} implied\", style=dashed];",
+                id(a),
+                id(b)
+            );
         }
     }
     s.push_str("}\n");

@@ -52,16 +52,26 @@ fn tiledflow_cc(dir: &Path, args: &[&str]) -> Ran {
 
 /// Runs `dir/exe` and returns its standard output.
 fn output_of(dir: &Path, exe: &str) -> String {
-    run(&mut std::process::Command::new(dir.join(exe))).expect(0).stdout
+    run(&mut std::process::Command::new(dir.join(exe)))
+        .expect(0)
+        .stdout
 }
 
 #[test]
 fn tiledflow_help_shows_examples_and_version_succeeds() {
     let dir = tempfile::tempdir().unwrap();
     let help = tiledflow(dir.path(), &["--help"]).expect(0);
-    assert!(help.stdout.contains("Examples:") && help.stdout.contains("tiledflow-cc"), "{}", help.said());
+    assert!(
+        help.stdout.contains("Examples:") && help.stdout.contains("tiledflow-cc"),
+        "{}",
+        help.said()
+    );
     let version = tiledflow(dir.path(), &["--version"]).expect(0);
-    assert!(version.stdout.starts_with("tiledflow "), "{}", version.said());
+    assert!(
+        version.stdout.starts_with("tiledflow "),
+        "{}",
+        version.said()
+    );
 }
 
 #[test]
@@ -69,7 +79,11 @@ fn tiledflow_writes_standard_output_for_dash_and_one_verbose_line_per_scop() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "two.c", TWO_SCOPS);
     let r = tiledflow(dir.path(), &["two.c", "-o", "-", "-v", "--tile-sizes", "8"]).expect(0);
-    assert!(r.stdout.contains("tf_task_begin") && r.stdout.contains("int main(void)"), "{}", r.said());
+    assert!(
+        r.stdout.contains("tf_task_begin") && r.stdout.contains("int main(void)"),
+        "{}",
+        r.said()
+    );
     let lines: Vec<&str> = r.stderr.lines().filter(|l| l.contains("SCoP in")).collect();
     assert_eq!(lines.len(), 2, "{}", r.said());
     assert!(
@@ -100,7 +114,11 @@ fn time_stages_prints_each_stage_per_scop_and_the_file_stages() {
             assert!(line.contains(stage), "{stage} missing: {line}");
         }
     }
-    assert!(lines[2].starts_with("two.c: parse ") && lines[2].contains(", print "), "{}", lines[2]);
+    assert!(
+        lines[2].starts_with("two.c: parse ") && lines[2].contains(", print "),
+        "{}",
+        lines[2]
+    );
     // Without the flag, nothing on stderr.
     let r = tiledflow(dir.path(), &["two.c", "-o", "out.c"]).expect(0);
     assert_eq!(r.stderr, "", "{}", r.said());
@@ -115,16 +133,32 @@ fn tiledflow_user_errors_exit_1_and_leave_no_output_file() {
     write(d, "old.c", "previous output\n");
     // A syntax error: libclang's diagnostic at the user's line, and no output (an older one stays).
     let r = tiledflow(d, &["bad.c", "-o", "out.c"]).expect(1);
-    assert!(r.stderr.contains("bad.c:4:20: error: expected expression"), "{}", r.said());
+    assert!(
+        r.stderr.contains("bad.c:4:20: error: expected expression"),
+        "{}",
+        r.said()
+    );
     let r = tiledflow(d, &["bad.c", "-o", "old.c"]).expect(1);
     assert!(r.stderr.contains("bad.c:4:20"), "{}", r.said());
-    assert_eq!(std::fs::read_to_string(d.join("old.c")).unwrap(), "previous output\n");
+    assert_eq!(
+        std::fs::read_to_string(d.join("old.c")).unwrap(),
+        "previous output\n"
+    );
     // A missing input.
     let r = tiledflow(d, &["missing.c", "-o", "out.c"]).expect(1);
-    assert!(r.stderr.contains("missing.c: No such file or directory"), "{}", r.said());
+    assert!(
+        r.stderr.contains("missing.c: No such file or directory"),
+        "{}",
+        r.said()
+    );
     // Outputs that cannot be written: a missing directory, a directory.
     let r = tiledflow(d, &["two.c", "-o", "no/such/dir/out.c"]).expect(1);
-    assert!(r.stderr.contains("cannot write no/such/dir/out.c: No such file or directory"), "{}", r.said());
+    assert!(
+        r.stderr
+            .contains("cannot write no/such/dir/out.c: No such file or directory"),
+        "{}",
+        r.said()
+    );
     std::fs::create_dir(d.join("adir")).unwrap();
     let r = tiledflow(d, &["two.c", "-o", "adir"]).expect(1);
     assert!(r.stderr.contains("cannot write adir"), "{}", r.said());
@@ -144,7 +178,13 @@ fn tiledflow_output_file_has_the_usual_permissions() {
     write(dir.path(), "two.c", TWO_SCOPS);
     tiledflow(dir.path(), &["two.c", "-o", "out.c"]).expect(0);
     write(dir.path(), "plain", "");
-    let mode = |n: &str| std::fs::metadata(dir.path().join(n)).unwrap().permissions().mode() & 0o777;
+    let mode = |n: &str| {
+        std::fs::metadata(dir.path().join(n))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777
+    };
     // Whatever the umask, as a file created by `open`: not tempfile's private 0600.
     assert_eq!(mode("out.c"), mode("plain"));
 }
@@ -155,7 +195,11 @@ fn cc_builds_several_sources_objects_and_libraries_in_one_call() {
     let d = dir.path();
     // The SCoP's bound comes from -D and its element type from a header found through -I: the
     // parser must get both, or the file is compiled without tiledflow (a warning we reject).
-    write(d, "inc/elem.h", "typedef long elem;\nelem twice(elem x);\nelem plus_one(elem x);\n");
+    write(
+        d,
+        "inc/elem.h",
+        "typedef long elem;\nelem twice(elem x);\nelem plus_one(elem x);\n",
+    );
     write(
         d,
         "k.c",
@@ -166,17 +210,56 @@ fn cc_builds_several_sources_objects_and_libraries_in_one_call() {
         "main.c",
         "#include <stdio.h>\n#include \"elem.h\"\nvoid k(elem a[M]);\nint main(void) {\n  elem a[M] = {1};\n  k(a);\n  for (int i = 0; i < M; i++) printf(\"%ld\\n\", plus_one(twice(a[i])));\n  return 0;\n}\n",
     );
-    write(d, "twice.c", "#include \"elem.h\"\nelem twice(elem x) { return 2 * x; }\n");
-    write(d, "plus.c", "#include \"elem.h\"\nelem plus_one(elem x) { return x + 1; }\n");
+    write(
+        d,
+        "twice.c",
+        "#include \"elem.h\"\nelem twice(elem x) { return 2 * x; }\n",
+    );
+    write(
+        d,
+        "plus.c",
+        "#include \"elem.h\"\nelem plus_one(elem x) { return x + 1; }\n",
+    );
     for (src, obj) in [("twice.c", "twice.o"), ("plus.c", "plus.o")] {
-        run(reference_cc().current_dir(d).args(["-c", "-I", "inc", src, "-o", obj])).expect(0);
+        run(reference_cc()
+            .current_dir(d)
+            .args(["-c", "-I", "inc", src, "-o", obj]))
+        .expect(0);
     }
-    run(std::process::Command::new("ar").current_dir(d).args(["rcs", "libplus.a", "plus.o"])).expect(0);
-    let common = ["-O1", "-g", "-std=c99", "-Wall", "-fno-strict-aliasing", "-I", "inc", "-DM=20", "-UNDEBUG"];
+    run(std::process::Command::new("ar")
+        .current_dir(d)
+        .args(["rcs", "libplus.a", "plus.o"]))
+    .expect(0);
+    let common = [
+        "-O1",
+        "-g",
+        "-std=c99",
+        "-Wall",
+        "-fno-strict-aliasing",
+        "-I",
+        "inc",
+        "-DM=20",
+        "-UNDEBUG",
+    ];
     let mut args: Vec<&str> = common.to_vec();
-    args.extend(["k.c", "main.c", "twice.o", "-L.", "-lplus", "-o", "prog", "--tiledflow-verbose", "--tiledflow-tile-sizes=4"]);
+    args.extend([
+        "k.c",
+        "main.c",
+        "twice.o",
+        "-L.",
+        "-lplus",
+        "-o",
+        "prog",
+        "--tiledflow-verbose",
+        "--tiledflow-tile-sizes=4",
+    ]);
     let r = tiledflow_cc(d, &args).expect(0);
-    assert!(r.stderr.contains("k.c: SCoP in k() at line 3: 1 statements"), "{}", r.said());
+    assert!(
+        r.stderr
+            .contains("k.c: SCoP in k() at line 3: 1 statements"),
+        "{}",
+        r.said()
+    );
     assert!(!r.stderr.contains("warning"), "{}", r.said());
     let mut args: Vec<&str> = common.to_vec();
     args.extend(["k.c", "main.c", "twice.o", "-L.", "-lplus", "-o", "ref"]);
@@ -195,9 +278,22 @@ fn cc_compiles_objects_with_warnings_at_the_users_lines() {
     assert!(r.stderr.contains("two.c: SCoP in k2()"), "{}", r.said());
     // The one warning cc gives for the user's code, at the user's line; the counters of k1,
     // which the generated code no longer uses, are not called unused.
-    assert!(r.stderr.contains("two.c:19:7: warning: unused variable"), "{}", r.said());
-    assert!(!r.stderr.contains("tiledflow-cc."), "a temporary named in {}", r.said());
-    assert_eq!(r.stderr.matches("unused variable").count(), 1, "{}", r.said());
+    assert!(
+        r.stderr.contains("two.c:19:7: warning: unused variable"),
+        "{}",
+        r.said()
+    );
+    assert!(
+        !r.stderr.contains("tiledflow-cc."),
+        "a temporary named in {}",
+        r.said()
+    );
+    assert_eq!(
+        r.stderr.matches("unused variable").count(),
+        1,
+        "{}",
+        r.said()
+    );
     // Compiling only: streamrt is not linked, the object is where cc puts it.
     assert_eq!(files_under(d), vec!["two.c", "two.o"]);
     tiledflow_cc(d, &["two.o", "-o", "prog"]).expect(0);
@@ -214,9 +310,17 @@ fn cc_warnings_inside_task_bodies_point_at_the_statement() {
     write(d, "conv.c", src);
     let r = tiledflow_cc(d, &["-Wconversion", "-c", "conv.c", "--tiledflow-verbose"]).expect(0);
     assert!(r.stderr.contains("conv.c: SCoP in k()"), "{}", r.said());
-    assert!(r.stderr.contains("conv.c:10:"), "the warning names line 10: {}", r.said());
+    assert!(
+        r.stderr.contains("conv.c:10:"),
+        "the warning names line 10: {}",
+        r.said()
+    );
     for line in r.stderr.lines().filter(|l| l.contains("warning:")) {
-        assert!(line.starts_with("conv.c:10:"), "a warning elsewhere: {}", r.said());
+        assert!(
+            line.starts_with("conv.c:10:"),
+            "a warning elsewhere: {}",
+            r.said()
+        );
     }
 }
 
@@ -224,27 +328,60 @@ fn cc_warnings_inside_task_bodies_point_at_the_statement() {
 fn cc_dependency_files_name_the_users_source() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    write(d, "src dir/k.c", &TWO_SCOPS.replace("#include <stdio.h>", "#include <stdio.h>\n#include \"local.h\""));
+    write(
+        d,
+        "src dir/k.c",
+        &TWO_SCOPS.replace(
+            "#include <stdio.h>",
+            "#include <stdio.h>\n#include \"local.h\"",
+        ),
+    );
     write(d, "src dir/local.h", "#define LOCAL 1\n");
     let check = |file: &str, target: &str| {
         let text = std::fs::read_to_string(d.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
-        assert!(text.starts_with(&format!("{target}: src\\ dir/k.c")), "{file}:\n{text}");
+        assert!(
+            text.starts_with(&format!("{target}: src\\ dir/k.c")),
+            "{file}:\n{text}"
+        );
         assert!(text.contains("src\\ dir/local.h"), "{file}:\n{text}");
         assert!(!text.contains("tiledflow-cc."), "{file}:\n{text}");
     };
     tiledflow_cc(d, &["-MMD", "-MP", "-c", "src dir/k.c", "-o", "k1.o"]).expect(0);
     check("k1.d", "k1.o");
     std::fs::create_dir(d.join("deps")).unwrap();
-    tiledflow_cc(d, &["-MD", "-MF", "deps/k2.dep", "-MT", "custom", "-c", "src dir/k.c", "-o", "k2.o"]).expect(0);
+    tiledflow_cc(
+        d,
+        &[
+            "-MD",
+            "-MF",
+            "deps/k2.dep",
+            "-MT",
+            "custom",
+            "-c",
+            "src dir/k.c",
+            "-o",
+            "k2.o",
+        ],
+    )
+    .expect(0);
     check("deps/k2.dep", "custom");
     tiledflow_cc(d, &["-MMD", "-MQ", "$q", "-c", "src dir/k.c"]).expect(0);
     check("k.d", "$$q");
     // -M and -MM only preprocess: the user's file, on standard output.
     let r = tiledflow_cc(d, &["-MM", "src dir/k.c"]).expect(0);
-    assert!(r.stdout.starts_with("k.o: src\\ dir/k.c src\\ dir/local.h"), "{}", r.said());
+    assert!(
+        r.stdout.starts_with("k.o: src\\ dir/k.c src\\ dir/local.h"),
+        "{}",
+        r.said()
+    );
     let linked = tiledflow_cc(d, &["-MMD", "src dir/k.c", "-o", "prog"]).expect(0);
     check("prog.d", "prog");
-    assert_eq!(output_of(d, "prog").lines().last(), Some("2340"), "{}", linked.said());
+    assert_eq!(
+        output_of(d, "prog").lines().last(),
+        Some("2340"),
+        "{}",
+        linked.said()
+    );
 }
 
 #[test]
@@ -252,15 +389,28 @@ fn cc_reads_standard_input_after_x_c() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let r = run_with_input(
-        tool("tiledflow-cc").current_dir(d).args(["-x", "c", "-", "-o", "prog", "--tiledflow-verbose"]),
+        tool("tiledflow-cc").current_dir(d).args([
+            "-x",
+            "c",
+            "-",
+            "-o",
+            "prog",
+            "--tiledflow-verbose",
+        ]),
         Some(TWO_SCOPS),
     )
     .expect(0);
     assert!(r.stderr.contains("<stdin>: SCoP in k1()"), "{}", r.said());
     assert_eq!(output_of(d, "prog").lines().last(), Some("2340"));
     // Without -x, cc itself refuses standard input; so does tiledflow-cc, with cc's message.
-    let r = run_with_input(tool("tiledflow-cc").current_dir(d).args(["-c", "-"]), Some(TWO_SCOPS));
-    let c = run_with_input(reference_cc().current_dir(d).args(["-c", "-"]), Some(TWO_SCOPS));
+    let r = run_with_input(
+        tool("tiledflow-cc").current_dir(d).args(["-c", "-"]),
+        Some(TWO_SCOPS),
+    );
+    let c = run_with_input(
+        reference_cc().current_dir(d).args(["-c", "-"]),
+        Some(TWO_SCOPS),
+    );
     assert_eq!((r.status, r.stderr), (c.status, c.stderr));
 }
 
@@ -274,13 +424,29 @@ fn cc_compiles_a_source_it_cannot_handle_untouched_with_one_warning_unless_stric
     std::fs::write(d.join("latin1.c"), bytes).unwrap();
     let r = tiledflow_cc(d, &["latin1.c", "-o", "prog"]).expect(0);
     assert_eq!(r.stderr.matches("warning").count(), 1, "{}", r.said());
-    assert!(r.stderr.contains("tiledflow-cc: warning: latin1.c: compiled without tiledflow"), "{}", r.said());
+    assert!(
+        r.stderr
+            .contains("tiledflow-cc: warning: latin1.c: compiled without tiledflow"),
+        "{}",
+        r.said()
+    );
     assert_eq!(output_of(d, "prog").lines().last(), Some("2340"));
     let r = tiledflow_cc(d, &["latin1.c", "-o", "strict", "--tiledflow-strict"]).expect(1);
-    assert!(r.stderr.contains("tiledflow-cc: error: latin1.c"), "{}", r.said());
-    let r = run(tool("tiledflow-cc").current_dir(d).env("TILEDFLOW_STRICT", "1").args(["latin1.c", "-o", "strict"]));
+    assert!(
+        r.stderr.contains("tiledflow-cc: error: latin1.c"),
+        "{}",
+        r.said()
+    );
+    let r = run(tool("tiledflow-cc")
+        .current_dir(d)
+        .env("TILEDFLOW_STRICT", "1")
+        .args(["latin1.c", "-o", "strict"]));
     let r = r.expect(1);
-    assert!(r.stderr.contains("tiledflow-cc: error: latin1.c"), "{}", r.said());
+    assert!(
+        r.stderr.contains("tiledflow-cc: error: latin1.c"),
+        "{}",
+        r.said()
+    );
     assert!(!d.join("strict").exists());
 }
 
@@ -290,27 +456,58 @@ fn cc_own_options_are_checked_and_the_rest_passes_through() {
     let d = dir.path();
     write(d, "two.c", TWO_SCOPS);
     let r = tiledflow_cc(d, &["two.c", "-o", "prog", "--tiledflow-tile-size=8"]).expect(1);
-    assert!(r.stderr.contains("unknown option --tiledflow-tile-size=8"), "{}", r.said());
-    assert!(r.stderr.contains("--tiledflow-tile-sizes=N[,N...]"), "{}", r.said());
+    assert!(
+        r.stderr.contains("unknown option --tiledflow-tile-size=8"),
+        "{}",
+        r.said()
+    );
+    assert!(
+        r.stderr.contains("--tiledflow-tile-sizes=N[,N...]"),
+        "{}",
+        r.said()
+    );
     let r = tiledflow_cc(d, &["two.c", "--tiledflow-target=gpu"]).expect(1);
     assert!(r.stderr.contains("expected one of"), "{}", r.said());
     assert!(!d.join("prog").exists() && !d.join("a.out").exists());
     let help = tiledflow_cc(d, &["--tiledflow-help"]).expect(0);
-    assert!(help.stdout.contains("--tiledflow-strict"), "{}", help.said());
+    assert!(
+        help.stdout.contains("--tiledflow-strict"),
+        "{}",
+        help.said()
+    );
     // Commands without inputs are cc's alone, and link nothing.
     let ours = tiledflow_cc(d, &["--version"]).expect(0);
     let cc = run(reference_cc().arg("--version")).expect(0);
     assert_eq!(ours.stdout, cc.stdout);
     // --tiledflow-keep: the transformed source, for reading; the sequential target has no tasks.
     std::fs::create_dir(d.join("kept")).unwrap();
-    tiledflow_cc(d, &["-c", "two.c", "--tiledflow-keep=kept", "--tiledflow-target=seq"]).expect(0);
+    tiledflow_cc(
+        d,
+        &[
+            "-c",
+            "two.c",
+            "--tiledflow-keep=kept",
+            "--tiledflow-target=seq",
+        ],
+    )
+    .expect(0);
     let kept = std::fs::read_to_string(d.join("kept/two.c")).unwrap();
-    assert!(kept.starts_with("#line 1 \"two.c\"") && !kept.contains("tf_task_begin"), "{kept}");
+    assert!(
+        kept.starts_with("#line 1 \"two.c\"") && !kept.contains("tf_task_begin"),
+        "{kept}"
+    );
     // A TILEDFLOW_CC that leads back to tiledflow-cc is refused instead of recursing.
     let me = testsuite::tool_path("tiledflow-cc").unwrap();
-    let r = run(tool("tiledflow-cc").current_dir(d).env("TILEDFLOW_CC", &me).args(["-c", "two.c", "-o", "x.o"]));
+    let r = run(tool("tiledflow-cc")
+        .current_dir(d)
+        .env("TILEDFLOW_CC", &me)
+        .args(["-c", "two.c", "-o", "x.o"]));
     let r = r.expect(1);
-    assert!(r.stderr.contains("TILEDFLOW_CC leads back to tiledflow-cc"), "{}", r.said());
+    assert!(
+        r.stderr.contains("TILEDFLOW_CC leads back to tiledflow-cc"),
+        "{}",
+        r.said()
+    );
 }
 
 #[test]
@@ -319,12 +516,35 @@ fn cc_transforms_sources_that_gcc_accepts_with_warnings_only() {
     let d = dir.path();
     // Implicit declarations and implicit int: errors for libclang 19's C99 defaults, warnings
     // for gcc 12. The file is still transformed.
-    let text = TWO_SCOPS.replace("int main(void) {", "old(x) { return x; }\nint main(void) {\n  helper();");
+    let text = TWO_SCOPS.replace(
+        "int main(void) {",
+        "old(x) { return x; }\nint main(void) {\n  helper();",
+    );
     write(d, "legacy.c", &text);
     write(d, "helper.c", "void helper(void) {}\n");
-    let r = tiledflow_cc(d, &["-std=gnu99", "legacy.c", "helper.c", "-o", "prog", "--tiledflow-verbose"]).expect(0);
-    assert_eq!(r.stderr.matches("legacy.c: SCoP in").count(), 2, "{}", r.said());
-    assert!(!r.stderr.contains("compiled without tiledflow"), "{}", r.said());
+    let r = tiledflow_cc(
+        d,
+        &[
+            "-std=gnu99",
+            "legacy.c",
+            "helper.c",
+            "-o",
+            "prog",
+            "--tiledflow-verbose",
+        ],
+    )
+    .expect(0);
+    assert_eq!(
+        r.stderr.matches("legacy.c: SCoP in").count(),
+        2,
+        "{}",
+        r.said()
+    );
+    assert!(
+        !r.stderr.contains("compiled without tiledflow"),
+        "{}",
+        r.said()
+    );
     assert_eq!(output_of(d, "prog").lines().last(), Some("2340"));
 }
 
@@ -334,30 +554,72 @@ fn cc_transforms_sources_that_gcc_accepts_with_warnings_only() {
 /// the model must see it on a machine with the caches of this project's machines.
 #[test]
 fn the_cost_model_distributes_covariance_and_says_why() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("polybench");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("polybench");
     let kernel = root.join("kernels/covariance/covariance.c");
     let utilities = root.join("utilities");
-    let machine = [("TILEDFLOW_NUM_THREADS", "2"), ("TILEDFLOW_L1_BYTES", "49152"), ("TILEDFLOW_L2_BYTES", "1048576"), ("TILEDFLOW_LLC_BYTES", "33554432")];
+    let machine = [
+        ("TILEDFLOW_NUM_THREADS", "2"),
+        ("TILEDFLOW_L1_BYTES", "49152"),
+        ("TILEDFLOW_L2_BYTES", "1048576"),
+        ("TILEDFLOW_LLC_BYTES", "33554432"),
+    ];
     let args = |extra: &[&str]| -> Vec<String> {
-        let mut a = vec![kernel.display().to_string(), "-I".into(), utilities.display().to_string(), "-DLARGE_DATASET".into()];
+        let mut a = vec![
+            kernel.display().to_string(),
+            "-I".into(),
+            utilities.display().to_string(),
+            "-DLARGE_DATASET".into(),
+        ];
         a.extend(extra.iter().map(|s| s.to_string()));
         a
     };
-    let cost = run(tool("tiledflow").envs(machine).args(args(&["--emit", "cost"]))).expect(0);
+    let cost = run(tool("tiledflow")
+        .envs(machine)
+        .args(args(&["--emit", "cost"])))
+    .expect(0);
     assert!(cost.stdout.contains("chosen: min"), "{}", cost.said());
     let estimate = |fuse: &str| -> f64 {
-        let line = cost.stdout.lines().find(|l| l.starts_with(&format!("fuse {fuse}: "))).unwrap_or_else(|| panic!("no {fuse} line:\n{}", cost.stdout));
-        line.split_whitespace().nth(2).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("no estimate in `{line}`"))
+        let line = cost
+            .stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("fuse {fuse}: ")))
+            .unwrap_or_else(|| panic!("no {fuse} line:\n{}", cost.stdout));
+        line.split_whitespace()
+            .nth(2)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("no estimate in `{line}`"))
     };
     assert!(estimate("smart") > 3.0 * estimate("min"), "{}", cost.stdout);
-    let verbose = run(tool("tiledflow").envs(machine).args(args(&["-v", "-o", "-"]))).expect(0);
-    assert!(verbose.stderr.contains("fusion: min (est."), "{}", verbose.said());
+    let verbose = run(tool("tiledflow")
+        .envs(machine)
+        .args(args(&["-v", "-o", "-"])))
+    .expect(0);
+    assert!(
+        verbose.stderr.contains("fusion: min (est."),
+        "{}",
+        verbose.said()
+    );
     // A fixed heuristic is used as it is, with nothing weighed.
-    let fixed = run(tool("tiledflow").envs(machine).args(args(&["--fuse", "smart", "--emit", "cost"]))).expect(0);
-    assert!(fixed.stdout.contains("the fusion is fixed"), "{}", fixed.said());
-    let bad = run(tool("tiledflow-cc").env("TILEDFLOW_FUSE", "fastest").args(["-c", "x.c"]));
+    let fixed = run(tool("tiledflow")
+        .envs(machine)
+        .args(args(&["--fuse", "smart", "--emit", "cost"])))
+    .expect(0);
+    assert!(
+        fixed.stdout.contains("the fusion is fixed"),
+        "{}",
+        fixed.said()
+    );
+    let bad = run(tool("tiledflow-cc")
+        .env("TILEDFLOW_FUSE", "fastest")
+        .args(["-c", "x.c"]));
     assert_eq!(bad.status, Some(1), "{}", bad.said());
-    assert!(bad.stderr.contains("expected auto, min, smart or max"), "{}", bad.said());
+    assert!(
+        bad.stderr.contains("expected auto, min, smart or max"),
+        "{}",
+        bad.said()
+    );
 }
 
 /// What the CPU tile code got is visible: `--emit tasks` and `-v` name gemm's full tiles and its
@@ -365,11 +627,15 @@ fn the_cost_model_distributes_covariance_and_says_why() {
 /// ISL's plain code and says nothing of it.
 #[test]
 fn the_tile_code_says_what_it_did() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("polybench");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("polybench");
     let utilities = root.join("utilities");
     let args = |kernel: &str, extra: &[&str]| -> Vec<String> {
         let mut a = vec![
-            root.join(format!("kernels/{kernel}/{kernel}.c")).display().to_string(),
+            root.join(format!("kernels/{kernel}/{kernel}.c"))
+                .display()
+                .to_string(),
             "-I".into(),
             utilities.display().to_string(),
             "-DMINI_DATASET".into(),
@@ -380,15 +646,44 @@ fn the_tile_code_says_what_it_did() {
         a
     };
     let tasks = run(tool("tiledflow").args(args("gemm", &["--emit", "tasks"]))).expect(0);
-    assert!(tasks.stdout.contains("  code: full tiles apart, tf_i4 jammed by 4"), "{}", tasks.said());
-    let cuda = run(tool("tiledflow").args(args("gemm", &["--emit", "tasks", "--target", "cuda"]))).expect(0);
+    assert!(
+        tasks
+            .stdout
+            .contains("  code: full tiles apart, tf_i4 jammed by 4"),
+        "{}",
+        tasks.said()
+    );
+    let cuda = run(tool("tiledflow").args(args("gemm", &["--emit", "tasks", "--target", "cuda"])))
+        .expect(0);
     assert!(!cuda.stdout.contains("  code: "), "{}", cuda.said());
     let fw = run(tool("tiledflow").args(args("floyd-warshall", &["-v", "-o", "-"]))).expect(0);
-    assert!(fw.stderr.contains("innermost loop cut at aliased loads"), "{}", fw.said());
+    assert!(
+        fw.stderr.contains("innermost loop cut at aliased loads"),
+        "{}",
+        fw.said()
+    );
     let symm = run(tool("tiledflow").args(args("symm", &["-v", "-o", "-"]))).expect(0);
-    assert!(symm.stderr.contains("in arrays of copies: temp2"), "{}", symm.said());
+    assert!(
+        symm.stderr.contains("in arrays of copies: temp2"),
+        "{}",
+        symm.said()
+    );
     // M = 20, N = 30 at MINI: one copy per (i, j), freed after its last value is copied back.
-    assert!(symm.stdout.contains("double (*tf_x_temp2)[30] = (double (*)[30])__builtin_malloc(sizeof(double[20][30]));"), "{}", symm.said());
-    assert!(symm.stdout.contains("temp2 = tf_x_temp2[19][29];"), "{}", symm.said());
-    assert!(symm.stdout.contains("__builtin_free(tf_x_temp2);"), "{}", symm.said());
+    assert!(
+        symm.stdout.contains(
+            "double (*tf_x_temp2)[30] = (double (*)[30])__builtin_malloc(sizeof(double[20][30]));"
+        ),
+        "{}",
+        symm.said()
+    );
+    assert!(
+        symm.stdout.contains("temp2 = tf_x_temp2[19][29];"),
+        "{}",
+        symm.said()
+    );
+    assert!(
+        symm.stdout.contains("__builtin_free(tf_x_temp2);"),
+        "{}",
+        symm.said()
+    );
 }

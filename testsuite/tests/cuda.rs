@@ -14,7 +14,10 @@ use std::time::Duration;
 use testsuite::compare::{compare, Tolerance};
 use testsuite::differential::{original_flags, run_original};
 use testsuite::dump::parse_dump;
-use testsuite::paths::{bin_dir, kernel_dir, kernel_names, kernel_path, reference_cc, repo_root, tool_path, utilities_dir};
+use testsuite::paths::{
+    bin_dir, kernel_dir, kernel_names, kernel_path, reference_cc, repo_root, tool_path,
+    utilities_dir,
+};
 use testsuite::process::{compile, expect_success, run};
 
 /// The kernels whose SCoPs run on the GPU path. The other two stay on the CPU, each for a reason
@@ -27,27 +30,70 @@ use testsuite::process::{compile, expect_success, run};
 /// tiles until the cuda target asked ISL for outer coincidence, which gives them parallel inner
 /// bands.)
 const ON_GPU: [&str; 28] = [
-    "2mm", "3mm", "adi", "atax", "bicg", "cholesky", "correlation", "covariance", "deriche", "doitgen", "fdtd-2d", "floyd-warshall",
-    "gemm", "gemver", "gesummv", "gramschmidt", "heat-3d", "jacobi-1d", "jacobi-2d", "lu", "mvt", "nussinov", "seidel-2d", "symm",
-    "syr2k", "syrk", "trisolv", "trmm",
+    "2mm",
+    "3mm",
+    "adi",
+    "atax",
+    "bicg",
+    "cholesky",
+    "correlation",
+    "covariance",
+    "deriche",
+    "doitgen",
+    "fdtd-2d",
+    "floyd-warshall",
+    "gemm",
+    "gemver",
+    "gesummv",
+    "gramschmidt",
+    "heat-3d",
+    "jacobi-1d",
+    "jacobi-2d",
+    "lu",
+    "mvt",
+    "nussinov",
+    "seidel-2d",
+    "symm",
+    "syr2k",
+    "syrk",
+    "trisolv",
+    "trmm",
 ];
 
 /// The notice of a program that falls back to its CPU task version.
 const FALLBACK: &str = "running the CPU task version";
 
 /// `out.c` and `out.cu` of `kernel` for the cuda target, in `dir`.
-fn translate(kernel: &str, defines: &[&str], extra: &[&str], dir: &Path) -> Result<(PathBuf, String, String)> {
+fn translate(
+    kernel: &str,
+    defines: &[&str],
+    extra: &[&str],
+    dir: &Path,
+) -> Result<(PathBuf, String, String)> {
     let out_c = dir.join(format!("{kernel}.c"));
     let mut cmd = std::process::Command::new(tool_path("tiledflow")?);
-    cmd.arg("--target").arg("cuda").arg("--strict").arg(kernel_path(kernel)).arg("-o").arg(&out_c);
-    cmd.arg("-I").arg(utilities_dir()).arg("-I").arg(kernel_dir(kernel));
-    cmd.args(defines.iter().map(|d| format!("-D{d}"))).args(extra);
+    cmd.arg("--target")
+        .arg("cuda")
+        .arg("--strict")
+        .arg(kernel_path(kernel))
+        .arg("-o")
+        .arg(&out_c);
+    cmd.arg("-I")
+        .arg(utilities_dir())
+        .arg("-I")
+        .arg(kernel_dir(kernel));
+    cmd.args(defines.iter().map(|d| format!("-D{d}")))
+        .args(extra);
     let output = cmd.output().context("running tiledflow")?;
     if !output.status.success() {
-        bail!("tiledflow --target cuda failed on {kernel}:\n{}", String::from_utf8_lossy(&output.stderr));
+        bail!(
+            "tiledflow --target cuda failed on {kernel}:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
     let c = std::fs::read_to_string(&out_c)?;
-    let cu = std::fs::read_to_string(out_c.with_extension("cu")).context("tiledflow wrote no .cu file")?;
+    let cu = std::fs::read_to_string(out_c.with_extension("cu"))
+        .context("tiledflow wrote no .cu file")?;
     Ok((out_c, c, cu))
 }
 
@@ -72,7 +118,14 @@ fn link_emulated(out_c: &Path, flags: &[String], exe: &Path) -> Result<()> {
     let cu_obj = out_c.with_extension("cu.o");
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".into());
     let status = std::process::Command::new(&cxx)
-        .args(["-x", "c++", "-O1", "-ffp-contract=off", "-DTF_CUDA_EMULATE", "-include"])
+        .args([
+            "-x",
+            "c++",
+            "-O1",
+            "-ffp-contract=off",
+            "-DTF_CUDA_EMULATE",
+            "-include",
+        ])
         .arg(&emu_h)
         .arg("-c")
         .arg(out_c.with_extension("cu"))
@@ -81,17 +134,30 @@ fn link_emulated(out_c: &Path, flags: &[String], exe: &Path) -> Result<()> {
         .status()
         .with_context(|| format!("running {cxx}"))?;
     if !status.success() {
-        bail!("{cxx} failed on {}'s .cu file (emulated build)", out_c.display());
+        bail!(
+            "{cxx} failed on {}'s .cu file (emulated build)",
+            out_c.display()
+        );
     }
     let runtime = bin_dir()?.join("libstreamrt.a");
     // The libraries after the objects that need them.
-    let sources = [out_c.to_path_buf(), cu_obj, runtime, "-lstdc++".into(), "-lpthread".into(), "-ldl".into(), "-lm".into()];
+    let sources = [
+        out_c.to_path_buf(),
+        cu_obj,
+        runtime,
+        "-lstdc++".into(),
+        "-lpthread".into(),
+        "-ldl".into(),
+        "-lm".into(),
+    ];
     compile(reference_cc(), &sources, flags, exe)
 }
 
 /// Builds, runs with `gpu` as `TILEDFLOW_GPU` and compares with the original; returns stderr.
 fn verify(kernel: &str, defines: &[&str], extra: &[&str], gpu: &str) -> Result<String> {
-    let dir = tempfile::Builder::new().prefix("tiledflow-cuda.").tempdir()?;
+    let dir = tempfile::Builder::new()
+        .prefix("tiledflow-cuda.")
+        .tempdir()?;
     let exe = build_emulated(kernel, defines, extra, dir.path())?;
     let pairs: Vec<(&str, &str)> = defines.iter().map(|d| (*d, "")).collect();
     let expected = run_original(kernel, &pairs)?;
@@ -99,7 +165,8 @@ fn verify(kernel: &str, defines: &[&str], extra: &[&str], gpu: &str) -> Result<S
     expect_success("the emulated program", &output)?;
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     let actual = parse_dump(&stderr)?;
-    compare(&expected, &actual, Tolerance::Exact).map_err(|m| anyhow::anyhow!("{kernel} {defines:?} {extra:?}: {m}"))?;
+    compare(&expected, &actual, Tolerance::Exact)
+        .map_err(|m| anyhow::anyhow!("{kernel} {defines:?} {extra:?}: {m}"))?;
     Ok(stderr)
 }
 
@@ -107,9 +174,15 @@ fn verify(kernel: &str, defines: &[&str], extra: &[&str], gpu: &str) -> Result<S
 /// said otherwise: many tiles, so tiles wait for each other across the device's streams) and at
 /// SMALL with the target's default tiles.
 fn emulated_with_tiles(kernel: &str, mini_tiles: &str) {
-    for (defines, extra) in [(&["MINI_DATASET"], &["--tile-sizes", mini_tiles][..]), (&["SMALL_DATASET"], &[][..])] {
+    for (defines, extra) in [
+        (&["MINI_DATASET"], &["--tile-sizes", mini_tiles][..]),
+        (&["SMALL_DATASET"], &[][..]),
+    ] {
         match verify(kernel, defines, extra, "emulate") {
-            Ok(stderr) => assert!(!stderr.contains(FALLBACK), "{kernel} {defines:?} {extra:?} fell back to the CPU:\n{stderr}"),
+            Ok(stderr) => assert!(
+                !stderr.contains(FALLBACK),
+                "{kernel} {defines:?} {extra:?} fell back to the CPU:\n{stderr}"
+            ),
             Err(e) => panic!("{kernel} {defines:?} {extra:?}: {e:#}"),
         }
     }
@@ -169,21 +242,37 @@ emulated_tests! {
 
 #[test]
 fn every_kernel_compiles_with_nvrtc_and_only_the_listed_ones_stay_on_the_cpu() {
-    let dir = tempfile::Builder::new().prefix("tiledflow-cuda.").tempdir().unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("tiledflow-cuda.")
+        .tempdir()
+        .unwrap();
     for kernel in kernel_names().unwrap() {
         let (_, c, cu) = translate(&kernel, &["MINI_DATASET"], &[], dir.path()).unwrap();
         testsuite::nvrtc::expect_compiles(&cu, &format!("{kernel}.cu"));
         let on_gpu = ON_GPU.contains(&kernel.as_str());
-        assert_eq!(cu.contains("extern \"C\" __global__"), on_gpu, "{kernel}: kernels in the .cu file");
-        assert_eq!(c.contains("if (tf_gpu_mod) {"), on_gpu, "{kernel}: a GPU control program in the .c file");
-        assert_eq!(c.contains("this SCoP stays on the CPU:"), !on_gpu, "{kernel}: the note of a SCoP left on the CPU");
+        assert_eq!(
+            cu.contains("extern \"C\" __global__"),
+            on_gpu,
+            "{kernel}: kernels in the .cu file"
+        );
+        assert_eq!(
+            c.contains("if (tf_gpu_mod) {"),
+            on_gpu,
+            "{kernel}: a GPU control program in the .c file"
+        );
+        assert_eq!(
+            c.contains("this SCoP stays on the CPU:"),
+            !on_gpu,
+            "{kernel}: the note of a SCoP left on the CPU"
+        );
     }
 }
 
 #[test]
 fn without_a_device_the_program_says_so_once_and_verifies_as_the_cpu_task_version() {
     for kernel in ["gemm", "atax"] {
-        let stderr = verify(kernel, &["MINI_DATASET"], &["--tile-sizes", "8"], "off").unwrap_or_else(|e| panic!("{e:#}"));
+        let stderr = verify(kernel, &["MINI_DATASET"], &["--tile-sizes", "8"], "off")
+            .unwrap_or_else(|e| panic!("{e:#}"));
         let notices: Vec<&str> = stderr.lines().filter(|l| l.contains(FALLBACK)).collect();
         assert_eq!(notices.len(), 1, "{kernel}: one notice expected:\n{stderr}");
         assert!(notices[0].starts_with("tiledflow: "), "{}", notices[0]);
@@ -207,28 +296,47 @@ fn standard_output_is_refused_since_the_kernels_need_a_file_of_their_own() {
     let output = translate_gemm_to("-".as_ref());
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("--target cuda writes two files"), "{stderr}");
+    assert!(
+        stderr.contains("--target cuda writes two files"),
+        "{stderr}"
+    );
     assert!(output.stdout.is_empty());
     // Nor may the output be the kernel file itself.
-    let dir = tempfile::Builder::new().prefix("tiledflow-cuda.").tempdir().unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("tiledflow-cuda.")
+        .tempdir()
+        .unwrap();
     let output = translate_gemm_to(dir.path().join("out.cu").as_os_str());
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("name it .c"));
-    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "nothing is written");
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "nothing is written"
+    );
     // Nor something other than a regular file (`-o /dev/null`, here a directory): the kernels
     // would go to a new file beside it.
     let other = dir.path().join("sub");
     std::fs::create_dir(&other).unwrap();
     let output = translate_gemm_to(other.as_os_str());
     assert_eq!(output.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("is not a regular file"), "{}", String::from_utf8_lossy(&output.stderr));
-    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("is not a regular file"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert_eq!(left, ["sub"], "nothing is written");
 }
 
 #[test]
 fn a_scop_that_cannot_be_a_kernel_stays_on_the_cpu_with_a_note() {
-    let dir = tempfile::Builder::new().prefix("tiledflow-cuda.").tempdir().unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("tiledflow-cuda.")
+        .tempdir()
+        .unwrap();
     let src = dir.path().join("k.c");
     std::fs::write(
         &src,
@@ -242,12 +350,27 @@ fn a_scop_that_cannot_be_a_kernel_stays_on_the_cpu_with_a_note() {
         .arg(&src)
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("note: SCoP stays on the CPU (--target cuda): the variable `new` is a reserved word"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "note: SCoP stays on the CPU (--target cuda): the variable `new` is a reserved word"
+        ),
+        "{stderr}"
+    );
     let c = std::fs::read_to_string(&out).unwrap();
-    assert!(c.contains("this SCoP stays on the CPU: the variable `new`"), "{c}");
-    assert!(!c.contains("tf_gpu_mod"), "no GPU code when no SCoP is on the GPU");
+    assert!(
+        c.contains("this SCoP stays on the CPU: the variable `new`"),
+        "{c}"
+    );
+    assert!(
+        !c.contains("tf_gpu_mod"),
+        "no GPU code when no SCoP is on the GPU"
+    );
     let cu = std::fs::read_to_string(out.with_extension("cu")).unwrap();
     assert!(!cu.contains("__global__"), "{cu}");
 }
@@ -265,7 +388,12 @@ fn tiledflow_cc_builds_the_cuda_target_with_its_emulated_kernels() {
             .arg("--tiledflow-tile-sizes=8")
             .env("TILEDFLOW_GPU", gpu)
     };
-    testsuite::differential("gemm", &[("MINI_DATASET", "")], &[variant("emulate"), variant("off")]).unwrap_or_else(|e| panic!("{e:#}"));
+    testsuite::differential(
+        "gemm",
+        &[("MINI_DATASET", "")],
+        &[variant("emulate"), variant("off")],
+    )
+    .unwrap_or_else(|e| panic!("{e:#}"));
 }
 
 /// Written scalars on the GPU path, read after the SCoP: `acc` carries its value from one
@@ -318,10 +446,16 @@ int main(void)
 
 #[test]
 fn scalars_read_after_the_scop_hold_their_last_values_from_the_gpu() {
-    let dir = tempfile::Builder::new().prefix("tiledflow-cuda.").tempdir().unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("tiledflow-cuda.")
+        .tempdir()
+        .unwrap();
     let src = dir.path().join("scalars.c");
     std::fs::write(&src, SCALARS_AFTER_THE_SCOP).unwrap();
-    let flags: Vec<String> = ["-O1", "-ffp-contract=off"].iter().map(|f| f.to_string()).collect();
+    let flags: Vec<String> = ["-O1", "-ffp-contract=off"]
+        .iter()
+        .map(|f| f.to_string())
+        .collect();
     let orig = dir.path().join("orig");
     compile(reference_cc(), &[src.clone(), "-lm".into()], &flags, &orig).unwrap();
     let expected = run(&orig, &[], Duration::from_secs(60)).unwrap();
@@ -334,18 +468,39 @@ fn scalars_read_after_the_scop_hold_their_last_values_from_the_gpu() {
         .arg(&src)
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let cu = std::fs::read_to_string(out_c.with_extension("cu")).unwrap();
-    assert!(cu.contains("double &acc = *tf_p_acc;"), "acc is the shared buffer's element:\n{cu}");
+    assert!(
+        cu.contains("double &acc = *tf_p_acc;"),
+        "acc is the shared buffer's element:\n{cu}"
+    );
     assert!(cu.contains("double &u = *tf_p_u;"), "u is shared:\n{cu}");
-    assert!(cu.contains("double t = 0;") && cu.contains("*tf_p_t = t;"), "t is a variable of each thread:\n{cu}");
+    assert!(
+        cu.contains("double t = 0;") && cu.contains("*tf_p_t = t;"),
+        "t is a variable of each thread:\n{cu}"
+    );
     let exe = dir.path().join("scalars");
     link_emulated(&out_c, &flags, &exe).unwrap();
-    let actual = run(&exe, &[("TILEDFLOW_GPU", "emulate")], Duration::from_secs(60)).unwrap();
+    let actual = run(
+        &exe,
+        &[("TILEDFLOW_GPU", "emulate")],
+        Duration::from_secs(60),
+    )
+    .unwrap();
     expect_success("the emulated program", &actual).unwrap();
     let stderr = String::from_utf8_lossy(&actual.stderr);
-    assert!(!stderr.contains(FALLBACK), "fell back to the CPU:\n{stderr}");
-    assert_eq!(String::from_utf8_lossy(&actual.stdout), String::from_utf8_lossy(&expected.stdout));
+    assert!(
+        !stderr.contains(FALLBACK),
+        "fell back to the CPU:\n{stderr}"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&actual.stdout),
+        String::from_utf8_lossy(&expected.stdout)
+    );
 }
 
 /// A running sum whose value crosses every iteration of `i` (and enters from before the SCoP)
@@ -354,7 +509,10 @@ fn scalars_read_after_the_scop_hold_their_last_values_from_the_gpu() {
 /// the row's thread, and that SCoP gets a kernel.
 #[test]
 fn a_scalar_carried_across_iterations_keeps_its_scop_on_the_cpu() {
-    let dir = tempfile::Builder::new().prefix("tiledflow-cuda.").tempdir().unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("tiledflow-cuda.")
+        .tempdir()
+        .unwrap();
     let compile_cuda = |name: &str, body: &str| {
         let src = dir.path().join(format!("{name}.c"));
         let text = format!(
@@ -362,21 +520,40 @@ fn a_scalar_carried_across_iterations_keeps_its_scop_on_the_cpu() {
         );
         std::fs::write(&src, text).unwrap();
         let out = dir.path().join(format!("{name}.out.c"));
-        let output =
-            std::process::Command::new(tool_path("tiledflow").unwrap()).args(["--target", "cuda", "-v", "-o"]).arg(&out).arg(&src).output().unwrap();
-        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let output = std::process::Command::new(tool_path("tiledflow").unwrap())
+            .args(["--target", "cuda", "-v", "-o"])
+            .arg(&out)
+            .arg(&src)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         let cu = std::fs::read_to_string(out.with_extension("cu")).unwrap();
         (String::from_utf8_lossy(&output.stderr).into_owned(), cu)
     };
     let carried = "  for (int i = 0; i < n; i++)\n    for (int j = 0; j < n; j++) {\n      s = s + A[i][j];\n      B[i][j] = s;\n    }\n";
     let (stderr, cu) = compile_cuda("carried", carried);
-    assert!(stderr.contains("SCoP stays on the CPU (--target cuda): the tiles of N0 have no parallel loop"), "{stderr}");
-    assert!(stderr.contains("the scalar `s`, written there, is not private to each task"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "SCoP stays on the CPU (--target cuda): the tiles of N0 have no parallel loop"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("the scalar `s`, written there, is not private to each task"),
+        "{stderr}"
+    );
     assert!(!cu.contains("__global__"), "{cu}");
     let per_row = "  for (int i = 0; i < n; i++) {\n    s = 0.0;\n    for (int j = 0; j < n; j++) {\n      s = s + A[i][j];\n      B[i][j] = s;\n    }\n  }\n";
     let (stderr, cu) = compile_cuda("per_row", per_row);
     assert!(!stderr.contains("stays on the CPU"), "{stderr}");
-    assert!(cu.contains("__global__") && cu.contains("double s = 0;"), "{cu}");
+    assert!(
+        cu.contains("__global__") && cu.contains("double s = 0;"),
+        "{cu}"
+    );
 }
 
 /// durbin stays on the CPU with the default fusion (its `k` loop's inner loops are fused into
@@ -386,9 +563,16 @@ fn a_scalar_carried_across_iterations_keeps_its_scop_on_the_cpu() {
 #[test]
 fn durbin_under_minimal_fusion_runs_on_the_gpu_with_its_sum_shared() {
     let extra = ["--fuse", "min", "--tile-sizes", "8"];
-    let stderr = verify("durbin", &["MINI_DATASET"], &extra, "emulate").unwrap_or_else(|e| panic!("{e:#}"));
-    assert!(!stderr.contains(FALLBACK), "durbin fell back to the CPU:\n{stderr}");
-    let dir = tempfile::Builder::new().prefix("tiledflow-cuda.").tempdir().unwrap();
+    let stderr =
+        verify("durbin", &["MINI_DATASET"], &extra, "emulate").unwrap_or_else(|e| panic!("{e:#}"));
+    assert!(
+        !stderr.contains(FALLBACK),
+        "durbin fell back to the CPU:\n{stderr}"
+    );
+    let dir = tempfile::Builder::new()
+        .prefix("tiledflow-cuda.")
+        .tempdir()
+        .unwrap();
     let (_, _, cu) = translate("durbin", &["MINI_DATASET"], &extra, dir.path()).unwrap();
     assert!(cu.contains("double &sum = *tf_p_sum;"), "{cu}");
 }
@@ -405,8 +589,18 @@ fn a_member_left_whole_prints_as_whole() {
             .output()
             .unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        assert!(text.contains("tile sizes [256, 256, whole]"), "--emit {emit}:\n{text}");
-        assert!(!text.contains(&i64::MAX.to_string()), "--emit {emit}:\n{text}");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            text.contains("tile sizes [256, 256, whole]"),
+            "--emit {emit}:\n{text}"
+        );
+        assert!(
+            !text.contains(&i64::MAX.to_string()),
+            "--emit {emit}:\n{text}"
+        );
     }
 }

@@ -56,27 +56,57 @@ fn compiled_kernels_are_cached_and_a_corrupt_entry_is_compiled_again() {
     use streamrt::nvrtc::{version, KERNEL_OPTIONS};
     use streamrt::nvrtc_cache::{compile, entry_path, key, Outcome};
     let dir = tempfile::tempdir().unwrap();
-    let nvrtc = |e: streamrt::nvrtc::NvrtcError| -> ! { panic!("{e}\nThis test needs NVRTC: run `make deps`.") };
-    let cached = |options: &[&str]| compile(Some(dir.path()), SAXPY, "saxpy.cu", "sm_80", options).unwrap_or_else(|e| nvrtc(e));
+    let nvrtc = |e: streamrt::nvrtc::NvrtcError| -> ! {
+        panic!("{e}\nThis test needs NVRTC: run `make deps`.")
+    };
+    let cached = |options: &[&str]| {
+        compile(Some(dir.path()), SAXPY, "saxpy.cu", "sm_80", options).unwrap_or_else(|e| nvrtc(e))
+    };
     let (first, outcome) = cached(KERNEL_OPTIONS);
     assert_eq!(outcome, Outcome::Compiled);
     assert_eq!(&first[..4], b"\x7fELF");
     assert_eq!(cached(KERNEL_OPTIONS), (first.clone(), Outcome::Hit));
-    assert_eq!(cached(&[]).1, Outcome::Compiled, "other options, another entry");
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2, "two entries, no temporaries left");
+    assert_eq!(
+        cached(&[]).1,
+        Outcome::Compiled,
+        "other options, another entry"
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        2,
+        "two entries, no temporaries left"
+    );
 
-    let entry = entry_path(dir.path(), &key(version().unwrap_or_else(|e| nvrtc(e)), "sm_80", "saxpy.cu", KERNEL_OPTIONS, SAXPY));
+    let entry = entry_path(
+        dir.path(),
+        &key(
+            version().unwrap_or_else(|e| nvrtc(e)),
+            "sm_80",
+            "saxpy.cu",
+            KERNEL_OPTIONS,
+            SAXPY,
+        ),
+    );
     let whole = std::fs::read(&entry).unwrap();
     let mut flipped = whole.clone();
     *flipped.last_mut().unwrap() ^= 1;
-    for corrupt in [flipped, whole[..whole.len() / 2].to_vec(), b"not an entry".to_vec()] {
+    for corrupt in [
+        flipped,
+        whole[..whole.len() / 2].to_vec(),
+        b"not an entry".to_vec(),
+    ] {
         std::fs::write(&entry, corrupt).unwrap();
         let (cubin, outcome) = cached(KERNEL_OPTIONS);
         assert_eq!(outcome, Outcome::Compiled, "a corrupt entry is not used");
         assert_eq!(&cubin[..4], b"\x7fELF");
-        assert_eq!(cached(KERNEL_OPTIONS).1, Outcome::Hit, "the entry was replaced");
+        assert_eq!(
+            cached(KERNEL_OPTIONS).1,
+            Outcome::Hit,
+            "the entry was replaced"
+        );
     }
 
-    let (cubin, outcome) = compile(None, SAXPY, "saxpy.cu", "sm_80", KERNEL_OPTIONS).unwrap_or_else(|e| nvrtc(e));
+    let (cubin, outcome) =
+        compile(None, SAXPY, "saxpy.cu", "sm_80", KERNEL_OPTIONS).unwrap_or_else(|e| nvrtc(e));
     assert_eq!((&cubin[..4], outcome), (&b"\x7fELF"[..], Outcome::Uncached));
 }

@@ -13,8 +13,20 @@ fn check(kernel: &str) {
     let dir = tempfile::tempdir().unwrap();
     let source = repo_root().join(format!("polyhedral/tests/data/{kernel}.c"));
     let object = dir.path().join("kernel.o");
-    let flags = ["-c", "-O1", "-ffp-contract=off", "--tiledflow-strict", "--tiledflow-tile-sizes=4"];
-    compile(tool_path("tiledflow-cc").unwrap(), &[&source], &flags, &object).unwrap();
+    let flags = [
+        "-c",
+        "-O1",
+        "-ffp-contract=off",
+        "--tiledflow-strict",
+        "--tiledflow-tile-sizes=4",
+    ];
+    compile(
+        tool_path("tiledflow-cc").unwrap(),
+        &[&source],
+        &flags,
+        &object,
+    )
+    .unwrap();
     link_and_run(kernel, dir.path(), object);
 }
 
@@ -25,13 +37,29 @@ fn check_granularity(kernel: &str, granularity: &str) {
     let generated = dir.path().join("kernel.tasks.c");
     let status = std::process::Command::new(tool_path("tiledflow").unwrap())
         .arg(&source)
-        .args(["--strict", "--tile-sizes", "4", "--granularity", granularity, "-o"])
+        .args([
+            "--strict",
+            "--tile-sizes",
+            "4",
+            "--granularity",
+            granularity,
+            "-o",
+        ])
         .arg(&generated)
         .status()
         .unwrap();
-    assert!(status.success(), "tiledflow --granularity {granularity} failed on {kernel}");
+    assert!(
+        status.success(),
+        "tiledflow --granularity {granularity} failed on {kernel}"
+    );
     let object = dir.path().join("kernel.o");
-    compile(reference_cc(), &[&generated], &["-c", "-O1", "-ffp-contract=off"], &object).unwrap();
+    compile(
+        reference_cc(),
+        &[&generated],
+        &["-c", "-O1", "-ffp-contract=off"],
+        &object,
+    )
+    .unwrap();
     link_and_run(kernel, dir.path(), object);
 }
 
@@ -42,7 +70,12 @@ fn link_and_run(kernel: &str, dir: &std::path::Path, object: PathBuf) {
     let link = ["-O1", "-ffp-contract=off", "-lpthread", "-ldl"];
     compile(reference_cc(), &[driver, object, runtime], &link, &exe).unwrap();
     for threads in ["1", "2"] {
-        let out = run(&exe, &[("TILEDFLOW_NUM_THREADS", threads)], Duration::from_secs(120)).unwrap();
+        let out = run(
+            &exe,
+            &[("TILEDFLOW_NUM_THREADS", threads)],
+            Duration::from_secs(120),
+        )
+        .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success() && stdout.trim_end() == "ok",

@@ -24,7 +24,11 @@ fn tiledflow(args: &[&str], output: &Path) -> String {
         .arg(output)
         .output()
         .unwrap();
-    assert!(out.status.success(), "tiledflow {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "tiledflow {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     std::fs::read_to_string(output).unwrap()
 }
 
@@ -33,9 +37,17 @@ fn privatized_temporaries_leave_no_tile_dependence() {
     let dir = tempfile::tempdir().unwrap();
     let tiles = dir.path().join("tiles.txt");
     let privatized = tiledflow(&["--emit", "tiles"], &tiles);
-    assert_eq!(privatized.matches("tile dependence").count(), 0, "{privatized}");
+    assert_eq!(
+        privatized.matches("tile dependence").count(),
+        0,
+        "{privatized}"
+    );
     let kept = tiledflow(&["--emit", "tiles", "--no-privatize"], &tiles);
-    assert_eq!(kept.matches("tile dependence N0 -> N0").count(), 3, "{kept}");
+    assert_eq!(
+        kept.matches("tile dependence N0 -> N0").count(),
+        3,
+        "{kept}"
+    );
 }
 
 #[test]
@@ -47,16 +59,28 @@ fn privatized_temporaries_verify_on_every_target() {
         let generated = dir.path().join(format!("rowsum.{target}.c"));
         let text = tiledflow(&["--target", target], &generated);
         for scalar in ["s", "t", "acc"] {
-            assert!(text.contains(&format!("tf_out_{scalar}")), "{target}: {scalar} is not privatized");
+            assert!(
+                text.contains(&format!("tf_out_{scalar}")),
+                "{target}: {scalar} is not privatized"
+            );
         }
         let exe = dir.path().join(format!("run-{target}"));
         let mut flags = vec!["-O1", "-ffp-contract=off", "-lpthread", "-ldl"];
         if target == "omp" {
             flags.push("-fopenmp");
         }
-        compile(reference_cc(), &[driver.clone(), generated, runtime.clone()], &flags, &exe).unwrap();
+        compile(
+            reference_cc(),
+            &[driver.clone(), generated, runtime.clone()],
+            &flags,
+            &exe,
+        )
+        .unwrap();
         for threads in ["1", "2"] {
-            let env = [("TILEDFLOW_NUM_THREADS", threads), ("OMP_NUM_THREADS", threads)];
+            let env = [
+                ("TILEDFLOW_NUM_THREADS", threads),
+                ("OMP_NUM_THREADS", threads),
+            ];
             let out = run(&exe, &env, Duration::from_secs(120)).unwrap();
             let stdout = String::from_utf8_lossy(&out.stdout);
             assert!(

@@ -17,7 +17,9 @@ use std::process::Command;
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 const SOURCES: [&str; 3] = ["src/main.c", "src/blur.c", "src/smooth.c"];
@@ -30,9 +32,18 @@ fn reference_outputs(dir: &Path) -> Vec<String> {
     let ref_dir = dir.join("reference");
     copy_dir(&project_dir("stencils"), &ref_dir);
     let mut cc = reference_cc();
-    cc.current_dir(&ref_dir).args(["-O2", "-ffp-contract=off", "-Iinclude"]).args(SOURCES).args(["-o", "ref"]);
+    cc.current_dir(&ref_dir)
+        .args(["-O2", "-ffp-contract=off", "-Iinclude"])
+        .args(SOURCES)
+        .args(["-o", "ref"]);
     run(&mut cc).expect(0);
-    RUNS.iter().map(|args| run(Command::new(ref_dir.join("ref")).args(*args)).expect(0).stdout).collect()
+    RUNS.iter()
+        .map(|args| {
+            run(Command::new(ref_dir.join("ref")).args(*args))
+                .expect(0)
+                .stdout
+        })
+        .collect()
 }
 
 /// Runs `exe` with each of [`RUNS`], checks its output against `reference`, and returns the task
@@ -46,7 +57,11 @@ fn check_program_in(exe: &Path, reference: &[String], env: &[(&str, &str)]) -> (
     let mut first = None;
     for (args, expected) in RUNS.iter().zip(reference) {
         let r = run(Command::new(exe).args(*args).envs(env.iter().copied())).expect(0);
-        assert!(r.stdout == *expected, "{} {args:?}: the output differs from cc's build", exe.display());
+        assert!(
+            r.stdout == *expected,
+            "{} {args:?}: the output differs from cc's build",
+            exe.display()
+        );
         let count = r
             .stderr
             .lines()
@@ -62,14 +77,24 @@ fn check_program_in(exe: &Path, reference: &[String], env: &[(&str, &str)]) -> (
 fn make(dir: &Path) -> Command {
     let mut cmd = Command::new("make");
     cmd.current_dir(dir);
-    for var in ["MAKEFLAGS", "MFLAGS", "MAKELEVEL", "TILEDFLOW_CC", "TILEDFLOW_STRICT", "TILEDFLOW_RUNTIME"] {
+    for var in [
+        "MAKEFLAGS",
+        "MFLAGS",
+        "MAKELEVEL",
+        "TILEDFLOW_CC",
+        "TILEDFLOW_STRICT",
+        "TILEDFLOW_RUNTIME",
+    ] {
         cmd.env_remove(var);
     }
     cmd
 }
 
 fn tiledflow_cc_path() -> String {
-    testsuite::tool_path("tiledflow-cc").expect("the workspace is built").display().to_string()
+    testsuite::tool_path("tiledflow-cc")
+        .expect("the workspace is built")
+        .display()
+        .to_string()
 }
 
 #[test]
@@ -81,12 +106,28 @@ fn make_j_builds_the_project_with_tiledflow_cc_as_cc() {
     copy_dir(&project_dir("stencils"), &dir);
     let before = files_under(&dir);
     let cc = format!("CC={}", tiledflow_cc_path());
-    let extra = ["EXTRA_SRCS=taskcount.c", "LDFLAGS=-Wl,--wrap=tf_task_begin", "CFLAGS=-O2 -Wall --tiledflow-verbose"];
+    let extra = [
+        "EXTRA_SRCS=taskcount.c",
+        "LDFLAGS=-Wl,--wrap=tf_task_begin",
+        "CFLAGS=-O2 -Wall --tiledflow-verbose",
+    ];
     // -j4: the sources are compiled by several tiledflow-cc at once, in one directory.
     let r = run(make(&dir).args(["-j4", &cc]).args(extra)).expect(0);
-    assert!(r.stderr.contains("src/blur.c: SCoP in blur()"), "{}", r.said());
-    assert!(r.stderr.contains("src/smooth.c: SCoP in smooth()"), "{}", r.said());
-    assert!(!r.stderr.contains("warning"), "-Wall found something:\n{}", r.said());
+    assert!(
+        r.stderr.contains("src/blur.c: SCoP in blur()"),
+        "{}",
+        r.said()
+    );
+    assert!(
+        r.stderr.contains("src/smooth.c: SCoP in smooth()"),
+        "{}",
+        r.said()
+    );
+    assert!(
+        !r.stderr.contains("warning"),
+        "-Wall found something:\n{}",
+        r.said()
+    );
     // Nothing but the outputs make asked for.
     let mut expected = before.clone();
     for stem in ["src/main", "src/blur", "src/smooth", "taskcount"] {
@@ -97,11 +138,22 @@ fn make_j_builds_the_project_with_tiledflow_cc_as_cc() {
     assert_eq!(files_under(&dir), expected);
     // Dependency files name the user's sources and headers, so make rebuilds what it must.
     let deps = std::fs::read_to_string(dir.join("src/blur.d")).unwrap();
-    assert!(deps.starts_with("src/blur.o: src/blur.c include/kernels.h"), "{deps}");
-    assert!(deps.contains("src/weights.h") && !deps.contains("tiledflow-cc."), "{deps}");
+    assert!(
+        deps.starts_with("src/blur.o: src/blur.c include/kernels.h"),
+        "{deps}"
+    );
+    assert!(
+        deps.contains("src/weights.h") && !deps.contains("tiledflow-cc."),
+        "{deps}"
+    );
     run(make(&dir).args(["-q", &cc]).args(extra)).expect(0);
-    let header = std::fs::File::options().write(true).open(dir.join("src/weights.h")).unwrap();
-    header.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5)).unwrap();
+    let header = std::fs::File::options()
+        .write(true)
+        .open(dir.join("src/weights.h"))
+        .unwrap();
+    header
+        .set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
+        .unwrap();
     run(make(&dir).args(["-q", &cc]).args(extra)).expect(1);
 
     let n_tasks = check_program(&dir.join("prog"), &reference);
@@ -130,27 +182,49 @@ fn the_cuda_target_links_its_emulated_kernels_with_make_and_in_one_command() {
     assert!(!r.stderr.contains("warning"), "{}", r.said());
     let emulate = [("TILEDFLOW_GPU", "emulate")];
     let (n_tasks, stderr) = check_program_in(&dir.join("prog"), &reference, &emulate);
-    assert!(!stderr.contains(FALLBACK), "the GPU path did not run:\n{stderr}");
-    assert_eq!(n_tasks, 0, "CPU tasks spawned although every SCoP is on the GPU");
-    let (n_tasks, stderr) = check_program_in(&dir.join("prog"), &reference, &[("TILEDFLOW_GPU", "off")]);
+    assert!(
+        !stderr.contains(FALLBACK),
+        "the GPU path did not run:\n{stderr}"
+    );
+    assert_eq!(
+        n_tasks, 0,
+        "CPU tasks spawned although every SCoP is on the GPU"
+    );
+    let (n_tasks, stderr) =
+        check_program_in(&dir.join("prog"), &reference, &[("TILEDFLOW_GPU", "off")]);
     assert_eq!(stderr.matches(FALLBACK).count(), 1, "{stderr}");
     // The cuda target's tiles are large (256): one task per SCoP at the default sizes.
     assert!(n_tasks >= 2, "only {n_tasks} tasks spawned");
 
     let mut cc = Command::new(tiledflow_cc_path());
     cc.current_dir(&dir)
-        .args(["--tiledflow-target=cuda", "-O2", "-ffp-contract=off", "-Iinclude", "-Wl,--wrap=tf_task_begin", "taskcount.c"])
+        .args([
+            "--tiledflow-target=cuda",
+            "-O2",
+            "-ffp-contract=off",
+            "-Iinclude",
+            "-Wl,--wrap=tf_task_begin",
+            "taskcount.c",
+        ])
         .args(SOURCES)
         .args(["-o", "prog1"]);
     run(&mut cc).expect(0);
     let (n_tasks, stderr) = check_program_in(&dir.join("prog1"), &reference, &emulate);
-    assert!(!stderr.contains(FALLBACK) && n_tasks == 0, "the GPU path did not run ({n_tasks} CPU tasks):\n{stderr}");
+    assert!(
+        !stderr.contains(FALLBACK) && n_tasks == 0,
+        "the GPU path did not run ({n_tasks} CPU tasks):\n{stderr}"
+    );
 }
 
 /// Whether cmake can be run; when it is missing, `scripts/deps.sh` installs it (as `make test`
 /// does first). Prints why when it cannot.
 fn cmake_available() -> bool {
-    let works = || Command::new("cmake").arg("--version").output().is_ok_and(|o| o.status.success());
+    let works = || {
+        Command::new("cmake")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
     if works() {
         return true;
     }
@@ -177,11 +251,19 @@ fn cmake_builds_the_project_with_tiledflow_cc_as_cc() {
     copy_dir(&project_dir("stencils"), &src);
     let build = tmp.path().join("cmake-build");
     let configure = |cmd: &mut Command| -> Ran {
-        cmd.env("CC", tiledflow_cc_path()).env_remove("MAKEFLAGS").env_remove("MAKELEVEL").env_remove("CFLAGS");
+        cmd.env("CC", tiledflow_cc_path())
+            .env_remove("MAKEFLAGS")
+            .env_remove("MAKELEVEL")
+            .env_remove("CFLAGS");
         run(cmd)
     };
     let mut cmake = Command::new("cmake");
-    cmake.arg("-S").arg(&src).arg("-B").arg(&build).args(["-DTASKCOUNT=ON", "-DCMAKE_BUILD_TYPE=Release"]);
+    cmake
+        .arg("-S")
+        .arg(&src)
+        .arg("-B")
+        .arg(&build)
+        .args(["-DTASKCOUNT=ON", "-DCMAKE_BUILD_TYPE=Release"]);
     configure(&mut cmake).expect(0);
     let mut cmake = Command::new("cmake");
     cmake.arg("--build").arg(&build).args(["-j", "3"]);
@@ -191,8 +273,14 @@ fn cmake_builds_the_project_with_tiledflow_cc_as_cc() {
     // The source tree is untouched; CMake's dependency files name the user's sources.
     assert_eq!(files_under(&src), files_under(&project_dir("stencils")));
     let deps = std::fs::read_to_string(build.join("CMakeFiles/prog.dir/src/blur.c.o.d")).unwrap();
-    assert!(deps.contains(&format!("{}", src.join("src/blur.c").display())), "{deps}");
-    assert!(deps.contains("weights.h") && !deps.contains("tiledflow-cc."), "{deps}");
+    assert!(
+        deps.contains(&format!("{}", src.join("src/blur.c").display())),
+        "{deps}"
+    );
+    assert!(
+        deps.contains("weights.h") && !deps.contains("tiledflow-cc."),
+        "{deps}"
+    );
 }
 
 #[test]
@@ -202,11 +290,17 @@ fn make_install_gives_a_tiledflow_cc_that_finds_its_runtime() {
     let prefix = tmp.path().join("prefix");
     let prefix_arg = format!("PREFIX={}", prefix.display());
     // The debug build the tests use: installing it builds nothing new.
-    let r = run(make(&testsuite::repo_root()).args(["install", &prefix_arg, "INSTALL_PROFILE=dev"]));
+    let r =
+        run(make(&testsuite::repo_root()).args(["install", &prefix_arg, "INSTALL_PROFILE=dev"]));
     r.expect(0);
     assert_eq!(
         files_under(&prefix),
-        vec!["bin/tiledflow", "bin/tiledflow-cc", "include/streamrt.h", "lib/libstreamrt.a"]
+        vec![
+            "bin/tiledflow",
+            "bin/tiledflow-cc",
+            "include/streamrt.h",
+            "lib/libstreamrt.a"
+        ]
     );
     run(Command::new(prefix.join("bin/tiledflow")).arg("--version")).expect(0);
     // The installed driver, far from the build tree, builds and links the project.
@@ -218,7 +312,14 @@ fn make_install_gives_a_tiledflow_cc_that_finds_its_runtime() {
         cc.env_remove(var);
     }
     cc.current_dir(&dir)
-        .args(["-O2", "-ffp-contract=off", "-Iinclude", "--tiledflow-verbose", "-Wl,--wrap=tf_task_begin", "taskcount.c"])
+        .args([
+            "-O2",
+            "-ffp-contract=off",
+            "-Iinclude",
+            "--tiledflow-verbose",
+            "-Wl,--wrap=tf_task_begin",
+            "taskcount.c",
+        ])
         .args(SOURCES)
         .args(["-o", "prog"]);
     let r = run(&mut cc).expect(0);

@@ -39,7 +39,11 @@ fn variants(n: usize) -> Vec<Variant> {
 #[test]
 fn every_kernel_under_rotating_tile_sizes_fusions_and_targets() {
     let names = kernel_names().expect("kernels are listed");
-    assert!(names.len() >= 30, "expected the 30 PolyBench kernels, found {}", names.len());
+    assert!(
+        names.len() >= 30,
+        "expected the 30 PolyBench kernels, found {}",
+        names.len()
+    );
     let mut failures = Vec::new();
     for (n, name) in names.iter().enumerate() {
         let mut sizes: Vec<&[(&str, &str)]> = vec![&[("MINI_DATASET", "")]];
@@ -52,5 +56,10 @@ fn every_kernel_under_rotating_tile_sizes_fusions_and_targets() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} kernel run(s) failed:\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} kernel run(s) failed:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }

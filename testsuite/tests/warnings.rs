@@ -4,12 +4,17 @@
 //! counter named in a comment) would be blamed on the user.
 
 use std::process::Command;
-use testsuite::paths::{kernel_dir, kernel_names, kernel_path, reference_cc, tool_path, utilities_dir};
+use testsuite::paths::{
+    kernel_dir, kernel_names, kernel_path, reference_cc, tool_path, utilities_dir,
+};
 
 /// Every PolyBench kernel at MINI, for the targets tasks, seq and omp.
 #[test]
 fn generated_code_of_every_kernel_compiles_without_warnings() {
-    let dir = tempfile::Builder::new().prefix("tiledflow-warnings.").tempdir().unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("tiledflow-warnings.")
+        .tempdir()
+        .unwrap();
     let mut found = Vec::new();
     for kernel in kernel_names().unwrap() {
         for target in ["tasks", "seq", "omp"] {
@@ -22,9 +27,20 @@ fn generated_code_of_every_kernel_compiles_without_warnings() {
                 .arg(&out)
                 .status()
                 .unwrap();
-            assert!(status.success(), "tiledflow --target {target} failed on {kernel}");
+            assert!(
+                status.success(),
+                "tiledflow --target {target} failed on {kernel}"
+            );
             let output = Command::new(reference_cc())
-                .args(["-c", "-Wall", "-Wextra", "-fopenmp", "-DMINI_DATASET", "-DPOLYBENCH_DUMP_ARRAYS", "-I"])
+                .args([
+                    "-c",
+                    "-Wall",
+                    "-Wextra",
+                    "-fopenmp",
+                    "-DMINI_DATASET",
+                    "-DPOLYBENCH_DUMP_ARRAYS",
+                    "-I",
+                ])
                 .arg(utilities_dir())
                 .arg("-I")
                 .arg(kernel_dir(&kernel))
@@ -34,11 +50,18 @@ fn generated_code_of_every_kernel_compiles_without_warnings() {
                 .output()
                 .unwrap();
             let stderr = String::from_utf8_lossy(&output.stderr);
-            assert!(output.status.success(), "{kernel} ({target}) does not compile:\n{stderr}");
+            assert!(
+                output.status.success(),
+                "{kernel} ({target}) does not compile:\n{stderr}"
+            );
             if !stderr.trim().is_empty() {
                 found.push(format!("{kernel} ({target}):\n{stderr}"));
             }
         }
     }
-    assert!(found.is_empty(), "warnings in generated code:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "warnings in generated code:\n{}",
+        found.join("\n")
+    );
 }

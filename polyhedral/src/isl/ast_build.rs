@@ -3,7 +3,9 @@
 
 use super::map::UnionMap;
 use super::set::Set;
-use super::{borrowed_c_string, c_string, check_bool, check_size, ffi, isl_object, take_c_string, to_c_int};
+use super::{
+    borrowed_c_string, c_string, check_bool, check_size, ffi, isl_object, take_c_string, to_c_int,
+};
 use crate::{Error, Result};
 use std::ptr;
 
@@ -24,8 +26,18 @@ isl_object!(
 
 /// One level of an [`AstNode`].
 pub enum AstNodeView<'c> {
-    For { iterator: AstExpr<'c>, init: AstExpr<'c>, cond: AstExpr<'c>, inc: AstExpr<'c>, body: AstNode<'c> },
-    If { cond: AstExpr<'c>, then: AstNode<'c>, els: Option<AstNode<'c>> },
+    For {
+        iterator: AstExpr<'c>,
+        init: AstExpr<'c>,
+        cond: AstExpr<'c>,
+        inc: AstExpr<'c>,
+        body: AstNode<'c>,
+    },
+    If {
+        cond: AstExpr<'c>,
+        then: AstNode<'c>,
+        els: Option<AstNode<'c>>,
+    },
     Block(Vec<AstNode<'c>>),
     /// A mark around `node` (carries no code).
     Mark(AstNode<'c>),
@@ -113,13 +125,21 @@ impl<'c> AstBuild<'c> {
     /// Names the loop iterators of schedule dimensions 0, 1, ... (ISL invents names past the list).
     pub fn set_iterators(self, names: &[String]) -> Result<Self> {
         let ctx = self.ctx();
-        let names = names.iter().map(|n| c_string(n)).collect::<Result<Vec<_>>>()?;
+        let names = names
+            .iter()
+            .map(|n| c_string(n))
+            .collect::<Result<Vec<_>>>()?;
         // SAFETY: `ctx` is live; each id is owned and given to the list (take, take), ISL copies the
         // name; a NULL list propagates through isl_id_list_add (which frees the id).
         let mut list = unsafe { ffi::isl_id_list_alloc(ctx.as_raw(), to_c_int(names.len())?) };
         for name in &names {
             // SAFETY: as above; `name` outlives the call.
-            list = unsafe { ffi::isl_id_list_add(list, ffi::isl_id_alloc(ctx.as_raw(), name.as_ptr(), ptr::null_mut())) };
+            list = unsafe {
+                ffi::isl_id_list_add(
+                    list,
+                    ffi::isl_id_alloc(ctx.as_raw(), name.as_ptr(), ptr::null_mut()),
+                )
+            };
         }
         if list.is_null() {
             return Err(ctx.take_error());
@@ -148,7 +168,9 @@ impl<'c> AstBuild<'c> {
     /// Code that executes the domain of `schedule` in the lexicographic order of its range.
     pub fn node_from_schedule_map(&self, schedule: UnionMap<'c>) -> Result<AstNode<'c>> {
         // SAFETY: `self` is kept, `schedule` given (take); the result is owned.
-        let raw = unsafe { ffi::isl_ast_build_node_from_schedule_map(self.as_raw(), schedule.into_raw()) };
+        let raw = unsafe {
+            ffi::isl_ast_build_node_from_schedule_map(self.as_raw(), schedule.into_raw())
+        };
         AstNode::from_raw(self.ctx(), raw)
     }
 }
@@ -165,7 +187,9 @@ impl<'c> AstNode<'c> {
         Ok(match kind {
             ffi::ISL_AST_NODE_FOR => AstNodeView::For {
                 // SAFETY: see above.
-                iterator: AstExpr::from_raw(ctx, unsafe { ffi::isl_ast_node_for_get_iterator(node) })?,
+                iterator: AstExpr::from_raw(ctx, unsafe {
+                    ffi::isl_ast_node_for_get_iterator(node)
+                })?,
                 // SAFETY: see above.
                 init: AstExpr::from_raw(ctx, unsafe { ffi::isl_ast_node_for_get_init(node) })?,
                 // SAFETY: see above.
@@ -179,12 +203,16 @@ impl<'c> AstNode<'c> {
                 // SAFETY: see above.
                 let cond = AstExpr::from_raw(ctx, unsafe { ffi::isl_ast_node_if_get_cond(node) })?;
                 // SAFETY: see above.
-                let then = AstNode::from_raw(ctx, unsafe { ffi::isl_ast_node_if_get_then_node(node) })?;
+                let then =
+                    AstNode::from_raw(ctx, unsafe { ffi::isl_ast_node_if_get_then_node(node) })?;
                 // SAFETY: see above.
-                let has_else = check_bool(ctx, unsafe { ffi::isl_ast_node_if_has_else_node(node) })?;
+                let has_else =
+                    check_bool(ctx, unsafe { ffi::isl_ast_node_if_has_else_node(node) })?;
                 let els = if has_else {
                     // SAFETY: see above.
-                    Some(AstNode::from_raw(ctx, unsafe { ffi::isl_ast_node_if_get_else_node(node) })?)
+                    Some(AstNode::from_raw(ctx, unsafe {
+                        ffi::isl_ast_node_if_get_else_node(node)
+                    })?)
                 } else {
                     None
                 };
@@ -203,7 +231,9 @@ impl<'c> AstNode<'c> {
                         .map(|k| {
                             let k = to_c_int(k)?;
                             // SAFETY: `list` is live and `k` < its size; the element is owned.
-                            AstNode::from_raw(ctx, unsafe { ffi::isl_ast_node_list_get_at(list, k) })
+                            AstNode::from_raw(ctx, unsafe {
+                                ffi::isl_ast_node_list_get_at(list, k)
+                            })
                         })
                         .collect::<Result<Vec<_>>>()
                 })();
@@ -212,9 +242,13 @@ impl<'c> AstNode<'c> {
                 AstNodeView::Block(children?)
             }
             // SAFETY: see above.
-            ffi::ISL_AST_NODE_MARK => AstNodeView::Mark(AstNode::from_raw(ctx, unsafe { ffi::isl_ast_node_mark_get_node(node) })?),
+            ffi::ISL_AST_NODE_MARK => AstNodeView::Mark(AstNode::from_raw(ctx, unsafe {
+                ffi::isl_ast_node_mark_get_node(node)
+            })?),
             // SAFETY: see above.
-            ffi::ISL_AST_NODE_USER => AstNodeView::User(AstExpr::from_raw(ctx, unsafe { ffi::isl_ast_node_user_get_expr(node) })?),
+            ffi::ISL_AST_NODE_USER => AstNodeView::User(AstExpr::from_raw(ctx, unsafe {
+                ffi::isl_ast_node_user_get_expr(node)
+            })?),
             k if k < 0 => return Err(ctx.take_error()),
             k => return Err(Error::Isl(format!("unknown ISL AST node type {k}"))),
         })
@@ -259,7 +293,9 @@ impl<'c> AstExpr<'c> {
                 let name = borrowed_c_string(unsafe { ffi::isl_id_get_name(id) });
                 // SAFETY: `id` is owned and freed once.
                 unsafe { ffi::isl_id_free(id) };
-                AstExprView::Id(name.ok_or_else(|| Error::Isl("ISL AST identifier without a name".into()))?)
+                AstExprView::Id(
+                    name.ok_or_else(|| Error::Isl("ISL AST identifier without a name".into()))?,
+                )
             }
             ffi::ISL_AST_EXPR_INT => {
                 // SAFETY: `expr` is a live integer expression (keep); the value is owned and freed below.

@@ -22,7 +22,10 @@ impl<'h> ThreadCpuClock<'h> {
         // SAFETY: the handle is borrowed, so its thread is not joined or detached and its
         // `pthread_t` is valid; `id` is a valid place for the result.
         let rc = unsafe { libc::pthread_getcpuclockid(handle.as_pthread_t(), &mut id) };
-        (rc == 0).then_some(ThreadCpuClock { id, handle: PhantomData })
+        (rc == 0).then_some(ThreadCpuClock {
+            id,
+            handle: PhantomData,
+        })
     }
 
     /// The CPU time the thread has used; `None` once it has exited.
@@ -37,11 +40,17 @@ pub fn this_thread_cpu_time() -> Option<Duration> {
 }
 
 fn read_clock(id: libc::clockid_t) -> Option<Duration> {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: `ts` is a valid place for the result; an invalid clock is an error return.
     let rc = unsafe { libc::clock_gettime(id, &mut ts) };
     match rc {
-        0 => Some(Duration::new(u64::try_from(ts.tv_sec).ok()?, u32::try_from(ts.tv_nsec).ok()?)),
+        0 => Some(Duration::new(
+            u64::try_from(ts.tv_sec).ok()?,
+            u32::try_from(ts.tv_nsec).ok()?,
+        )),
         _ => None,
     }
 }
@@ -60,10 +69,16 @@ mod tests {
             }
         });
         let sleeper = std::thread::spawn(|| std::thread::sleep(Duration::from_millis(300)));
-        let (b, s) = (ThreadCpuClock::of(&busy).unwrap(), ThreadCpuClock::of(&sleeper).unwrap());
+        let (b, s) = (
+            ThreadCpuClock::of(&busy).unwrap(),
+            ThreadCpuClock::of(&sleeper).unwrap(),
+        );
         let start = std::time::Instant::now();
         while b.used().unwrap() < Duration::from_millis(50) {
-            assert!(start.elapsed() < Duration::from_secs(60), "the busy thread's clock does not advance");
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "the busy thread's clock does not advance"
+            );
             std::thread::sleep(Duration::from_millis(5));
         }
         assert!(s.used().unwrap() < Duration::from_millis(50));

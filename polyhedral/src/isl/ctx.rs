@@ -35,10 +35,17 @@ impl Ctx {
     pub fn new() -> Result<Ctx> {
         // SAFETY: isl_ctx_alloc has no preconditions; NULL is handled below.
         let raw = unsafe { ffi::isl_ctx_alloc() };
-        let raw = NonNull::new(raw).ok_or_else(|| Error::Isl("cannot allocate an ISL context".into()))?;
-        let ctx = Ctx { raw, quota_hit: Cell::new(false), memo: RefCell::default(), _not_send: PhantomData };
+        let raw =
+            NonNull::new(raw).ok_or_else(|| Error::Isl("cannot allocate an ISL context".into()))?;
+        let ctx = Ctx {
+            raw,
+            quota_hit: Cell::new(false),
+            memo: RefCell::default(),
+            _not_send: PhantomData,
+        };
         // SAFETY: `ctx.raw` is a live context.
-        let stat = unsafe { ffi::isl_options_set_on_error(ctx.as_raw(), ffi::ISL_ON_ERROR_CONTINUE) };
+        let stat =
+            unsafe { ffi::isl_options_set_on_error(ctx.as_raw(), ffi::ISL_ON_ERROR_CONTINUE) };
         check_stat(&ctx, stat)?;
         Ok(ctx)
     }
@@ -63,7 +70,11 @@ impl Ctx {
             slot.0.set(Some(ctx));
             Ok(ctx)
         });
-        made.unwrap_or_else(|_| Err(Error::Isl("no ISL context for a thread that is ending".into())))
+        made.unwrap_or_else(|_| {
+            Err(Error::Isl(
+                "no ISL context for a thread that is ending".into(),
+            ))
+        })
     }
 
     /// The object that `text` parses to, as an owned raw pointer of `kind`'s type: from the memo
@@ -99,7 +110,8 @@ impl Ctx {
         if max_operations != 0 {
             self.quota_hit.set(false);
         }
-        let max = std::os::raw::c_ulong::try_from(max_operations).unwrap_or(std::os::raw::c_ulong::MAX);
+        let max =
+            std::os::raw::c_ulong::try_from(max_operations).unwrap_or(std::os::raw::c_ulong::MAX);
         // SAFETY: `self.raw` is a live context; both calls only update counters.
         unsafe {
             ffi::isl_ctx_set_max_operations(self.as_raw(), max);
@@ -132,7 +144,9 @@ impl Ctx {
             self.quota_hit.set(true);
         }
         let msg = match (kind, msg) {
-            (ffi::ISL_ERROR_NONE, _) | (_, None) => "ISL call failed without an error message".to_string(),
+            (ffi::ISL_ERROR_NONE, _) | (_, None) => {
+                "ISL call failed without an error message".to_string()
+            }
             (_, Some(msg)) => msg,
         };
         match file {
@@ -171,20 +185,32 @@ impl Ctx {
     /// default). ISL has no setter for it, so it is set as ISL's command line would
     /// (`--no-schedule-parametric`).
     pub fn set_schedule_parametric(&self, value: bool) -> Result<()> {
-        let option = if value { "--schedule-parametric" } else { "--no-schedule-parametric" };
+        let option = if value {
+            "--schedule-parametric"
+        } else {
+            "--no-schedule-parametric"
+        };
         let mut args: Vec<std::ffi::CString> = Vec::new();
         for a in ["tiledflow", option] {
-            args.push(std::ffi::CString::new(a).map_err(|_| crate::Error::Isl("NUL in an option".into()))?);
+            args.push(
+                std::ffi::CString::new(a)
+                    .map_err(|_| crate::Error::Isl("NUL in an option".into()))?,
+            );
         }
-        let mut argv: Vec<*mut std::os::raw::c_char> = args.iter().map(|a| a.as_ptr().cast_mut()).collect();
+        let mut argv: Vec<*mut std::os::raw::c_char> =
+            args.iter().map(|a| a.as_ptr().cast_mut()).collect();
         // SAFETY: the context is live; `argv` holds two NUL-terminated strings that outlive the
         // call. ISL reads them and may reorder the pointers in `argv` (not the strings); with
         // ISL_ARG_SKIP_HELP and a known option it neither prints nor exits.
-        let left = unsafe { ffi::isl_ctx_parse_options(self.as_raw(), 2, argv.as_mut_ptr(), ffi::ISL_ARG_SKIP_HELP) };
+        let left = unsafe {
+            ffi::isl_ctx_parse_options(self.as_raw(), 2, argv.as_mut_ptr(), ffi::ISL_ARG_SKIP_HELP)
+        };
         if left == 1 {
             Ok(())
         } else {
-            Err(crate::Error::Isl(format!("ISL did not take the option {option}")))
+            Err(crate::Error::Isl(format!(
+                "ISL did not take the option {option}"
+            )))
         }
     }
 
@@ -256,7 +282,11 @@ impl Kind {
     ///
     /// # Safety
     /// `ctx` is a live context and `text` a NUL-terminated string.
-    unsafe fn parse(self, ctx: *mut ffi::isl_ctx, text: *const std::os::raw::c_char) -> *mut c_void {
+    unsafe fn parse(
+        self,
+        ctx: *mut ffi::isl_ctx,
+        text: *const std::os::raw::c_char,
+    ) -> *mut c_void {
         // SAFETY: as the caller promises.
         unsafe {
             match self {
@@ -313,7 +343,13 @@ struct Memo {
 
 impl Memo {
     fn clear(&mut self) {
-        for (table, kind) in self.objects.iter_mut().zip([Kind::Set, Kind::UnionSet, Kind::Map, Kind::UnionMap, Kind::Schedule]) {
+        for (table, kind) in self.objects.iter_mut().zip([
+            Kind::Set,
+            Kind::UnionSet,
+            Kind::Map,
+            Kind::UnionMap,
+            Kind::Schedule,
+        ]) {
             for (_, raw) in table.drain() {
                 // SAFETY: the memo owns one reference to each of its objects, released once here.
                 unsafe { kind.free(raw) };

@@ -27,7 +27,9 @@ impl<'c> AccessInfo<'c> {
     pub fn set_must_source(self, source: UnionMap<'c>) -> Result<Self> {
         let ctx = self.ctx();
         // SAFETY: both are given to ISL (take, take); the result is owned.
-        let raw = unsafe { ffi::isl_union_access_info_set_must_source(self.into_raw(), source.into_raw()) };
+        let raw = unsafe {
+            ffi::isl_union_access_info_set_must_source(self.into_raw(), source.into_raw())
+        };
         AccessInfo::from_raw(ctx, raw)
     }
 
@@ -35,7 +37,9 @@ impl<'c> AccessInfo<'c> {
     pub fn set_may_source(self, source: UnionMap<'c>) -> Result<Self> {
         let ctx = self.ctx();
         // SAFETY: both are given to ISL (take, take); the result is owned.
-        let raw = unsafe { ffi::isl_union_access_info_set_may_source(self.into_raw(), source.into_raw()) };
+        let raw = unsafe {
+            ffi::isl_union_access_info_set_may_source(self.into_raw(), source.into_raw())
+        };
         AccessInfo::from_raw(ctx, raw)
     }
 
@@ -51,7 +55,9 @@ impl<'c> AccessInfo<'c> {
     pub fn set_schedule_map(self, schedule: UnionMap<'c>) -> Result<Self> {
         let ctx = self.ctx();
         // SAFETY: both are given to ISL (take, take); the result is owned.
-        let raw = unsafe { ffi::isl_union_access_info_set_schedule_map(self.into_raw(), schedule.into_raw()) };
+        let raw = unsafe {
+            ffi::isl_union_access_info_set_schedule_map(self.into_raw(), schedule.into_raw())
+        };
         AccessInfo::from_raw(ctx, raw)
     }
 
@@ -80,7 +86,9 @@ impl<'c> AccessInfo<'c> {
     pub fn set_schedule(self, schedule: super::Schedule<'c>) -> Result<Self> {
         let ctx = self.ctx();
         // SAFETY: both are given to ISL (take, take); the result is owned.
-        let raw = unsafe { ffi::isl_union_access_info_set_schedule(self.into_raw(), schedule.into_raw()) };
+        let raw = unsafe {
+            ffi::isl_union_access_info_set_schedule(self.into_raw(), schedule.into_raw())
+        };
         AccessInfo::from_raw(ctx, raw)
     }
 }

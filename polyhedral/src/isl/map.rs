@@ -1,7 +1,7 @@
 //! Maps (`isl_map`, one pair of spaces) and union maps (`isl_union_map`).
 
-use super::set::{Set, UnionSet};
 use super::ctx::Kind;
+use super::set::{Set, UnionSet};
 use super::{borrowed_c_string, check_bool, check_size, ffi, isl_object, take_c_string, Ctx};
 use crate::{Error, Result};
 use std::os::raw::{c_int, c_uint};
@@ -62,12 +62,14 @@ impl<'c> Map<'c> {
     pub fn pad_out_with_zeros(self, n: usize) -> Result<Self> {
         let ctx = self.ctx;
         let first = self.n_dims(Side::Out)?;
-        let n_raw = c_uint::try_from(n).map_err(|_| Error::Isl(format!("{n} dimensions is too many")))?;
+        let n_raw =
+            c_uint::try_from(n).map_err(|_| Error::Isl(format!("{n} dimensions is too many")))?;
         // SAFETY: `self` is given to ISL (take); the result is owned.
         let raw = unsafe { ffi::isl_map_add_dims(self.into_raw(), ffi::ISL_DIM_OUT, n_raw) };
         let mut map = Map::from_raw(ctx, raw)?;
         for pos in first..first + n {
-            let pos = c_uint::try_from(pos).map_err(|_| Error::Isl(format!("dimension {pos} is too large")))?;
+            let pos = c_uint::try_from(pos)
+                .map_err(|_| Error::Isl(format!("dimension {pos} is too large")))?;
             // SAFETY: `map` is given to ISL (take); `pos` is an output dimension; the result is owned.
             let raw = unsafe { ffi::isl_map_fix_si(map.into_raw(), ffi::ISL_DIM_OUT, pos, 0) };
             map = Map::from_raw(ctx, raw)?;
@@ -94,9 +96,12 @@ impl<'c> Map<'c> {
     /// The value of output dimension `pos` if the constraints fix it to an integer constant
     /// (a syntactic check), `None` otherwise.
     pub fn plain_fixed_out(&self, pos: usize) -> Result<Option<i64>> {
-        let pos_raw = c_uint::try_from(pos).map_err(|_| Error::Isl(format!("dimension {pos} is too large")))?;
+        let pos_raw = c_uint::try_from(pos)
+            .map_err(|_| Error::Isl(format!("dimension {pos} is too large")))?;
         // SAFETY: `self` is live (keep); the value is owned and handed to take_int_val.
-        let val = unsafe { ffi::isl_map_plain_get_val_if_fixed(self.as_raw(), ffi::ISL_DIM_OUT, pos_raw) };
+        let val = unsafe {
+            ffi::isl_map_plain_get_val_if_fixed(self.as_raw(), ffi::ISL_DIM_OUT, pos_raw)
+        };
         take_int_val(self.ctx, val)
     }
 
@@ -121,7 +126,8 @@ impl<'c> Map<'c> {
             };
             // SAFETY: `list` is live and `k` in bounds; the basic map is owned and given to
             // isl_map_from_basic_map (take), whose result is owned.
-            let raw = unsafe { ffi::isl_map_from_basic_map(ffi::isl_basic_map_list_get_at(list, k)) };
+            let raw =
+                unsafe { ffi::isl_map_from_basic_map(ffi::isl_basic_map_list_get_at(list, k)) };
             match Map::from_raw(self.ctx, raw) {
                 Ok(m) => out.push(m),
                 Err(e) => {
@@ -139,7 +145,9 @@ impl<'c> Map<'c> {
     /// Whether every pair of `self` is in `other` (same spaces).
     pub fn is_subset(&self, other: &Map<'c>) -> Result<bool> {
         // SAFETY: both maps are live (keep, keep).
-        check_bool(self.ctx, unsafe { ffi::isl_map_is_subset(self.as_raw(), other.as_raw()) })
+        check_bool(self.ctx, unsafe {
+            ffi::isl_map_is_subset(self.as_raw(), other.as_raw())
+        })
     }
 
     /// The union of two maps between the same spaces.
@@ -231,14 +239,18 @@ impl<'c> UnionMap<'c> {
     pub fn intersect_domain(self, domain: UnionSet<'c>) -> Result<Self> {
         let ctx = self.ctx;
         // SAFETY: both are given to ISL (take, take); the result is owned.
-        let raw = unsafe { ffi::isl_union_map_intersect_domain_union_set(self.into_raw(), domain.into_raw()) };
+        let raw = unsafe {
+            ffi::isl_union_map_intersect_domain_union_set(self.into_raw(), domain.into_raw())
+        };
         UnionMap::from_raw(ctx, raw)
     }
 
     pub fn intersect_range(self, range: UnionSet<'c>) -> Result<Self> {
         let ctx = self.ctx;
         // SAFETY: both are given to ISL (take, take); the result is owned.
-        let raw = unsafe { ffi::isl_union_map_intersect_range_union_set(self.into_raw(), range.into_raw()) };
+        let raw = unsafe {
+            ffi::isl_union_map_intersect_range_union_set(self.into_raw(), range.into_raw())
+        };
         UnionMap::from_raw(ctx, raw)
     }
 
@@ -246,7 +258,8 @@ impl<'c> UnionMap<'c> {
     pub fn flat_range_product(self, other: UnionMap<'c>) -> Result<Self> {
         let ctx = self.ctx;
         // SAFETY: both are given to ISL (take, take); the result is owned.
-        let raw = unsafe { ffi::isl_union_map_flat_range_product(self.into_raw(), other.into_raw()) };
+        let raw =
+            unsafe { ffi::isl_union_map_flat_range_product(self.into_raw(), other.into_raw()) };
         UnionMap::from_raw(ctx, raw)
     }
 

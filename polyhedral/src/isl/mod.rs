@@ -115,7 +115,9 @@ fn take_c_string(ctx: &Ctx, raw: *mut c_char) -> Result<String> {
         return Err(ctx.take_error());
     }
     // SAFETY: `raw` is a non-NULL, NUL-terminated string that ISL allocated for us.
-    let text = unsafe { CStr::from_ptr(raw) }.to_string_lossy().into_owned();
+    let text = unsafe { CStr::from_ptr(raw) }
+        .to_string_lossy()
+        .into_owned();
     // SAFETY: ISL allocated `raw` with malloc and gave it to us; it is freed exactly once.
     unsafe { libc::free(raw.cast()) };
     Ok(text)
@@ -128,7 +130,11 @@ fn borrowed_c_string(raw: *const c_char) -> Option<String> {
     }
     // SAFETY: `raw` is a non-NULL, NUL-terminated string kept alive by the object that lent it,
     // which the caller still holds.
-    Some(unsafe { CStr::from_ptr(raw) }.to_string_lossy().into_owned())
+    Some(
+        unsafe { CStr::from_ptr(raw) }
+            .to_string_lossy()
+            .into_owned(),
+    )
 }
 
 /// A Rust string as a C string for ISL's parsers.
@@ -187,7 +193,9 @@ mod tests {
         let a = UnionMap::read(&ctx, "{ S0[i] -> S0[i + 1] : 0 <= i < 10 }").unwrap();
         let b = a.clone();
         let domain = a.domain().unwrap();
-        assert!(domain.is_equal(&UnionSet::read(&ctx, "{ S0[i] : 0 <= i < 10 }").unwrap()).unwrap());
+        assert!(domain
+            .is_equal(&UnionSet::read(&ctx, "{ S0[i] : 0 <= i < 10 }").unwrap())
+            .unwrap());
         assert_eq!(b.maps().unwrap().len(), 1);
         assert!(b.is_single_valued().unwrap());
     }
@@ -207,7 +215,10 @@ mod tests {
             // SAFETY: the small encoding is a plain integer: nothing is allocated or freed.
             let (small, back) = unsafe {
                 let encoded = isl_sioimath_encode_small(value);
-                (isl_sioimath_is_small(encoded), isl_sioimath_get_small(encoded))
+                (
+                    isl_sioimath_is_small(encoded),
+                    isl_sioimath_get_small(encoded),
+                )
             };
             assert_eq!((small, back), (1, value));
         }
@@ -223,7 +234,10 @@ mod tests {
         assert!(ctx.quota_hit(), "lifting the budget keeps its failure");
         assert!(UnionSet::read(&ctx, "{ S0[i] : 0 <= i < 4 }").is_ok());
         ctx.set_max_operations(1_000_000);
-        assert!(!ctx.quota_hit(), "a new budget starts without the old one's failure");
+        assert!(
+            !ctx.quota_hit(),
+            "a new budget starts without the old one's failure"
+        );
     }
 
     #[test]
@@ -232,17 +246,29 @@ mod tests {
         let text = "[n] -> { S0[i] -> S0[i + 1] : 0 <= i < n }";
         let first = UnionMap::read(&ctx, text).unwrap();
         let again = UnionMap::read(&ctx, text).unwrap();
-        assert_eq!(first.as_raw(), again.as_raw(), "the second read is the memoized object");
+        assert_eq!(
+            first.as_raw(),
+            again.as_raw(),
+            "the second read is the memoized object"
+        );
         // An operation that takes a copy leaves the memoized object as it was (copy on write).
-        let cut = first.intersect_domain(UnionSet::read(&ctx, "{ S0[i] : i < 3 }").unwrap()).unwrap();
+        let cut = first
+            .intersect_domain(UnionSet::read(&ctx, "{ S0[i] : i < 3 }").unwrap())
+            .unwrap();
         let third = UnionMap::read(&ctx, text).unwrap();
         assert!(third.is_equal(&again).unwrap());
         assert!(!third.is_equal(&cut).unwrap());
         // The same text as another kind is parsed as that kind; a text that does not parse is an
         // error each time it is read.
         let set_text = "[n] -> { S0[i] : 0 <= i < n }";
-        assert!(UnionSet::read(&ctx, set_text).unwrap().is_equal(&third.domain().unwrap()).unwrap());
-        assert_eq!(Set::read(&ctx, set_text).unwrap().to_str().unwrap(), set_text);
+        assert!(UnionSet::read(&ctx, set_text)
+            .unwrap()
+            .is_equal(&third.domain().unwrap())
+            .unwrap());
+        assert_eq!(
+            Set::read(&ctx, set_text).unwrap().to_str().unwrap(),
+            set_text
+        );
         for _ in 0..2 {
             assert!(UnionMap::read(&ctx, "{ S0[i] -> }").is_err());
         }
@@ -252,12 +278,17 @@ mod tests {
     fn the_shared_context_is_one_per_thread() {
         let here = Ctx::shared().unwrap() as *const Ctx;
         assert_eq!(Ctx::shared().unwrap() as *const Ctx, here);
-        let there = std::thread::spawn(|| Ctx::shared().unwrap() as *const Ctx as usize).join().unwrap();
+        let there = std::thread::spawn(|| Ctx::shared().unwrap() as *const Ctx as usize)
+            .join()
+            .unwrap();
         assert_ne!(there, here as usize);
         // Objects of the shared context are read once per thread too.
         let ctx = Ctx::shared().unwrap();
         let text = "{ S0[i] : 0 <= i < 7 }";
-        assert_eq!(UnionSet::read(ctx, text).unwrap().as_raw(), UnionSet::read(ctx, text).unwrap().as_raw());
+        assert_eq!(
+            UnionSet::read(ctx, text).unwrap().as_raw(),
+            UnionSet::read(ctx, text).unwrap().as_raw()
+        );
     }
 
     #[test]
@@ -267,7 +298,11 @@ mod tests {
             .unwrap()
             .set_iterators(&["c0".to_string()])
             .unwrap();
-        let node = build.node_from_schedule_map(UnionMap::read(&ctx, "[n] -> { S0[i] -> [i] : 0 <= i < n }").unwrap()).unwrap();
+        let node = build
+            .node_from_schedule_map(
+                UnionMap::read(&ctx, "[n] -> { S0[i] -> [i] : 0 <= i < n }").unwrap(),
+            )
+            .unwrap();
         match node.view().unwrap() {
             AstNodeView::For { iterator, body, .. } => {
                 assert!(matches!(iterator.view().unwrap(), AstExprView::Id(name) if name == "c0"));

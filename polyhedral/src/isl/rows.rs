@@ -18,7 +18,13 @@ pub struct Rows {
 }
 
 /// The column order of the matrices: constant, parameters, inputs, outputs, local variables.
-const ORDER: [c_int; 5] = [ffi::ISL_DIM_CST, ffi::ISL_DIM_PARAM, ffi::ISL_DIM_IN, ffi::ISL_DIM_OUT, ffi::ISL_DIM_DIV];
+const ORDER: [c_int; 5] = [
+    ffi::ISL_DIM_CST,
+    ffi::ISL_DIM_PARAM,
+    ffi::ISL_DIM_IN,
+    ffi::ISL_DIM_OUT,
+    ffi::ISL_DIM_DIV,
+];
 
 impl<'c> Map<'c> {
     /// The rows of each disjunct, in ISL's order; `None` when a disjunct has local variables
@@ -70,22 +76,27 @@ impl<'c> Map<'c> {
                 return Err(e);
             }
         };
-        let n_new = c_uint::try_from(names.len()).map_err(|_| Error::Isl("too many parameters".into()));
+        let n_new =
+            c_uint::try_from(names.len()).map_err(|_| Error::Isl("too many parameters".into()));
         // SAFETY: `space` is given to ISL (take); the result is owned (or NULL).
         space = unsafe { ffi::isl_space_add_dims(space, ffi::ISL_DIM_PARAM, n_new.unwrap_or(0)) };
         for (k, name) in names.iter().enumerate() {
             let pos = c_uint::try_from(first + k).unwrap_or(c_uint::MAX);
             let name = c_string(name)?;
             // SAFETY: `space` is given to ISL (take; NULL is passed through); `name` is only read.
-            space = unsafe { ffi::isl_space_set_dim_name(space, ffi::ISL_DIM_PARAM, pos, name.as_ptr()) };
+            space = unsafe {
+                ffi::isl_space_set_dim_name(space, ffi::ISL_DIM_PARAM, pos, name.as_ptr())
+            };
         }
         if space.is_null() {
             return Err(ctx.take_error());
         }
         // SAFETY: `space` is live (keep).
-        let width = 1 + check_size(ctx, unsafe { ffi::isl_space_dim(space, ffi::ISL_DIM_PARAM) })?
-            + check_size(ctx, unsafe { ffi::isl_space_dim(space, ffi::ISL_DIM_IN) })?
-            + check_size(ctx, unsafe { ffi::isl_space_dim(space, ffi::ISL_DIM_OUT) })?;
+        let width =
+            1 + check_size(ctx, unsafe {
+                ffi::isl_space_dim(space, ffi::ISL_DIM_PARAM)
+            })? + check_size(ctx, unsafe { ffi::isl_space_dim(space, ffi::ISL_DIM_IN) })?
+                + check_size(ctx, unsafe { ffi::isl_space_dim(space, ffi::ISL_DIM_OUT) })?;
         let mut union: Option<Map<'c>> = None;
         for disjunct in rows {
             let eq = matrix(ctx, &disjunct.equalities, width);
@@ -99,7 +110,10 @@ impl<'c> Map<'c> {
                     }
                     // SAFETY: `space` is owned and freed once.
                     unsafe { ffi::isl_space_free(space) };
-                    return Err(eq.err().or(ineq.err()).unwrap_or_else(|| Error::Isl("matrix".into())));
+                    return Err(eq
+                        .err()
+                        .or(ineq.err())
+                        .unwrap_or_else(|| Error::Isl("matrix".into())));
                 }
             };
             // SAFETY: a copy of `space` and both matrices are given to ISL (take); the result is
@@ -175,7 +189,9 @@ impl<'c> Set<'c> {
 /// The rows of one basic map (kept), `None` if it has local variables or a large entry.
 fn basic_map_rows(ctx: &Ctx, bmap: *mut ffi::isl_basic_map) -> Result<Option<Rows>> {
     // SAFETY: `bmap` is live (keep).
-    let n_div = check_size(ctx, unsafe { ffi::isl_basic_map_dim(bmap, ffi::ISL_DIM_DIV) })?;
+    let n_div = check_size(ctx, unsafe {
+        ffi::isl_basic_map_dim(bmap, ffi::ISL_DIM_DIV)
+    })?;
     if n_div > 0 {
         return Ok(None);
     }
@@ -187,7 +203,10 @@ fn basic_map_rows(ctx: &Ctx, bmap: *mut ffi::isl_basic_map) -> Result<Option<Row
     let ineq = unsafe { ffi::isl_basic_map_inequalities_matrix(bmap, c1, c2, c3, c4, c5) };
     let inequalities = read_matrix(ctx, ineq)?;
     Ok(match (equalities, inequalities) {
-        (Some(equalities), Some(inequalities)) => Some(Rows { equalities, inequalities }),
+        (Some(equalities), Some(inequalities)) => Some(Rows {
+            equalities,
+            inequalities,
+        }),
         _ => None,
     })
 }
@@ -226,7 +245,10 @@ fn read_matrix(ctx: &Ctx, mat: *mut ffi::isl_mat) -> Result<Option<Vec<Vec<i64>>
 /// An owned ISL matrix with `rows` (each of `width` entries).
 fn matrix(ctx: &Ctx, rows: &[Vec<i64>], width: usize) -> Result<*mut ffi::isl_mat> {
     if let Some(bad) = rows.iter().find(|r| r.len() != width) {
-        return Err(Error::InvalidInput(format!("a constraint row of {} entries, expected {width}", bad.len())));
+        return Err(Error::InvalidInput(format!(
+            "a constraint row of {} entries, expected {width}",
+            bad.len()
+        )));
     }
     let n_rows = c_uint::try_from(rows.len()).map_err(|_| Error::Isl("too many rows".into()))?;
     let n_cols = c_uint::try_from(width).map_err(|_| Error::Isl("too many columns".into()))?;
@@ -234,7 +256,14 @@ fn matrix(ctx: &Ctx, rows: &[Vec<i64>], width: usize) -> Result<*mut ffi::isl_ma
     to_c_int(width)?;
     let entries = rows
         .iter()
-        .map(|row| row.iter().map(|&v| c_long::try_from(v).map_err(|_| Error::Isl(format!("{v} does not fit ISL's long")))).collect())
+        .map(|row| {
+            row.iter()
+                .map(|&v| {
+                    c_long::try_from(v)
+                        .map_err(|_| Error::Isl(format!("{v} does not fit ISL's long")))
+                })
+                .collect()
+        })
         .collect::<Result<Vec<Vec<c_long>>>>()?;
     // SAFETY: `ctx` is live; the matrix is owned.
     let mut mat = unsafe { ffi::isl_mat_alloc(ctx.as_raw(), n_rows, n_cols) };
@@ -242,7 +271,14 @@ fn matrix(ctx: &Ctx, rows: &[Vec<i64>], width: usize) -> Result<*mut ffi::isl_ma
         for (c, &v) in row.iter().enumerate() {
             // SAFETY: `mat` is given to ISL (take; NULL is passed through) with an owned value
             // (take); (r, c) is in bounds and fits a C int (checked above).
-            mat = unsafe { ffi::isl_mat_set_element_val(mat, r as c_int, c as c_int, ffi::isl_val_int_from_si(ctx.as_raw(), v)) };
+            mat = unsafe {
+                ffi::isl_mat_set_element_val(
+                    mat,
+                    r as c_int,
+                    c as c_int,
+                    ffi::isl_val_int_from_si(ctx.as_raw(), v),
+                )
+            };
         }
     }
     if mat.is_null() {

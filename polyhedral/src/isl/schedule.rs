@@ -1,8 +1,8 @@
 //! Schedule constraints, the ISL scheduler, schedule trees and their nodes (bands, filters, tiling).
 
+use super::ctx::Kind;
 use super::map::UnionMap;
 use super::set::{Set, UnionSet};
-use super::ctx::Kind;
 use super::{check_bool, check_size, ffi, isl_object, take_c_string, to_c_int, Ctx};
 use crate::{Error, Result};
 use std::os::raw::c_long;
@@ -48,28 +48,35 @@ impl<'c> ScheduleConstraints<'c> {
     pub fn set_context(self, context: Set<'c>) -> Result<Self> {
         let ctx = self.ctx();
         // SAFETY: both are given to ISL (take, take); the result is owned.
-        let raw = unsafe { ffi::isl_schedule_constraints_set_context(self.into_raw(), context.into_raw()) };
+        let raw = unsafe {
+            ffi::isl_schedule_constraints_set_context(self.into_raw(), context.into_raw())
+        };
         ScheduleConstraints::from_raw(ctx, raw)
     }
 
     pub fn set_validity(self, deps: UnionMap<'c>) -> Result<Self> {
         let ctx = self.ctx();
         // SAFETY: both are given to ISL (take, take); the result is owned.
-        let raw = unsafe { ffi::isl_schedule_constraints_set_validity(self.into_raw(), deps.into_raw()) };
+        let raw =
+            unsafe { ffi::isl_schedule_constraints_set_validity(self.into_raw(), deps.into_raw()) };
         ScheduleConstraints::from_raw(ctx, raw)
     }
 
     pub fn set_proximity(self, deps: UnionMap<'c>) -> Result<Self> {
         let ctx = self.ctx();
         // SAFETY: both are given to ISL (take, take); the result is owned.
-        let raw = unsafe { ffi::isl_schedule_constraints_set_proximity(self.into_raw(), deps.into_raw()) };
+        let raw = unsafe {
+            ffi::isl_schedule_constraints_set_proximity(self.into_raw(), deps.into_raw())
+        };
         ScheduleConstraints::from_raw(ctx, raw)
     }
 
     pub fn set_coincidence(self, deps: UnionMap<'c>) -> Result<Self> {
         let ctx = self.ctx();
         // SAFETY: both are given to ISL (take, take); the result is owned.
-        let raw = unsafe { ffi::isl_schedule_constraints_set_coincidence(self.into_raw(), deps.into_raw()) };
+        let raw = unsafe {
+            ffi::isl_schedule_constraints_set_coincidence(self.into_raw(), deps.into_raw())
+        };
         ScheduleConstraints::from_raw(ctx, raw)
     }
 
@@ -210,7 +217,9 @@ impl<'c> ScheduleNode<'c> {
     pub fn band_set_permutable(self, permutable: bool) -> Result<Self> {
         let ctx = self.ctx();
         // SAFETY: `self` is given to ISL (take); the result is owned.
-        let raw = unsafe { ffi::isl_schedule_node_band_set_permutable(self.into_raw(), i32::from(permutable)) };
+        let raw = unsafe {
+            ffi::isl_schedule_node_band_set_permutable(self.into_raw(), i32::from(permutable))
+        };
         ScheduleNode::from_raw(ctx, raw)
     }
 
@@ -229,7 +238,10 @@ impl<'c> ScheduleNode<'c> {
         let ctx = self.ctx();
         let n = self.band_n_member()?;
         if n != sizes.len() {
-            return Err(Error::Isl(format!("{} tile sizes for a band of {n} members", sizes.len())));
+            return Err(Error::Isl(format!(
+                "{} tile sizes for a band of {n} members",
+                sizes.len()
+            )));
         }
         let mv = multi_val(ctx, &self, sizes)?;
         // SAFETY: `self` and `mv` are given to ISL (take, take); the result is owned.
@@ -252,19 +264,23 @@ fn multi_val(ctx: &Ctx, band: &ScheduleNode<'_>, sizes: &[i64]) -> Result<*mut f
         .iter()
         .enumerate()
         .map(|(pos, &size)| {
-            let size = c_long::try_from(size).map_err(|_| Error::Isl(format!("tile size {size} is too large")))?;
+            let size = c_long::try_from(size)
+                .map_err(|_| Error::Isl(format!("tile size {size} is too large")))?;
             Ok((to_c_int(pos)?, size))
         })
         .collect::<Result<Vec<_>>>()?;
     // SAFETY: `band` is live (keep); the space is owned and given to isl_multi_val_zero (take).
-    let mut mv = unsafe { ffi::isl_multi_val_zero(ffi::isl_schedule_node_band_get_space(band.as_raw())) };
+    let mut mv =
+        unsafe { ffi::isl_multi_val_zero(ffi::isl_schedule_node_band_get_space(band.as_raw())) };
     for (pos, size) in sizes {
         if mv.is_null() {
             break;
         }
         // SAFETY: `ctx` is live; the value is owned and given, with `mv`, to set_val (take, take),
         // which returns the owned result or NULL (having freed both).
-        mv = unsafe { ffi::isl_multi_val_set_val(mv, pos, ffi::isl_val_int_from_si(ctx.as_raw(), size)) };
+        mv = unsafe {
+            ffi::isl_multi_val_set_val(mv, pos, ffi::isl_val_int_from_si(ctx.as_raw(), size))
+        };
     }
     if mv.is_null() {
         return Err(ctx.take_error());

@@ -110,7 +110,9 @@ impl<'c> Map<'c> {
 
     pub fn is_equal(&self, other: &Map<'c>) -> Result<bool> {
         // SAFETY: both are live (keep, keep).
-        check_bool(self.ctx(), unsafe { isl_map_is_equal(self.as_raw(), other.as_raw()) })
+        check_bool(self.ctx(), unsafe {
+            isl_map_is_equal(self.as_raw(), other.as_raw())
+        })
     }
 
     pub fn is_empty(&self) -> Result<bool> {
@@ -122,7 +124,9 @@ impl<'c> Map<'c> {
 impl<'c> Set<'c> {
     pub fn is_equal(&self, other: &Set<'c>) -> Result<bool> {
         // SAFETY: both are live (keep, keep).
-        check_bool(self.ctx(), unsafe { isl_set_is_equal(self.as_raw(), other.as_raw()) })
+        check_bool(self.ctx(), unsafe {
+            isl_set_is_equal(self.as_raw(), other.as_raw())
+        })
     }
 
     /// Simplifies the representation (same points).

@@ -2,16 +2,32 @@
 //! independent oracle for generated code.
 #![allow(dead_code)]
 
-use frontend::ir::{Access, AccessKind, Array, ArrayId, Loc, Param, Scop, Span, Statement, Storage, StmtId};
+use frontend::ir::{
+    Access, AccessKind, Array, ArrayId, Loc, Param, Scop, Span, Statement, StmtId, Storage,
+};
 use polyhedral::{Ast, Expr, OpKind};
 use std::collections::HashMap;
 
 /// A read (`true`) or write access to array `array` (an index into the SCoP's arrays).
 pub fn access(write: bool, array: u32, relation: &str) -> Access {
-    Access { kind: if write { AccessKind::Write } else { AccessKind::Read }, array: ArrayId(array), relation: relation.to_string() }
+    Access {
+        kind: if write {
+            AccessKind::Write
+        } else {
+            AccessKind::Read
+        },
+        array: ArrayId(array),
+        relation: relation.to_string(),
+    }
 }
 
-pub fn stmt(id: u32, iterators: &[&str], domain: &str, schedule: &str, accesses: Vec<Access>) -> Statement {
+pub fn stmt(
+    id: u32,
+    iterators: &[&str],
+    domain: &str,
+    schedule: &str,
+    accesses: Vec<Access>,
+) -> Statement {
     Statement {
         id: StmtId(id),
         iterators: iterators.iter().map(|s| s.to_string()).collect(),
@@ -25,7 +41,12 @@ pub fn stmt(id: u32, iterators: &[&str], domain: &str, schedule: &str, accesses:
 }
 
 /// A SCoP with integer parameters `params`, the context `context` and arrays `(name, rank)`.
-pub fn scop(params: &[&str], context: &str, arrays: &[(&str, usize)], statements: Vec<Statement>) -> Scop {
+pub fn scop(
+    params: &[&str],
+    context: &str,
+    arrays: &[(&str, usize)],
+    statements: Vec<Statement>,
+) -> Scop {
     Scop {
         function: "kernel".into(),
         region: Span { start: 0, end: 0 },
@@ -33,7 +54,11 @@ pub fn scop(params: &[&str], context: &str, arrays: &[(&str, usize)], statements
         loc: Loc::default(),
         params: params
             .iter()
-            .map(|p| Param { name: p.to_string(), c_type: "int".into(), storage: Storage::Local })
+            .map(|p| Param {
+                name: p.to_string(),
+                c_type: "int".into(),
+                storage: Storage::Local,
+            })
             .collect(),
         context: context.to_string(),
         arrays: arrays
@@ -137,7 +162,10 @@ pub fn scale_2d() -> Scop {
             &["i", "j"],
             "[N, M] -> { S0[i, j] : 0 <= i < N and 0 <= j < M }",
             "[N, M] -> { S0[i, j] -> [0, i, 0, j, 0] }",
-            vec![access(false, 0, "[N, M] -> { S0[i, j] -> C[i, j] }"), access(true, 0, "[N, M] -> { S0[i, j] -> C[i, j] }")],
+            vec![
+                access(false, 0, "[N, M] -> { S0[i, j] -> C[i, j] }"),
+                access(true, 0, "[N, M] -> { S0[i, j] -> C[i, j] }"),
+            ],
         )],
     )
 }
@@ -157,7 +185,13 @@ pub fn run(ast: &Ast, params: &[(&str, i64)]) -> Vec<Visit> {
 fn exec(ast: &Ast, env: &mut HashMap<String, i64>, out: &mut Vec<Visit>) {
     match ast {
         Ast::Block(items) => items.iter().for_each(|a| exec(a, env, out)),
-        Ast::For { iter, init, cond, inc, body } => {
+        Ast::For {
+            iter,
+            init,
+            cond,
+            inc,
+            body,
+        } => {
             assert!(!env.contains_key(iter), "iterator {iter} shadows a name");
             let mut v = eval(init, env);
             let step = eval(inc, env);
@@ -180,14 +214,18 @@ fn exec(ast: &Ast, env: &mut HashMap<String, i64>, out: &mut Vec<Visit>) {
                 exec(e, env, out);
             }
         }
-        Ast::User { name, args } => out.push((name.clone(), args.iter().map(|a| eval(a, env)).collect())),
+        Ast::User { name, args } => {
+            out.push((name.clone(), args.iter().map(|a| eval(a, env)).collect()))
+        }
     }
 }
 
 pub fn eval(e: &Expr, env: &HashMap<String, i64>) -> i64 {
     match e {
         Expr::Int(v) => v.parse().expect("integer literal"),
-        Expr::Id(name) => *env.get(name).unwrap_or_else(|| panic!("unknown identifier {name}")),
+        Expr::Id(name) => *env
+            .get(name)
+            .unwrap_or_else(|| panic!("unknown identifier {name}")),
         Expr::Op(op, args) => {
             let a = |k: usize| eval(&args[k], env);
             let n = args.len();
@@ -214,7 +252,14 @@ pub fn eval(e: &Expr, env: &HashMap<String, i64>) -> i64 {
                     assert_eq!(a(0) % a(1), 0, "inexact Div");
                     a(0) / a(1)
                 }
-                OpKind::FdivQ => a(0).div_euclid(a(1)) - if a(1) < 0 && a(0).rem_euclid(a(1)) != 0 { 1 } else { 0 },
+                OpKind::FdivQ => {
+                    a(0).div_euclid(a(1))
+                        - if a(1) < 0 && a(0).rem_euclid(a(1)) != 0 {
+                            1
+                        } else {
+                            0
+                        }
+                }
                 OpKind::PdivQ => {
                     assert!(a(0) >= 0, "PdivQ of a negative dividend");
                     a(0) / a(1)
@@ -252,8 +297,19 @@ fn show_into(ast: &Ast, depth: usize, s: &mut String) {
     let pad = "  ".repeat(depth);
     match ast {
         Ast::Block(items) => items.iter().for_each(|a| show_into(a, depth, s)),
-        Ast::For { iter, init, cond, inc, body } => {
-            s.push_str(&format!("{pad}for ({iter} = {}; {}; {iter} += {})\n", show_expr(init), show_expr(cond), show_expr(inc)));
+        Ast::For {
+            iter,
+            init,
+            cond,
+            inc,
+            body,
+        } => {
+            s.push_str(&format!(
+                "{pad}for ({iter} = {}; {}; {iter} += {})\n",
+                show_expr(init),
+                show_expr(cond),
+                show_expr(inc)
+            ));
             show_into(body, depth + 1, s);
         }
         Ast::If { cond, then, els } => {
@@ -298,14 +354,20 @@ pub fn producer_consumer() -> Scop {
                 &["i"],
                 "[N] -> { S0[i] : 0 <= i < N }",
                 "[N] -> { S0[i] -> [0, i, 0] }",
-                vec![access(false, 0, "[N] -> { S0[i] -> A[i] }"), access(true, 1, "[N] -> { S0[i] -> B[i] }")],
+                vec![
+                    access(false, 0, "[N] -> { S0[i] -> A[i] }"),
+                    access(true, 1, "[N] -> { S0[i] -> B[i] }"),
+                ],
             ),
             stmt(
                 1,
                 &["i"],
                 "[N] -> { S1[i] : 0 <= i < N }",
                 "[N] -> { S1[i] -> [1, i, 0] }",
-                vec![access(false, 1, "[N] -> { S1[i] -> B[N - 1 - i] }"), access(true, 2, "[N] -> { S1[i] -> C[i] }")],
+                vec![
+                    access(false, 1, "[N] -> { S1[i] -> B[N - 1 - i] }"),
+                    access(true, 2, "[N] -> { S1[i] -> C[i] }"),
+                ],
             ),
         ],
     )
@@ -322,7 +384,10 @@ pub fn recurrence_1d() -> Scop {
             &["i"],
             "[N] -> { S0[i] : 1 <= i < N }",
             "[N] -> { S0[i] -> [0, i, 0] }",
-            vec![access(false, 0, "[N] -> { S0[i] -> A[i - 1] }"), access(true, 0, "[N] -> { S0[i] -> A[i] }")],
+            vec![
+                access(false, 0, "[N] -> { S0[i] -> A[i - 1] }"),
+                access(true, 0, "[N] -> { S0[i] -> A[i] }"),
+            ],
         )],
     )
 }
@@ -330,7 +395,10 @@ pub fn recurrence_1d() -> Scop {
 /// Coordinates of every point `points_ast` enumerates for `set` at `params`.
 pub fn points(scop: &Scop, set: &str, params: &[(&str, i64)]) -> Vec<Vec<i64>> {
     let ast = polyhedral::points_ast(scop, set, "c").unwrap();
-    run(&ast, params).into_iter().map(|(_, args)| args).collect()
+    run(&ast, params)
+        .into_iter()
+        .map(|(_, args)| args)
+        .collect()
 }
 
 /// Executes the tiled program the way the dataflow runtime would: every tile of every nest runs
@@ -356,19 +424,30 @@ pub fn run_tiled(
     let all: BTreeSet<Tile> = tiles.iter().cloned().collect();
     assert_eq!(all.len(), tiles.len(), "a tile is enumerated twice");
     // The generated code is parametric in the tile coordinates: build it once per nest and dependence.
-    let coord_names = |prefix: &str, n: usize| -> Vec<String> { (0..n).map(|k| format!("{prefix}{k}")).collect() };
+    let coord_names = |prefix: &str, n: usize| -> Vec<String> {
+        (0..n).map(|k| format!("{prefix}{k}")).collect()
+    };
     let n_dims: Vec<usize> = sched.nests.iter().map(|n| n.tile_sizes.len()).collect();
     let source_asts: Vec<Ast> = tile_deps
         .iter()
-        .map(|dep| polyhedral::tile_sources_ast(scop, dep, &coord_names("dst", n_dims[dep.dst]), "s").unwrap())
+        .map(|dep| {
+            polyhedral::tile_sources_ast(scop, dep, &coord_names("dst", n_dims[dep.dst]), "s")
+                .unwrap()
+        })
         .collect();
     let bodies: Vec<Ast> = (0..sched.nests.len())
-        .map(|k| polyhedral::nest_body_ast(scop, sched, k, &coord_names("tf", n_dims[k]), "c").unwrap())
+        .map(|k| {
+            polyhedral::nest_body_ast(scop, sched, k, &coord_names("tf", n_dims[k]), "c").unwrap()
+        })
         .collect();
     let mut waits_for: BTreeMap<Tile, BTreeSet<Tile>> = BTreeMap::new();
     for tile in &tiles {
         let mut sources = BTreeSet::new();
-        for (dep, ast) in tile_deps.iter().zip(&source_asts).filter(|(d, _)| d.dst == tile.0) {
+        for (dep, ast) in tile_deps
+            .iter()
+            .zip(&source_asts)
+            .filter(|(d, _)| d.dst == tile.0)
+        {
             let names = coord_names("dst", tile.1.len());
             let mut env: Vec<(&str, i64)> = params.to_vec();
             env.extend(names.iter().map(|n| n.as_str()).zip(tile.1.iter().copied()));
@@ -376,19 +455,28 @@ pub fn run_tiled(
                 assert_eq!(name, format!("N{}", dep.src));
                 let source = (dep.src, coords);
                 assert_ne!(&source, tile, "a tile waits for itself");
-                assert!(all.contains(&source), "source tile {source:?} of {tile:?} does not exist");
+                assert!(
+                    all.contains(&source),
+                    "source tile {source:?} of {tile:?} does not exist"
+                );
                 sources.insert(source);
             }
         }
         waits_for.insert(tile.clone(), sources);
     }
     let mut done: BTreeSet<Tile> = BTreeSet::new();
-    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     while done.len() < tiles.len() {
-        let ready: Vec<&Tile> =
-            tiles.iter().filter(|t| !done.contains(*t) && waits_for[*t].iter().all(|s| done.contains(s))).collect();
+        let ready: Vec<&Tile> = tiles
+            .iter()
+            .filter(|t| !done.contains(*t) && waits_for[*t].iter().all(|s| done.contains(s)))
+            .collect();
         assert!(!ready.is_empty(), "deadlock: the tile graph has a cycle");
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let tile = ready[((state >> 33) as usize) % ready.len()].clone();
         let names = coord_names("tf", tile.1.len());
         let mut env: Vec<(&str, i64)> = params.to_vec();
@@ -416,14 +504,20 @@ pub fn read_then_overwrite() -> Scop {
                 &["i"],
                 "[N] -> { S0[i] : 0 <= i < N - 1 }",
                 "[N] -> { S0[i] -> [0, i, 0] }",
-                vec![access(false, 0, "[N] -> { S0[i] -> A[i + 1] }"), access(true, 1, "[N] -> { S0[i] -> B[i] }")],
+                vec![
+                    access(false, 0, "[N] -> { S0[i] -> A[i + 1] }"),
+                    access(true, 1, "[N] -> { S0[i] -> B[i] }"),
+                ],
             ),
             stmt(
                 1,
                 &["i"],
                 "[N] -> { S1[i] : 0 <= i < N }",
                 "[N] -> { S1[i] -> [1, i, 0] }",
-                vec![access(false, 2, "[N] -> { S1[i] -> C[i] }"), access(true, 0, "[N] -> { S1[i] -> A[i] }")],
+                vec![
+                    access(false, 2, "[N] -> { S1[i] -> C[i] }"),
+                    access(true, 0, "[N] -> { S1[i] -> A[i] }"),
+                ],
             ),
         ],
     )
@@ -441,7 +535,13 @@ pub fn init_then_sum() -> Scop {
         "[N] -> { : N >= 0 }",
         &[("s", 0), ("A", 1)],
         vec![
-            stmt(0, &[], "[N] -> { S0[] }", "[N] -> { S0[] -> [0, 0, 0] }", vec![access(true, 0, "[N] -> { S0[] -> s[] }")]),
+            stmt(
+                0,
+                &[],
+                "[N] -> { S0[] }",
+                "[N] -> { S0[] -> [0, 0, 0] }",
+                vec![access(true, 0, "[N] -> { S0[] -> s[] }")],
+            ),
             stmt(
                 1,
                 &["i"],
@@ -489,7 +589,10 @@ pub fn fdtd_2d() -> Scop {
                 &["t", "j"],
                 &f("S0[t, j] : 0 <= t < T and 0 <= j < NY"),
                 &f("S0[t, j] -> [0, t, 0, j, 0, 0, 0]"),
-                vec![access(false, 3, &f("S0[t, j] -> fict[t]")), access(true, 0, &f("S0[t, j] -> ey[0, j]"))],
+                vec![
+                    access(false, 3, &f("S0[t, j] -> fict[t]")),
+                    access(true, 0, &f("S0[t, j] -> ey[0, j]")),
+                ],
             ),
             stmt(
                 1,
@@ -536,11 +639,23 @@ pub fn fdtd_2d() -> Scop {
 /// The SCoP of a PolyBench kernel of this repository, parsed by the frontend with `defines`
 /// (what `tiledflow --emit deps` analyses).
 pub fn kernel_scop(name: &str, defines: &[&str]) -> frontend::ir::Scop {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("polybench");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("polybench");
     let path = root.join("kernels").join(name).join(format!("{name}.c"));
-    let mut clang_args = vec!["-I".to_string(), root.join("utilities").display().to_string()];
+    let mut clang_args = vec![
+        "-I".to_string(),
+        root.join("utilities").display().to_string(),
+    ];
     clang_args.extend(defines.iter().map(|d| format!("-D{d}")));
-    let (file, _) = frontend::parse_file(&path, &frontend::Options { clang_args, ..Default::default() }).unwrap();
+    let (file, _) = frontend::parse_file(
+        &path,
+        &frontend::Options {
+            clang_args,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     assert_eq!(file.scops.len(), 1, "{name}: one SCoP");
     file.scops.into_iter().next().unwrap()
 }

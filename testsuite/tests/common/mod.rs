@@ -17,31 +17,56 @@ pub struct Ran {
 impl Ran {
     /// Panics with everything the command said unless it exited with `code`.
     pub fn expect(self, code: i32) -> Ran {
-        assert_eq!(self.status, Some(code), "`{}` exited with {:?}, expected {code}\n{}", self.shown, self.status, self.said());
+        assert_eq!(
+            self.status,
+            Some(code),
+            "`{}` exited with {:?}, expected {code}\n{}",
+            self.shown,
+            self.status,
+            self.said()
+        );
         self
     }
 
     /// Both outputs, for assertion messages.
     pub fn said(&self) -> String {
-        format!("--- stdout ---\n{}\n--- stderr ---\n{}", self.stdout, self.stderr)
+        format!(
+            "--- stdout ---\n{}\n--- stderr ---\n{}",
+            self.stdout, self.stderr
+        )
     }
 }
 
 /// Runs `cmd` with `stdin` as its standard input (closed when `None`).
 pub fn run_with_input(cmd: &mut Command, stdin: Option<&str>) -> Ran {
     let shown = format!("{cmd:?}");
-    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start `{shown}`: {e}"));
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start `{shown}`: {e}"));
     if let (Some(text), Some(mut pipe)) = (stdin, child.stdin.take()) {
         use std::io::Write;
         // A command that refuses its input may exit before reading it: its status and messages
         // say so, a broken pipe here does not.
         if let Err(e) = pipe.write_all(text.as_bytes()) {
-            assert!(e.kind() == std::io::ErrorKind::BrokenPipe, "writing to `{shown}`: {e}");
+            assert!(
+                e.kind() == std::io::ErrorKind::BrokenPipe,
+                "writing to `{shown}`: {e}"
+            );
         }
     }
-    let Output { status, stdout, stderr } = child.wait_with_output().unwrap_or_else(|e| panic!("`{shown}`: {e}"));
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("`{shown}`: {e}"));
     Ran {
         status: status.code(),
         stdout: String::from_utf8_lossy(&stdout).into_owned(),
@@ -58,9 +83,15 @@ pub fn run(cmd: &mut Command) -> Ran {
 /// A built tool of this workspace (`tiledflow`, `tiledflow-cc`), with no tiledflow variable of
 /// the caller's environment in its way.
 pub fn tool(name: &str) -> Command {
-    let path = testsuite::tool_path(name).expect("the workspace is built (cargo build --workspace)");
+    let path =
+        testsuite::tool_path(name).expect("the workspace is built (cargo build --workspace)");
     let mut cmd = Command::new(path);
-    for var in ["TILEDFLOW_CC", "TILEDFLOW_STRICT", "TILEDFLOW_RUNTIME", "TILEDFLOW_CC_NESTED"] {
+    for var in [
+        "TILEDFLOW_CC",
+        "TILEDFLOW_STRICT",
+        "TILEDFLOW_RUNTIME",
+        "TILEDFLOW_CC_NESTED",
+    ] {
         cmd.env_remove(var);
     }
     cmd
@@ -101,7 +132,11 @@ pub fn copy_dir(from: &Path, to: &Path) {
 
 /// `testsuite/data/projects/<name>`.
 pub fn project_dir(name: &str) -> PathBuf {
-    testsuite::repo_root().join("testsuite").join("data").join("projects").join(name)
+    testsuite::repo_root()
+        .join("testsuite")
+        .join("data")
+        .join("projects")
+        .join(name)
 }
 
 /// Writes `text` to `dir/name` and returns the path.
