@@ -79,7 +79,7 @@ pub fn tile_body_ast(
         return Ok((general, TileCode::default()));
     }
     let split = split_aliased(scop, &the_nest.schedule, p, &mut points)?;
-    let (ast, mut code) = tile_code(
+    let (mut ast, mut code) = tile_code(
         scop,
         &points,
         &the_nest.schedule,
@@ -88,7 +88,6 @@ pub fn tile_body_ast(
         iter_prefix,
         private,
     )?;
-    let mut ast = ast;
     if split {
         rename_users(&mut ast, &|name| {
             name.strip_suffix(ALIASED).map(str::to_string)
