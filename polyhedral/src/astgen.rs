@@ -49,6 +49,9 @@ pub(crate) struct PointSchedule<'c> {
     pub(crate) n_tile: usize,
     /// More dimensions whose loops every code built from it generates "separate".
     pub(crate) cut: Vec<usize>,
+    /// The dimension of each member of the tiled band, in band order: `0 .. n_tile` unless a
+    /// member was moved below the others ([`crate::sink`]).
+    pub(crate) band: Vec<usize>,
 }
 
 impl PointSchedule<'static> {
@@ -99,6 +102,7 @@ impl PointSchedule<'static> {
                 separate: None,
                 n_tile: 0,
                 cut: Vec::new(),
+                band: Vec::new(),
             });
         }
         let points: Vec<usize> = (n_tile..depth).collect();
@@ -117,6 +121,7 @@ impl PointSchedule<'static> {
             separate,
             n_tile,
             cut: Vec::new(),
+            band: (0..n_tile).collect(),
         })
     }
 }
@@ -138,6 +143,7 @@ impl<'c> PointSchedule<'c> {
             iterators: self.iterators.clone(),
             separate: self.separate,
             n_tile: self.n_tile,
+            band: self.band.clone(),
             cut: self
                 .cut
                 .iter()

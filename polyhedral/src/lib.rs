@@ -20,6 +20,8 @@
 //!   on a [`Machine`], and the fusion heuristic whose schedule it finds cheapest;
 //! - [`default_tile_size`] (`tile_size`): the default tile size of a band;
 //! - `point_order`: which point loop of a tiled band runs innermost (for the C compiler);
+//! - `sink`: a band member moved below the loops under the band inside a tile, when the
+//!   statements' innermost loops gain by it (gramschmidt's `j`);
 //! - [`scalar_expansions`], [`expand_scalars`], [`task_private`] (`privatize`): scalars whose
 //!   values live within one iteration of their outer loops, the SCoP with them expanded, and
 //!   whether one variable per task of a tiled schedule is enough for such a scalar
@@ -55,6 +57,7 @@ mod point_order;
 mod privatize;
 mod schedule;
 mod scop;
+mod sink;
 mod tile;
 mod tile_code;
 mod tile_graph;

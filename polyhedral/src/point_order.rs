@@ -380,9 +380,10 @@ fn carried_by(o: &[String], p: usize, m: usize) -> String {
     parts.join(" and ")
 }
 
-/// The sets [`classify`] compares differences with, by rank, read once per [`point_order`] call.
+/// The sets [`classify`] compares differences with, by rank, read once per [`point_order`] (or
+/// `crate::sink`) call.
 #[derive(Default)]
-struct Shapes<'c> {
+pub(crate) struct Shapes<'c> {
     by_rank: std::collections::HashMap<usize, (Set<'c>, Option<Set<'c>>)>,
 }
 
@@ -416,7 +417,7 @@ impl<'c> Shapes<'c> {
 }
 
 /// The score of one access whose element differences along one step are `diff`.
-fn classify<'c>(ctx: &'c Ctx, diff: Set<'c>, shapes: &mut Shapes<'c>) -> Result<i64> {
+pub(crate) fn classify<'c>(ctx: &'c Ctx, diff: Set<'c>, shapes: &mut Shapes<'c>) -> Result<i64> {
     let rank = diff.n_dims()?;
     let diff = diff.set_tuple_name("A")?;
     let (invariant, contiguous) = shapes.of_rank(ctx, rank)?;

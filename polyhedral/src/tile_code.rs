@@ -39,6 +39,7 @@ use crate::astgen::{convert_expr, rename_users, PointSchedule};
 use crate::isl::{AstBuild, Ctx, Set, UnionMap, UnionSet};
 use crate::maps::{names, pad_to_common_depth, params_prefix, projection, tuple};
 use crate::point_order::{accumulates, aliased_invariant_reads};
+use crate::sink::sink_band_member;
 use crate::{Result, TiledSchedule};
 use frontend::ir::{AccessKind, ArrayId, Scop};
 
@@ -59,6 +60,8 @@ pub struct TileCode {
     pub jammed: Option<(String, i64)>,
     /// The innermost loop is cut where an invariant load reads a stored element.
     pub split: bool,
+    /// The iterator of the band member moved below the loops under the band ([`crate::sink`]).
+    pub sunk: Option<String>,
 }
 
 /// The CPU code of one tile of nest `nest` (arguments as for [`crate::nest_body_ast`]): full tiles
@@ -78,7 +81,15 @@ pub fn tile_body_ast(
         let general = points.build(None, points.separate.as_slice())?;
         return Ok((general, TileCode::default()));
     }
-    let split = split_aliased(scop, &the_nest.schedule, p, &mut points)?;
+    let sunk = match sink_band_member(scop, &points, private)? {
+        Some((sunk, _member)) => {
+            points = sunk;
+            Some(points.iterators[points.iterators.len() - 1].clone())
+        }
+        None => None,
+    };
+    // The cut positions come from the nest's own order, which a sinking changed.
+    let split = sunk.is_none() && split_aliased(scop, &the_nest.schedule, p, &mut points)?;
     let (mut ast, mut code) = tile_code(
         scop,
         &points,
@@ -94,6 +105,7 @@ pub fn tile_body_ast(
         });
         code.split = true;
     }
+    code.sunk = sunk;
     Ok((ast, code))
 }
 
@@ -169,7 +181,8 @@ fn tile_code(
     // The member to jam: the one just outside the innermost if it accumulates, else the
     // innermost other one that does, moved there (any order of a tile's point loops is legal).
     let mut jam = None;
-    if p >= 2 && !keeps_order(scop, &statements_of(points)?, private) {
+    let in_order = points.band == (0..p).collect::<Vec<_>>();
+    if p >= 2 && in_order && !keeps_order(scop, &statements_of(points)?, private) {
         let ctx = Ctx::shared()?;
         let flat = UnionMap::read(ctx, nest_schedule)?;
         let (flat, depth) = pad_to_common_depth(flat)?;
@@ -186,11 +199,10 @@ fn tile_code(
     // Every point loop of the band separate, so that the loop around the innermost one has a
     // single loop as its body wherever the statements allow (gemm's `k = 0`, where `C` is also
     // scaled, becomes a piece of its own).
-    let band: Vec<usize> = (0..p).collect();
+    let band = points.band.clone();
     let mut code = TileCode {
         full_tiles: true,
-        jammed: None,
-        split: false,
+        ..TileCode::default()
     };
     let mut out = general;
     for piece in pieces.into_iter().rev() {
@@ -236,7 +248,7 @@ fn full_tiles<'c>(
     if sizes.len() != p || depth < p {
         return Ok(Vec::new());
     }
-    let band: Vec<usize> = (0..p).collect();
+    let band = points.band.clone();
     let instances = schedule
         .clone()
         .apply_range(UnionMap::read(ctx, &projection(depth, "", &band))?)?
@@ -580,6 +592,9 @@ impl std::fmt::Display for TileCode {
         }
         if self.split {
             write!(f, ", innermost loop cut at aliased loads")?;
+        }
+        if let Some(iter) = &self.sunk {
+            write!(f, ", band loop {iter} innermost")?;
         }
         Ok(())
     }

@@ -107,6 +107,17 @@ fn floyd_warshall_cut_loops() {
     );
 }
 
+/// gramschmidt's `j` point loop is moved below its `i` loops in each tile (`polyhedral::sink`),
+/// in full tiles and in the diagonal ones, where the normalization and the updates share a tile.
+#[test]
+fn gramschmidt_band_loop_sunk() {
+    check(
+        "gramschmidt",
+        &[&[("MINI_DATASET", "")], &[("M", "23"), ("N", "19")]],
+        &["8", "4,6", "5,3"],
+    );
+}
+
 /// Skewed tiles of unequal sizes (7 in time, 3 in space): computing their tile dependences and
 /// their shapes once took minutes (`polyhedral::tile`, `polyhedral::tile_graph`).
 #[test]
