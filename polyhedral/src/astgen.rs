@@ -524,7 +524,7 @@ pub(crate) fn build_separated<'c>(
 /// The dimensions of `schedule` (`depth` output dimensions) that are not equal to an earlier one
 /// at every instance, in order. (Comparing with the kept ones is enough: a copy of a copy is a
 /// copy of the kept dimension the first copies.)
-fn uncopied_dims(schedule: &UnionMap<'_>, depth: usize) -> Result<Vec<usize>> {
+pub(crate) fn uncopied_dims(schedule: &UnionMap<'_>, depth: usize) -> Result<Vec<usize>> {
     let mut kept: Vec<usize> = Vec::with_capacity(depth);
     if depth < 2 {
         kept.extend(0..depth);

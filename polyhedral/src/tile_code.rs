@@ -25,6 +25,11 @@
 //! between the load and the stores passes and the loop runs vectorized: floyd-warshall at LARGE,
 //! 19.1 s -> 4.1 s (gcc -O3 of the original: 15.3 s, whose same check always fails).
 //!
+//! Innermost loops ([`crate::sink`]): before all that, a band member may move below the loops
+//! under the band (gramschmidt's `j`), or the innermost loop be distributed over its statements
+//! (time-skewed stencils), where the C compiler then gets a contiguous or vectorizable innermost
+//! loop; such a tile gets no jam and no cut loops (both assume the band's own order).
+//!
 //! Legality: a tiled band is permutable, so every dependence between two instances of one tile
 //! has a non-negative distance on every member of the band; unroll-and-jam of a band member
 //! around an inner one only runs an instance `(k + u, j)` before `(k, j')` for `j' > j`, which no
@@ -39,7 +44,7 @@ use crate::astgen::{convert_expr, rename_users, PointSchedule};
 use crate::isl::{AstBuild, Ctx, Set, UnionMap, UnionSet};
 use crate::maps::{names, pad_to_common_depth, params_prefix, projection, tuple};
 use crate::point_order::{accumulates, aliased_invariant_reads};
-use crate::sink::sink_band_member;
+use crate::sink::{distribute_innermost, sink_band_member};
 use crate::{Result, TiledSchedule};
 use frontend::ir::{AccessKind, ArrayId, Scop};
 
@@ -62,6 +67,9 @@ pub struct TileCode {
     pub split: bool,
     /// The iterator of the band member moved below the loops under the band ([`crate::sink`]).
     pub sunk: Option<String>,
+    /// The statements of the innermost loop, in the order of the loops it was distributed into
+    /// ([`crate::sink`]); empty when it was not.
+    pub distributed: Vec<String>,
 }
 
 /// The CPU code of one tile of nest `nest` (arguments as for [`crate::nest_body_ast`]): full tiles
@@ -88,8 +96,17 @@ pub fn tile_body_ast(
         }
         None => None,
     };
-    // The cut positions come from the nest's own order, which a sinking changed.
-    let split = sunk.is_none() && split_aliased(scop, &the_nest.schedule, p, &mut points)?;
+    let mut distributed = Vec::new();
+    if sunk.is_none() {
+        if let Some((dist, order)) = distribute_innermost(scop, &points, private)? {
+            points = dist;
+            distributed = order;
+        }
+    }
+    // The cut positions come from the nest's own order, which these change.
+    let split = sunk.is_none()
+        && distributed.is_empty()
+        && split_aliased(scop, &the_nest.schedule, p, &mut points)?;
     let (mut ast, mut code) = tile_code(
         scop,
         &points,
@@ -106,6 +123,7 @@ pub fn tile_body_ast(
         code.split = true;
     }
     code.sunk = sunk;
+    code.distributed = distributed;
     Ok((ast, code))
 }
 
@@ -595,6 +613,13 @@ impl std::fmt::Display for TileCode {
         }
         if let Some(iter) = &self.sunk {
             write!(f, ", band loop {iter} innermost")?;
+        }
+        if !self.distributed.is_empty() {
+            write!(
+                f,
+                ", innermost loop distributed ({})",
+                self.distributed.join(", ")
+            )?;
         }
         Ok(())
     }

@@ -118,6 +118,20 @@ fn gramschmidt_band_loop_sunk() {
     );
 }
 
+/// fdtd-2d's time-skewed tiles have their innermost loop distributed over its four statements
+/// (`polyhedral::sink`), as jacobi-2d's over its two (tested above).
+#[test]
+fn fdtd_2d_innermost_loop_distributed() {
+    check(
+        "fdtd-2d",
+        &[
+            &[("MINI_DATASET", "")],
+            &[("TMAX", "7"), ("NX", "23"), ("NY", "29")],
+        ],
+        &["8", "4,6,5"],
+    );
+}
+
 /// Skewed tiles of unequal sizes (7 in time, 3 in space): computing their tile dependences and
 /// their shapes once took minutes (`polyhedral::tile`, `polyhedral::tile_graph`).
 #[test]
