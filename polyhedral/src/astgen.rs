@@ -52,6 +52,8 @@ pub(crate) struct PointSchedule<'c> {
     /// The dimension of each member of the tiled band, in band order: `0 .. n_tile` unless a
     /// member was moved below the others ([`crate::sink`]).
     pub(crate) band: Vec<usize>,
+    /// A dimension whose loop is unrolled completely ([`crate::chains`]).
+    pub(crate) unroll: Option<usize>,
 }
 
 impl PointSchedule<'static> {
@@ -103,6 +105,7 @@ impl PointSchedule<'static> {
                 n_tile: 0,
                 cut: Vec::new(),
                 band: Vec::new(),
+                unroll: None,
             });
         }
         let points: Vec<usize> = (n_tile..depth).collect();
@@ -122,6 +125,7 @@ impl PointSchedule<'static> {
             n_tile,
             cut: Vec::new(),
             band: (0..n_tile).collect(),
+            unroll: None,
         })
     }
 }
@@ -144,6 +148,7 @@ impl<'c> PointSchedule<'c> {
             separate: self.separate,
             n_tile: self.n_tile,
             band: self.band.clone(),
+            unroll: self.unroll,
             cut: self
                 .cut
                 .iter()
@@ -167,7 +172,13 @@ impl<'c> PointSchedule<'c> {
                 separate.push(d);
             }
         }
-        build_separated(context, self.schedule.clone(), &self.iterators, &separate)
+        build_with_options(
+            context,
+            self.schedule.clone(),
+            &self.iterators,
+            &separate,
+            self.unroll.as_slice(),
+        )
     }
 }
 
@@ -489,28 +500,40 @@ pub(crate) fn build_separated<'c>(
     iterators: &[String],
     separate: &[usize],
 ) -> Result<Ast> {
+    build_with_options(context, schedule, iterators, separate, &[])
+}
+
+/// [`build_separated`], with the loops of the dimensions `unroll` unrolled completely (ISL's
+/// `unroll` option: one copy of the body per value, for loops of constant trip count).
+pub(crate) fn build_with_options<'c>(
+    context: Set<'c>,
+    schedule: UnionMap<'c>,
+    iterators: &[String],
+    separate: &[usize],
+    unroll: &[usize],
+) -> Result<Ast> {
     let ctx = context.ctx();
     let depth = iterators.len();
     let kept = uncopied_dims(&schedule, depth)?;
-    let (schedule, separate): (UnionMap<'c>, Vec<usize>) = if kept.len() < depth {
-        let schedule = schedule.apply_range(UnionMap::read(ctx, &projection(depth, "", &kept))?)?;
-        (
-            schedule,
-            separate
-                .iter()
-                .filter_map(|s| kept.iter().position(|d| d == s))
-                .collect(),
-        )
+    let remap = |dims: &[usize]| -> Vec<usize> {
+        dims.iter()
+            .filter_map(|s| kept.iter().position(|d| d == s))
+            .collect()
+    };
+    let (separate, unroll) = (remap(separate), remap(unroll));
+    let schedule = if kept.len() < depth {
+        schedule.apply_range(UnionMap::read(ctx, &projection(depth, "", &kept))?)?
     } else {
-        (schedule, separate.to_vec())
+        schedule
     };
     let iterators: Vec<String> = kept.iter().map(|&d| iterators[d].clone()).collect();
     let mut build = AstBuild::from_context(context)?.set_iterators(&iterators)?;
-    if !separate.is_empty() {
+    if !separate.is_empty() || !unroll.is_empty() {
         let space = tuple("", &names("o", kept.len()));
         let options: Vec<String> = separate
             .iter()
             .map(|s| format!("{space} -> separate[{s}]"))
+            .chain(unroll.iter().map(|u| format!("{space} -> unroll[{u}]")))
             .collect();
         build = build.set_options(UnionMap::read(
             ctx,

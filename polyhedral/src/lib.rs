@@ -21,7 +21,10 @@
 //! - [`default_tile_size`] (`tile_size`): the default tile size of a band;
 //! - `point_order`: which point loop of a tiled band runs innermost (for the C compiler);
 //! - `sink`: a band member moved below the loops under the band inside a tile, when the
-//!   statements' innermost loops gain by it (gramschmidt's `j`);
+//!   statements' innermost loops gain by it (gramschmidt's `j`), or the innermost loop
+//!   distributed over its statements (time-skewed stencils);
+//! - `chains`: in full tiles, a band loop jammed around a reduction loop, for independent
+//!   chains of additions (gesummv's rows);
 //! - [`scalar_expansions`], [`expand_scalars`], [`task_private`] (`privatize`): scalars whose
 //!   values live within one iteration of their outer loops, the SCoP with them expanded, and
 //!   whether one variable per task of a tiled schedule is enough for such a scalar
@@ -44,6 +47,7 @@
 
 pub mod ast;
 mod astgen;
+mod chains;
 mod cost;
 mod deps;
 mod gpu;

@@ -35,7 +35,7 @@ use crate::Result;
 use frontend::ir::{AccessKind, Scop, StmtId};
 
 const CONTIGUOUS: i64 = 2;
-const INVARIANT: i64 = 1;
+pub(crate) const INVARIANT: i64 = 1;
 const STRIDED: i64 = -4;
 const PARALLEL: i64 = 2;
 

@@ -57,7 +57,7 @@ use crate::Result;
 use frontend::ir::{AccessKind, ArrayId, Scop};
 
 /// A statement with `l` loops counts `WEIGHT^l` in the gain of a sinking.
-const WEIGHT: f64 = 100.0;
+pub(crate) const WEIGHT: f64 = 100.0;
 
 /// `points` with one band member moved innermost (below every dimension), and that member, when
 /// that is legal and gives the statements better innermost loops (see the module doc); `None`
@@ -161,6 +161,7 @@ pub(crate) fn sink_band_member<'c>(
             separate: Some(depth - 1),
             n_tile: p,
             band: (0..p).filter_map(position).collect(),
+            unroll: None,
             cut: points.cut.iter().filter_map(|&d| position(d)).collect(),
         };
         return Ok(Some((sunk, m)));
@@ -198,17 +199,9 @@ pub(crate) fn distribute_innermost<'c>(
     // shifted statements) get a dimension for their rank, with an iterator name of its own.
     let mut iterators: Vec<String> = kept.iter().map(|&d| points.iterators[d].clone()).collect();
     if depth == p {
-        let Some(last) = iterators.last() else {
+        let Some(name) = crate::chains::fresh_iterator(points)? else {
             return Ok(None);
         };
-        let stem = last.trim_end_matches(|c: char| c.is_ascii_digit());
-        let Ok(n) = last[stem.len()..].parse::<usize>() else {
-            return Ok(None);
-        };
-        let name = format!("{stem}{}", n + 1);
-        if points.context.param_names()?.contains(&name) {
-            return Ok(None);
-        }
         iterators.push(name);
     }
     let new_depth = iterators.len();
@@ -377,6 +370,7 @@ pub(crate) fn distribute_innermost<'c>(
         separate: Some(q + 1),
         n_tile: p,
         band,
+        unroll: None,
         cut: Vec::new(),
     };
     let names = order.iter().map(|&k| stmts[k].1.clone()).collect();
@@ -386,7 +380,7 @@ pub(crate) fn distribute_innermost<'c>(
 /// Whether `new` runs, in the same order as `old` (two schedules of the same instances), every
 /// two instances that access one element, at least one of them writing it (see the module doc
 /// for scalars).
-fn order_kept<'c>(
+pub(crate) fn order_kept<'c>(
     ctx: &'c Ctx,
     scop: &Scop,
     private: &[ArrayId],
@@ -451,7 +445,7 @@ fn conflicts<'c>(
 }
 
 /// `{ [o..] -> [o'..] }`: one step of dimension `q`, the others unchanged.
-fn step(o: &[String], q: usize) -> String {
+pub(crate) fn step(o: &[String], q: usize) -> String {
     let out: Vec<String> = o
         .iter()
         .enumerate()

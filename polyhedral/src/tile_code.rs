@@ -41,6 +41,7 @@
 
 use crate::ast::{Ast, Expr, OpKind};
 use crate::astgen::{convert_expr, rename_users, PointSchedule};
+use crate::chains::{interleave_chains, CHAINS};
 use crate::isl::{AstBuild, Ctx, Set, UnionMap, UnionSet};
 use crate::maps::{names, pad_to_common_depth, params_prefix, projection, tuple};
 use crate::point_order::{accumulates, aliased_invariant_reads};
@@ -217,6 +218,11 @@ fn tile_code(
     // Every point loop of the band separate, so that the loop around the innermost one has a
     // single loop as its body wherever the statements allow (gemm's `k = 0`, where `C` is also
     // scaled, becomes a piece of its own).
+    // Otherwise, a band loop jammed around a reduction loop (independent chains).
+    let mut chains = None;
+    if jam.is_none() && in_order {
+        chains = interleave_chains(scop, points, tile_sizes, private)?;
+    }
     let band = points.band.clone();
     let mut code = TileCode {
         full_tiles: true,
@@ -236,6 +242,10 @@ fn tile_code(
                 code.jammed = Some((outer.clone(), JAM));
                 piece_code = Some(jammed);
             }
+        }
+        if let (None, Some((jammed, m))) = (&piece_code, &chains) {
+            piece_code = Some(jammed.build(Some(piece.clone()), &band)?);
+            code.jammed = Some((points.iterators[*m].clone(), CHAINS));
         }
         let piece_code = match piece_code {
             Some(c) => c,

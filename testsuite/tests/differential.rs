@@ -132,6 +132,17 @@ fn fdtd_2d_innermost_loop_distributed() {
     );
 }
 
+/// Rows jammed around their reductions in full tiles (`polyhedral::chains`): gesummv's and
+/// atax's rows, bicg's and mvt's.
+#[test]
+fn reduction_chains_jammed() {
+    for kernel in ["gesummv", "atax", "bicg", "mvt"] {
+        check(kernel, &[&[("MINI_DATASET", "")]], &["8", "4,12"]);
+    }
+    check("gesummv", &[&[("N", "37")]], &["8"]);
+    check("atax", &[&[("M", "29"), ("N", "35")]], &["8", "12,4"]);
+}
+
 /// Skewed tiles of unequal sizes (7 in time, 3 in space): computing their tile dependences and
 /// their shapes once took minutes (`polyhedral::tile`, `polyhedral::tile_graph`).
 #[test]
