@@ -187,8 +187,8 @@ impl<'c> PointSchedule<'c> {
 /// name (`N0`) with the point's coordinates. An empty set gives an empty block.
 pub fn points_ast(scop: &Scop, set: &str, iter_prefix: &str) -> Result<Ast> {
     let ctx = Ctx::shared()?;
-    let context = parse_context(&ctx, scop)?;
-    let points = UnionSet::read(&ctx, set).map_err(|e| input_error("set", set, e))?;
+    let context = parse_context(ctx, scop)?;
+    let points = UnionSet::read(ctx, set).map_err(|e| input_error("set", set, e))?;
     enumerate(scop, context, points, iter_prefix, set)
 }
 
@@ -207,8 +207,8 @@ pub fn tile_sources_ast(
     iter_prefix: &str,
 ) -> Result<Ast> {
     let ctx = Ctx::shared()?;
-    let context = parse_context(&ctx, scop)?;
-    let relation = UnionMap::read(&ctx, &dep.relation)
+    let context = parse_context(ctx, scop)?;
+    let relation = UnionMap::read(ctx, &dep.relation)
         .map_err(|e| input_error("tile dependence", &dep.relation, e))?;
     let src_name = format!("N{}", dep.src);
     let dst_name = format!("N{}", dep.dst);
@@ -226,7 +226,7 @@ pub fn tile_sources_ast(
         }
     }
     check_fresh(dst_coords, &param_names(scop, &context)?)?;
-    let target = UnionSet::read(&ctx, &fixed_prefix(&dst_name, dst_coords.len(), dst_coords))?;
+    let target = UnionSet::read(ctx, &fixed_prefix(&dst_name, dst_coords.len(), dst_coords))?;
     if let [map] = maps.as_slice() {
         if let Some(offsets) = few_offsets(map)? {
             return guarded_sources(
@@ -361,15 +361,15 @@ fn guarded_sources<'c>(
 /// order are the same: the loops differ, the sequence they visit does not.
 pub fn classes_ast(scop: &Scop, classes: &[Vec<String>], iter_prefix: &str) -> Result<Ast> {
     let ctx = Ctx::shared()?;
-    let context = parse_context(&ctx, scop)?;
-    let mut pieces = UnionMap::empty(&ctx)?;
-    let mut whole = UnionMap::empty(&ctx)?;
+    let context = parse_context(ctx, scop)?;
+    let mut pieces = UnionMap::empty(ctx)?;
+    let mut whole = UnionMap::empty(ctx)?;
     let mut depth = None;
     let mut taken = param_names(scop, &context)?;
     for (c, texts) in classes.iter().enumerate() {
-        let mut class = UnionSet::empty(&ctx)?;
+        let mut class = UnionSet::empty(ctx)?;
         for (m, text) in texts.iter().enumerate() {
-            let set = Set::read(&ctx, text).map_err(|e| input_error("class", text, e))?;
+            let set = Set::read(ctx, text).map_err(|e| input_error("class", text, e))?;
             let n = set.n_dims()?;
             if depth.is_some_and(|d| d != n) {
                 return Err(Error::InvalidInput(format!(

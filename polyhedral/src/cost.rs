@@ -231,8 +231,8 @@ pub fn schedule_cost(
     machine: &Machine,
 ) -> Result<ScheduleCost> {
     let ctx = Ctx::shared()?;
-    let sets = ScopSets::parse(&ctx, scop)?;
-    let params = fixed_params(&ctx, &sets.context)?;
+    let sets = ScopSets::parse(ctx, scop)?;
+    let params = fixed_params(ctx, &sets.context)?;
     let domains = sets.domains.clone().intersect_params(params)?;
     let accesses = sets
         .reads
@@ -247,14 +247,14 @@ pub fn schedule_cost(
     let parallel = parallel_tiles(scop, deps, sched)?;
     let mut nests = Vec::with_capacity(sched.nests.len());
     for (k, nest) in sched.nests.iter().enumerate() {
-        let schedule = UnionMap::read(&ctx, &nest.schedule)
+        let schedule = UnionMap::read(ctx, &nest.schedule)
             .map_err(|e| input_error(&format!("schedule of nest N{k}"), &nest.schedule, e))?
             .intersect_domain(domains.clone())?;
         let Some(first) = schedule.maps()?.into_iter().next() else {
             continue;
         };
         let walk = Walk {
-            ctx: &ctx,
+            ctx,
             accesses: &accesses,
             elem: &elem,
             machine,

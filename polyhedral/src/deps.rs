@@ -39,7 +39,7 @@ use std::fmt;
 /// Computes the flow, anti and output dependences of `scop` under its original schedule.
 pub fn dependences(scop: &Scop) -> Result<Dependences> {
     let ctx = Ctx::shared()?;
-    let sets = ScopSets::parse(&ctx, scop)?;
+    let sets = ScopSets::parse(ctx, scop)?;
     let deps = compute(&sets)?;
     Ok(Dependences {
         flow: deps.flow.to_str()?,

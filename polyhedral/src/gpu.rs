@@ -131,9 +131,9 @@ pub fn parallel_loops(
         ))
     })?;
     let ctx = Ctx::shared()?;
-    let sets = ScopSets::parse(&ctx, scop)?;
-    let all = IslDeps::parse(&ctx, deps)?.all()?;
-    let schedule = UnionMap::read(&ctx, &the_nest.schedule)
+    let sets = ScopSets::parse(ctx, scop)?;
+    let all = IslDeps::parse(ctx, deps)?.all()?;
+    let schedule = UnionMap::read(ctx, &the_nest.schedule)
         .map_err(|e| input_error("nest schedule", &the_nest.schedule, e))?;
     let (schedule, depth) = pad_to_common_depth(schedule)?;
     let domains = sets.domains.sets()?;
@@ -148,7 +148,7 @@ pub fn parallel_loops(
                     l.dim + 1
                 )));
             }
-            let mut inside = UnionSet::empty(&ctx)?;
+            let mut inside = UnionSet::empty(ctx)?;
             for d in &domains {
                 if d.tuple_name().is_some_and(|n| l.statements.contains(&n)) {
                     inside = inside.union(UnionSet::from_set(d.clone())?)?;
@@ -173,7 +173,7 @@ pub fn parallel_loops(
                 tuple("", &t),
                 eqs.join(" and ")
             );
-            rel.intersect(UnionMap::read(&ctx, &carried)?)?.is_empty()
+            rel.intersect(UnionMap::read(ctx, &carried)?)?.is_empty()
         })
         .collect()
 }
@@ -224,23 +224,23 @@ pub fn thread_private(
         return Ok(None);
     }
     let ctx = Ctx::shared()?;
-    let sets = ScopSets::parse(&ctx, scop)?;
+    let sets = ScopSets::parse(ctx, scop)?;
     let Some((reads, writes, flow)) =
-        crate::privatize::scalar_flow(&ctx, scop, &sets, scop.array(array))?
+        crate::privatize::scalar_flow(ctx, scop, &sets, scop.array(array))?
     else {
         return Ok(Some(format!(
             "a read of `{name}` reads its value from before the SCoP"
         )));
     };
-    let schedule = UnionMap::read(&ctx, &the_nest.schedule)
+    let schedule = UnionMap::read(ctx, &the_nest.schedule)
         .map_err(|e| input_error("nest schedule", &the_nest.schedule, e))?;
     let (schedule, depth) = pad_to_common_depth(schedule)?;
     let domains = sets.domains.sets()?;
     let mut seen: Vec<&String> = Vec::new();
-    let mut same = UnionMap::empty(&ctx)?;
-    let mut nest_domain = UnionSet::empty(&ctx)?;
+    let mut same = UnionMap::empty(ctx)?;
+    let mut nest_domain = UnionSet::empty(ctx)?;
     for kernel in kernels {
-        let mut inside = UnionSet::empty(&ctx)?;
+        let mut inside = UnionSet::empty(ctx)?;
         for d in &domains {
             if d.tuple_name()
                 .is_some_and(|n| kernel.statements.contains(&n))
@@ -261,7 +261,7 @@ pub fn thread_private(
         let p = schedule
             .clone()
             .intersect_domain(inside)?
-            .apply_range(UnionMap::read(&ctx, &projection(depth, "", &prefix))?)?;
+            .apply_range(UnionMap::read(ctx, &projection(depth, "", &prefix))?)?;
         same = same.union(p.clone().apply_range(p.reverse()?)?)?;
     }
     if let Some(s) = accessing.iter().find(|s| !seen.contains(s)) {
@@ -307,10 +307,10 @@ pub fn array_slabs(scop: &Scop) -> Result<Vec<Option<ArraySlab>>> {
 fn slab(scop: &Scop, rank: usize, isl_name: &str) -> Result<Option<ArraySlab>> {
     let (lo, hi) = {
         let ctx = Ctx::shared()?;
-        let sets = ScopSets::parse(&ctx, scop)?;
+        let sets = ScopSets::parse(ctx, scop)?;
         let x = names("x", rank);
         let first = UnionMap::read(
-            &ctx,
+            ctx,
             &format!("{{ {} -> {SLAB_NAME}[x0] }}", tuple(isl_name, &x)),
         )?;
         let touched = sets.reads.union(sets.writes)?.apply_range(first)?.range()?;
@@ -319,7 +319,7 @@ fn slab(scop: &Scop, rank: usize, isl_name: &str) -> Result<Option<ArraySlab>> {
             return Ok(None); // untouched (a slab is one space)
         }
         let set = sets.remove(0);
-        let negate = UnionMap::read(&ctx, &format!("{{ {SLAB_NAME}[x] -> {SLAB_NAME}[-x] }}"))?;
+        let negate = UnionMap::read(ctx, &format!("{{ {SLAB_NAME}[x] -> {SLAB_NAME}[-x] }}"))?;
         let lo = set.clone().lexmin()?.to_str()?;
         let hi = negated(negated(set, &negate)?.lexmin()?, &negate)?.to_str()?;
         (lo, hi)

@@ -52,8 +52,8 @@ pub fn parallel_tiles(
     sched: &TiledSchedule,
 ) -> Result<Vec<ParallelTiles>> {
     let ctx = Ctx::shared()?;
-    let sets = ScopSets::parse(&ctx, scop)?;
-    let all = IslDeps::parse(&ctx, deps)?.all()?;
+    let sets = ScopSets::parse(ctx, scop)?;
+    let all = IslDeps::parse(ctx, deps)?.all()?;
     let all = all
         .intersect_domain(sets.domains.clone())?
         .intersect_range(sets.domains.clone())?;
@@ -61,26 +61,26 @@ pub fn parallel_tiles(
     for (k, nest) in sched.nests.iter().enumerate() {
         let name = format!("N{k}");
         let n = nest.tile_sizes.len();
-        let tile_map = UnionMap::read(&ctx, &nest.tile_map)
+        let tile_map = UnionMap::read(ctx, &nest.tile_map)
             .map_err(|e| input_error(&format!("tile map of nest {name}"), &nest.tile_map, e))?;
         let rel = all
             .clone()
             .apply_domain(tile_map.clone())?
             .apply_range(tile_map)?;
-        let parallel = parallel_dims(&ctx, &rel, &name, n)?;
+        let parallel = parallel_dims(ctx, &rel, &name, n)?;
         if n >= 2 && !parallel.iter().any(|&p| p) {
-            let skew = UnionMap::read(&ctx, &skew_map(&name, n))?;
+            let skew = UnionMap::read(ctx, &skew_map(&name, n))?;
             let skewed = rel
                 .clone()
                 .apply_domain(skew.clone())?
                 .apply_range(skew.clone())?;
-            let forward = skewed.is_subset(&UnionMap::read(&ctx, &lex_le(&name, n))?)?;
-            let skewed_parallel = parallel_dims(&ctx, &skewed, &name, n)?;
+            let forward = skewed.is_subset(&UnionMap::read(ctx, &lex_le(&name, n))?)?;
+            let skewed_parallel = parallel_dims(ctx, &skewed, &name, n)?;
             if forward && skewed_parallel[1] {
-                let domain = UnionSet::read(&ctx, &nest.tile_domain).map_err(|e| {
+                let domain = UnionSet::read(ctx, &nest.tile_domain).map_err(|e| {
                     input_error(&format!("tile domain of nest {name}"), &nest.tile_domain, e)
                 })?;
-                let mut tiles = UnionSet::empty(&ctx)?;
+                let mut tiles = UnionSet::empty(ctx)?;
                 for set in domain.sets()? {
                     tiles = tiles.union(
                         UnionMap::from_map(set.identity()?)?

@@ -123,12 +123,12 @@ pub(crate) fn parametric_copy(
     let mut domain_texts = Vec::new();
     for (set, rows, dims) in &sets {
         let rows: Vec<Rows> = rows.iter().map(|r| with_sizes(r, *dims, &sizes)).collect();
-        domain_texts.push(set.from_rows(&names, &rows)?.to_str()?);
+        domain_texts.push(set.with_rows(&names, &rows)?.to_str()?);
     }
     let mut dep_texts = Vec::new();
     for (map, rows, dims) in &maps {
         let rows: Vec<Rows> = rows.iter().map(|r| with_sizes(r, *dims, &sizes)).collect();
-        dep_texts.push(map.from_rows(&names, &rows)?.to_str()?);
+        dep_texts.push(map.with_rows(&names, &rows)?.to_str()?);
     }
     let bounds: Vec<String> = names
         .iter()
@@ -218,7 +218,7 @@ fn with_sizes(rows: &Rows, dims: usize, sizes: &[Vec<i64>]) -> Rows {
         let mut out = Vec::with_capacity(row.len() + sizes.len());
         out.push(row[0]);
         out.extend_from_slice(&row[1..params_end]);
-        out.extend(std::iter::repeat(0).take(sizes.len()));
+        out.extend(std::iter::repeat_n(0, sizes.len()));
         out.extend_from_slice(&row[params_end..]);
         let c = row[0];
         if let Some(k) = sizes.iter().position(|g| g.contains(&c.abs())) {

@@ -72,11 +72,11 @@ pub fn scalar_expansions(scop: &Scop) -> Result<Vec<ScalarExpansion>> {
         return Ok(Vec::new());
     }
     let ctx = Ctx::shared()?;
-    let sets = ScopSets::parse(&ctx, scop)?;
+    let sets = ScopSets::parse(ctx, scop)?;
     let (original, depth) = pad_to_common_depth(sets.original.clone())?;
     let mut out = Vec::new();
     for array in scop.arrays.iter().filter(|a| a.rank == 0 && a.written) {
-        let Some((reads, writes, flow)) = scalar_flow(&ctx, scop, &sets, array)? else {
+        let Some((reads, writes, flow)) = scalar_flow(ctx, scop, &sets, array)? else {
             continue;
         };
         // Loops common to every statement that accesses the scalar.
@@ -95,7 +95,7 @@ pub fn scalar_expansions(scop: &Scop) -> Result<Vec<ScalarExpansion>> {
             let p = original
                 .clone()
                 .intersect_domain(accessing.clone())?
-                .apply_range(UnionMap::read(&ctx, &projection(depth, "", &prefix))?)?;
+                .apply_range(UnionMap::read(ctx, &projection(depth, "", &prefix))?)?;
             let same = p.clone().apply_range(p.reverse()?)?;
             if flow.is_subset(&same)? {
                 loops = l;
@@ -127,7 +127,7 @@ pub fn expand_scalars(scop: &Scop, expansions: &[ScalarExpansion]) -> Result<Sco
             if !stmt.accesses.iter().any(|a| a.array == e.array) {
                 continue;
             }
-            let schedule = UnionMap::read(&ctx, &stmt.schedule)
+            let schedule = UnionMap::read(ctx, &stmt.schedule)
                 .map_err(|err| input_error("schedule", &stmt.schedule, err))?;
             let depth = schedule
                 .maps()?
@@ -144,7 +144,7 @@ pub fn expand_scalars(scop: &Scop, expansions: &[ScalarExpansion]) -> Result<Sco
                     )));
                 }
                 let expanded = schedule.clone().apply_range(UnionMap::read(
-                    &ctx,
+                    ctx,
                     &projection(depth, &array.isl_name, &loop_dims),
                 )?)?;
                 access.relation = expanded.to_str()?;
@@ -278,10 +278,10 @@ pub fn task_private_reusing(
         return Ok(keys.iter().filter_map(|k| known.0[k].clone()).collect());
     }
     let ctx = Ctx::shared()?;
-    let sets = ScopSets::parse(&ctx, scop)?;
-    let mut tile_maps = UnionMap::empty(&ctx)?;
+    let sets = ScopSets::parse(ctx, scop)?;
+    let mut tile_maps = UnionMap::empty(ctx)?;
     for (k, nest) in sched.nests.iter().enumerate() {
-        let map = UnionMap::read(&ctx, &nest.tile_map)
+        let map = UnionMap::read(ctx, &nest.tile_map)
             .map_err(|e| input_error(&format!("tile map of nest N{k}"), &nest.tile_map, e))?;
         tile_maps = tile_maps.union(map)?;
     }
@@ -292,7 +292,7 @@ pub fn task_private_reusing(
         let answer = match known.0.get(&key) {
             Some(answer) => answer.clone(),
             None => {
-                let answer = one_task_private(&ctx, &sets, scop, e, &tile_maps, sched, &mut times)?;
+                let answer = one_task_private(ctx, &sets, scop, e, &tile_maps, sched, &mut times)?;
                 known.0.insert(key, answer.clone());
                 answer
             }

@@ -152,7 +152,7 @@ fn schedule_with(
     let ctx = Ctx::shared()?;
     ctx.set_tile_scale_tile_loops(false)?;
     ctx.set_tile_shift_point_loops(false)?;
-    let sets = ScopSets::parse(&ctx, scop)?;
+    let sets = ScopSets::parse(ctx, scop)?;
     if sets.domains.is_empty()? {
         return Ok((
             TiledSchedule {
@@ -162,7 +162,7 @@ fn schedule_with(
             Vec::new(),
         ));
     }
-    let deps = IslDeps::parse(&ctx, deps)?.all()?;
+    let deps = IslDeps::parse(ctx, deps)?.all()?;
     let deps = deps
         .intersect_domain(sets.domains.clone())?
         .intersect_range(sets.domains.clone())?;

@@ -18,15 +18,15 @@ pub fn tile_dependences(
     sched: &TiledSchedule,
 ) -> Result<Vec<TileDep>> {
     let ctx = Ctx::shared()?;
-    let domains = parse_domains(&ctx, scop)?;
-    let all = IslDeps::parse(&ctx, deps)?.all()?;
+    let domains = parse_domains(ctx, scop)?;
+    let all = IslDeps::parse(ctx, deps)?.all()?;
     let all = all
         .intersect_domain(domains.clone())?
         .intersect_range(domains)?;
-    let mut tile_maps = UnionMap::empty(&ctx)?;
+    let mut tile_maps = UnionMap::empty(ctx)?;
     let mut n_dims = Vec::new();
     for (k, nest) in sched.nests.iter().enumerate() {
-        let map = UnionMap::read(&ctx, &nest.tile_map)
+        let map = UnionMap::read(ctx, &nest.tile_map)
             .map_err(|e| input_error(&format!("tile map of nest N{k}"), &nest.tile_map, e))?;
         for m in map.maps()? {
             if m.tuple_name(Side::Out).as_deref().and_then(nest_of_name) != Some(k) {

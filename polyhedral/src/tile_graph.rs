@@ -172,10 +172,10 @@ impl TileGraph {
 /// Builds the tile graph of a scheduled SCoP from its tile dependences.
 pub fn tile_graph(scop: &Scop, sched: &TiledSchedule, tile_deps: &[TileDep]) -> Result<TileGraph> {
     let ctx = Ctx::shared()?;
-    let context = parse_context(&ctx, scop)?;
+    let context = parse_context(ctx, scop)?;
     let mut domains = Vec::with_capacity(sched.nests.len());
     for nest in &sched.nests {
-        let domain = UnionSet::read(&ctx, &nest.tile_domain)
+        let domain = UnionSet::read(ctx, &nest.tile_domain)
             .map_err(|e| input_error("tile domain", &nest.tile_domain, e))?;
         domains.push(domain.intersect_params(context.clone())?);
     }
@@ -188,7 +188,7 @@ pub fn tile_graph(scop: &Scop, sched: &TiledSchedule, tile_deps: &[TileDep]) -> 
                 dep.src, dep.dst
             )));
         }
-        let rel = UnionMap::read(&ctx, &dep.relation)
+        let rel = UnionMap::read(ctx, &dep.relation)
             .map_err(|e| input_error("tile dependence", &dep.relation, e))?;
         // Only the tiles that exist under the context (which also bounds the parameters).
         let rel = rel
@@ -242,12 +242,12 @@ pub fn tile_graph(scop: &Scop, sched: &TiledSchedule, tile_deps: &[TileDep]) -> 
         });
     }
     let maps: Vec<Map<'_>> = pieces.into_iter().map(|(_, m, _)| m).collect();
-    for (j, by) in reduce(&ctx, &maps, &deps)? {
+    for (j, by) in reduce(ctx, &maps, &deps)? {
         deps[j].implied_by = Some(by);
     }
     let mut nests = Vec::with_capacity(sched.nests.len());
     for k in 0..sched.nests.len() {
-        nests.push(nest_tiles(&ctx, scop, sched, k, &context, &deps)?);
+        nests.push(nest_tiles(ctx, scop, sched, k, &context, &deps)?);
     }
     Ok(TileGraph {
         nests,
@@ -277,18 +277,18 @@ pub fn coarsen(sched: &TiledSchedule, n_dims: usize) -> Result<TiledSchedule> {
         let name = format!("N{k}");
         let t = names("t", d);
         let projection = UnionMap::read(
-            &ctx,
+            ctx,
             &format!(
                 "{{ {} -> {} }}",
                 tuple(&name, &t),
                 tuple(&name, &t[..n_dims])
             ),
         )?;
-        let tile_map = UnionMap::read(&ctx, &nest.tile_map)
+        let tile_map = UnionMap::read(ctx, &nest.tile_map)
             .map_err(|e| input_error(&format!("tile map of nest N{k}"), &nest.tile_map, e))?
             .apply_range(projection.clone())?
             .coalesce()?;
-        let domain = UnionSet::read(&ctx, &nest.tile_domain)
+        let domain = UnionSet::read(ctx, &nest.tile_domain)
             .map_err(|e| input_error("tile domain", &nest.tile_domain, e))?;
         let tile_domain = projection.intersect_domain(domain)?.range()?.coalesce()?;
         nests.push(Nest {

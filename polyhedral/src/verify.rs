@@ -22,14 +22,14 @@ use std::collections::HashMap;
 /// [`crate::dependences`] computes them, which also checks the rest of `scop`).
 pub fn verify(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<()> {
     let ctx = Ctx::shared()?;
-    let domains = parse_domains(&ctx, scop)?;
-    let deps = IslDeps::parse(&ctx, deps)?;
+    let domains = parse_domains(ctx, scop)?;
+    let deps = IslDeps::parse(ctx, deps)?;
     let mut problems = Vec::new();
 
     // Nest schedules, padded; the global depth.
     let mut flat = Vec::new();
     for (k, nest) in sched.nests.iter().enumerate() {
-        match UnionMap::read(&ctx, &nest.schedule).and_then(pad_to_common_depth) {
+        match UnionMap::read(ctx, &nest.schedule).and_then(pad_to_common_depth) {
             Ok((map, depth)) => flat.push(Some((map, depth))),
             Err(err) => {
                 problems.push(format!(
@@ -42,8 +42,8 @@ pub fn verify(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<
     }
     let global_depth = flat.iter().flatten().map(|(_, d)| *d).max().unwrap_or(0);
 
-    let mut global = UnionMap::empty(&ctx)?;
-    let mut covered = UnionSet::empty(&ctx)?;
+    let mut global = UnionMap::empty(ctx)?;
+    let mut covered = UnionSet::empty(ctx)?;
     for (k, (nest, entry)) in sched.nests.iter().zip(&flat).enumerate() {
         let Some((map, depth)) = entry else { continue };
         let (map, depth) = (map.clone(), *depth);
@@ -60,10 +60,10 @@ pub fn verify(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<
         } else {
             let keep: Vec<usize> = (0..n_tile).collect();
             let expected = map.clone().apply_range(UnionMap::read(
-                &ctx,
+                ctx,
                 &projection(depth, &format!("N{k}"), &keep),
             )?)?;
-            match UnionMap::read(&ctx, &nest.tile_map) {
+            match UnionMap::read(ctx, &nest.tile_map) {
                 Ok(tile_map) if tile_map.is_equal(&expected)? => {}
                 Ok(_) => problems.push(format!(
                     "nest N{k}: the tile map `{}` is not the first {n_tile} dimensions of the schedule",
@@ -87,7 +87,7 @@ pub fn verify(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<
         inner.extend(outer.iter().cloned());
         inner.extend(vec!["0".to_string(); global_depth - depth]);
         let embed = format!("{{ {} -> {} }}", tuple("", &outer), tuple("", &inner));
-        global = global.union(map.apply_range(UnionMap::read(&ctx, &embed)?)?)?;
+        global = global.union(map.apply_range(UnionMap::read(ctx, &embed)?)?)?;
     }
 
     let missing = domains.clone().subtract(covered.clone())?;
@@ -108,7 +108,7 @@ pub fn verify(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<
     // A dependence is respected when the difference of its target's and its source's global
     // times is lexicographically positive; checked on the differences, one statement pair at a
     // time (comparing instance times with `lex_lt_union_map` of the whole SCoP costs seconds).
-    let positive = Set::read(&ctx, &lex_positive(global_depth + 1))?;
+    let positive = Set::read(ctx, &lex_positive(global_depth + 1))?;
     let mut times = HashMap::new();
     for map in global.maps()? {
         times.insert(map.tuple_name(Side::In).unwrap_or_default(), map);

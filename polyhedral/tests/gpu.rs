@@ -123,8 +123,8 @@ fn slabs_span_the_touched_rows() {
     });
     let slabs = array_slabs(&scop).unwrap();
     assert_eq!(slabs.len(), 3);
-    for array in 0..2 {
-        let slab = slabs[array].as_ref().unwrap();
+    for (array, slab) in slabs.iter().enumerate().take(2) {
+        let slab = slab.as_ref().unwrap();
         assert_eq!(
             bound(&slab.lo, &[("T", 3), ("N", 10)]),
             vec![0],

@@ -11,6 +11,9 @@
 use polyhedral::{Ast, Expr, OpKind};
 use std::fmt::Write;
 
+/// Prints one user node (`name`, `args`) at an indentation depth (see [`stmt`]).
+pub type UserPrinter<'a> = dyn FnMut(&mut String, &str, &[Expr], usize) + 'a;
+
 /// C definitions used by printed expressions.
 pub const HELPERS: &str = "\
 static inline long tf_floord(long a, long b) { long q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
@@ -96,12 +99,7 @@ fn write_op(out: &mut String, op: OpKind, args: &[Expr]) {
 
 /// Prints a statement tree at indentation `depth` (two spaces a level). `user` prints one
 /// instance (`name`, `args`) at the given indentation, each line ending in a newline.
-pub fn stmt(
-    out: &mut String,
-    ast: &Ast,
-    depth: usize,
-    user: &mut dyn FnMut(&mut String, &str, &[Expr], usize),
-) {
+pub fn stmt(out: &mut String, ast: &Ast, depth: usize, user: &mut UserPrinter<'_>) {
     let pad = "  ".repeat(depth);
     match ast {
         Ast::Block(items) => {

@@ -855,7 +855,7 @@ fn blank_comments(text: &str) -> String {
         let len = after
             .find(close)
             .map_or(after.len(), |e| if close == "*/" { e + 2 } else { e });
-        out.extend(std::iter::repeat(' ').take(2 + len));
+        out.extend(std::iter::repeat_n(' ', 2 + len));
         rest = &after[len..];
     }
     out.push_str(rest);

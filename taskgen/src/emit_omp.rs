@@ -103,7 +103,7 @@ fn loops(
     ast: &Ast,
     depth: usize,
     parallel_iter: Option<&str>,
-    user: &mut dyn FnMut(&mut String, &str, &[Expr], usize),
+    user: &mut c_ast::UserPrinter<'_>,
 ) {
     let Some(piter) = parallel_iter.filter(|p| mentions_loop(ast, p)) else {
         c_ast::stmt(out, ast, depth, user);

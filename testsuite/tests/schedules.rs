@@ -6,6 +6,7 @@
 //! variants whose settings rotate with the kernel's position in the sorted list:
 //! - `seq`, tile size `TILES[n % 3]`, fusion `FUSES[n % 3]`;
 //! - `omp` on 2 threads, tile size `TILES[(n + 1) % 3]`, fusion `FUSES[(n + 2) % 3]`.
+//!
 //! Over the 30 kernels every tile size meets every fusion heuristic and both targets, and every
 //! kernel runs with two different tile sizes and two different heuristics. Sizes are MINI, plus
 //! SMALL for the kernels in [`AT_SMALL`] (one of each kind: a stencil, a solver, a reduction).

@@ -59,7 +59,7 @@ impl<'c> Map<'c> {
     /// The map between the same spaces with `names` appended to its parameters, whose disjuncts
     /// are `rows` (columns as in [`Map::constraint_rows`], with one column for each of `names`
     /// after the map's own parameters).
-    pub fn from_rows(&self, names: &[String], rows: &[Rows]) -> Result<Map<'c>> {
+    pub fn with_rows(&self, names: &[String], rows: &[Rows]) -> Result<Map<'c>> {
         let ctx = self.ctx();
         // SAFETY: `self` is live (keep); the space is owned.
         let mut space = unsafe { ffi::isl_map_get_space(self.as_raw()) };
@@ -169,9 +169,9 @@ impl<'c> Set<'c> {
         self.clone().into_map()?.constraint_rows()
     }
 
-    /// [`Map::from_rows`] for a set.
-    pub fn from_rows(&self, names: &[String], rows: &[Rows]) -> Result<Set<'c>> {
-        let map = self.clone().into_map()?.from_rows(names, rows)?;
+    /// [`Map::with_rows`] for a set.
+    pub fn with_rows(&self, names: &[String], rows: &[Rows]) -> Result<Set<'c>> {
+        let map = self.clone().into_map()?.with_rows(names, rows)?;
         let ctx = self.ctx();
         // SAFETY: `map` is given to ISL (take); the result is owned.
         Set::from_raw(ctx, unsafe { ffi::isl_map_domain(map.into_raw()) })
