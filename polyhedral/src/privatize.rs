@@ -17,6 +17,14 @@
 //! no longer order different iterations of those loops through `s`. Scalars whose values flow
 //! from one iteration to the next (durbin's `alpha` and `beta`) are not expanded.
 //!
+//! Arrays written in the SCoP are expanded the same way when they are temporaries of the loops:
+//! with the conditions above on their exact (per element) flow, and every iteration of those
+//! loops accessing all the elements any iteration accesses (doitgen's `sum[p]`, filled and read
+//! by each `(r, q)`: `sum[r, q, p]`; atax's `tmp[i]`, one element per iteration, is not one).
+//! Their copies can only be kept in an array of copies ([`crate::materialize`]), so an array
+//! whose copies would take more than [`crate::materialize::MAX_BYTES`] (bounded before its
+//! dataflow is computed) is not a candidate.
+//!
 //! What code generation does with an expansion ([`task_private`]): the SCoP is scheduled and tiled
 //! with the expanded dependences, and each task then keeps the scalar in a variable of its own
 //! instead of an array of copies, which is enough when, for the final tiled schedule and some
@@ -68,19 +76,22 @@ pub struct ScalarExpansion {
 
 /// The scalars of `scop` that may be expanded, in array order (see the module documentation).
 pub fn scalar_expansions(scop: &Scop) -> Result<Vec<ScalarExpansion>> {
-    if !scop.arrays.iter().any(|a| a.rank == 0 && a.written) {
+    if !scop.arrays.iter().any(expandable) {
         return Ok(Vec::new());
     }
     let ctx = Ctx::shared()?;
     let sets = ScopSets::parse(ctx, scop)?;
     let (original, depth) = pad_to_common_depth(sets.original.clone())?;
     let mut out = Vec::new();
-    for array in scop.arrays.iter().filter(|a| a.rank == 0 && a.written) {
+    for array in scop.arrays.iter().filter(|a| expandable(a)) {
+        if array.rank > 0 && !copies_may_fit(ctx, scop, &sets, &original, array)? {
+            continue;
+        }
         let Some((reads, writes, flow)) = scalar_flow(ctx, scop, &sets, array)? else {
             continue;
         };
         // Loops common to every statement that accesses the scalar.
-        let accessing = reads.union(writes)?.domain()?;
+        let accessing = reads.clone().union(writes.clone())?.domain()?;
         let max_loops = scop
             .statements
             .iter()
@@ -103,6 +114,15 @@ pub fn scalar_expansions(scop: &Scop) -> Result<Vec<ScalarExpansion>> {
                 break;
             }
         }
+        // An array is a temporary of those loops only when every iteration of them accesses
+        // all of its elements that any does (doitgen's `sum[p]` in each `(r, q)`); `tmp[i]` in
+        // the iteration `i` is one element per iteration, which expansion would only spread.
+        if array.rank > 0
+            && loops > 0
+            && !reused_whole(ctx, &original, depth, loops, &reads, &writes)?
+        {
+            loops = 0;
+        }
         if loops > 0 {
             out.push(ScalarExpansion {
                 array: array.id,
@@ -113,9 +133,99 @@ pub fn scalar_expansions(scop: &Scop) -> Result<Vec<ScalarExpansion>> {
     Ok(out)
 }
 
+/// Whether an array's copies, one per iteration of its outermost loop, may fit the bound of an
+/// array of copies ([`crate::materialize::MAX_BYTES`], where an expanded array can only go):
+/// the bounding box of the elements accessed times the loop's extent, with the parameters'
+/// values known. Checked before the array's dataflow, which is most of the time of this
+/// analysis for arrays (heat-3d's `B` is a temporary of each time step, whose 500 copies would
+/// take 6.9 GB).
+fn copies_may_fit<'c>(
+    ctx: &'c Ctx,
+    scop: &Scop,
+    sets: &ScopSets<'c>,
+    original: &UnionMap<'c>,
+    array: &Array,
+) -> Result<bool> {
+    let space = UnionSet::read(
+        ctx,
+        &format!(
+            "{} -> {{ {} }}",
+            scop.isl_params(),
+            crate::maps::tuple(&array.isl_name, &crate::maps::names("x", array.rank))
+        ),
+    )?;
+    let accesses = sets
+        .reads
+        .clone()
+        .intersect_range(space.clone())?
+        .union(sets.writes.clone().intersect_range(space)?)?;
+    let Ok([elements]) = <[_; 1]>::try_from(accesses.clone().range()?.coalesce()?.sets()?) else {
+        return Ok(false);
+    };
+    let outer = original
+        .clone()
+        .intersect_domain(accesses.domain()?)?
+        .range()?
+        .coalesce()?
+        .sets()?;
+    let Ok([outer]) = <[_; 1]>::try_from(outer) else {
+        return Ok(false);
+    };
+    let Some((lo, hi)) = outer.dim_range(1)? else {
+        return Ok(false);
+    };
+    let mut bytes = crate::tile_size::element_bytes(&array.elem_type) as f64 * (hi - lo + 1) as f64;
+    for d in 0..array.rank {
+        let Some((lo, hi)) = elements.dim_range(d)? else {
+            return Ok(false);
+        };
+        bytes *= (hi - lo + 1) as f64;
+    }
+    Ok(bytes <= crate::materialize::MAX_BYTES as f64)
+}
+
+/// Whether every iteration of the outermost `loops` loops of `original` (padded, `depth`
+/// dimensions) accesses, through `reads` and `writes`, every element of the array that some
+/// iteration does.
+fn reused_whole<'c>(
+    ctx: &'c Ctx,
+    original: &UnionMap<'c>,
+    depth: usize,
+    loops: usize,
+    reads: &UnionMap<'c>,
+    writes: &UnionMap<'c>,
+) -> Result<bool> {
+    let accesses = reads.clone().union(writes.clone())?;
+    let loop_dims: Vec<usize> = (0..loops).map(|k| 2 * k + 1).collect();
+    let iteration = original
+        .clone()
+        .intersect_domain(accesses.clone().domain()?)?
+        .apply_range(UnionMap::read(ctx, &projection(depth, "", &loop_dims))?)?;
+    let touched = iteration.reverse()?.apply_range(accesses)?;
+    let (Ok([iterations]), Ok([elements])) = (
+        <[_; 1]>::try_from(touched.clone().domain()?.sets()?),
+        <[_; 1]>::try_from(touched.clone().range()?.sets()?),
+    ) else {
+        return Ok(false);
+    };
+    let all = UnionMap::from_map(crate::isl::Map::from_domain_and_range(
+        iterations, elements,
+    )?)?;
+    all.is_subset(&touched)
+}
+
+/// Whether `array` is a candidate for expansion: a scalar or an array written in the SCoP (a
+/// temporary row, doitgen's `sum[p]`, which can only be kept in an array of copies,
+/// [`crate::materialize`]).
+fn expandable(array: &Array) -> bool {
+    array.written
+}
+
 /// `scop` with each scalar of `expansions` turned into an array of rank `loops`, every access
 /// `S[..] -> s[]` becoming `S[..] -> s[o1, o3, ..]` (the values of the outer loops in the original
-/// schedule). Statements and their text are unchanged.
+/// schedule); an array's subscripts follow them, `S[..] -> a[o1, o3, .., x]` for `S[..] -> a[x]`
+/// (its declared `extents` stay those of its own dimensions). Statements and their text are
+/// unchanged.
 pub fn expand_scalars(scop: &Scop, expansions: &[ScalarExpansion]) -> Result<Scop> {
     let ctx = Ctx::shared()?;
     let mut out = scop.clone();
@@ -143,14 +253,32 @@ pub fn expand_scalars(scop: &Scop, expansions: &[ScalarExpansion]) -> Result<Sco
                         stmt.id, array.name, e.loops
                     )));
                 }
-                let expanded = schedule.clone().apply_range(UnionMap::read(
-                    ctx,
-                    &projection(depth, &array.isl_name, &loop_dims),
-                )?)?;
+                let expanded = if array.rank == 0 {
+                    schedule.clone().apply_range(UnionMap::read(
+                        ctx,
+                        &projection(depth, &array.isl_name, &loop_dims),
+                    )?)?
+                } else {
+                    let prefix = schedule
+                        .clone()
+                        .apply_range(UnionMap::read(ctx, &projection(depth, "", &loop_dims))?)?;
+                    let own = UnionMap::read(ctx, &access.relation)
+                        .map_err(|err| input_error("access", &access.relation, err))?;
+                    let all = crate::maps::names("x", e.loops + array.rank);
+                    let name = UnionMap::read(
+                        ctx,
+                        &format!(
+                            "{{ {} -> {} }}",
+                            crate::maps::tuple("", &all),
+                            crate::maps::tuple(&array.isl_name, &all)
+                        ),
+                    )?;
+                    prefix.flat_range_product(own)?.apply_range(name)?
+                };
                 access.relation = expanded.to_str()?;
             }
         }
-        out.arrays[e.array.index()].rank = e.loops;
+        out.arrays[e.array.index()].rank = e.loops + array.rank;
     }
     Ok(out)
 }
@@ -165,7 +293,11 @@ pub(crate) fn scalar_flow<'c>(
 ) -> Result<Option<(UnionMap<'c>, UnionMap<'c>, UnionMap<'c>)>> {
     let element = UnionSet::read(
         ctx,
-        &format!("{} -> {{ {}[] }}", scop.isl_params(), array.isl_name),
+        &format!(
+            "{} -> {{ {} }}",
+            scop.isl_params(),
+            crate::maps::tuple(&array.isl_name, &crate::maps::names("x", array.rank))
+        ),
     )?;
     let reads = sets.reads.clone().intersect_range(element.clone())?;
     let writes = sets.writes.clone().intersect_range(element)?;
@@ -384,6 +516,10 @@ fn one_task_private<'c>(
 ) -> Result<Option<TaskPrivate>> {
     let n_nests = sched.nests.len();
     let array = scop.array(expansion.array);
+    // One variable per task is for scalars; an array's copies are kept in an array of copies.
+    if array.rank > 0 {
+        return Ok(None);
+    }
     let Some((reads, writes, flow)) = scalar_flow(ctx, scop, sets, array)? else {
         return Ok(None);
     };

@@ -629,8 +629,18 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
             .zip(&m.lower)
             .map(|(x, lo)| format!("[{}]", x - lo))
             .collect();
-        // The user's program may never read it again: the cast keeps the C compiler quiet.
-        let _ = writeln!(s, "    {sc} = {}{last}; (void){sc};", m.name, sc = m.scalar);
+        if m.own_rank == 0 {
+            // The user's program may never read it again: the cast keeps the C compiler quiet.
+            let _ = writeln!(s, "    {sc} = {}{last}; (void){sc};", m.name, sc = m.scalar);
+        } else {
+            // An array: the copy with every element's last value, whole (it writes all of them).
+            let _ = writeln!(
+                s,
+                "    __builtin_memcpy({sc}, {x}{last}, sizeof({x}{last}));",
+                x = m.name,
+                sc = m.scalar
+            );
+        }
         let _ = writeln!(s, "    __builtin_free({});", m.name);
     }
     s.push_str("  }\n");
