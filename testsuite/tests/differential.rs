@@ -143,6 +143,14 @@ fn reduction_chains_jammed() {
     check("atax", &[&[("M", "29"), ("N", "35")]], &["8", "12,4"]);
 }
 
+/// adi's sweeps cut into tiles under its sequential time loop (`polyhedral::schedule`'s inner
+/// tiles: `(t, sweep, block of i)`), at a size whose phases are large enough to be cut (258²
+/// instances), with blocks that divide the rows and blocks that do not.
+#[test]
+fn adi_inner_tiles_under_the_time_loop() {
+    check("adi", &[&[("N", "260"), ("TSTEPS", "3")]], &["64", "37"]);
+}
+
 /// Skewed tiles of unequal sizes (7 in time, 3 in space): computing their tile dependences and
 /// their shapes once took minutes (`polyhedral::tile`, `polyhedral::tile_graph`).
 #[test]
