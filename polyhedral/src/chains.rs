@@ -22,11 +22,10 @@
 //! chosen by the statements' weight (their number of loops, as in [`crate::sink`]).
 
 use crate::astgen::PointSchedule;
-use crate::isl::{Side, UnionMap};
+use crate::isl::UnionMap;
 use crate::maps::{names, tuple};
-use crate::point_order::{classify, Shapes, INVARIANT};
-use crate::scop::stmt_of_name;
-use crate::sink::{order_kept, step};
+use crate::point_order::{classify, statement_of, Shapes, INVARIANT};
+use crate::sink::{next_instances, order_kept, step};
 use crate::Result;
 use frontend::ir::{AccessKind, ArrayId, Scop};
 
@@ -55,23 +54,10 @@ pub(crate) fn interleave_chains<'c>(
     let mut shapes = Shapes::default();
     let mut weights = vec![0.0f64; p];
     for stmt_map in points.schedule.maps()? {
-        let Some(stmt) = stmt_map
-            .tuple_name(Side::In)
-            .as_deref()
-            .and_then(stmt_of_name)
-            .and_then(|s| scop.statements.get(s.index()))
-        else {
+        let Some(stmt) = statement_of(scop, &stmt_map) else {
             continue;
         };
-        let sched = UnionMap::from_map(stmt_map)?;
-        let mut next = Vec::with_capacity(depth);
-        for step in &steps {
-            let n = sched
-                .clone()
-                .apply_range(step.clone())?
-                .apply_range(sched.clone().reverse()?)?;
-            next.push((!n.is_empty()?).then_some(n));
-        }
+        let next = next_instances(&UnionMap::from_map(stmt_map)?, &steps)?;
         let loops: Vec<usize> = (0..depth).filter(|&q| next[q].is_some()).collect();
         let Some(&innermost) = loops.last() else {
             continue;

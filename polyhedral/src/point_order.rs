@@ -319,7 +319,7 @@ fn parallel_first(
 }
 
 /// The statement a map of a nest's flat schedule schedules.
-fn statement_of<'s>(
+pub(crate) fn statement_of<'s>(
     scop: &'s Scop,
     stmt_map: &crate::isl::Map<'_>,
 ) -> Option<&'s frontend::ir::Statement> {

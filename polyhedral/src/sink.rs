@@ -51,8 +51,7 @@
 use crate::astgen::{uncopied_dims, PointSchedule};
 use crate::isl::{Ctx, Side, UnionMap, UnionSet};
 use crate::maps::{names, projection, tuple};
-use crate::point_order::{classify, Shapes};
-use crate::scop::stmt_of_name;
+use crate::point_order::{classify, statement_of, Shapes};
 use crate::Result;
 use frontend::ir::{AccessKind, ArrayId, Scop};
 
@@ -81,24 +80,10 @@ pub(crate) fn sink_band_member<'c>(
     let mut gains = vec![0.0f64; p];
     let mut below = false;
     for stmt_map in points.schedule.maps()? {
-        let Some(stmt) = stmt_map
-            .tuple_name(Side::In)
-            .as_deref()
-            .and_then(stmt_of_name)
-            .and_then(|s| scop.statements.get(s.index()))
-        else {
+        let Some(stmt) = statement_of(scop, &stmt_map) else {
             continue;
         };
-        let sched = UnionMap::from_map(stmt_map)?;
-        // The instance one step of each dimension leads to (empty when it does not move it).
-        let mut next = Vec::with_capacity(depth);
-        for step in &steps {
-            let n = sched
-                .clone()
-                .apply_range(step.clone())?
-                .apply_range(sched.clone().reverse()?)?;
-            next.push((!n.is_empty()?).then_some(n));
-        }
+        let next = next_instances(&UnionMap::from_map(stmt_map)?, &steps)?;
         let loops: Vec<usize> = (0..depth).filter(|&q| next[q].is_some()).collect();
         let Some(&innermost) = loops.last() else {
             continue;
@@ -405,12 +390,7 @@ fn conflicts<'c>(
     let mut all = UnionMap::empty(ctx)?;
     let mut writes = UnionMap::empty(ctx)?;
     for stmt_map in schedule.maps()? {
-        let Some(stmt) = stmt_map
-            .tuple_name(Side::In)
-            .as_deref()
-            .and_then(stmt_of_name)
-            .and_then(|s| scop.statements.get(s.index()))
-        else {
+        let Some(stmt) = statement_of(scop, &stmt_map) else {
             continue;
         };
         for access in &stmt.accesses {
@@ -442,6 +422,24 @@ fn conflicts<'c>(
         .clone()
         .apply_range(all.clone().reverse()?)?
         .union(all.apply_range(writes.reverse()?)?)
+}
+
+/// For each step of `steps` (one per dimension of `sched`, a statement's schedule), the map from
+/// an instance to the instance that step leads to; `None` where the step does not move the
+/// statement (no loop of it on that dimension).
+pub(crate) fn next_instances<'c>(
+    sched: &UnionMap<'c>,
+    steps: &[UnionMap<'c>],
+) -> Result<Vec<Option<UnionMap<'c>>>> {
+    let mut next = Vec::with_capacity(steps.len());
+    for step in steps {
+        let n = sched
+            .clone()
+            .apply_range(step.clone())?
+            .apply_range(sched.clone().reverse()?)?;
+        next.push((!n.is_empty()?).then_some(n));
+    }
+    Ok(next)
 }
 
 /// `{ [o..] -> [o'..] }`: one step of dimension `q`, the others unchanged.
