@@ -219,18 +219,7 @@ pub(crate) fn aliased_invariant_reads(
         let step = if q < 2 * p {
             step_map(&o, p, q - p)
         } else {
-            let out: Vec<String> = o
-                .iter()
-                .enumerate()
-                .map(|(k, v)| {
-                    if k == q {
-                        format!("{v} + 1")
-                    } else {
-                        v.clone()
-                    }
-                })
-                .collect();
-            format!("{{ {} -> {} }}", tuple("", &o), tuple("", &out))
+            crate::sink::step(&o, q)
         };
         let step = UnionMap::read(ctx, &step)?;
         let sched = UnionMap::from_map(stmt_map)?;

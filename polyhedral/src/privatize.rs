@@ -146,14 +146,7 @@ fn copies_may_fit<'c>(
     original: &UnionMap<'c>,
     array: &Array,
 ) -> Result<bool> {
-    let space = UnionSet::read(
-        ctx,
-        &format!(
-            "{} -> {{ {} }}",
-            scop.isl_params(),
-            crate::maps::tuple(&array.isl_name, &crate::maps::names("x", array.rank))
-        ),
-    )?;
+    let space = elements_of(ctx, scop, array)?;
     let accesses = sets
         .reads
         .clone()
@@ -283,6 +276,18 @@ pub fn expand_scalars(scop: &Scop, expansions: &[ScalarExpansion]) -> Result<Sco
     Ok(out)
 }
 
+/// Every element of `array` (`[params] -> { A[x0, ..] }`, `{ s[] }` for a scalar).
+fn elements_of<'c>(ctx: &'c Ctx, scop: &Scop, array: &Array) -> Result<UnionSet<'c>> {
+    UnionSet::read(
+        ctx,
+        &format!(
+            "{} -> {{ {} }}",
+            scop.isl_params(),
+            crate::maps::tuple(&array.isl_name, &crate::maps::names("x", array.rank))
+        ),
+    )
+}
+
 /// The accesses to the scalar `array` (reads, writes) and its exact flow dependences in the
 /// original order; `None` when a read has no source (it reads a value from before the SCoP).
 pub(crate) fn scalar_flow<'c>(
@@ -291,14 +296,7 @@ pub(crate) fn scalar_flow<'c>(
     sets: &ScopSets<'c>,
     array: &Array,
 ) -> Result<Option<(UnionMap<'c>, UnionMap<'c>, UnionMap<'c>)>> {
-    let element = UnionSet::read(
-        ctx,
-        &format!(
-            "{} -> {{ {} }}",
-            scop.isl_params(),
-            crate::maps::tuple(&array.isl_name, &crate::maps::names("x", array.rank))
-        ),
-    )?;
+    let element = elements_of(ctx, scop, array)?;
     let reads = sets.reads.clone().intersect_range(element.clone())?;
     let writes = sets.writes.clone().intersect_range(element)?;
     // The schedule of the statements that access the scalar only: the same flow, computed

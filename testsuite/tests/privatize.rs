@@ -32,6 +32,37 @@ fn tiledflow(args: &[&str], output: &Path) -> String {
     std::fs::read_to_string(output).unwrap()
 }
 
+/// Builds `generated` (of `target`) with `driver` and the runtime in `dir`, and checks that it
+/// prints "ok" on 1 and 2 threads.
+fn runs_ok(dir: &Path, target: &str, driver: &Path, generated: &Path) {
+    let runtime: PathBuf = bin_dir().unwrap().join("libstreamrt.a");
+    let exe = dir.join(format!("run-{target}"));
+    let mut flags = vec!["-O1", "-ffp-contract=off", "-lpthread", "-ldl"];
+    if target == "omp" {
+        flags.push("-fopenmp");
+    }
+    compile(
+        reference_cc(),
+        &[driver.to_path_buf(), generated.to_path_buf(), runtime],
+        &flags,
+        &exe,
+    )
+    .unwrap();
+    for threads in ["1", "2"] {
+        let env = [
+            ("TILEDFLOW_NUM_THREADS", threads),
+            ("OMP_NUM_THREADS", threads),
+        ];
+        let out = run(&exe, &env, Duration::from_secs(120)).unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.trim_end() == "ok",
+            "{target}, {threads} thread(s):\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 #[test]
 fn privatized_temporaries_leave_no_tile_dependence() {
     let dir = tempfile::tempdir().unwrap();
@@ -53,7 +84,6 @@ fn privatized_temporaries_leave_no_tile_dependence() {
 #[test]
 fn privatized_temporaries_verify_on_every_target() {
     let dir = tempfile::tempdir().unwrap();
-    let runtime: PathBuf = bin_dir().unwrap().join("libstreamrt.a");
     let driver = repo_root().join("testsuite/data/privatize/rowsum.driver.c");
     for target in ["tasks", "seq", "omp"] {
         let generated = dir.path().join(format!("rowsum.{target}.c"));
@@ -64,31 +94,7 @@ fn privatized_temporaries_verify_on_every_target() {
                 "{target}: {scalar} is not privatized"
             );
         }
-        let exe = dir.path().join(format!("run-{target}"));
-        let mut flags = vec!["-O1", "-ffp-contract=off", "-lpthread", "-ldl"];
-        if target == "omp" {
-            flags.push("-fopenmp");
-        }
-        compile(
-            reference_cc(),
-            &[driver.clone(), generated, runtime.clone()],
-            &flags,
-            &exe,
-        )
-        .unwrap();
-        for threads in ["1", "2"] {
-            let env = [
-                ("TILEDFLOW_NUM_THREADS", threads),
-                ("OMP_NUM_THREADS", threads),
-            ];
-            let out = run(&exe, &env, Duration::from_secs(120)).unwrap();
-            let stdout = String::from_utf8_lossy(&out.stdout);
-            assert!(
-                out.status.success() && stdout.trim_end() == "ok",
-                "{target}, {threads} thread(s):\n{stdout}\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
+        runs_ok(dir.path(), target, &driver, &generated);
     }
 }
 
@@ -101,7 +107,6 @@ fn temporary_arrays_get_arrays_of_copies_and_verify() {
     let dir = tempfile::tempdir().unwrap();
     let source = repo_root().join("testsuite/data/privatize/rowtemp.c");
     let driver = repo_root().join("testsuite/data/privatize/rowtemp.driver.c");
-    let runtime: PathBuf = bin_dir().unwrap().join("libstreamrt.a");
     for target in ["tasks", "seq", "omp"] {
         let generated = dir.path().join(format!("rowtemp.{target}.c"));
         let out = Command::new(tool_path("tiledflow").unwrap())
@@ -128,30 +133,6 @@ fn temporary_arrays_get_arrays_of_copies_and_verify() {
             lines[0]
         );
         assert!(!lines[1].contains("arrays of copies"), "{}", lines[1]);
-        let exe = dir.path().join(format!("run-{target}"));
-        let mut flags = vec!["-O1", "-ffp-contract=off", "-lpthread", "-ldl"];
-        if target == "omp" {
-            flags.push("-fopenmp");
-        }
-        compile(
-            reference_cc(),
-            &[driver.clone(), generated, runtime.clone()],
-            &flags,
-            &exe,
-        )
-        .unwrap();
-        for threads in ["1", "2"] {
-            let env = [
-                ("TILEDFLOW_NUM_THREADS", threads),
-                ("OMP_NUM_THREADS", threads),
-            ];
-            let out = run(&exe, &env, Duration::from_secs(120)).unwrap();
-            let stdout = String::from_utf8_lossy(&out.stdout);
-            assert!(
-                out.status.success() && stdout.trim_end() == "ok",
-                "{target}, {threads} thread(s):\n{stdout}\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
+        runs_ok(dir.path(), target, &driver, &generated);
     }
 }
