@@ -131,6 +131,12 @@ impl PointSchedule<'static> {
 }
 
 impl<'c> PointSchedule<'c> {
+    /// Whether the band's members are the first dimensions, in band order (no member was moved
+    /// by [`crate::sink`]).
+    pub(crate) fn band_in_order(&self) -> bool {
+        self.band.iter().copied().eq(0..self.n_tile)
+    }
+
     /// The same schedule with the first `order.len()` point dimensions in `order` (a
     /// permutation: position `k` gets dimension `order[k]`); the iterators stay by position.
     pub(crate) fn with_point_order(&self, order: &[usize]) -> Result<PointSchedule<'c>> {

@@ -25,7 +25,7 @@ use crate::astgen::PointSchedule;
 use crate::isl::UnionMap;
 use crate::maps::{names, tuple};
 use crate::point_order::{classify, statement_of, Shapes, INVARIANT};
-use crate::sink::{next_instances, order_kept, step};
+use crate::sink::{next_instances, order_kept, unit_steps};
 use crate::Result;
 use frontend::ir::{AccessKind, ArrayId, Scop};
 
@@ -43,14 +43,12 @@ pub(crate) fn interleave_chains<'c>(
 ) -> Result<Option<(PointSchedule<'c>, usize)>> {
     let p = points.n_tile;
     let depth = points.iterators.len();
-    if p == 0 || points.band != (0..p).collect::<Vec<_>>() || tile_sizes.len() != p {
+    if p == 0 || !points.band_in_order() || tile_sizes.len() != p {
         return Ok(None);
     }
     let ctx = points.context.ctx();
     let o = names("o", depth);
-    let steps: Vec<UnionMap<'_>> = (0..depth)
-        .map(|q| UnionMap::read(ctx, &step(&o, q)))
-        .collect::<Result<_>>()?;
+    let steps = unit_steps(ctx, &o)?;
     let mut shapes = Shapes::default();
     let mut weights = vec![0.0f64; p];
     for stmt_map in points.schedule.maps()? {

@@ -68,14 +68,12 @@ pub(crate) fn sink_band_member<'c>(
 ) -> Result<Option<(PointSchedule<'c>, usize)>> {
     let p = points.n_tile;
     let depth = points.iterators.len();
-    if p == 0 || depth <= p || points.band != (0..p).collect::<Vec<_>>() {
+    if p == 0 || depth <= p || !points.band_in_order() {
         return Ok(None);
     }
     let ctx = points.context.ctx();
     let o = names("o", depth);
-    let steps: Vec<UnionMap<'_>> = (0..depth)
-        .map(|q| UnionMap::read(ctx, &step(&o, q)))
-        .collect::<Result<_>>()?;
+    let steps = unit_steps(ctx, &o)?;
     let mut shapes = Shapes::default();
     let mut gains = vec![0.0f64; p];
     let mut below = false;
@@ -164,7 +162,7 @@ pub(crate) fn distribute_innermost<'c>(
     private: &[ArrayId],
 ) -> Result<Option<(PointSchedule<'c>, Vec<String>)>> {
     let p = points.n_tile;
-    if p == 0 || points.band != (0..p).collect::<Vec<_>>() || !points.cut.is_empty() {
+    if p == 0 || !points.band_in_order() || !points.cut.is_empty() {
         return Ok(None);
     }
     let ctx = points.context.ctx();
@@ -422,6 +420,13 @@ fn conflicts<'c>(
         .clone()
         .apply_range(all.clone().reverse()?)?
         .union(all.apply_range(writes.reverse()?)?)
+}
+
+/// One step of each dimension of the space `[o..]` (see [`step`]), in order.
+pub(crate) fn unit_steps<'c>(ctx: &'c Ctx, o: &[String]) -> Result<Vec<UnionMap<'c>>> {
+    (0..o.len())
+        .map(|q| UnionMap::read(ctx, &step(o, q)))
+        .collect()
 }
 
 /// For each step of `steps` (one per dimension of `sched`, a statement's schedule), the map from

@@ -200,7 +200,7 @@ fn tile_code(
     // The member to jam: the one just outside the innermost if it accumulates, else the
     // innermost other one that does, moved there (any order of a tile's point loops is legal).
     let mut jam = None;
-    let in_order = points.band == (0..p).collect::<Vec<_>>();
+    let in_order = points.band_in_order();
     if p >= 2 && in_order && !keeps_order(scop, &statements_of(points)?, private) {
         let ctx = Ctx::shared()?;
         let flat = UnionMap::read(ctx, nest_schedule)?;
