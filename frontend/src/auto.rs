@@ -111,8 +111,14 @@ impl Finder<'_> {
                 k += 1;
                 continue;
             }
-            if self.after_pragma(n.span.start) {
-                k += 1; // the pragma applies to the statement as written
+            if let Some(pragma) = self.pragma_before(n.span.start) {
+                // The pragma applies to the statement as written: neither replaced nor searched.
+                self.refusals.push(Refusal {
+                    offset: n.span.start,
+                    what: format!("the loop nest under `{pragma}`"),
+                    why: "the pragma applies to it as written".to_string(),
+                });
+                k += 1;
                 continue;
             }
             let alone = match self.try_build(function, &seq[k..=k]) {
@@ -181,24 +187,40 @@ impl Finder<'_> {
         }
     }
 
-    /// The last token before `offset` lies on a `#pragma` line other than `scop`/`endscop`, or
-    /// ends a `_Pragma(...)`.
-    fn after_pragma(&self, offset: usize) -> bool {
+    /// The pragma that applies to the statement at `offset`, if any: a `#pragma` line other than
+    /// `scop`/`endscop` among the directive lines right before it, or a `_Pragma(...)` right
+    /// before it. Directive lines are read from the raw tokens, so that a pragma under a
+    /// conditional counts whether or not the parser takes its branch: the C compiler may define
+    /// what the parser does not (`_OPENMP` under `-fopenmp`, `__OPTIMIZE__`, ...), and
+    /// `#ifdef _OPENMP` / `#pragma omp parallel for` / `#endif` must not end up in front of code
+    /// that is no longer the loop it was written for.
+    fn pragma_before(&self, offset: usize) -> Option<String> {
         let tokens = &self.parsed.tokens;
-        let k = tokens.partition_point(|t| t.span.start < offset);
-        let Some(prev) = k.checked_sub(1).map(|k| &tokens[k]) else {
-            return false;
-        };
+        let mut k = tokens.partition_point(|t| t.span.start < offset);
         // `_Pragma("...")`, the operator form, applies to what follows it just the same.
-        if prev.spelling == ")" && k >= 4 && tokens[k - 4].spelling == "_Pragma" {
-            return true;
+        if k >= 4 && tokens[k - 1].spelling == ")" && tokens[k - 4].spelling == "_Pragma" {
+            return Some(format!("_Pragma({})", tokens[k - 2].spelling));
         }
-        let line = self.lines.line_start(prev.span.start);
-        self.directives.iter().any(|d| {
-            d.name == "pragma"
-                && !matches!(d.pragma.as_deref(), Some("scop" | "endscop"))
-                && self.lines.line_start(d.offset) == line
-        })
+        // Step back over whole directive lines.
+        while let Some(prev) = k.checked_sub(1) {
+            let line = self.lines.line_start(tokens[prev].span.start);
+            let first = tokens.partition_point(|t| t.span.start < line);
+            if tokens[first].spelling != "#" {
+                return None;
+            }
+            let words: Vec<&str> = tokens[first + 1..k]
+                .iter()
+                .take_while(|t| self.lines.line_start(t.span.start) == line)
+                .map(|t| t.spelling.as_str())
+                .collect();
+            if words.first() == Some(&"pragma")
+                && !matches!(words.get(1), Some(&("scop" | "endscop")))
+            {
+                return Some(format!("#{}", words.join(" ")));
+            }
+            k = first;
+        }
+        None
     }
 
     fn try_build(&self, function: &Function, run: &[&Node]) -> Result<Scop, Refusal> {

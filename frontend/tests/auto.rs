@@ -273,7 +273,49 @@ void f(void)
         texts,
         vec!["  for (i = 0; i < 10; i++)\n    B[i] = i;\n".to_string()]
     );
-    assert!(notes.is_empty());
+    assert_eq!(
+        notes,
+        vec![
+            "test.c:6:3: note: not a static control part: the loop nest under `#pragma omp parallel for` (the pragma applies to it as written)",
+            "test.c:8:31: note: not a static control part: the loop nest under `_Pragma(\"omp parallel for\")` (the pragma applies to it as written)",
+        ]
+    );
+}
+
+#[test]
+fn a_nest_after_a_pragma_under_a_conditional_is_left_as_written() {
+    // The C compiler defines `_OPENMP` under -fopenmp where the parser does not: whichever
+    // branch is taken, the pragmas apply to the loop as written, and a pragma may not be left
+    // in front of the code that replaces it. `#pragma scop` is no such pragma.
+    let src = "double A[10], B[10], C[10];
+void f(void)
+{
+  int i;
+#ifdef _OPENMP
+#pragma omp parallel for
+#endif
+  for (i = 0; i < 10; i++)
+    A[i] = i;
+#if defined(_OPENMP)
+#else
+#pragma GCC ivdep
+#endif
+  for (i = 0; i < 10; i++)
+    B[i] = i;
+#ifdef SOMETHING
+#endif
+  for (i = 0; i < 10; i++)
+    C[i] = i;
+}
+";
+    let (texts, notes) = auto(src);
+    assert_eq!(
+        texts,
+        vec!["  for (i = 0; i < 10; i++)\n    C[i] = i;\n".to_string()]
+    );
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(notes[0].starts_with("test.c:8:3: note: not a static control part: the loop nest under `#pragma omp parallel for`"), "{notes:?}");
+    assert!(notes[1].starts_with("test.c:14:3: note: not a static control part: the loop nest under `#pragma GCC ivdep`"), "{notes:?}");
 }
 
 #[test]

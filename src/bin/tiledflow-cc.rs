@@ -4,6 +4,12 @@
 //! transformed sources live in a private temporary directory removed at exit, so that any number
 //! of it can run at once (`make -j`). Exit status: the real compiler's; 1 when tiledflow-cc
 //! itself fails (bad option, strict mode, no runtime to link).
+//!
+//! It never breaks a build that `cc` would make: a source tiledflow cannot transform is compiled
+//! as written with one warning, and when the compiler rejects the transformed sources (a
+//! tiledflow bug), the command is run again on the user's sources as written, with one warning
+//! naming the compiler's first error (under strict: an error showing its messages). The
+//! compiler's messages about transformed sources are held until it has succeeded on them.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -157,6 +163,9 @@ fn compile(
         .prefix("tiledflow-cc.")
         .tempdir()
         .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    // What the user gave, for compiling it as written if the transformed sources do not compile.
+    let user_args = cmd.args.clone();
+    let user_stdin = stdin_text.clone();
     let mut stdin_text = stdin_text;
     let mut quote_dirs = Vec::new();
     let mut renames = Vec::new();
@@ -217,13 +226,18 @@ fn compile(
         Some(cxx) => emulated_objects(cmd, cxx, &kernel_files)?,
         None => Vec::new(),
     };
-    if cmd.links() {
+    let runtime = if cmd.links() {
         let exe = std::env::current_exe()
             .map_err(|e| format!("cannot locate tiledflow-cc itself: {e}"))?;
+        Some(cc::find_runtime(&exe)?.display().to_string())
+    } else {
+        None
+    };
+    if let Some(runtime) = &runtime {
         // `-x none`: the runtime is a library even after `-x c`.
         args.extend(["-x".to_string(), "none".to_string()]);
         args.extend(emulated.iter().map(|(_, obj)| obj.display().to_string()));
-        args.push(cc::find_runtime(&exe)?.display().to_string());
+        args.push(runtime.clone());
         if cxx.is_some() {
             args.push("-lstdc++".to_string());
         }
@@ -234,28 +248,16 @@ fn compile(
         .filter(|c| !c.trim().is_empty())
         .unwrap_or_else(|| "cc".into());
     let compiler_words: Vec<String> = compiler_line.split_whitespace().map(String::from).collect();
-    let compiler = compiler_words
-        .first()
-        .cloned()
-        .unwrap_or_else(|| "cc".into());
-    let mut command = Command::new(&compiler);
-    command
-        .args(&compiler_words[1..])
-        .args(&args)
-        .env(NESTED, "1");
-    if stdin_text.is_some() {
-        command.stdin(Stdio::piped());
+    let transformed_any = !renames.is_empty() || stdin_text != user_stdin;
+    // The transformed sources' diagnostics are held back until the compiler has succeeded on
+    // them: if it fails, the user's own sources are compiled instead (below).
+    let (status, held) = run_compiler(&compiler_words, &args, stdin_text, transformed_any)?;
+    if !status.success() && transformed_any {
+        return compile_as_written(cmd, &compiler_words, user_args, user_stdin, runtime, &held);
     }
-    let mut child = command
-        .spawn()
-        .map_err(|e| format!("cannot run the C compiler `{compiler}`: {e}"))?;
-    if let (Some(text), Some(mut pipe)) = (stdin_text, child.stdin.take()) {
-        // A compiler that stops reading early (an error) closes the pipe: its status says why.
-        let _ = pipe.write_all(&text);
-    }
-    let status = child
-        .wait()
-        .map_err(|e| format!("waiting for `{compiler}`: {e}"))?;
+    std::io::stderr()
+        .write_all(&held)
+        .map_err(|e| format!("writing the compiler's messages: {e}"))?;
     if status.success() && cmd.mode == cc::Mode::Compile {
         for (user, obj) in &emulated {
             let target = cc_cuda::object_of(cmd, user);
@@ -281,11 +283,99 @@ fn compile(
             cc::fix_dependency_file(&f, &renames).map_err(|e| format!("{}: {e}", f.display()))?;
         }
     }
-    Ok(match status.code() {
+    Ok(exit_code(status))
+}
+
+fn exit_code(status: std::process::ExitStatus) -> ExitCode {
+    match status.code() {
         Some(0) => ExitCode::SUCCESS,
         Some(c) => ExitCode::from(c.clamp(1, 255) as u8),
         None => ExitCode::from(1),
-    })
+    }
+}
+
+/// Runs the real compiler (`words`: the command and its own leading arguments) with `args`,
+/// feeding `stdin_text` to its standard input when given. With `hold`, its standard error is
+/// returned instead of shown.
+fn run_compiler(
+    words: &[String],
+    args: &[String],
+    stdin_text: Option<Vec<u8>>,
+    hold: bool,
+) -> Result<(std::process::ExitStatus, Vec<u8>), String> {
+    let compiler = words.first().map_or("cc", String::as_str);
+    let mut command = Command::new(compiler);
+    command.args(&words[1.min(words.len())..]).args(args).env(NESTED, "1");
+    if stdin_text.is_some() {
+        command.stdin(Stdio::piped());
+    }
+    if hold {
+        command.stderr(Stdio::piped());
+    }
+    let mut child = command
+        .spawn()
+        .map_err(|e| format!("cannot run the C compiler `{compiler}`: {e}"))?;
+    let feeder = match (stdin_text, child.stdin.take()) {
+        // A compiler that stops reading early (an error) closes the pipe: its status says why.
+        // Written from a thread of its own: the compiler may fill its standard error first.
+        (Some(text), Some(mut pipe)) => Some(std::thread::spawn(move || {
+            let _ = pipe.write_all(&text);
+        })),
+        _ => None,
+    };
+    let mut held = Vec::new();
+    if let Some(mut err) = child.stderr.take() {
+        err.read_to_end(&mut held)
+            .map_err(|e| format!("reading `{compiler}`'s messages: {e}"))?;
+    }
+    if let Some(feeder) = feeder {
+        let _ = feeder.join();
+    }
+    let status = child
+        .wait()
+        .map_err(|e| format!("waiting for `{compiler}`: {e}"))?;
+    Ok((status, held))
+}
+
+/// The compiler failed on the transformed sources: compiles the user's sources as written (with
+/// the runtime still linked, for objects that tiledflow-cc compiled before), with one warning
+/// that names the compiler's first error; under strict, that is an error with the compiler's
+/// messages. If the user's sources fail too, the compiler's messages about them are the answer.
+fn compile_as_written(
+    cmd: &CcCommand,
+    words: &[String],
+    mut args: Vec<String>,
+    stdin_text: Option<Vec<u8>>,
+    runtime: Option<String>,
+    held: &[u8],
+) -> Result<ExitCode, String> {
+    let messages = String::from_utf8_lossy(held);
+    let first = messages
+        .lines()
+        .find(|l| l.contains("error"))
+        .or_else(|| messages.lines().next())
+        .unwrap_or("no message")
+        .trim();
+    if cmd.ours.strict {
+        return Err(format!(
+            "the transformed source does not compile (a tiledflow bug; please report it):\n{messages}"
+        ));
+    }
+    if cmd.ours.target == taskgen::Target::Omp {
+        args.push("-fopenmp".to_string());
+    }
+    if let Some(runtime) = runtime {
+        args.extend(["-x".to_string(), "none".to_string(), runtime]);
+        args.extend(["-lpthread", "-ldl", "-lm"].map(String::from));
+    }
+    let (status, _) = run_compiler(words, &args, stdin_text, false)?;
+    if status.success() {
+        eprintln!(
+            "tiledflow-cc: warning: compiled without tiledflow: the transformed source does not compile \
+             (a tiledflow bug; please report it): {first}"
+        );
+    }
+    Ok(exit_code(status))
 }
 
 /// The emulated kernels of each kernel file (see `tiledflow::cc_cuda`): `(user's source, object)`.

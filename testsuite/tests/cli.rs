@@ -451,6 +451,93 @@ fn cc_compiles_a_source_it_cannot_handle_untouched_with_one_warning_unless_stric
 }
 
 #[test]
+fn cc_compiles_the_users_sources_when_the_transformed_ones_do_not_compile() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "two.c", TWO_SCOPS);
+    // A C compiler that rejects every source tiledflow transformed (and nothing else): the
+    // stand-in for a transformation bug, which the driver must not turn into a broken build.
+    let picky = write(
+        d,
+        "picky-cc",
+        "#!/bin/sh\nfor a in \"$@\"; do\n  case \"$a\" in *.c) if grep -q 'tiledflow: SCoP' \"$a\"; then\n    echo \"$a:1:1: error: picky says no\" >&2; exit 1; fi;; esac\ndone\nexec cc \"$@\"\n",
+    );
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&picky, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let picky = picky.display().to_string();
+    let with_picky = |args: &[&str]| {
+        run(tool("tiledflow-cc")
+            .current_dir(d)
+            .env("TILEDFLOW_CC", &picky)
+            .args(args))
+    };
+    let r = with_picky(&["two.c", "-o", "prog"]).expect(0);
+    assert_eq!(r.stderr.matches("warning").count(), 1, "{}", r.said());
+    assert!(
+        r.stderr.contains("tiledflow-cc: warning: compiled without tiledflow: the transformed source does not compile")
+            && r.stderr.contains("error: picky says no"),
+        "{}",
+        r.said()
+    );
+    assert_eq!(output_of(d, "prog").lines().last(), Some("2340"));
+    // Objects too; and under strict it is an error that shows the compiler's messages.
+    with_picky(&["-c", "two.c", "-o", "two.o"]).expect(0);
+    assert!(d.join("two.o").exists());
+    let r = with_picky(&["two.c", "-o", "strict", "--tiledflow-strict"]).expect(1);
+    assert!(
+        r.stderr.contains("tiledflow-cc: error: the transformed source does not compile")
+            && r.stderr.contains("picky says no"),
+        "{}",
+        r.said()
+    );
+    assert!(!d.join("strict").exists());
+    // A source that does not compile as written gets the compiler's own messages about it.
+    write(d, "bad.c", &TWO_SCOPS.replace("return 0;", "return 0"));
+    let r = with_picky(&["bad.c", "-o", "bad"]);
+    assert_ne!(r.status, Some(0), "{}", r.said());
+    assert!(!r.stderr.contains("picky says no"), "{}", r.said());
+    assert!(r.stderr.contains("bad.c:"), "{}", r.said());
+}
+
+#[test]
+fn cc_leaves_loops_under_the_users_pragmas_as_written_even_under_conditionals() {
+    // With -fopenmp the compiler defines `_OPENMP`, the parser does not: the pragma must stay
+    // in front of the loop it was written for (it was left before the replaced code, and gcc
+    // failed with "for statement expected").
+    let src = TWO_SCOPS.replace(
+        "#pragma scop\n  for (int i = 1;",
+        "#pragma scop\n#ifdef _OPENMP\n#pragma omp simd\n#endif\n  for (int i = 1;",
+    ).replace("#pragma scop\n", "").replace("#pragma endscop\n", "").replace(
+        "  k1();",
+        "  k1();\n#ifdef _OPENMP\n#pragma omp parallel for\n#endif\n  for (int i = 0; i < N; i++)\n    A[i][0] += 1;",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "omp.c", &src);
+    run(reference_cc()
+        .current_dir(d)
+        .args(["-fopenmp", "omp.c", "-o", "reference"]))
+    .expect(0);
+    let expected = output_of(d, "reference");
+    for target in ["tasks", "omp"] {
+        let r = tiledflow_cc(
+            d,
+            &["-fopenmp", "omp.c", "-o", "prog", "--tiledflow-verbose", &format!("--tiledflow-target={target}")],
+        )
+        .expect(0);
+        assert!(!r.stderr.contains("warning"), "{}", r.said());
+        assert!(r.stderr.contains("omp.c: SCoP in k1()"), "{}", r.said());
+        assert!(
+            r.stderr.contains("the loop nest under `#pragma omp parallel for`"),
+            "{}",
+            r.said()
+        );
+        assert!(r.stderr.contains("the loop nest under `#pragma omp simd`"), "{}", r.said());
+        assert_eq!(output_of(d, "prog"), expected);
+    }
+}
+
+#[test]
 fn cc_own_options_are_checked_and_the_rest_passes_through() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
