@@ -4,10 +4,13 @@
 //! (task program, C). Each stage's output can be printed instead of the C file (`Emit`), so that a
 //! wrong result is traced to the first stage whose output is wrong.
 //!
-//! Failure policy: a SCoP that a later stage cannot handle is left as written with a warning
-//! (an error under `strict`); a violated dependence found by the verifier is an internal error
-//! and nothing is written. Errors say whether they are the user's ([`Error::User`]: bad input,
-//! exit status 1) or the compiler's ([`Error::Internal`]: exit status 2).
+//! Failure policy: a SCoP that a later stage cannot handle is left as written with a warning and
+//! the rest of the file is still transformed; that holds for the compiler's own failures too (an
+//! ISL error, a schedule the verifier rejects, a panic), whose warning says it is a tiledflow
+//! bug, since the SCoP as written still computes what it should. Under `strict` each of these is
+//! an error and nothing is written. Errors say whether they are the user's ([`Error::User`]: bad
+//! input, unsupported code under `strict`, exit status 1) or the compiler's
+//! ([`Error::Internal`]: exit status 2).
 
 pub mod cc;
 pub mod cc_cuda;
@@ -343,8 +346,42 @@ impl Compiled {
     }
 }
 
+/// Debug builds only, for the tests of the failure policy: `TILEDFLOW_INJECT_FAULT=KIND:FUNCTION`
+/// makes the SCoPs of FUNCTION fail as the compiler's bugs would (`panic` or `internal`).
+#[cfg(debug_assertions)]
+fn inject_fault(function: &str) -> Result<(), Error> {
+    let Ok(fault) = std::env::var("TILEDFLOW_INJECT_FAULT") else {
+        return Ok(());
+    };
+    match fault.split_once(':') {
+        Some(("panic", f)) if f == function => panic!("injected fault in {f}()"),
+        Some(("internal", f)) if f == function => {
+            Err(Error::Internal(format!("injected fault in {f}()")))
+        }
+        _ => Ok(()),
+    }
+}
+
+#[cfg(not(debug_assertions))]
+fn inject_fault(_function: &str) -> Result<(), Error> {
+    Ok(())
+}
+
+/// The text of a caught panic's payload.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    let text = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_string());
+    format!("panic: {text}")
+}
+
+/// A SCoP the polyhedral stage does not handle is the input's limit ([`Error::User`]); anything
+/// else it reports is the compiler's fault.
 fn polyhedral_error(e: polyhedral::Error) -> Error {
     match e {
+        polyhedral::Error::Unsupported(m) => Error::User(format!("unsupported: {m}")),
         polyhedral::Error::IllegalSchedule(m) => {
             Error::Internal(format!("the schedule violates dependences:\n{m}"))
         }
@@ -435,7 +472,14 @@ fn compile_parsed(
     for scop in &file.scops {
         let start = std::time::Instant::now();
         let mut scop_stages = StageTimes::default();
-        match compile_scop(&file.path, scop, opts, &mut diagnostics, &mut scop_stages) {
+        // A SCoP that fails in any way, a panic included, is left as written: the rest of the
+        // file is still transformed, and the SCoP as written computes what it should.
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            inject_fault(&scop.function)?;
+            compile_scop(&file.path, scop, opts, &mut diagnostics, &mut scop_stages)
+        }))
+        .unwrap_or_else(|panic| Err(Error::Internal(panic_message(&*panic))));
+        match result {
             Ok(c) => {
                 reports.push(ScopReport {
                     function: scop.function.clone(),
@@ -461,17 +505,25 @@ fn compile_parsed(
                 });
                 compiled.push((scop, c));
             }
-            Err(Error::User(m)) => {
+            Err(e) => {
+                let why = match &e {
+                    Error::User(m) => m.clone(),
+                    Error::Internal(m) => {
+                        format!("internal error (a tiledflow bug; please report it): {m}")
+                    }
+                };
                 let msg = format!(
-                    "{}:{}:{}: warning: SCoP left as written: {m}",
+                    "{}:{}:{}: warning: SCoP left as written: {why}",
                     file.path, scop.loc.line, scop.loc.col
                 );
                 if opts.strict {
-                    return Err(Error::User(msg));
+                    return Err(match e {
+                        Error::User(_) => Error::User(msg),
+                        Error::Internal(_) => Error::Internal(msg),
+                    });
                 }
                 diagnostics.push(msg);
             }
-            Err(e) => return Err(e),
         }
     }
     let print_start = std::time::Instant::now();

@@ -315,7 +315,12 @@ void f(void)
     );
     assert_eq!(notes.len(), 2, "{notes:?}");
     assert!(notes[0].starts_with("test.c:8:3: note: not a static control part: the loop nest under `#pragma omp parallel for`"), "{notes:?}");
-    assert!(notes[1].starts_with("test.c:14:3: note: not a static control part: the loop nest under `#pragma GCC ivdep`"), "{notes:?}");
+    assert!(
+        notes[1].starts_with(
+            "test.c:14:3: note: not a static control part: the loop nest under `#pragma GCC ivdep`"
+        ),
+        "{notes:?}"
+    );
 }
 
 #[test]

@@ -305,7 +305,10 @@ fn run_compiler(
 ) -> Result<(std::process::ExitStatus, Vec<u8>), String> {
     let compiler = words.first().map_or("cc", String::as_str);
     let mut command = Command::new(compiler);
-    command.args(&words[1.min(words.len())..]).args(args).env(NESTED, "1");
+    command
+        .args(&words[1.min(words.len())..])
+        .args(args)
+        .env(NESTED, "1");
     if stdin_text.is_some() {
         command.stdin(Stdio::piped());
     }

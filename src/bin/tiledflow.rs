@@ -1,6 +1,7 @@
 //! `tiledflow`: the source-to-source compiler.
 //!
-//! Exit status: 0 on success, 1 when the input is at fault, 2 on an internal error. The output
+//! Exit status: 0 on success, 1 when the input is at fault, 2 on an internal error (a SCoP the
+//! compiler fails on is left as written with a warning instead, unless `--strict`). The output
 //! file is written only on success (a temporary file, then a rename).
 
 use clap::{Parser, ValueEnum};

@@ -485,7 +485,8 @@ fn cc_compiles_the_users_sources_when_the_transformed_ones_do_not_compile() {
     assert!(d.join("two.o").exists());
     let r = with_picky(&["two.c", "-o", "strict", "--tiledflow-strict"]).expect(1);
     assert!(
-        r.stderr.contains("tiledflow-cc: error: the transformed source does not compile")
+        r.stderr
+            .contains("tiledflow-cc: error: the transformed source does not compile")
             && r.stderr.contains("picky says no"),
         "{}",
         r.said()
@@ -522,18 +523,73 @@ fn cc_leaves_loops_under_the_users_pragmas_as_written_even_under_conditionals() 
     for target in ["tasks", "omp"] {
         let r = tiledflow_cc(
             d,
-            &["-fopenmp", "omp.c", "-o", "prog", "--tiledflow-verbose", &format!("--tiledflow-target={target}")],
+            &[
+                "-fopenmp",
+                "omp.c",
+                "-o",
+                "prog",
+                "--tiledflow-verbose",
+                &format!("--tiledflow-target={target}"),
+            ],
         )
         .expect(0);
         assert!(!r.stderr.contains("warning"), "{}", r.said());
         assert!(r.stderr.contains("omp.c: SCoP in k1()"), "{}", r.said());
         assert!(
-            r.stderr.contains("the loop nest under `#pragma omp parallel for`"),
+            r.stderr
+                .contains("the loop nest under `#pragma omp parallel for`"),
             "{}",
             r.said()
         );
-        assert!(r.stderr.contains("the loop nest under `#pragma omp simd`"), "{}", r.said());
+        assert!(
+            r.stderr.contains("the loop nest under `#pragma omp simd`"),
+            "{}",
+            r.said()
+        );
         assert_eq!(output_of(d, "prog"), expected);
+    }
+}
+
+#[test]
+fn a_scop_the_compiler_fails_on_is_left_as_written_and_the_others_are_transformed() {
+    // The debug build's fault injection stands in for a compiler bug in k1()'s SCoP.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "two.c", TWO_SCOPS);
+    for (fault, shown) in [
+        (
+            "panic:k1",
+            "internal error (a tiledflow bug; please report it): panic: injected fault in k1()",
+        ),
+        (
+            "internal:k1",
+            "internal error (a tiledflow bug; please report it): injected fault in k1()",
+        ),
+    ] {
+        let with_fault = |args: &[&str]| {
+            run(tool("tiledflow-cc")
+                .current_dir(d)
+                .env("TILEDFLOW_INJECT_FAULT", fault)
+                .args(args))
+        };
+        let r = with_fault(&["two.c", "-o", "prog", "--tiledflow-verbose"]).expect(0);
+        assert!(
+            r.stderr.contains(&format!(
+                "two.c:6:1: warning: SCoP left as written: {shown}"
+            )),
+            "{}",
+            r.said()
+        );
+        assert!(!r.stderr.contains("SCoP in k1()"), "{}", r.said());
+        assert!(r.stderr.contains("SCoP in k2()"), "{}", r.said());
+        assert_eq!(output_of(d, "prog").lines().last(), Some("2340"));
+        let r = run(tool("tiledflow")
+            .current_dir(d)
+            .env("TILEDFLOW_INJECT_FAULT", fault)
+            .args(["two.c", "-o", "out.c", "--strict"]))
+        .expect(2);
+        assert!(r.stderr.contains(shown), "{}", r.said());
+        assert!(!d.join("out.c").exists());
     }
 }
 
