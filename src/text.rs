@@ -3,7 +3,7 @@
 //! Every form starts with a header naming the SCoP (function and line) and prints ISL text as the
 //! stage produced it, one relation per line, in id order, so that outputs are deterministic.
 
-use frontend::ir::{AccessKind, BodyPiece, Scop, Storage};
+use frontend::ir::{AccessKind, BodyPiece, Scop};
 use polyhedral::{Dependences, TiledSchedule};
 use std::fmt::Write;
 use taskgen::TaskProgram;
@@ -24,10 +24,7 @@ pub fn scop(scop: &Scop) -> String {
     let _ = writeln!(s, "params: [{}]", params.join(", "));
     let _ = writeln!(s, "context: {}", scop.context);
     for a in &scop.arrays {
-        let storage = match a.storage {
-            Storage::File => "file",
-            Storage::Local => "local",
-        };
+        let storage = a.storage.name();
         let _ = writeln!(
             s,
             "array {}: {} {} rank {} ({storage}{})",

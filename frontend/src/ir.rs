@@ -77,6 +77,20 @@ pub enum Storage {
     /// A parameter or local variable of the enclosing function: task code reaches it through a
     /// captured pointer (arrays, written scalars) or value (read-only scalars).
     Local,
+    /// A scalar declared inside the SCoP (in a loop body or branch): the generated code declares
+    /// it at the head of the code that replaces the SCoP, then reaches it as a local.
+    Block,
+}
+
+impl Storage {
+    /// Its name in the printed forms of a SCoP.
+    pub fn name(self) -> &'static str {
+        match self {
+            Storage::File => "file",
+            Storage::Local => "local",
+            Storage::Block => "block",
+        }
+    }
 }
 
 /// A scalar that is read but never written in the SCoP and appears in loop bounds, conditions or

@@ -10,10 +10,7 @@ use crate::ir::{AccessKind, BodyPiece, Scop, Storage};
 /// Renders `scop` as text: header, parameters, arrays, then one block per statement.
 pub fn scop_to_string(scop: &Scop) -> String {
     let mut out = String::new();
-    let storage = |s: Storage| match s {
-        Storage::File => "file",
-        Storage::Local => "local",
-    };
+    let storage = Storage::name;
     let _ = writeln!(
         out,
         "scop in {} at {}:{} region {}..{} insert_at {}",

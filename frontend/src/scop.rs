@@ -370,6 +370,29 @@ fn select<'n>(node: &'n Node, inner: Span, text: &str) -> Result<Vec<&'n Node>> 
 }
 
 /// Skips parentheses and implicit conversions.
+/// Kinds of nodes that are expressions.
+fn is_expression(kind: &Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Binary(_)
+            | Kind::CompoundAssign(_)
+            | Kind::Unary(_)
+            | Kind::Subscript
+            | Kind::DeclRef
+            | Kind::IntLit
+            | Kind::FloatLit
+            | Kind::CharLit
+            | Kind::StringLit
+            | Kind::Paren
+            | Kind::Cast
+            | Kind::Unexposed
+            | Kind::Call
+            | Kind::Conditional
+            | Kind::Member
+            | Kind::SizeOf
+    )
+}
+
 fn strip(mut n: &Node) -> &Node {
     loop {
         match n.kind {
@@ -602,6 +625,9 @@ struct RawStmt {
     accesses: Vec<RawAccess>,
     refs: Vec<RawRef>,
     span: Span,
+    /// For the initializer of a declaration, the declared variable's key: the statement is
+    /// `x = <the text of span>;`.
+    declares: Option<String>,
 }
 
 struct Builder<'a> {
@@ -621,6 +647,8 @@ struct Builder<'a> {
     stmts: Vec<RawStmt>,
     /// Every loop counter name with the offset of its loop.
     counter_names: Vec<(String, usize)>,
+    /// The scalars declared inside the region (`Storage::Block`): key and declarator offset.
+    block_decls: Vec<(String, usize)>,
 }
 
 impl<'a> Builder<'a> {
@@ -638,6 +666,7 @@ impl<'a> Builder<'a> {
             arrays: Vec::new(),
             stmts: Vec::new(),
             counter_names: Vec::new(),
+            block_decls: Vec::new(),
         }
     }
 
@@ -675,26 +704,11 @@ impl<'a> Builder<'a> {
             Kind::Return | Kind::Break | Kind::Continue | Kind::Goto | Kind::Label => {
                 refuse("jumps out of the control flow are not supported")
             }
-            Kind::DeclStmt => refuse("declarations inside the region are not supported"),
+            Kind::DeclStmt => self.decl_stmt(n),
             Kind::TooDeep => refuse("nested too deeply"),
-            Kind::Binary(_)
-            | Kind::CompoundAssign(_)
-            | Kind::Unary(_)
-            | Kind::Subscript
-            | Kind::DeclRef
-            | Kind::IntLit
-            | Kind::FloatLit
-            | Kind::CharLit
-            | Kind::StringLit
-            | Kind::Paren
-            | Kind::Cast
-            | Kind::Unexposed
-            | Kind::Call
-            | Kind::Conditional
-            | Kind::Member
-            | Kind::SizeOf => self.expr_stmt(n),
+            kind if is_expression(kind) => self.expr_stmt(n),
             Kind::Other(kind) => refuse(&format!("unsupported statement ({kind})")),
-            Kind::VarDecl | Kind::TypeRef => refuse("unsupported statement"),
+            _ => refuse("unsupported statement"),
         }
     }
 
@@ -1333,6 +1347,19 @@ impl<'a> Builder<'a> {
                 "only assignments, compound assignments and increments are supported as statements",
             )),
         }
+        self.push_stmt(n, accesses, span, None);
+        Ok(())
+    }
+
+    /// A statement of `accesses` at the current position, whose text is `span` (`n`'s
+    /// references in it).
+    fn push_stmt(
+        &mut self,
+        n: &Node,
+        accesses: Vec<RawAccess>,
+        span: Span,
+        declares: Option<String>,
+    ) {
         let mut refs = Vec::new();
         collect_refs(n, &mut refs);
         let mut schedule = self.sched.clone();
@@ -1347,7 +1374,95 @@ impl<'a> Builder<'a> {
             accesses,
             refs,
             span,
+            declares,
         });
+    }
+
+    /// `T x = e, y;` inside a loop or branch of the region. Each declared scalar is a variable of
+    /// the SCoP that the generated code declares once, at the head of its block
+    /// (`Storage::Block`), and each initializer a statement `x = e;`. One variable for all
+    /// iterations computes what a fresh one per iteration does: an iteration reads it only after
+    /// writing it (reading an uninitialized variable is undefined), and the dependences between
+    /// iterations that sharing it adds are the ones scalar privatization removes.
+    fn decl_stmt(&mut self, n: &Node) -> Result<()> {
+        let text = self.text;
+        let refuse = |at: &Node, why: &str| {
+            Err(Refusal::new(at.span.start, code(text, at), why.to_string()))
+        };
+        if self.loops.is_empty() && self.conds.is_empty() {
+            return refuse(
+                n,
+                "declarations outside the region's loops and branches are not supported (the variable is visible after the region)",
+            );
+        }
+        for v in &n.children {
+            let Some(d) = v.decl.as_ref().filter(|_| v.kind == Kind::VarDecl) else {
+                return refuse(v, "unsupported declaration");
+            };
+            if d.is_static {
+                return refuse(
+                    v,
+                    "`static` variables declared inside the region are not supported",
+                );
+            }
+            let CType::Scalar { spelling, .. } = &d.ty else {
+                return refuse(v, "only scalar variables may be declared inside the region");
+            };
+            if spelling.split_whitespace().any(|w| w == "volatile") {
+                return refuse(
+                    v,
+                    "`volatile` variables declared inside the region are not supported",
+                );
+            }
+            self.block_decls.push((d.key.clone(), v.offset));
+            let init = v.children.iter().rev().find(|c| c.kind != Kind::TypeRef);
+            match init {
+                Some(init) if is_expression(&init.kind) => self.initializer(v, d, init)?,
+                Some(other) => return refuse(other, "unsupported declaration"),
+                None => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The statement `x = e;` of the declaration `v` of `x` with the initializer `init`.
+    fn initializer(&mut self, v: &Node, d: &Decl, init: &Node) -> Result<()> {
+        let text = self.text;
+        let refuse = |why: &str| Err(Refusal::new(v.span.start, code(text, v), why.to_string()));
+        // The initializer's text is re-emitted: it must be exactly the tokens between `=` and
+        // the `,` or `;` that end the declarator.
+        let first = self
+            .tokens
+            .partition_point(|t| t.span.start < init.span.start);
+        let after = self
+            .tokens
+            .partition_point(|t| t.span.start < init.span.end);
+        let delimited = v.in_main_file
+            && init.in_main_file
+            && first > 0
+            && self.tokens[first - 1].spelling == "="
+            && self
+                .tokens
+                .get(first)
+                .is_some_and(|t| t.span.start == init.span.start)
+            && self
+                .tokens
+                .get(after)
+                .is_some_and(|t| matches!(t.spelling.as_str(), "," | ";"));
+        if !delimited {
+            return refuse("the initializer's text is not delimited by `=` and `;` (macro?)");
+        }
+        let shape = array_shape(&d.ty)
+            .map_err(|why| Refusal::new(v.span.start, format!("`{}`", d.name), why))?;
+        let array = self.array_index(d, shape, v.offset);
+        self.arrays[array].written = true;
+        let mut accesses = vec![RawAccess {
+            kind: AccessKind::Write,
+            array,
+            subscripts: Vec::new(),
+        }];
+        self.reads(init, &mut accesses)?;
+        self.push_stmt(init, accesses, init.span, Some(d.key.clone()));
         Ok(())
     }
 
@@ -1491,6 +1606,12 @@ impl<'a> Builder<'a> {
         if let (true, Some(first)) = (pointer, extents.first_mut()) {
             *first = None;
         }
+        let block = self.block_decls.iter().any(|(k, _)| *k == d.key);
+        // A scalar declared in the region is declared again by the generated code, and assigned.
+        let elem_type = match &d.ty {
+            CType::Scalar { unqualified, .. } if block => unqualified.clone(),
+            _ => elem_type,
+        };
         self.arrays.push(ArrayInfo {
             key: d.key.clone(),
             name: d.name.clone(),
@@ -1502,6 +1623,8 @@ impl<'a> Builder<'a> {
             offset,
             storage: if d.file_scope {
                 Storage::File
+            } else if block {
+                Storage::Block
             } else {
                 Storage::Local
             },
@@ -1641,17 +1764,26 @@ impl<'a> Builder<'a> {
         let mut arrays: Vec<Array> = Vec::new();
         let mut taken: HashSet<String> = param_names.iter().cloned().collect();
         taken.extend(self.counter_names.iter().map(|(n, _)| n.clone()));
+        let mut block_names: HashSet<String> = HashSet::new();
         for a in &self.arrays {
             if param_keys.contains(a.key.as_str()) {
                 new_id.push(None);
                 continue;
             }
             let id = ArrayId(u32::try_from(arrays.len()).unwrap_or(u32::MAX));
-            let isl_name = unique_isl_name(&a.name, &taken);
+            let name = match a.storage {
+                Storage::Block => {
+                    let name = self.block_scalar_name(a, &block_names);
+                    block_names.insert(name.clone());
+                    name
+                }
+                _ => a.name.clone(),
+            };
+            let isl_name = unique_isl_name(&name, &taken);
             taken.insert(isl_name.clone());
             arrays.push(Array {
                 id,
-                name: a.name.clone(),
+                name,
                 isl_name,
                 elem_type: a.elem_type.clone(),
                 rank: a.rank,
@@ -1760,6 +1892,42 @@ impl<'a> Builder<'a> {
         })
     }
 
+    /// The C name of a scalar declared in the region, which the generated code declares at the
+    /// head of the whole SCoP: its own name unless that name means anything else anywhere in
+    /// the file (another variable, a function, a macro's text, which the declaration would
+    /// shadow in the rest of the SCoP) or is one of `chosen` (the names of the others), else a
+    /// fresh one.
+    fn block_scalar_name(&self, a: &ArrayInfo, chosen: &HashSet<String>) -> String {
+        let mine: HashSet<usize> = self
+            .block_decls
+            .iter()
+            .filter(|(k, _)| *k == a.key)
+            .map(|&(_, offset)| offset)
+            .chain(
+                self.stmts
+                    .iter()
+                    .flat_map(|s| &s.refs)
+                    .filter(|r| r.key == a.key)
+                    .map(|r| r.offset),
+            )
+            .collect();
+        let used = |name: &str| {
+            chosen.contains(name)
+                || self.tokens.iter().any(|t| {
+                    t.kind == TokenKind::Identifier
+                        && t.spelling == name
+                        && !(name == a.name && mine.contains(&t.span.start))
+                })
+        };
+        if !used(&a.name) {
+            return a.name.clone();
+        }
+        (1..)
+            .map(|k| format!("{}_{k}", a.name))
+            .find(|n| !used(n))
+            .unwrap_or_else(|| a.name.clone())
+    }
+
     /// Splits the statement's text at its iterator and variable references, after checking that
     /// every such reference is visible in the text (and every such name in the text is one).
     fn body_pieces(
@@ -1838,6 +2006,11 @@ impl<'a> Builder<'a> {
         }
         if pos < s.span.end {
             pieces.push(BodyPiece::Text(self.text[pos..s.span.end].to_string()));
+        }
+        if let Some(id) = s.declares.as_deref().and_then(|key| array_keys.get(key)) {
+            pieces.insert(0, BodyPiece::Var(*id));
+            pieces.insert(1, BodyPiece::Text(" = ".to_string()));
+            pieces.push(BodyPiece::Text(";".to_string()));
         }
         Ok(pieces)
     }

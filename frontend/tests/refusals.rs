@@ -162,14 +162,61 @@ fn goto_and_labels() {
 }
 
 #[test]
-fn declaration_inside_the_region() {
+fn declaration_at_the_top_of_the_region() {
+    // Its variable would be visible after the region, which the generated code replaces.
     assert_eq!(
         refused("", "  double t = 0;\n  B[0] = t;\n"),
         warning(
             6,
             3,
             "`double t = 0;`",
-            "declarations inside the region are not supported"
+            "declarations outside the region's loops and branches are not supported (the variable is visible after the region)"
+        )
+    );
+}
+
+#[test]
+fn declarations_inside_the_loops_that_are_not_plain_scalars() {
+    let body =
+        |decl: &str| format!("  for (i = 0; i < n; i++) {{\n    {decl}\n    B[i] = 1;\n  }}\n");
+    assert_eq!(
+        refused("", &body("double row[4];")),
+        warning(
+            7,
+            5,
+            "`double row[4]`",
+            "only scalar variables may be declared inside the region"
+        )
+    );
+    assert_eq!(
+        refused("", &body("static double s = 0;")),
+        warning(
+            7,
+            5,
+            "`static double s = 0`",
+            "`static` variables declared inside the region are not supported"
+        )
+    );
+    assert_eq!(
+        refused("", &body("volatile double s = 0;")),
+        warning(
+            7,
+            5,
+            "`volatile double s = 0`",
+            "`volatile` variables declared inside the region are not supported"
+        )
+    );
+    // Written in the region, so not a parameter: it cannot bound a loop.
+    assert_eq!(
+        refused(
+            "",
+            "  for (i = 0; i < n; i++) {\n    int m2 = i + 1;\n    for (j = 0; j < m2; j++)\n      A[i][j] = 0;\n  }\n"
+        ),
+        warning(
+            8,
+            21,
+            "`m2`",
+            "assigned inside the region, so it cannot be a parameter"
         )
     );
 }

@@ -57,6 +57,9 @@ pub struct Materialized {
     /// an array the first subscripts of the copy every element's last write writes (as in the
     /// source, before `lower` is subtracted).
     pub last: Vec<i64>,
+    /// The user's variable outlives the SCoP, so its last value goes back to it (not for a
+    /// scalar declared inside the SCoP, `Storage::Block`).
+    pub live_out: bool,
     /// The rank of the user's variable (0 for a scalar): its own subscripts follow the copies'
     /// (`extents` ends with its declared extents), and the whole copy `last` goes back to it.
     pub own_rank: usize,
@@ -249,6 +252,7 @@ pub fn materialization(scop: &Scop, e: &ScalarExpansion) -> Result<Option<Materi
         lower,
         extents,
         last: last.clone(),
+        live_out: array.storage != Storage::Block,
         own_rank: array.rank,
         signs,
     };

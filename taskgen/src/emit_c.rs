@@ -188,6 +188,8 @@ fn capture(a: &Array) -> Capture {
         (Storage::Local, 0, true) => Capture::Pointer,
         (Storage::Local, 0, false) => Capture::Value,
         (Storage::Local, _, _) => Capture::Array,
+        // Declared by the control program itself (`control_program`); always a scalar.
+        (Storage::Block, _, _) => Capture::Pointer,
     }
 }
 
@@ -509,6 +511,10 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
             Target::Cuda => "CUDA kernels when a GPU is there, dataflow tasks otherwise",
         }
     );
+    // The scalars the SCoP declared in its loops: one variable for all their instances.
+    for a in scop.arrays.iter().filter(|a| a.storage == Storage::Block) {
+        let _ = writeln!(s, "    {} {};", a.elem_type, a.name);
+    }
     for m in sc.materialized {
         // Its size is a constant: tiledflow materializes only scalars whose loops have
         // constant bounds (`polyhedral::materialize`).
@@ -629,7 +635,9 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
             .zip(&m.lower)
             .map(|(x, lo)| format!("[{}]", x - lo))
             .collect();
-        if m.own_rank == 0 {
+        if !m.live_out {
+            // Declared inside the SCoP: nobody reads it after.
+        } else if m.own_rank == 0 {
             // The user's program may never read it again: the cast keeps the C compiler quiet.
             let _ = writeln!(s, "    {sc} = {}{last}; (void){sc};", m.name, sc = m.scalar);
         } else {
