@@ -369,7 +369,24 @@ fn select<'n>(node: &'n Node, inner: Span, text: &str) -> Result<Vec<&'n Node>> 
     Ok(inside)
 }
 
-/// Skips parentheses and implicit conversions.
+/// A comma expression, or an assignment whose value is assigned again (`x = y = e`): the
+/// statements it sequences are split apart ([`Builder::split_expression`]).
+fn splits(e: &Node) -> bool {
+    match (&e.kind, e.children.as_slice()) {
+        (Kind::Binary(BinOp::Comma), _) => true,
+        (Kind::Binary(BinOp::Assign) | Kind::CompoundAssign(_), [_, rhs]) => assigns(strip(rhs)),
+        _ => false,
+    }
+}
+
+/// An assignment or compound assignment (or a comma expression, refused when assigned).
+fn assigns(e: &Node) -> bool {
+    matches!(
+        e.kind,
+        Kind::Binary(BinOp::Assign | BinOp::Comma) | Kind::CompoundAssign(_)
+    )
+}
+
 /// Kinds of nodes that are expressions.
 fn is_expression(kind: &Kind) -> bool {
     matches!(
@@ -393,6 +410,7 @@ fn is_expression(kind: &Kind) -> bool {
     )
 }
 
+/// Skips parentheses and implicit conversions.
 fn strip(mut n: &Node) -> &Node {
     loop {
         match n.kind {
@@ -625,9 +643,20 @@ struct RawStmt {
     accesses: Vec<RawAccess>,
     refs: Vec<RawRef>,
     span: Span,
-    /// For the initializer of a declaration, the declared variable's key: the statement is
-    /// `x = <the text of span>;`.
-    declares: Option<String>,
+    /// The statement's text, piece by piece: the source text of `span` itself for a statement
+    /// as written, or parts of it for one split off a larger one (`a = b = c;`, `a, b;`) or
+    /// made from a declaration.
+    text: Vec<Segment>,
+}
+
+/// A piece of a statement's text.
+enum Segment {
+    /// Source text, re-emitted with its iterator and variable references replaced.
+    Source(Span),
+    /// Text of its own: an operator, a `;`.
+    Text(&'static str),
+    /// The variable of this key.
+    Var(String),
 }
 
 struct Builder<'a> {
@@ -1317,8 +1346,21 @@ impl<'a> Builder<'a> {
             start: n.span.start,
             end,
         };
-        let mut accesses = Vec::new();
         let top = strip_parens(n);
+        if splits(top) {
+            return self.split_expression(top);
+        }
+        let accesses = self.effect(n, top)?;
+        let mut refs = Vec::new();
+        collect_refs(n, &mut refs);
+        self.push_stmt(accesses, refs, span, vec![Segment::Source(span)]);
+        Ok(())
+    }
+
+    /// The accesses of an assignment, compound assignment or increment `top` (the statement
+    /// `n`, parentheses stripped).
+    fn effect(&mut self, n: &Node, top: &Node) -> Result<Vec<RawAccess>> {
+        let mut accesses = Vec::new();
         match &top.kind {
             Kind::Binary(BinOp::Assign) if top.children.len() == 2 => {
                 self.access(&top.children[0], &[AccessKind::Write], &mut accesses)?;
@@ -1347,21 +1389,134 @@ impl<'a> Builder<'a> {
                 "only assignments, compound assignments and increments are supported as statements",
             )),
         }
-        self.push_stmt(n, accesses, span, None);
+        Ok(accesses)
+    }
+
+    /// A comma expression or a chained assignment, as the statements it sequences: `a, b;` is
+    /// `a; b;`, and `x = y = e;` is `y = e; x = y;` (C gives the inner assignment's value as
+    /// `y` holds it afterwards; `x` and `y` being one element is undefined behaviour, so reading
+    /// `y` back is exact). Each part's text is cut from the source, so each must be whole tokens
+    /// of this file, the operator between them included.
+    fn split_expression(&mut self, e: &Node) -> Result<()> {
+        let e = strip_parens(e);
+        let refuse = |why: &str| {
+            Err(Refusal::new(
+                e.span.start,
+                code(self.text, e),
+                why.to_string(),
+            ))
+        };
+        if !self.whole_tokens(e.span) {
+            return refuse("the statement's parts are not written in this file's text (macro?)");
+        }
+        if let (Kind::Binary(BinOp::Comma), [a, b]) = (&e.kind, e.children.as_slice()) {
+            self.split_expression(a)?;
+            return self.split_expression(b);
+        }
+        let inner = match (&e.kind, e.children.as_slice()) {
+            (Kind::Binary(BinOp::Assign) | Kind::CompoundAssign(_), [_, rhs]) => {
+                Some(strip(rhs)).filter(|r| assigns(r))
+            }
+            _ => None,
+        };
+        let Some(inner) = inner else {
+            let accesses = self.effect(e, e)?;
+            let mut refs = Vec::new();
+            collect_refs(e, &mut refs);
+            self.push_stmt(
+                accesses,
+                refs,
+                e.span,
+                vec![Segment::Source(e.span), Segment::Text(";")],
+            );
+            return Ok(());
+        };
+        let (lhs, rhs) = (&e.children[0], &e.children[1]);
+        let Some(inner_lhs) = inner
+            .children
+            .first()
+            .filter(|_| inner.kind != Kind::Binary(BinOp::Comma))
+        else {
+            return refuse("a comma expression assigned is not supported");
+        };
+        self.split_expression(inner)?;
+        // `lhs op inner_lhs;`, with the operator as written.
+        let op = self
+            .tokens
+            .get(self.tokens.partition_point(|t| t.span.start < lhs.span.end));
+        let op = match op.map(|t| t.spelling.as_str()) {
+            Some("=") => " = ",
+            Some("+=") => " += ",
+            Some("-=") => " -= ",
+            Some("*=") => " *= ",
+            Some("/=") => " /= ",
+            Some("%=") => " %= ",
+            Some("<<=") => " <<= ",
+            Some(">>=") => " >>= ",
+            Some("&=") => " &= ",
+            Some("^=") => " ^= ",
+            Some("|=") => " |= ",
+            _ => {
+                return refuse(
+                    "the assignment's operator is not written in this file's text (macro?)",
+                )
+            }
+        };
+        if !self.whole_tokens(lhs.span)
+            || !self.whole_tokens(inner_lhs.span)
+            || !self.whole_tokens(rhs.span)
+        {
+            return refuse("the statement's parts are not written in this file's text (macro?)");
+        }
+        let mut accesses = Vec::new();
+        let kinds: &[AccessKind] = match e.kind {
+            Kind::Binary(BinOp::Assign) => &[AccessKind::Write],
+            _ => &[AccessKind::Read, AccessKind::Write],
+        };
+        self.access(lhs, kinds, &mut accesses)?;
+        self.reads(inner_lhs, &mut accesses)?;
+        let mut refs = Vec::new();
+        collect_refs(lhs, &mut refs);
+        collect_refs(inner_lhs, &mut refs);
+        self.push_stmt(
+            accesses,
+            refs,
+            e.span,
+            vec![
+                Segment::Source(lhs.span),
+                Segment::Text(op),
+                Segment::Source(inner_lhs.span),
+                Segment::Text(";"),
+            ],
+        );
         Ok(())
     }
 
-    /// A statement of `accesses` at the current position, whose text is `span` (`n`'s
-    /// references in it).
+    /// `span` is whole tokens of this file: a token starts where it starts and one ends where
+    /// it ends.
+    fn whole_tokens(&self, span: Span) -> bool {
+        let first = self.tokens.partition_point(|t| t.span.start < span.start);
+        let starts = self
+            .tokens
+            .get(first)
+            .is_some_and(|t| t.span.start == span.start);
+        let ends = self.tokens[first..]
+            .iter()
+            .take_while(|t| t.span.start < span.end)
+            .last()
+            .is_some_and(|t| t.span.end == span.end);
+        span.start < span.end && starts && ends
+    }
+
+    /// A statement of `accesses` at the current position: `span` for its location, `refs` the
+    /// references in its `text`.
     fn push_stmt(
         &mut self,
-        n: &Node,
         accesses: Vec<RawAccess>,
+        refs: Vec<RawRef>,
         span: Span,
-        declares: Option<String>,
+        text: Vec<Segment>,
     ) {
-        let mut refs = Vec::new();
-        collect_refs(n, &mut refs);
         let mut schedule = self.sched.clone();
         schedule.push(SchedDim::Pos(self.next_position()));
         let mut parts: Vec<Formula> = self.loops.iter().map(|l| l.formula.clone()).collect();
@@ -1374,7 +1529,7 @@ impl<'a> Builder<'a> {
             accesses,
             refs,
             span,
-            declares,
+            text,
         });
     }
 
@@ -1462,7 +1617,15 @@ impl<'a> Builder<'a> {
             subscripts: Vec::new(),
         }];
         self.reads(init, &mut accesses)?;
-        self.push_stmt(init, accesses, init.span, Some(d.key.clone()));
+        let mut refs = Vec::new();
+        collect_refs(init, &mut refs);
+        let text = vec![
+            Segment::Var(d.key.clone()),
+            Segment::Text(" = "),
+            Segment::Source(init.span),
+            Segment::Text(";"),
+        ];
+        self.push_stmt(accesses, refs, init.span, text);
         Ok(())
     }
 
@@ -1947,6 +2110,14 @@ impl<'a> Builder<'a> {
             }
             array_keys.get(key).map(|&id| Target::Var(id))
         };
+        let sources: Vec<Span> = s
+            .text
+            .iter()
+            .filter_map(|x| match x {
+                Segment::Source(span) => Some(*span),
+                _ => None,
+            })
+            .collect();
         let mut at: HashMap<usize, (Target, &str)> = HashMap::new();
         for r in &s.refs {
             let Some(target) = target_of(&r.key) else {
@@ -1956,9 +2127,11 @@ impl<'a> Builder<'a> {
                 .tokens
                 .get(self.tokens.partition_point(|t| t.span.start < r.offset))
                 .filter(|t| t.span.start == r.offset);
+            let in_text = sources
+                .iter()
+                .any(|x| x.start <= r.offset && r.offset < x.end);
             let visible = r.in_main_file
-                && s.span.start <= r.offset
-                && r.offset < s.span.end
+                && in_text
                 && token.is_some_and(|t| t.kind == TokenKind::Identifier && t.spelling == r.name);
             if !visible {
                 return Err(Refusal::new(
@@ -1975,42 +2148,52 @@ impl<'a> Builder<'a> {
         let mut sensitive: HashSet<&str> = s.iter_names.iter().map(|n| n.as_str()).collect();
         sensitive.extend(arrays.iter().map(|a| a.name.as_str()));
         let mut pieces = Vec::new();
-        let mut pos = s.span.start;
-        let first = self.tokens.partition_point(|t| t.span.start < s.span.start);
-        for t in self.tokens[first..]
-            .iter()
-            .take_while(|t| t.span.end <= s.span.end)
-        {
-            if t.kind != TokenKind::Identifier {
-                continue;
-            }
-            let target = match at.get(&t.span.start) {
-                Some((target, name)) if *name == t.spelling => *target,
-                _ if sensitive.contains(t.spelling.as_str()) => {
-                    return Err(Refusal::new(
-                        t.span.start,
-                        format!("`{}`", t.spelling),
-                        "this occurrence is not a plain reference to the variable (macro argument or token pasting), so the statement cannot be re-emitted",
-                    ));
+        for segment in &s.text {
+            let span = match segment {
+                Segment::Source(span) => *span,
+                Segment::Text(text) => {
+                    pieces.push(BodyPiece::Text(text.to_string()));
+                    continue;
                 }
-                _ => continue,
+                Segment::Var(key) => {
+                    if let Some(&id) = array_keys.get(key.as_str()) {
+                        pieces.push(BodyPiece::Var(id));
+                    }
+                    continue;
+                }
             };
-            if pos < t.span.start {
-                pieces.push(BodyPiece::Text(self.text[pos..t.span.start].to_string()));
+            let mut pos = span.start;
+            let first = self.tokens.partition_point(|t| t.span.start < span.start);
+            for t in self.tokens[first..]
+                .iter()
+                .take_while(|t| t.span.end <= span.end)
+            {
+                if t.kind != TokenKind::Identifier {
+                    continue;
+                }
+                let target = match at.get(&t.span.start) {
+                    Some((target, name)) if *name == t.spelling => *target,
+                    _ if sensitive.contains(t.spelling.as_str()) => {
+                        return Err(Refusal::new(
+                            t.span.start,
+                            format!("`{}`", t.spelling),
+                            "this occurrence is not a plain reference to the variable (macro argument or token pasting), so the statement cannot be re-emitted",
+                        ));
+                    }
+                    _ => continue,
+                };
+                if pos < t.span.start {
+                    pieces.push(BodyPiece::Text(self.text[pos..t.span.start].to_string()));
+                }
+                pieces.push(match target {
+                    Target::Iter(k) => BodyPiece::Iter(k),
+                    Target::Var(id) => BodyPiece::Var(id),
+                });
+                pos = t.span.end;
             }
-            pieces.push(match target {
-                Target::Iter(k) => BodyPiece::Iter(k),
-                Target::Var(id) => BodyPiece::Var(id),
-            });
-            pos = t.span.end;
-        }
-        if pos < s.span.end {
-            pieces.push(BodyPiece::Text(self.text[pos..s.span.end].to_string()));
-        }
-        if let Some(id) = s.declares.as_deref().and_then(|key| array_keys.get(key)) {
-            pieces.insert(0, BodyPiece::Var(*id));
-            pieces.insert(1, BodyPiece::Text(" = ".to_string()));
-            pieces.push(BodyPiece::Text(";".to_string()));
+            if pos < span.end {
+                pieces.push(BodyPiece::Text(self.text[pos..span.end].to_string()));
+            }
         }
         Ok(pieces)
     }

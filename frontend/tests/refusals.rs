@@ -681,3 +681,32 @@ fn static_loop_counter() {
         warning(6, 8, "`s = 0`", "the loop counter must not be `static`")
     );
 }
+
+#[test]
+fn a_comma_expression_assigned() {
+    assert_eq!(
+        refused(
+            "",
+            "  for (i = 0; i < n; i++)\n    B[i] = (A[i][0] = 1, 2);\n"
+        ),
+        warning(
+            7,
+            5,
+            "`B[i] = (A[i][0] = 1, 2)`",
+            "a comma expression assigned is not supported"
+        )
+    );
+}
+
+#[test]
+fn an_increment_inside_an_expression() {
+    assert_eq!(
+        refused("", "  for (i = 0; i < n; i++)\n    B[i] += A[i][0]++;\n"),
+        warning(
+            7,
+            13,
+            "`A[i][0]++`",
+            "side effects nested inside an expression are not supported"
+        )
+    );
+}

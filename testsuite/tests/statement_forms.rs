@@ -21,7 +21,7 @@ fn check(file: &str, sizes: &[&[&str]], scop_line: &str) {
     let src = data(file);
     let tiledflow_cc = tool_path("tiledflow-cc").expect("the workspace is built");
     for defines in sizes {
-        let mut flags: Vec<String> = vec!["-O1".into(), "-ffp-contract=off".into()];
+        let mut flags: Vec<String> = vec!["-O1".into(), "-ffp-contract=off".into(), "-lm".into()];
         flags.extend(defines.iter().map(|d| d.to_string()));
         let reference = dir.path().join("reference");
         compile(reference_cc(), &[&src], &flags, &reference).unwrap();
@@ -65,5 +65,14 @@ fn scalars_declared_inside_the_loops() {
         "blocktemp.c",
         &[&[], &["-DN=7", "-DM=65"], &["-DN=1", "-DM=2"]],
         "SCoP in kernel() at line 20: 13 statements",
+    );
+}
+
+#[test]
+fn chained_assignments_commas_increments_calls_and_conditionals() {
+    check(
+        "assignments.c",
+        &[&[], &["-DN=9"], &["-DN=2"]],
+        "SCoP in kernel() at line 19: 14 statements",
     );
 }
