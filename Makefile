@@ -4,7 +4,7 @@
 CARGO ?= cargo
 BIN_DIR := target/debug
 
-.PHONY: all deps build demo test clean install bench-runtime compile-times peers
+.PHONY: all deps build demo test clean install bench-runtime compile-times peers random-programs
 
 all: build
 
@@ -29,6 +29,12 @@ bench-runtime:
 compile-times: deps
 	$(CARGO) build --release -p tiledflow
 	SIZE=$(or $(SIZE),LARGE) bash scripts/compile-times.sh $(or $(CARGO_TARGET_DIR),target)/release/tiledflow $(BASE)
+
+# Random affine programs through every CPU target, compared with cc (testsuite/tests/
+# random_programs.rs): `make random-programs COUNT=500 SEED=1000`. `make test` runs a fixed set.
+random-programs: build
+	TILEDFLOW_RANDOM_PROGRAMS=$(or $(COUNT),200) TILEDFLOW_RANDOM_SEED=$(or $(SEED),0) \
+		$(CARGO) test -p testsuite --test random_programs -- --nocapture
 
 clean:
 	$(CARGO) clean

@@ -202,15 +202,25 @@ pub fn fuse_name(fuse: polyhedral::Fuse) -> &'static str {
 /// Time spent per compilation stage, in the order the stages first ran; a stage that runs more
 /// than once (privatization schedules again) is summed and counted.
 #[derive(Clone, Debug, Default)]
-pub struct StageTimes(Vec<(&'static str, u32, std::time::Duration)>);
+pub struct StageTimes(
+    Vec<(&'static str, u32, std::time::Duration)>,
+    /// The stage that ran last (named in the warning when a SCoP fails).
+    Option<&'static str>,
+);
 
 impl StageTimes {
     /// Runs `f` as stage `name`.
     pub fn time<T>(&mut self, name: &'static str, f: impl FnOnce() -> T) -> T {
         let start = std::time::Instant::now();
+        self.1 = Some(name);
         let r = f();
         self.add(name, start.elapsed());
         r
+    }
+
+    /// The stage that ran last.
+    pub fn last(&self) -> Option<&'static str> {
+        self.1
     }
 
     pub fn add(&mut self, name: &'static str, d: std::time::Duration) {
@@ -509,7 +519,11 @@ fn compile_parsed(
                 let why = match &e {
                     Error::User(m) => m.clone(),
                     Error::Internal(m) => {
-                        format!("internal error (a tiledflow bug; please report it): {m}")
+                        let stage = scop_stages
+                            .last()
+                            .map(|st| format!(" (stage `{st}`)"))
+                            .unwrap_or_default();
+                        format!("internal error{stage} (a tiledflow bug; please report it): {m}")
                     }
                 };
                 let msg = format!(

@@ -462,8 +462,28 @@ fn enumerate<'c>(
     let mut taken = param_names(scop, &context)?;
     taken.extend(set.param_names()?);
     check_prefix(iter_prefix, depth, &taken)?;
-    let schedule = UnionMap::from_map(set.identity()?.reset_tuple_id(Side::Out)?)?;
-    build(context, schedule, iter_prefix, depth)
+    let schedule = UnionMap::from_map(set.clone().identity()?.reset_tuple_id(Side::Out)?)?;
+    match build(context.clone(), schedule, iter_prefix, depth) {
+        Ok(ast) => Ok(ast),
+        // ISL's AST generator can fail on a union of basic sets with integer divisions: fusing
+        // two of them while coalescing, its coefficient reduction meets a basic set whose
+        // divisions Gaussian elimination removed ("total dimensionality changed unexpectedly",
+        // seen on the sources of random SCoPs with `%` guards and a parametric size). The
+        // points are then enumerated piece by piece, over disjoint basic sets: every point
+        // once, pieces one after the other (the callers need the points, not their order).
+        Err(first) => {
+            let mut pieces = Vec::new();
+            for piece in set.identity()?.make_disjoint()?.basic_maps()? {
+                let schedule =
+                    UnionMap::from_map(piece.domain()?.identity()?.reset_tuple_id(Side::Out)?)?;
+                match build(context.clone(), schedule, iter_prefix, depth) {
+                    Ok(ast) => pieces.push(ast),
+                    Err(_) => return Err(first),
+                }
+            }
+            Ok(Ast::Block(pieces))
+        }
+    }
 }
 
 /// Runs ISL's AST generator and converts its result.

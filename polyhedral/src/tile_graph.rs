@@ -391,9 +391,12 @@ fn is_product<'c>(
     )?)
 }
 
-/// Whether a set has at most one point for every parameter value.
+/// Whether a set has at most one point for every parameter value: no two of its points are in
+/// lexicographic order. One emptiness test; comparing the set with its lexicographic minimum
+/// (parametric integer programming) took 100 s on the tile sets of a random 5-statement SCoP
+/// with strided and reversed subscripts.
 fn at_most_one_point(set: &Set<'_>) -> Result<bool> {
-    set.clone().lexmin()?.is_equal(set)
+    set.clone().lex_lt_set(set.clone())?.is_empty()
 }
 
 /// Dependences implied by two-step paths: `(j, (a, b))` where every pair of `d<j>` is a path

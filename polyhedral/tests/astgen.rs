@@ -582,3 +582,41 @@ fn disjuncts(set: &str) -> Vec<String> {
         .map(|d| format!("{params}{{ {} }}", d.trim()))
         .collect()
 }
+
+/// The sources of a tile dependence of a random SCoP (`%` guards, a parametric size `N`, the
+/// target tile `tf_d0`) on which ISL's AST generator fails while coalescing ("total
+/// dimensionality changed unexpectedly"): the points are enumerated piece by piece instead, each
+/// once. The oracle is the enumeration of the same set with its parameters fixed, which ISL
+/// generates without the failing path.
+#[test]
+fn points_ast_of_a_set_isl_cannot_coalesce_visits_each_point_once() {
+    let set = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/sources_isl_cannot_coalesce.txt"),
+    )
+    .unwrap();
+    let set = set.trim();
+    let scop = common::scop(&["N"], "[N] -> { : }", &[], vec![]);
+    let ast = points_ast(&scop, set, "c").unwrap();
+    let mut visited_some = false;
+    for n in [3, 6, 10, 126, 131, 260] {
+        for d in 0..4 {
+            let mut got = common::run(&ast, &[("N", n), ("tf_d0", d)]);
+            got.sort();
+            // Each disjunct is `N2[...] : <conjunction>`: the parameter values join each one.
+            let (head, body) = set.split_once("{ ").unwrap();
+            let body = body.trim_end_matches(" }");
+            let fixed: Vec<String> = body
+                .split("; ")
+                .map(|disjunct| format!("{disjunct} and N = {n} and tf_d0 = {d}"))
+                .collect();
+            let fixed = format!("{head}{{ {} }}", fixed.join("; "));
+            let reference = points_ast(&scop, &fixed, "c").unwrap();
+            let mut want = common::run(&reference, &[("N", n), ("tf_d0", d)]);
+            want.sort();
+            assert_eq!(got, want, "N = {n}, tf_d0 = {d}");
+            visited_some |= !got.is_empty();
+        }
+    }
+    assert!(visited_some);
+}

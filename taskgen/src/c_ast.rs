@@ -19,6 +19,7 @@ pub const HELPERS: &str = "\
 static inline long tf_floord(long a, long b) { long q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
 static inline long tf_min(long a, long b) { return a < b ? a : b; }
 static inline long tf_max(long a, long b) { return a > b ? a : b; }
+static inline void tf_box_add(long *lo, long *hi, int *first, int d, const long *key) { for (int x = 0; x < d; x++) { if (*first || key[x] < lo[x]) lo[x] = key[x]; if (*first || key[x] > hi[x]) hi[x] = key[x]; } *first = 0; }
 ";
 
 /// Prints an expression, fully parenthesized (so it can be substituted anywhere).

@@ -7,6 +7,8 @@
 //! same arrays, bit for bit, because generated code keeps every statement's arithmetic and both
 //! sides are compiled with `-ffp-contract=off`.
 //!
+//! [`random_program`] generates random affine C programs for the same comparison.
+//!
 //! [`nvrtc`] compiles CUDA source for a GPU architecture with NVRTC (from `make deps`), for the
 //! cuda target's tests.
 //!
@@ -22,6 +24,7 @@ pub mod dump;
 pub mod nvrtc;
 pub mod paths;
 pub mod process;
+pub mod random_program;
 
 pub use compare::{compare, ArrayMismatch, Mismatch, Tolerance, ValueDiff};
 pub use differential::{

@@ -105,8 +105,18 @@ where
 /// errors are: the program cannot be started, or it ran past `timeout` (the error says so and
 /// quotes the end of what it wrote on stderr).
 pub fn run(exe: &Path, env: &[(&str, &str)], timeout: Duration) -> Result<Output> {
+    run_args(exe, &[], env, timeout)
+}
+
+/// [`run`] with command-line arguments.
+pub fn run_args(
+    exe: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    timeout: Duration,
+) -> Result<Output> {
     let mut cmd = Command::new(exe);
-    cmd.envs(env.iter().map(|&(k, v)| (k, v)));
+    cmd.args(args).envs(env.iter().map(|&(k, v)| (k, v)));
     let shown = show_command(&cmd);
     match run_command(cmd, timeout)? {
         Ok(output) => Ok(output),

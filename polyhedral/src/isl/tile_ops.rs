@@ -27,10 +27,10 @@ unsafe extern "C" {
     fn isl_map_domain(map: *mut isl_map) -> *mut isl_set; // take
     fn isl_map_range(map: *mut isl_map) -> *mut isl_set; // take
     fn isl_map_from_domain_and_range(domain: *mut isl_set, range: *mut isl_set) -> *mut isl_map; // take, take
+    fn isl_set_lex_lt_set(set1: *mut isl_set, set2: *mut isl_set) -> *mut isl_map; // take, take
     fn isl_map_is_equal(a: *mut isl_map, b: *mut isl_map) -> super::ffi::isl_bool; // keep, keep
     fn isl_map_is_empty(map: *mut isl_map) -> super::ffi::isl_bool; // keep
                                                                     // set.h
-    fn isl_set_is_equal(a: *mut isl_set, b: *mut isl_set) -> super::ffi::isl_bool; // keep, keep
     fn isl_set_coalesce(set: *mut isl_set) -> *mut isl_set; // take
     fn isl_set_set_tuple_name(set: *mut isl_set, name: *const c_char) -> *mut isl_set; // take
 }
@@ -122,11 +122,13 @@ impl<'c> Map<'c> {
 }
 
 impl<'c> Set<'c> {
-    pub fn is_equal(&self, other: &Set<'c>) -> Result<bool> {
-        // SAFETY: both are live (keep, keep).
-        check_bool(self.ctx(), unsafe {
-            isl_set_is_equal(self.as_raw(), other.as_raw())
-        })
+    /// The pairs `x -> y` of a point of `self` and a point of `other` with `x` before `y` in
+    /// lexicographic order.
+    pub fn lex_lt_set(self, other: Set<'c>) -> Result<Map<'c>> {
+        let ctx = self.ctx();
+        // SAFETY: both are given to ISL (take, take); the result is owned.
+        let raw = unsafe { isl_set_lex_lt_set(self.into_raw(), other.into_raw()) };
+        Map::from_raw(ctx, raw)
     }
 
     /// Simplifies the representation (same points).
