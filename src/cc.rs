@@ -36,6 +36,11 @@ pub const TILEDFLOW_OPTIONS: &[(&str, &str, &str)] = &[
     ),
     ("no-tile", "", "do not tile: each loop nest is one task"),
     (
+        "scop-time-limit",
+        "SECONDS",
+        "CPU seconds one SCoP may take to compile; past them it is left as written (default 60; 0: none)",
+    ),
+    (
         "scop",
         "auto|pragma",
         "where the SCoPs are (default: pragma if the file has #pragma scop, else auto)",
@@ -83,12 +88,14 @@ pub enum Mode {
 }
 
 /// tiledflow's own options of one command.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TiledflowOptions {
     pub strict: bool,
     pub target: Target,
     pub tile_sizes: Option<Vec<i64>>,
     pub no_tile: bool,
+    /// `--tiledflow-scop-time-limit`, in CPU seconds (0: none).
+    pub scop_time_limit: u64,
     pub scop: frontend::ScopMode,
     pub granularity: taskgen::Granularity,
     /// `--tiledflow-fuse`; `None` when not given (then `TILEDFLOW_FUSE`, else auto).
@@ -96,6 +103,24 @@ pub struct TiledflowOptions {
     pub verbose: bool,
     pub keep: Option<PathBuf>,
     pub help: bool,
+}
+
+impl Default for TiledflowOptions {
+    fn default() -> Self {
+        TiledflowOptions {
+            strict: false,
+            target: Target::default(),
+            tile_sizes: None,
+            no_tile: false,
+            scop_time_limit: crate::DEFAULT_SCOP_TIME_LIMIT,
+            scop: frontend::ScopMode::default(),
+            granularity: taskgen::Granularity::default(),
+            fuse: None,
+            verbose: false,
+            keep: None,
+            help: false,
+        }
+    }
 }
 
 /// A cc command line, classified.
@@ -340,6 +365,11 @@ fn tiledflow_option(ours: &mut TiledflowOptions, opt: &str) -> Result<(), String
         "verbose" => ours.verbose = true,
         "help" => ours.help = true,
         "keep" => ours.keep = Some(PathBuf::from(value)),
+        "scop-time-limit" => {
+            ours.scop_time_limit = value.parse().map_err(|_| {
+                format!("--tiledflow-scop-time-limit={value}: expected a number of seconds")
+            })?
+        }
         "scop" => {
             ours.scop = match value {
                 "auto" => frontend::ScopMode::Auto,

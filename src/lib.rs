@@ -57,10 +57,23 @@ pub struct Options {
     /// Keep every dependence through scalars written in a SCoP instead of giving each task its
     /// own copy where that is legal (see `compile_scop`).
     pub no_privatize: bool,
+    /// CPU time one SCoP's compilation may take; past it the SCoP is left as written with a
+    /// warning (`None`: no limit). A guard against the polyhedral operations whose cost grows
+    /// without bound on some SCoPs, so that no build waits for minutes.
+    pub scop_time_limit: Option<std::time::Duration>,
     /// Choose each SCoP's fusion heuristic by the cost model (`polyhedral::choose_fusion`) instead
     /// of using `schedule.fuse`. Not for the cuda target, whose schedules the model does not
     /// know, nor with `schedule.original` (the source order has no fusion to choose).
     pub fuse_by_cost: bool,
+}
+
+/// The default of `--scop-time-limit` (CPU seconds per SCoP): far above what any PolyBench
+/// kernel takes (at most a few seconds), below what a build should wait.
+pub const DEFAULT_SCOP_TIME_LIMIT: u64 = 60;
+
+/// [`Options::scop_time_limit`] from a number of seconds (0: none).
+pub fn scop_time_limit(seconds: u64) -> Option<std::time::Duration> {
+    (seconds > 0).then(|| std::time::Duration::from_secs(seconds))
 }
 
 /// A failed compilation.
@@ -357,7 +370,8 @@ impl Compiled {
 }
 
 /// Debug builds only, for the tests of the failure policy: `TILEDFLOW_INJECT_FAULT=KIND:FUNCTION`
-/// makes the SCoPs of FUNCTION fail as the compiler's bugs would (`panic` or `internal`).
+/// makes the SCoPs of FUNCTION fail as the compiler's bugs would (`panic` or `internal`), or
+/// never finish (`spin`, for the time limit).
 #[cfg(debug_assertions)]
 fn inject_fault(function: &str) -> Result<(), Error> {
     let Ok(fault) = std::env::var("TILEDFLOW_INJECT_FAULT") else {
@@ -368,6 +382,9 @@ fn inject_fault(function: &str) -> Result<(), Error> {
         Some(("internal", f)) if f == function => {
             Err(Error::Internal(format!("injected fault in {f}()")))
         }
+        Some(("spin", f)) if f == function => loop {
+            std::hint::spin_loop();
+        },
         _ => Ok(()),
     }
 }
@@ -481,14 +498,32 @@ fn compile_parsed(
     let mut reports = Vec::new();
     for scop in &file.scops {
         let start = std::time::Instant::now();
-        let mut scop_stages = StageTimes::default();
-        // A SCoP that fails in any way, a panic included, is left as written: the rest of the
-        // file is still transformed, and the SCoP as written computes what it should.
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            inject_fault(&scop.function)?;
-            compile_scop(&file.path, scop, opts, &mut diagnostics, &mut scop_stages)
-        }))
-        .unwrap_or_else(|panic| Err(Error::Internal(panic_message(&*panic))));
+        // A SCoP that fails in any way, a panic included, or that takes more than its time
+        // limit, is left as written: the rest of the file is still transformed, and the SCoP as
+        // written computes what it should. It is compiled on a thread of its own, which is left
+        // behind if it is late (ISL cannot be interrupted).
+        let (path, owned_scop, owned_opts) = (file.path.clone(), scop.clone(), opts.clone());
+        let bounded = polyhedral::run_bounded("scop", opts.scop_time_limit, move || {
+            let mut diags = Vec::new();
+            let mut stages = StageTimes::default();
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                inject_fault(&owned_scop.function)?;
+                compile_scop(&path, &owned_scop, &owned_opts, &mut diags, &mut stages)
+            }))
+            .unwrap_or_else(|panic| Err(Error::Internal(panic_message(&*panic))));
+            (result, diags, stages)
+        });
+        let (result, scop_diags, scop_stages) = match bounded {
+            Ok(done) => done,
+            Err(why) => (
+                Err(Error::User(format!(
+                    "compiling it {why} (the limit is --scop-time-limit)"
+                ))),
+                Vec::new(),
+                StageTimes::default(),
+            ),
+        };
+        diagnostics.extend(scop_diags);
         match result {
             Ok(c) => {
                 reports.push(ScopReport {

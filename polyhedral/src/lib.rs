@@ -116,7 +116,7 @@ pub use privatize::{
     expand_scalars, scalar_expansions, task_private, task_private_reusing, KnownPrivate,
     ScalarExpansion, TaskPrivate,
 };
-pub use schedule::schedule;
+pub use schedule::{run_bounded, schedule};
 pub use tile::tile_dependences;
 pub use tile_code::{tile_body_ast, unroll_and_jam, TileCode};
 pub use tile_graph::{

@@ -357,11 +357,24 @@ fn run_scheduler(
     problem: SchedulingProblem,
     time_limit: Option<std::time::Duration>,
 ) -> std::result::Result<Outcome, String> {
+    run_bounded("isl-scheduler", time_limit, move || problem.solve())
+}
+
+/// Runs `work` on a thread of its own named `name`, and returns its result if it comes within
+/// `limit` of that thread's CPU time (`None`: no limit); where the system has no thread clock,
+/// within `limit` of wall-clock time. A result that took more is late too, so that the outcome
+/// does not depend on how often the caller looked, nor on the machine's load. A late thread is
+/// left to finish on its own (ISL cannot be interrupted); its result is dropped.
+pub fn run_bounded<T: Send + 'static>(
+    name: &str,
+    limit: Option<std::time::Duration>,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> std::result::Result<T, String> {
     let (tx, rx) = mpsc::channel();
     let spawned = std::thread::Builder::new()
-        .name("isl-scheduler".into())
+        .name(name.into())
         .spawn(move || {
-            let outcome = problem.solve();
+            let outcome = work();
             // The receiver may be gone (time limit passed): nothing to do then.
             let _ = tx.send((outcome, this_thread_cpu_time()));
         });
@@ -369,7 +382,7 @@ fn run_scheduler(
         Ok(thread) => thread,
         Err(err) => return Err(format!("could not start ({err})")),
     };
-    match time_limit {
+    match limit {
         Some(limit) => wait_within(&thread, &rx, limit),
         None => rx
             .recv()
@@ -378,15 +391,12 @@ fn run_scheduler(
     }
 }
 
-/// The scheduler thread's outcome, if it comes within `limit` of that thread's CPU time (see
-/// [`ScheduleConfig::time_limit`]); where the system has no thread clock, within `limit` of
-/// wall-clock time. A result that took more is late too, so that the limit does not depend on how
-/// often this thread looked.
-fn wait_within(
+/// The thread's outcome, if it comes within `limit` (see [`run_bounded`]).
+fn wait_within<T>(
     thread: &std::thread::JoinHandle<()>,
-    rx: &mpsc::Receiver<(Outcome, Option<std::time::Duration>)>,
+    rx: &mpsc::Receiver<(T, Option<std::time::Duration>)>,
     limit: std::time::Duration,
-) -> std::result::Result<Outcome, String> {
+) -> std::result::Result<T, String> {
     const POLL: std::time::Duration = std::time::Duration::from_millis(5);
     let start = std::time::Instant::now();
     let clock = ThreadCpuClock::of(thread);

@@ -224,8 +224,19 @@ pub fn tile_graph(scop: &Scop, sched: &TiledSchedule, tile_deps: &[TileDep]) -> 
         let sources = piece.clone().domain()?.coalesce()?;
         let targets = piece.clone().range()?.coalesce()?;
         let one_source = at_most_one_point(&sources)?;
+        // Comparing a non-uniform piece with the product of its ends computes the divisions
+        // of both, which ran past ten minutes on a random SCoP with `%` guards: past a budget
+        // the piece is taken as no product (then its sources are enumerated, exactly).
+        ctx.set_max_operations(REDUCTION_BUDGET);
+        let product = is_product(piece, distance.is_some(), &sources, &targets, one_source);
+        ctx.set_max_operations(0);
+        let product = match product {
+            Ok(p) => p,
+            Err(_) if ctx.quota_hit() => false,
+            Err(e) => return Err(e),
+        };
         let shape = Shape {
-            product: is_product(piece, distance.is_some(), &sources, &targets, one_source)?,
+            product,
             one_source,
             one_target: at_most_one_point(&targets)?,
         };

@@ -136,6 +136,7 @@ fn pipeline_options(cmd: &CcCommand) -> Result<Options, String> {
         target: cmd.ours.target,
         scop: cmd.ours.scop,
         granularity: cmd.ours.granularity,
+        scop_time_limit: tiledflow::scop_time_limit(cmd.ours.scop_time_limit),
         ..Options::default()
     };
     if cmd.ours.no_tile {

@@ -135,6 +135,10 @@ struct Cli {
     /// Fail when a SCoP cannot be transformed instead of leaving it as written
     #[arg(long)]
     strict: bool,
+    /// CPU seconds one SCoP's compilation may take; past them the SCoP is left as written with a
+    /// warning (0: no limit)
+    #[arg(long, value_name = "SECONDS", default_value_t = tiledflow::DEFAULT_SCOP_TIME_LIMIT)]
+    scop_time_limit: u64,
     /// Print one line per SCoP on stderr: statements, bands, tile dependences, task classes, idioms, time
     #[arg(short, long)]
     verbose: bool,
@@ -247,6 +251,7 @@ fn run(cli: &Cli) -> Result<(), Error> {
         clang_args: cli.clang_args.clone(),
         line_directives: cli.line_directives,
         strict: cli.strict,
+        scop_time_limit: tiledflow::scop_time_limit(cli.scop_time_limit),
         granularity: match cli.granularity {
             GranularityArg::Tile => taskgen::Granularity::Tile,
             GranularityArg::Intraband => taskgen::Granularity::Intraband,

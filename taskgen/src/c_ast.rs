@@ -14,8 +14,19 @@ use std::fmt::Write;
 /// Prints one user node (`name`, `args`) at an indentation depth (see [`stmt`]).
 pub type UserPrinter<'a> = dyn FnMut(&mut String, &str, &[Expr], usize) + 'a;
 
-/// C definitions used by printed expressions.
+/// C definitions used by printed expressions, and `TF_BODY`, which marks the tile bodies: GCC 12
+/// (at least 12.2, at -O1 and above) miscompiles some of their loop nests in its induction
+/// variable optimization (`-fivopts`): a tile of a skewed band, whose subscripts negate a point
+/// loop counter, ran fewer iterations than it should (random program 1020 of the test suite;
+/// `-fwrapv` or `-fno-ivopts` give the right result, and so does clang). Turning the pass off
+/// for the tile bodies alone cost nothing measurable on PolyBench (gemm, 2mm, lu, syr2k,
+/// stencils: within noise either way).
 pub const HELPERS: &str = "\
+#if defined(__GNUC__) && !defined(__clang__)
+#define TF_BODY __attribute__((optimize(\"no-ivopts\")))
+#else
+#define TF_BODY
+#endif
 static inline long tf_floord(long a, long b) { long q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
 static inline long tf_min(long a, long b) { return a < b ? a : b; }
 static inline long tf_max(long a, long b) { return a > b ? a : b; }

@@ -594,6 +594,43 @@ fn a_scop_the_compiler_fails_on_is_left_as_written_and_the_others_are_transforme
 }
 
 #[test]
+fn a_scop_past_its_time_limit_is_left_as_written() {
+    // The debug build's fault injection makes k1()'s SCoP never finish.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "two.c", TWO_SCOPS);
+    let r = run(tool("tiledflow-cc")
+        .current_dir(d)
+        .env("TILEDFLOW_INJECT_FAULT", "spin:k1")
+        .args([
+            "two.c",
+            "-o",
+            "prog",
+            "--tiledflow-verbose",
+            "--tiledflow-scop-time-limit=1",
+        ]))
+    .expect(0);
+    assert!(
+        r.stderr.contains("two.c:6:1: warning: SCoP left as written: compiling it did not finish within 1s of CPU time"),
+        "{}",
+        r.said()
+    );
+    assert!(r.stderr.contains("SCoP in k2()"), "{}", r.said());
+    assert_eq!(output_of(d, "prog").lines().last(), Some("2340"));
+    let r = run(tool("tiledflow")
+        .current_dir(d)
+        .env("TILEDFLOW_INJECT_FAULT", "spin:k1")
+        .args(["two.c", "-o", "out.c", "--scop-time-limit", "1", "--strict"]))
+    .expect(1);
+    assert!(
+        r.stderr.contains("did not finish within 1s"),
+        "{}",
+        r.said()
+    );
+    assert!(!d.join("out.c").exists());
+}
+
+#[test]
 fn cc_own_options_are_checked_and_the_rest_passes_through() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

@@ -22,11 +22,20 @@ fn env_number(name: &str) -> Option<u64> {
     std::env::var(name).ok().and_then(|v| v.parse().ok())
 }
 
+/// Seeds that once failed, checked with the fixed set: 1020 gave wrong results with gcc 12 at
+/// -O1 (its induction variable optimization on a skewed tile; see `TF_BODY` in taskgen's
+/// `c_ast`).
+const REGRESSIONS: &[u64] = &[1020];
+
 /// The seeds of test function `part` of 4.
 fn seeds(part: u64) -> Vec<u64> {
     let first = env_number("TILEDFLOW_RANDOM_SEED").unwrap_or(0);
     let count = env_number("TILEDFLOW_RANDOM_PROGRAMS").unwrap_or(4 * FIXED_PER_TEST);
-    (first..first + count).filter(|s| s % 4 == part).collect()
+    let mut seeds: Vec<u64> = (first..first + count).filter(|s| s % 4 == part).collect();
+    if std::env::var("TILEDFLOW_RANDOM_PROGRAMS").is_err() {
+        seeds.extend(REGRESSIONS.iter().filter(|s| *s % 4 == part));
+    }
+    seeds
 }
 
 /// Why each SCoP was left as written, over all the programs checked.

@@ -1,5 +1,6 @@
 //! Tidiness of the workspace's own code that the compiler does not check: every Rust module
-//! starts with a header comment (`//!`) that says what it is for.
+//! starts with a header comment (`//!`) that says what it is for, and every dependency a crate
+//! declares is used by its code.
 
 use std::path::{Path, PathBuf};
 
@@ -65,5 +66,115 @@ fn every_module_has_a_header_comment() {
         missing.is_empty(),
         "modules without a `//!` header comment:\n{}",
         missing.join("\n")
+    );
+}
+
+/// Dependencies that no code names but that a crate needs all the same, with why.
+const USED_WITHOUT_A_NAME: &[(&str, &str, &str)] = &[(
+    "polyhedral",
+    "isl-rs",
+    "builds and links the ISL library; polyhedral declares the C functions it calls itself",
+)];
+
+/// Whether `code` names the crate `name` (its Rust name: `-` as `_`) as a path or in a `use`.
+fn names_crate(code: &str, name: &str) -> bool {
+    let name = name.replace('-', "_");
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    code.match_indices(&name).any(|(at, _)| {
+        let before = code[..at].chars().next_back();
+        let after = &code[at + name.len()..];
+        !before.is_some_and(is_word)
+            && (after.starts_with("::") || after.starts_with(';') || after.starts_with(" as "))
+    })
+}
+
+#[test]
+fn the_dependency_check_can_tell() {
+    assert!(names_crate("use serde_json::Value;", "serde_json"));
+    assert!(names_crate(
+        "let x = crossbeam_deque::Worker::new_fifo();",
+        "crossbeam-deque"
+    ));
+    assert!(names_crate("extern crate libc;", "libc"));
+    assert!(!names_crate(
+        "let serde_json_text = 1; // serde_json",
+        "serde_json"
+    ));
+    assert!(!names_crate("use my_libc::x;", "libc"));
+}
+
+/// Every dependency of every crate of the workspace (normal, dev and build) is named by the
+/// code that can use it: the crate's `src` for normal ones, also its tests, benches, examples
+/// and build script for dev and build ones.
+#[test]
+fn every_declared_dependency_is_used() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut crate_dirs = vec![root.clone()];
+    for entry in std::fs::read_dir(&root)
+        .expect("the workspace root is readable")
+        .flatten()
+    {
+        if entry.path().join("Cargo.toml").is_file() {
+            crate_dirs.push(entry.path());
+        }
+    }
+    let mut unused = Vec::new();
+    let mut checked = 0;
+    for dir in &crate_dirs {
+        let manifest: toml::Table = std::fs::read_to_string(dir.join("Cargo.toml"))
+            .expect("a readable Cargo.toml")
+            .parse()
+            .expect("a valid Cargo.toml");
+        let package = manifest
+            .get("package")
+            .and_then(|p| p.get("name"))
+            .and_then(|n| n.as_str())
+            .unwrap_or("?")
+            .to_string();
+        let code_in = |subdirs: &[&str]| -> String {
+            let mut files = Vec::new();
+            for sub in subdirs {
+                let path = dir.join(sub);
+                if path.is_file() {
+                    files.push(path);
+                } else {
+                    rust_files(&path, &mut files);
+                }
+            }
+            files
+                .iter()
+                .map(|f| std::fs::read_to_string(f).unwrap_or_default())
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let src = code_in(&["src"]);
+        let all = code_in(&["src", "tests", "benches", "examples", "build.rs"]);
+        for (section, code) in [
+            ("dependencies", &src),
+            ("dev-dependencies", &all),
+            ("build-dependencies", &all),
+        ] {
+            let Some(deps) = manifest.get(section).and_then(|d| d.as_table()) else {
+                continue;
+            };
+            for name in deps.keys() {
+                checked += 1;
+                let excused = USED_WITHOUT_A_NAME
+                    .iter()
+                    .any(|(p, d, _)| *p == package && d == name);
+                if !excused && !names_crate(code, name) {
+                    unused.push(format!("{package}: [{section}] {name}"));
+                }
+            }
+        }
+    }
+    assert!(
+        checked > 20,
+        "expected the workspace's dependencies, found {checked}"
+    );
+    assert!(
+        unused.is_empty(),
+        "dependencies that no code of their crate names (remove them, or list them in USED_WITHOUT_A_NAME with why):\n{}",
+        unused.join("\n")
     );
 }
