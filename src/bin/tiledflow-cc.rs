@@ -210,10 +210,6 @@ fn compile(
     }
     let mut args = quote_dirs;
     args.append(&mut cmd.args.clone());
-    if cmd.ours.target == taskgen::Target::Omp {
-        // The parallel loops' pragmas when compiling, libgomp when linking.
-        args.push("-fopenmp".to_string());
-    }
     let cuda = cmd.ours.target == taskgen::Target::Cuda;
     // A link of objects compiled earlier (`make`) needs the C++ compiler only for -lstdc++.
     let cxx = if !kernel_files.is_empty() {
@@ -234,16 +230,11 @@ fn compile(
     } else {
         None
     };
-    if let Some(runtime) = &runtime {
-        // `-x none`: the runtime is a library even after `-x c`.
-        args.extend(["-x".to_string(), "none".to_string()]);
-        args.extend(emulated.iter().map(|(_, obj)| obj.display().to_string()));
-        args.push(runtime.clone());
-        if cxx.is_some() {
-            args.push("-lstdc++".to_string());
-        }
-        args.extend(["-lpthread", "-ldl", "-lm"].map(String::from));
-    }
+    let objects: Vec<String> = emulated
+        .iter()
+        .map(|(_, obj)| obj.display().to_string())
+        .collect();
+    add_our_args(cmd, &mut args, runtime.as_deref(), &objects, cxx.is_some());
     let compiler_line = std::env::var("TILEDFLOW_CC")
         .ok()
         .filter(|c| !c.trim().is_empty())
@@ -285,6 +276,31 @@ fn compile(
         }
     }
     Ok(exit_code(status))
+}
+
+/// What tiledflow-cc adds after the user's arguments: `-fopenmp` for the omp target (the
+/// parallel loops' pragmas when compiling, libgomp when linking) and, when it links, `objects`,
+/// the runtime and the libraries they need (after `-x none`: they are libraries and objects even
+/// after `-x c`).
+fn add_our_args(
+    cmd: &CcCommand,
+    args: &mut Vec<String>,
+    runtime: Option<&str>,
+    objects: &[String],
+    cxx: bool,
+) {
+    if cmd.ours.target == taskgen::Target::Omp {
+        args.push("-fopenmp".to_string());
+    }
+    if let Some(runtime) = runtime {
+        args.extend(["-x".to_string(), "none".to_string()]);
+        args.extend(objects.iter().cloned());
+        args.push(runtime.to_string());
+        if cxx {
+            args.push("-lstdc++".to_string());
+        }
+        args.extend(["-lpthread", "-ldl", "-lm"].map(String::from));
+    }
 }
 
 fn exit_code(status: std::process::ExitStatus) -> ExitCode {
@@ -365,13 +381,7 @@ fn compile_as_written(
             "the transformed source does not compile (a tiledflow bug; please report it):\n{messages}"
         ));
     }
-    if cmd.ours.target == taskgen::Target::Omp {
-        args.push("-fopenmp".to_string());
-    }
-    if let Some(runtime) = runtime {
-        args.extend(["-x".to_string(), "none".to_string(), runtime]);
-        args.extend(["-lpthread", "-ldl", "-lm"].map(String::from));
-    }
+    add_our_args(cmd, &mut args, runtime.as_deref(), &[], false);
     let (status, _) = run_compiler(words, &args, stdin_text, false)?;
     if status.success() {
         eprintln!(

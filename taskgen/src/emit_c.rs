@@ -849,11 +849,7 @@ fn partition_inputs(
                         dk => format!("({a}) - ({dk})"),
                     })
                     .collect();
-                let src = if src.is_empty() {
-                    "0".to_string()
-                } else {
-                    src.join(", ")
-                };
+                let src = initializer_list(&src);
                 let _ = writeln!(
                     out,
                     "{pad}  {{ const long tf_src[{sd}] = {{ {src} }}; {api}task_input(tf_g, tf_st[{src_idx}], tf_src); }} /* d{} */",
@@ -883,10 +879,16 @@ fn partition_inputs(
 }
 
 pub(crate) fn key_list(args: &[Expr]) -> String {
-    if args.is_empty() {
-        return "0".to_string();
+    initializer_list(&args.iter().map(c_ast::expr).collect::<Vec<_>>())
+}
+
+/// The elements of a C array initializer, `0` for none (C has no empty initializer list before
+/// C23, and a key of no dimension is stored as one element).
+pub(crate) fn initializer_list(items: &[String]) -> String {
+    match items.is_empty() {
+        true => "0".to_string(),
+        false => items.join(", "),
     }
-    args.iter().map(c_ast::expr).collect::<Vec<_>>().join(", ")
 }
 
 /// The SCoP's loop counters declared before it (`int i, j;` then `for (i = 0; ...)`): the control

@@ -895,11 +895,7 @@ fn kernel(name: &str, ast: &Ast, ctx: &HostCtx<'_>) -> (Kernel, [String; 2], [u3
         let dims: Vec<String> = (0..a.rank - 1)
             .map(|d| format!("tf_d_{}{d}", a.name))
             .collect();
-        let dims = if dims.is_empty() {
-            "0".to_string()
-        } else {
-            dims.join(", ")
-        };
+        let dims = emit_c::initializer_list(&dims);
         let _ = writeln!(
             t,
             "  const long tf_dims_{n}[] = {{ {dims} }};\n  const tf_view<{ty}, {r}> {n}(tf_p_{n}, tf_lo_{n}, tf_dims_{n}); (void){n};",
