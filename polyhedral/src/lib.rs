@@ -125,7 +125,7 @@ pub use tile_graph::{
 };
 pub use tile_size::{
     default_tile_size, default_tile_size_within, element_bytes, lengthen_inner,
-    lengthen_inner_within,
+    lengthen_inner_within, lengthen_time_tiled, time_tiled, MIN_TILE_WORK,
 };
 pub use verify::verify;
 

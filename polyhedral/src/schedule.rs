@@ -125,7 +125,10 @@ use crate::maps::{names, pad_to_common_depth, projection, tuple};
 use crate::parametric::{concrete_tree, parametric_copy, ParametricProblem};
 use crate::point_order::point_order;
 use crate::scop::{stmt_of_name, ScopSets};
-use crate::tile_size::{default_tile_size_within, lengthen_inner_within, SHORT_INNER};
+use crate::tile_size::{
+    default_tile_size_within, lengthen_inner_within, lengthen_time_tiled, time_tiled,
+    MIN_TILE_WORK, SHORT_INNER,
+};
 use crate::{Dependences, Error, Fuse, Nest, Result, ScheduleConfig, TiledSchedule, Warning};
 use frontend::ir::{Scop, StmtId};
 use std::collections::BTreeMap;
@@ -1130,7 +1133,8 @@ fn default_sizes<'c>(
     budget: u64,
 ) -> Result<Vec<i64>> {
     let size = default_tile_size_within(scop, statements, p, budget);
-    if size >= SHORT_INNER {
+    let small = size.saturating_pow(p as u32) < MIN_TILE_WORK && time_tiled(scop, statements, p);
+    if size >= SHORT_INNER && !small {
         return Ok(vec![size; p]);
     }
     let order = match order {
@@ -1138,9 +1142,8 @@ fn default_sizes<'c>(
         None => one_tile_order(scop, node, domain, p, deps, parallel_outer)?,
     };
     let inner = order.last().copied().unwrap_or(p - 1);
-    Ok(lengthen_inner_within(
-        scop, statements, size, p, inner, budget,
-    ))
+    let sizes = lengthen_inner_within(scop, statements, size, p, inner, budget);
+    Ok(lengthen_time_tiled(scop, statements, sizes, inner, budget))
 }
 
 /// The order [`point_order`] gives the point loops of the `p`-member band at `node` (not yet

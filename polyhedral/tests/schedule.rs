@@ -88,14 +88,15 @@ fn untiled_nest_has_zero_tile_dimensions() {
 /// jacobi-1d has no parallel outer loop, but t and a skewed i form a permutable band: it must be
 /// tiled in two dimensions (the wavefront parallelism the dataflow runtime exploits), not as a
 /// chain of one-dimensional time tiles. The default size: rank-1 `double` arrays in a 2-deep
-/// band take `8 · 64` bytes each per tile at the cap of 64, well within the budget.
+/// band take `8 · 64` bytes each per tile at the cap of 64, well within the budget, and tiles of
+/// `64 × 64` hold too little work, so the innermost member is lengthened to 256.
 #[test]
 fn stencil_gets_two_dimensional_tiles() {
     for scop in [common::jacobi_1d(), common::seidel_1d()] {
         let deps = dependences(&scop).unwrap();
         let (sched, _) = schedule(&scop, &deps, &ScheduleConfig::default()).unwrap();
         assert_eq!(sched.nests.len(), 1, "{sched}");
-        assert_eq!(sched.nests[0].tile_sizes, vec![64, 64], "{sched}");
+        assert_eq!(sched.nests[0].tile_sizes, vec![64, 256], "{sched}");
         verify(&scop, &deps, &sched).unwrap();
     }
 }
@@ -409,6 +410,75 @@ fn heat_3d_tiles_have_a_long_innermost_point_loop() {
     assert_eq!(sched.nests.len(), 1, "{sched}");
     assert_eq!(sched.nests[0].tile_sizes, vec![8, 8, 8, 64], "{sched}");
     verify(&scop, &deps, &sched).unwrap();
+}
+
+/// jacobi-1d's band (t, i) subscripts its rank-1 arrays with one member only: its 64 × 64 tiles
+/// would hold 4 096 instances, so the innermost member is lengthened until a tile holds
+/// `MIN_TILE_WORK` (16 384): 64 × 256, whose footprint (two rows of 256 doubles) is far below the
+/// budget. The schedule stays legal.
+#[test]
+fn time_tiled_bands_with_small_tiles_get_a_longer_innermost_member() {
+    let scop = common::kernel_scop("jacobi-1d", &["MEDIUM_DATASET"]);
+    let deps = dependences(&scop).unwrap();
+    let (sched, _) = schedule(&scop, &deps, &ScheduleConfig::default()).unwrap();
+    assert_eq!(sched.nests.len(), 1, "{sched}");
+    assert_eq!(sched.nests[0].tile_sizes, vec![64, 256], "{sched}");
+    verify(&scop, &deps, &sched).unwrap();
+}
+
+/// The rule's limits, on one statement `S0[t, i]` (two loops in a 2-member band): arrays of rank
+/// 2 (no member is a time loop), a band that leaves a loop below it, or a footprint past the
+/// budget stop or bound the lengthening; what it lengthens is the innermost member only.
+#[test]
+fn only_time_tiled_whole_bands_are_lengthened_within_the_budget() {
+    use polyhedral::{lengthen_time_tiled, time_tiled};
+    let one = |rank: usize, loops: &[&str]| {
+        let dims = loops.join(", ");
+        let subscripts = vec!["i"; rank].join(", ");
+        common::scop(
+            &[],
+            "{ : }",
+            &[("A", rank), ("B", rank)],
+            vec![common::stmt(
+                0,
+                loops,
+                &format!("{{ S0[{dims}] : 0 <= {dims} < 10 }}"),
+                &format!("{{ S0[{dims}] -> [{dims}] }}"),
+                vec![
+                    common::access(false, 0, &format!("{{ S0[{dims}] -> A[{subscripts}] }}")),
+                    common::access(true, 1, &format!("{{ S0[{dims}] -> B[{subscripts}] }}")),
+                ],
+            )],
+        )
+    };
+    let s0 = [StmtId(0)];
+    let stencil = one(1, &["t", "i"]);
+    assert!(time_tiled(&stencil, &s0, 2));
+    assert_eq!(
+        lengthen_time_tiled(&stencil, &s0, vec![64, 64], 1, 64 << 10),
+        vec![64, 256]
+    );
+    assert_eq!(
+        lengthen_time_tiled(&stencil, &s0, vec![64, 64], 0, 64 << 10),
+        vec![256, 64]
+    );
+    // Two rows of 2 × 8 bytes per element: 1 KiB allows 64, not 128.
+    assert_eq!(
+        lengthen_time_tiled(&stencil, &s0, vec![16, 16], 1, 1 << 10),
+        vec![16, 64]
+    );
+    let matrix = one(2, &["t", "i"]);
+    assert!(!time_tiled(&matrix, &s0, 2));
+    assert_eq!(
+        lengthen_time_tiled(&matrix, &s0, vec![64, 64], 1, 64 << 10),
+        vec![64, 64]
+    );
+    let deeper = one(1, &["t", "i", "k"]);
+    assert!(!time_tiled(&deeper, &s0, 2), "a loop below the band");
+    assert_eq!(
+        lengthen_time_tiled(&deeper, &s0, vec![64, 64], 1, 64 << 10),
+        vec![64, 64]
+    );
 }
 
 /// gemm's band comes from ISL as (i, j, k); inside a tile the point loops run (i, k, j), so that
