@@ -31,6 +31,7 @@ mod auto;
 mod clang;
 mod diagnostic;
 pub mod ir;
+pub mod lanes;
 mod macros;
 mod pragma;
 mod print;

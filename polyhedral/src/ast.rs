@@ -24,6 +24,102 @@ pub enum Ast {
     /// An instance of a domain element: `name` is the tuple name (a statement `S3`, a tile space
     /// `N0`, ...) and `args` its coordinates expressed in the enclosing iterators and parameters.
     User { name: String, args: Vec<Expr> },
+    /// A register-tiled vector kernel (`crate::kernel`), printed under a preprocessor condition
+    /// on the vector size, with its fallback otherwise.
+    Kernel(Box<Kernel>),
+}
+
+/// One loop of a [`Kernel`]: `for (iter = init; cond; iter += step)`, the step the kernel's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelLoop {
+    pub iter: String,
+    pub init: Expr,
+    pub cond: Expr,
+}
+
+/// A register-tiled kernel over one statement (see `crate::kernel`). The row loop steps by
+/// `rows`; the reduction loop steps by one and runs innermost.
+///
+/// With `vector`, the loops are rows, lanes and the reduction: the lane loop steps by
+/// `vectors` vectors of `TF_VBYTES` bytes, and the body is `rows × vectors` instances of `stmt`
+/// at `args` with the row iterator plus `0 .. rows` and the lane iterator plus `0 .. vectors`
+/// vectors, each printed with the occurrences along its iterator `lane` as vectors
+/// ([`kernel_user`] with [`KernelPart::Lanes`]); it is printed under a preprocessor condition on
+/// the vector size, with `fallback` otherwise.
+///
+/// Without, the loops are rows and the reduction: before the reduction loop each row's written
+/// element is loaded into an accumulator ([`KernelPart::Load`]), the body is `rows` instances
+/// with that element replaced by the accumulator ([`KernelPart::Accumulate`]), and after it the
+/// accumulators are stored ([`KernelPart::Store`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kernel {
+    /// Outermost first: rows, lanes (with `vector`) and the reduction.
+    pub loops: Vec<KernelLoop>,
+    pub rows: i64,
+    /// The statement's tuple name and its coordinates in the loops' iterators.
+    pub stmt: String,
+    pub args: Vec<Expr>,
+    pub vector: Option<VectorLanes>,
+    /// The code for vector sizes the kernel was not checked for.
+    pub fallback: Ast,
+}
+
+/// The vector part of a [`Kernel`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VectorLanes {
+    pub vectors: i64,
+    /// The statement's iterator whose occurrences are vectors.
+    pub lane: usize,
+    /// Bytes of one element.
+    pub elem_bytes: i64,
+    /// The vector sizes (bytes) the kernel was checked for; other sizes run the fallback.
+    pub widths: Vec<i64>,
+}
+
+/// How a user node of a [`Kernel`] prints its statement (the number: the row's accumulator).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelPart {
+    /// The statement with the occurrences along its iterator as vectors.
+    Lanes(usize),
+    /// `T tf_acc<r> = <written element>;`
+    Load(usize),
+    /// The statement with its written element replaced by `tf_acc<r>`.
+    Accumulate(usize),
+    /// `<written element> = tf_acc<r>;`
+    Store(usize),
+}
+
+/// The tags of [`kernel_user`] names.
+type PartTag = (&'static str, fn(usize) -> KernelPart);
+
+const PARTS: [PartTag; 4] = [
+    ("@lanes", KernelPart::Lanes),
+    ("@load", KernelPart::Load),
+    ("@acc", KernelPart::Accumulate),
+    ("@store", KernelPart::Store),
+];
+
+/// The name of a user node of `stmt` printed as `part` of a kernel.
+pub fn kernel_user(stmt: &str, part: KernelPart) -> String {
+    let (tag, n) = match part {
+        KernelPart::Lanes(n) => ("@lanes", n),
+        KernelPart::Load(n) => ("@load", n),
+        KernelPart::Accumulate(n) => ("@acc", n),
+        KernelPart::Store(n) => ("@store", n),
+    };
+    format!("{stmt}{tag}{n}")
+}
+
+/// A user node's statement name, and the kernel part it prints ([`kernel_user`]), if any.
+pub fn split_kernel_user(name: &str) -> (&str, Option<KernelPart>) {
+    for (tag, part) in PARTS {
+        if let Some((stmt, n)) = name.split_once(tag) {
+            if let Ok(n) = n.parse() {
+                return (stmt, Some(part(n)));
+            }
+        }
+    }
+    (name, None)
 }
 
 impl Ast {
@@ -40,6 +136,7 @@ impl Ast {
                 }
             }
             Ast::User { .. } => {}
+            Ast::Kernel(k) => k.fallback.walk(f),
         }
     }
 }

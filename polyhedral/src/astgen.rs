@@ -431,6 +431,12 @@ pub(crate) fn rename_users(ast: &mut Ast, rename: &dyn Fn(&str) -> Option<String
                 *name = new;
             }
         }
+        Ast::Kernel(k) => {
+            if let Some(new) = rename(&k.stmt) {
+                k.stmt = new;
+            }
+            rename_users(&mut k.fallback, rename);
+        }
     }
 }
 

@@ -91,6 +91,7 @@ pub fn body_loops(ast: &Ast, prefix: &str) -> Vec<BodyLoop> {
                 }
             }
             Ast::User { .. } => {}
+            Ast::Kernel(k) => walk(&k.fallback, prefix, out),
         }
     }
     let mut out = Vec::new();
@@ -110,6 +111,7 @@ fn users(ast: &Ast, out: &mut Vec<String>) {
             }
         }
         Ast::User { name, .. } => out.push(name.clone()),
+        Ast::Kernel(k) => users(&k.fallback, out),
     }
 }
 

@@ -53,6 +53,7 @@ mod deps;
 mod gpu;
 #[allow(unsafe_code)]
 mod isl;
+mod kernel;
 mod maps;
 mod materialize;
 mod parallel;
@@ -101,7 +102,9 @@ fn polybench_scop(name: &str) -> frontend::ir::Scop {
         .unwrap_or_else(|| panic!("{name}: no SCoP"))
 }
 
-pub use ast::{Ast, Expr, OpKind};
+pub use ast::{
+    kernel_user, split_kernel_user, Ast, Expr, Kernel, KernelLoop, KernelPart, OpKind, VectorLanes,
+};
 pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
 pub use cost::{choose_fusion, schedule_cost, Candidate, Machine, NestCost, ScheduleCost};
 pub use deps::dependences;

@@ -403,7 +403,7 @@ pub(crate) fn order_kept<'c>(
 /// The pairs of instances scheduled by `schedule` that access one element, at least one of them
 /// writing it, in both directions; a scalar of `private` or written in the SCoP is one element
 /// for all instances (see the module doc).
-fn conflicts<'c>(
+pub(crate) fn conflicts<'c>(
     ctx: &'c Ctx,
     scop: &Scop,
     private: &[ArrayId],

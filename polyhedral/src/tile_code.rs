@@ -43,6 +43,7 @@ use crate::ast::{Ast, Expr, OpKind};
 use crate::astgen::{convert_expr, rename_users, PointSchedule};
 use crate::chains::{interleave_chains, CHAINS};
 use crate::isl::{AstBuild, Ctx, Set, UnionMap, UnionSet};
+use crate::kernel::{accumulator_kernel, vector_kernel};
 use crate::maps::{names, pad_to_common_depth, params_prefix, projection, tuple};
 use crate::point_order::{accumulates, aliased_invariant_reads};
 use crate::sink::{distribute_innermost, sink_band_member};
@@ -71,6 +72,9 @@ pub struct TileCode {
     /// The statements of the innermost loop, in the order of the loops it was distributed into
     /// ([`crate::sink`]); empty when it was not.
     pub distributed: Vec<String>,
+    /// What register-tiled kernels run in full tiles ([`crate::kernel`]): `S1 in 4x4 vectors`,
+    /// `S2 in 4 accumulators`.
+    pub kernels: Vec<String>,
 }
 
 /// The CPU code of one tile of nest `nest` (arguments as for [`crate::nest_body_ast`]): full tiles
@@ -126,6 +130,15 @@ pub fn tile_body_ast(
     code.sunk = sunk;
     code.distributed = distributed;
     Ok((ast, code))
+}
+
+/// The kernel node of an AST that [`vector_kernel`] made (loops around it aside).
+fn find_kernel(ast: &Ast) -> &Ast {
+    match ast {
+        Ast::For { body, .. } => find_kernel(body),
+        Ast::Block(items) if items.len() == 1 => find_kernel(&items[0]),
+        other => other,
+    }
 }
 
 /// The suffix of the statement copies [`split_aliased`] makes.
@@ -247,9 +260,27 @@ fn tile_code(
             piece_code = Some(jammed.build(Some(piece.clone()), &band)?);
             code.jammed = Some((points.iterators[*m].clone(), CHAINS));
         }
-        let piece_code = match piece_code {
-            Some(c) => c,
-            None => points.build(Some(piece), &band)?,
+        let plain = points.build(Some(piece.clone()), &band)?;
+        let reordered = piece_code.is_some();
+        let piece_code = piece_code.unwrap_or_else(|| plain.clone());
+        let mut kernel = vector_kernel(scop, points, &plain, &piece, private, &piece_code)?;
+        if kernel.is_none() && !reordered {
+            kernel = accumulator_kernel(scop, points, &plain, &piece, private)?;
+        }
+        let piece_code = match kernel {
+            Some(kernel) => {
+                if let Ast::Kernel(k) = find_kernel(&kernel) {
+                    let what = match &k.vector {
+                        Some(v) => format!("{} in {}x{} vectors", k.stmt, k.rows, v.vectors),
+                        None => format!("{} in {} accumulators", k.stmt, k.rows),
+                    };
+                    if !code.kernels.contains(&what) {
+                        code.kernels.push(what);
+                    }
+                }
+                kernel
+            }
+            None => piece_code,
         };
         out = Ast::If {
             cond,
@@ -402,7 +433,7 @@ pub fn unroll_and_jam(ast: &mut Ast, outer: &str, inner: &str, factor: i64) -> b
                 .is_some_and(|e| unroll_and_jam(e, outer, inner, factor));
             a | b
         }
-        Ast::User { .. } => false,
+        Ast::User { .. } | Ast::Kernel(_) => false,
         Ast::For {
             iter,
             init,
@@ -578,6 +609,7 @@ fn shift(ast: &mut Ast, iter: &str, by: i64) {
                 shift(e, iter, by);
             }
         }
+        Ast::Kernel(k) => shift(&mut k.fallback, iter, by),
     }
 }
 
@@ -630,6 +662,9 @@ impl std::fmt::Display for TileCode {
                 ", innermost loop distributed ({})",
                 self.distributed.join(", ")
             )?;
+        }
+        if !self.kernels.is_empty() {
+            write!(f, ", register kernels ({})", self.kernels.join(", "))?;
         }
         Ok(())
     }
@@ -810,7 +845,7 @@ mod tests {
                 }
                 env.pop();
             }
-            Ast::If { .. } => panic!("no conditions here"),
+            Ast::If { .. } | Ast::Kernel(_) => panic!("no conditions or kernels here"),
         }
     }
 

@@ -105,7 +105,7 @@ fn stencil_tile_dependences_go_forward() {
 fn uniform_tile_dependences_give_guarded_calls() {
     fn has_loop(ast: &polyhedral::Ast) -> bool {
         match ast {
-            polyhedral::Ast::For { .. } => true,
+            polyhedral::Ast::For { .. } | polyhedral::Ast::Kernel(_) => true,
             polyhedral::Ast::Block(items) => items.iter().any(has_loop),
             polyhedral::Ast::If { then, els, .. } => {
                 has_loop(then) || els.as_deref().is_some_and(has_loop)

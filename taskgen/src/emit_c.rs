@@ -25,8 +25,9 @@
 use crate::c_ast::{self, HELPERS};
 use crate::private::PrivateScalar;
 use crate::program::{names, Barrier, InputKind, TaskClass, TaskProgram, DST_NAME, KEY_NAME};
-use frontend::ir::{Array, BodyPiece, Scop, SourceFile, Storage};
+use frontend::ir::{Array, ArrayId, BodyPiece, Scop, SourceFile, Storage};
 use polyhedral::Expr;
+use polyhedral::KernelPart;
 use std::fmt::Write;
 
 /// Around the task functions: GCC's warnings about loop trip counts derived from array bounds
@@ -480,6 +481,7 @@ pub(crate) fn statement(
     line_file: Option<&str>,
 ) {
     let pad = "  ".repeat(depth);
+    let (name, part) = polyhedral::split_kernel_user(name);
     let Some(stmt) = name
         .strip_prefix('S')
         .and_then(|k| k.parse::<usize>().ok())
@@ -496,19 +498,63 @@ pub(crate) fn statement(
         let _ = writeln!(out, "#line {} \"{file}\"", stmt.loc.line);
     }
     out.push_str(&pad);
-    for piece in &stmt.body {
-        match piece {
-            BodyPiece::Text(t) => out.push_str(t),
-            BodyPiece::Iter(k) => match args.get(*k) {
-                Some(e) => out.push_str(&c_ast::expr(e)),
-                None => out.push_str("tf_missing_iterator"),
-            },
-            BodyPiece::Var(id) => {
-                let a = scop.array(*id);
-                if capture(a) == Capture::Pointer && !private.iter().any(|p| p.array == a.id) {
-                    let _ = write!(out, "(*{})", a.name);
+    let iter = |k: usize| match args.get(k) {
+        Some(e) => c_ast::expr(e),
+        None => "tf_missing_iterator".to_string(),
+    };
+    let var = |id: ArrayId| {
+        let a = scop.array(id);
+        if capture(a) == Capture::Pointer && !private.iter().any(|p| p.array == a.id) {
+            format!("(*{})", a.name)
+        } else {
+            a.name.clone()
+        }
+    };
+    let elem_type = |body: &[BodyPiece]| {
+        body.iter()
+            .find_map(|p| match p {
+                BodyPiece::Var(id) => Some(scop.array(*id).elem_type.clone()),
+                _ => None,
+            })
+            .unwrap_or_else(|| "double".into())
+    };
+    let acc = |r: usize| format!("tf_acc{r}");
+    match part {
+        Some(KernelPart::Load(r)) => {
+            let element = frontend::lanes::render_accumulated(&stmt.body, &iter, &var, "", true);
+            let _ = write!(out, "{} {} = {element};", elem_type(&stmt.body), acc(r));
+        }
+        Some(KernelPart::Store(r)) => {
+            let element = frontend::lanes::render_accumulated(&stmt.body, &iter, &var, "", true);
+            let _ = write!(out, "{element} = {};", acc(r));
+        }
+        Some(KernelPart::Accumulate(r)) => {
+            out.push_str(&frontend::lanes::render_accumulated(
+                &stmt.body,
+                &iter,
+                &var,
+                &acc(r),
+                false,
+            ));
+        }
+        // A kernel's copy: the occurrences along the lane iterator as vectors.
+        Some(KernelPart::Lanes(q)) => {
+            let wrap = |id: ArrayId| {
+                let v = if scop.array(id).elem_type == "float" {
+                    "TF_VF("
                 } else {
-                    out.push_str(&a.name);
+                    "TF_VD("
+                };
+                (v.to_string(), ")".to_string())
+            };
+            out.push_str(&frontend::lanes::render(&stmt.body, q, &iter, &var, &wrap));
+        }
+        None => {
+            for piece in &stmt.body {
+                match piece {
+                    BodyPiece::Text(t) => out.push_str(t),
+                    BodyPiece::Iter(k) => out.push_str(&iter(*k)),
+                    BodyPiece::Var(id) => out.push_str(&var(*id)),
                 }
             }
         }

@@ -424,6 +424,8 @@ fn host_loop(iter: &str, body: &Ast, parallel: &[(BodyLoop, bool)]) -> bool {
                 encloses_parallel(then, parallel)
                     || els.as_ref().is_some_and(|e| encloses_parallel(e, parallel))
             }
+            // CPU tile code only; GPU bodies have no kernels of that kind.
+            Ast::Kernel(k) => encloses_parallel(&k.fallback, parallel),
             Ast::User { .. } => false,
         }
     }
@@ -446,6 +448,7 @@ fn kernel_roots<'a>(ast: &'a Ast, parallel: &[(BodyLoop, bool)]) -> Vec<&'a Ast>
                     walk(e, parallel, out);
                 }
             }
+            Ast::Kernel(k) => walk(&k.fallback, parallel, out),
             Ast::For { .. } | Ast::User { .. } => out.push(ast),
         }
     }
@@ -504,7 +507,7 @@ fn kernel_scope(root: &Ast, parallel: &[(BodyLoop, bool)]) -> KernelScope {
             fixed: usize::MAX,
         },
         // Not a kernel root: no statement, so a private scalar it accessed would be refused.
-        Ast::Block(_) | Ast::If { .. } => KernelScope {
+        Ast::Block(_) | Ast::If { .. } | Ast::Kernel(_) => KernelScope {
             statements: Vec::new(),
             fixed: usize::MAX,
         },
@@ -799,6 +802,7 @@ fn host(
             }
             let _ = writeln!(out, "{pad}}}");
         }
+        Ast::Kernel(k) => host(out, &k.fallback, depth, ctx, kernels),
         Ast::For { .. } | Ast::User { .. } => {
             let index = kernels.len();
             let name = format!("tf_scop{}_n{}_k{}", ctx.n, ctx.k, index - ctx.first);

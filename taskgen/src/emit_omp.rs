@@ -162,7 +162,7 @@ fn loops(
             }
             let _ = writeln!(out, "{pad}}}");
         }
-        Ast::User { .. } => c_ast::stmt(out, ast, depth, user),
+        Ast::User { .. } | Ast::Kernel(_) => c_ast::stmt(out, ast, depth, user),
     }
 }
 
@@ -173,6 +173,9 @@ fn mentions_loop(ast: &Ast, iter: &str) -> bool {
         Ast::For { iter: it, body, .. } => it == iter || mentions_loop(body, iter),
         Ast::If { then, els, .. } => {
             mentions_loop(then, iter) || els.as_deref().is_some_and(|e| mentions_loop(e, iter))
+        }
+        Ast::Kernel(k) => {
+            k.loops.iter().any(|l| l.iter == iter) || mentions_loop(&k.fallback, iter)
         }
         Ast::User { .. } => false,
     }

@@ -17,11 +17,17 @@ fn data(name: &str) -> PathBuf {
 /// Checks `file` against `cc` for each set of `-D` flags; `scop_line` is the verbose line's
 /// `SCoP in ...: N statements` part that must appear.
 fn check(file: &str, sizes: &[&[&str]], scop_line: &str) {
+    check_with(file, sizes, &[], &[], scop_line);
+}
+
+/// [`check`] with `extra` flags for both compilers and `ours` for tiledflow-cc only.
+fn check_with(file: &str, sizes: &[&[&str]], extra: &[&str], ours_only: &[&str], scop_line: &str) {
     let dir = tempfile::tempdir().unwrap();
     let src = data(file);
     let tiledflow_cc = tool_path("tiledflow-cc").expect("the workspace is built");
     for defines in sizes {
         let mut flags: Vec<String> = vec!["-O1".into(), "-ffp-contract=off".into(), "-lm".into()];
+        flags.extend(extra.iter().map(|d| d.to_string()));
         flags.extend(defines.iter().map(|d| d.to_string()));
         let reference = dir.path().join("reference");
         compile(reference_cc(), &[&src], &flags, &reference).unwrap();
@@ -40,6 +46,7 @@ fn check(file: &str, sizes: &[&[&str]], scop_line: &str) {
             if !tiles.is_empty() {
                 ours.push(format!("--tiledflow-tile-sizes={tiles}"));
             }
+            ours.extend(ours_only.iter().map(|f| f.to_string()));
             let said = compile_with_stderr(&tiledflow_cc, &[&src], &ours, &exe)
                 .unwrap_or_else(|e| panic!("{file} {defines:?} {target}: {e:#}"));
             assert!(said.contains(scop_line), "{file} {target}: {said}");
@@ -74,5 +81,78 @@ fn chained_assignments_commas_increments_calls_and_conditionals() {
         "assignments.c",
         &[&[], &["-DN=9"], &["-DN=2"]],
         "SCoP in kernel() at line 19: 14 statements",
+    );
+}
+
+/// The vector extensions of this machine's processor that the generated code may use.
+fn cpu_flags() -> Vec<String> {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    info.lines()
+        .find(|l| l.starts_with("flags"))
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn contractions_in_vector_kernels() {
+    // The kernels are compiled for 32- and 64-byte vectors: each width this processor has, and
+    // none (the scalar code under the same `#if`).
+    let cpu = cpu_flags();
+    let mut widths: Vec<&[&str]> = vec![&[]];
+    if cpu.iter().any(|f| f == "avx2") {
+        widths.push(&["-mavx2"]);
+    }
+    if cpu.iter().any(|f| f == "avx512f") {
+        widths.push(&["-mavx512f"]);
+    }
+    for extra in widths {
+        for fuse in [&[][..], &["--tiledflow-fuse=min"]] {
+            check_with(
+                "contractions.c",
+                &[&[], &["-DN=200"], &["-DN=5"]],
+                extra,
+                fuse,
+                "SCoP in kernel() at line 22: 8 statements",
+            );
+        }
+    }
+}
+
+/// At the default tile sizes, the contractions' full tiles get kernels (the test above would
+/// pass without them): vectors for the contractions but the one whose vector loop carries a
+/// dependence, accumulators for the triangular solve (under `--fuse min`, which tiles it in two
+/// dimensions), none for the update whose row is also read through another subscript.
+#[test]
+fn contractions_get_register_kernels() {
+    let tiledflow = tool_path("tiledflow").expect("the workspace is built");
+    let out = std::process::Command::new(tiledflow)
+        .args(["-v", "--fuse", "min", "-DN=200", "-o", "-"])
+        .arg(data("contractions.c"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    let kernels: Vec<Vec<String>> = said
+        .lines()
+        .map(|line| {
+            let mut k: Vec<String> = line
+                .split("register kernels (")
+                .skip(1)
+                .filter_map(|s| s.split(')').next())
+                .flat_map(|s| s.split(", ").map(str::to_string))
+                .collect();
+            k.sort();
+            k
+        })
+        .filter(|k| !k.is_empty())
+        .collect();
+    let vectors: Vec<String> = ["S0", "S1", "S2", "S3", "S4", "S6"]
+        .iter()
+        .map(|s| format!("{s} in 4x4 vectors"))
+        .collect();
+    assert_eq!(
+        kernels,
+        vec![vectors, vec!["S1 in 4 accumulators".to_string()]],
+        "{said}"
     );
 }

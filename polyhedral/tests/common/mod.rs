@@ -185,6 +185,8 @@ pub fn run(ast: &Ast, params: &[(&str, i64)]) -> Vec<Visit> {
 fn exec(ast: &Ast, env: &mut HashMap<String, i64>, out: &mut Vec<Visit>) {
     match ast {
         Ast::Block(items) => items.iter().for_each(|a| exec(a, env, out)),
+        // The kernel's instances are its fallback's, in another order.
+        Ast::Kernel(k) => exec(&k.fallback, env, out),
         Ast::For {
             iter,
             init,
@@ -297,6 +299,10 @@ fn show_into(ast: &Ast, depth: usize, s: &mut String) {
     let pad = "  ".repeat(depth);
     match ast {
         Ast::Block(items) => items.iter().for_each(|a| show_into(a, depth, s)),
+        Ast::Kernel(k) => {
+            s.push_str(&format!("{pad}kernel {}, else\n", k.stmt));
+            show_into(&k.fallback, depth + 1, s);
+        }
         Ast::For {
             iter,
             init,

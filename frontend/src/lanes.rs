@@ -1,0 +1,439 @@
+//! A statement's text read as vector code: which occurrences of its variables are vectors of
+//! consecutive elements along one of its iterators (the lanes), and whether the rest of the text
+//! means the same when those occurrences are vectors of the C compiler's vector extension.
+//!
+//! The register-tiled vector kernels of the tile code (`polyhedral::kernel`) print a statement
+//! with the occurrences whose last subscript is the lane iterator (`B[k][j]`, `C[i][j + 1]`)
+//! wrapped in a macro that reads them as a vector (`TF_VD(B[k][j])`), and every other
+//! occurrence as it is (a scalar, which GCC and clang broadcast in an operation with a vector).
+//! Each lane then computes exactly the statement's operations, in the statement's order, on its
+//! own element: the result is bitwise the scalar code's.
+//!
+//! That holds only for text whose operators have the same meaning on vectors: `+ - * /`,
+//! assignments (`=`, `+=`, ...), parentheses, subscripts and numbers. [`refusal`] refuses
+//! anything else (calls, macros, casts, comparisons, `?:`, `%`, increments), the lane iterator
+//! outside the last subscript or with a coefficient other than one, variables of another type
+//! than the vector's elements, and floating literals in `float` statements (a `double`
+//! constant does not convert to a `float` vector).
+
+use crate::ir::{ArrayId, BodyPiece, Scop, Statement};
+
+/// One token of a statement's text: a character of a text piece, an iterator or a variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tok {
+    Char(char),
+    Iter(usize),
+    Var(ArrayId),
+}
+
+/// A variable's occurrence with its subscripts: the token of the variable, the tokens of each
+/// subscript (without the brackets) and the end of the occurrence (exclusive).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Occurrence {
+    start: usize,
+    subscripts: Vec<(usize, usize)>,
+    end: usize,
+}
+
+fn tokens(body: &[BodyPiece]) -> Vec<Tok> {
+    let mut toks = Vec::new();
+    for piece in body {
+        match piece {
+            BodyPiece::Text(t) => toks.extend(t.chars().map(Tok::Char)),
+            BodyPiece::Iter(k) => toks.push(Tok::Iter(*k)),
+            BodyPiece::Var(id) => toks.push(Tok::Var(*id)),
+        }
+    }
+    toks
+}
+
+/// Every variable's occurrence, in text order (an occurrence inside another's subscript comes
+/// after it). `None` when the brackets do not balance.
+fn occurrences(toks: &[Tok]) -> Option<Vec<Occurrence>> {
+    let mut out = Vec::new();
+    for (start, tok) in toks.iter().enumerate() {
+        if !matches!(tok, Tok::Var(_)) {
+            continue;
+        }
+        let mut subscripts = Vec::new();
+        let mut at = start + 1;
+        loop {
+            let mut next = at;
+            while matches!(toks.get(next), Some(Tok::Char(c)) if c.is_whitespace()) {
+                next += 1;
+            }
+            if toks.get(next) != Some(&Tok::Char('[')) {
+                break;
+            }
+            let mut depth = 0usize;
+            let mut close = None;
+            for (k, t) in toks.iter().enumerate().skip(next) {
+                match t {
+                    Tok::Char('[') => depth += 1,
+                    Tok::Char(']') => {
+                        depth -= 1;
+                        if depth == 0 {
+                            close = Some(k);
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let close = close?;
+            subscripts.push((next + 1, close));
+            at = close + 1;
+        }
+        out.push(Occurrence {
+            start,
+            subscripts,
+            end: at,
+        });
+    }
+    Some(out)
+}
+
+/// Whether the occurrence's last subscript mentions iterator `q` (it is a vector).
+fn is_vector(toks: &[Tok], occ: &Occurrence, q: usize) -> bool {
+    occ.subscripts
+        .last()
+        .is_some_and(|&(a, b)| toks[a..b].contains(&Tok::Iter(q)))
+}
+
+/// The statement's text with iterator `k` printed as `iter(k)`, variable `v` as `var(v)`, and
+/// each occurrence whose last subscript mentions iterator `q` wrapped in `wrap(v)` (prefix and
+/// suffix). Meant for statements that [`refusal`] accepts.
+pub fn render(
+    body: &[BodyPiece],
+    q: usize,
+    iter: &dyn Fn(usize) -> String,
+    var: &dyn Fn(ArrayId) -> String,
+    wrap: &dyn Fn(ArrayId) -> (String, String),
+) -> String {
+    let toks = tokens(body);
+    let occs = occurrences(&toks).unwrap_or_default();
+    let mut closes = vec![Vec::new(); toks.len() + 1];
+    let mut opens = vec![String::new(); toks.len()];
+    for occ in &occs {
+        if let (true, Tok::Var(id)) = (is_vector(&toks, occ, q), toks[occ.start]) {
+            let (pre, post) = wrap(id);
+            opens[occ.start] = pre;
+            closes[occ.end].push(post);
+        }
+    }
+    let mut out = String::new();
+    for (k, tok) in toks.iter().enumerate() {
+        for post in closes[k].iter().rev() {
+            out.push_str(post);
+        }
+        out.push_str(&opens[k]);
+        match tok {
+            Tok::Char(c) => out.push(*c),
+            Tok::Iter(i) => out.push_str(&iter(*i)),
+            Tok::Var(v) => out.push_str(&var(*v)),
+        }
+    }
+    for post in closes[toks.len()].iter().rev() {
+        out.push_str(post);
+    }
+    out
+}
+
+/// Why `stmt` cannot run as vectors along its iterator `q` of elements of type `elem` (see the
+/// module doc); `None` when it can.
+pub fn refusal(scop: &Scop, stmt: &Statement, q: usize, elem: &str) -> Option<String> {
+    if !matches!(elem, "double" | "float") {
+        return Some(format!("elements of type `{elem}`"));
+    }
+    let toks = tokens(&stmt.body);
+    let Some(occs) = occurrences(&toks) else {
+        return Some("unbalanced brackets".into());
+    };
+    // Every variable of the element type, with as many subscripts as its rank (a scalar that
+    // the analysis expanded into an array is printed otherwise: not as written).
+    for occ in &occs {
+        if let Tok::Var(id) = toks[occ.start] {
+            let a = scop.array(id);
+            if a.elem_type != elem {
+                return Some(format!("`{}` is of type `{}`", a.name, a.elem_type));
+            }
+            if occ.subscripts.len() != a.rank {
+                return Some(format!(
+                    "`{}` has {} subscripts and rank {}",
+                    a.name,
+                    occ.subscripts.len(),
+                    a.rank
+                ));
+            }
+        }
+    }
+    // The lane iterator only as the whole last subscript (plus or minus a constant) of
+    // occurrences whose other subscripts do not mention it.
+    let mut lane_uses = 0usize;
+    for occ in &occs {
+        for (k, &(a, b)) in occ.subscripts.iter().enumerate() {
+            let inner = &toks[a..b];
+            if !inner.contains(&Tok::Iter(q)) {
+                continue;
+            }
+            if k + 1 != occ.subscripts.len() || !unit_subscript(inner, q) {
+                return Some("the lane iterator in a subscript other than `[j]`, `[j ± c]`".into());
+            }
+            lane_uses += 1;
+        }
+    }
+    let total = toks.iter().filter(|t| **t == Tok::Iter(q)).count();
+    if total != lane_uses {
+        return Some("the lane iterator outside a subscript".into());
+    }
+    // The characters: operators with the same meaning on vectors, and numbers.
+    let mut k = 0;
+    while k < toks.len() {
+        let Tok::Char(c) = toks[k] else {
+            k += 1;
+            continue;
+        };
+        let starts_number = c.is_ascii_digit()
+            || (c == '.' && matches!(toks.get(k + 1), Some(Tok::Char(d)) if d.is_ascii_digit()));
+        if starts_number {
+            let (len, float) = number(&toks[k..]);
+            if float && elem == "float" {
+                return Some("a floating literal in a `float` statement".into());
+            }
+            k += len;
+            continue;
+        }
+        if !(c.is_whitespace() || "+-*/=()[];".contains(c)) {
+            return Some(format!("`{c}` in the statement"));
+        }
+        if (c == '+' || c == '-') && toks.get(k + 1) == Some(&Tok::Char(c)) {
+            return Some("an increment".into());
+        }
+        k += 1;
+    }
+    None
+}
+
+/// Whether a subscript's tokens are `q`, `q + c`, `q - c` or `c + q` (spaces aside, `c` an
+/// integer).
+fn unit_subscript(inner: &[Tok], q: usize) -> bool {
+    let toks: Vec<Tok> = inner
+        .iter()
+        .copied()
+        .filter(|t| !matches!(t, Tok::Char(c) if c.is_whitespace()))
+        .collect();
+    let int = |ts: &[Tok]| {
+        !ts.is_empty()
+            && ts
+                .iter()
+                .all(|t| matches!(t, Tok::Char(c) if c.is_ascii_digit()))
+    };
+    match toks.as_slice() {
+        [Tok::Iter(i)] => *i == q,
+        [Tok::Iter(i), Tok::Char('+' | '-'), rest @ ..] => *i == q && int(rest),
+        [.., Tok::Char('+'), Tok::Iter(i)] => *i == q && int(&toks[..toks.len() - 2]),
+        _ => false,
+    }
+}
+
+/// The length of the decimal number that starts `toks` (digits, a point, an exponent with its
+/// sign), and whether it is a floating literal. A suffix or a hexadecimal prefix is left for the
+/// caller, which refuses its letters.
+fn number(toks: &[Tok]) -> (usize, bool) {
+    let mut len = 0;
+    let mut float = false;
+    while let Some(Tok::Char(c)) = toks.get(len) {
+        match c {
+            '0'..='9' => len += 1,
+            '.' => {
+                float = true;
+                len += 1;
+            }
+            'e' | 'E' if len > 0 => {
+                float = true;
+                len += 1;
+                if matches!(toks.get(len), Some(Tok::Char('+' | '-'))) {
+                    len += 1;
+                }
+            }
+            _ => break,
+        }
+    }
+    (len, float)
+}
+
+/// The occurrence that a statement's text assigns (the first token of the text, followed by
+/// `=` or a compound assignment), with the tokens.
+fn assigned(body: &[BodyPiece]) -> Option<(Vec<Tok>, Occurrence)> {
+    let toks = tokens(body);
+    let occs = occurrences(&toks)?;
+    let first = toks
+        .iter()
+        .position(|t| !matches!(t, Tok::Char(c) if c.is_whitespace()))?;
+    let lhs = occs.into_iter().find(|o| o.start == first)?;
+    let rest: String = toks[lhs.end..]
+        .iter()
+        .map_while(|t| match t {
+            Tok::Char(c) => Some(*c),
+            _ => None,
+        })
+        .filter(|c| !c.is_whitespace())
+        .take(2)
+        .collect();
+    let assigns = rest.starts_with('=') && !rest.starts_with("==")
+        || matches!(rest.as_str(), "+=" | "-=" | "*=" | "/=");
+    assigns.then_some((toks, lhs))
+}
+
+/// Why the element that `stmt` assigns cannot be kept in a local accumulator by replacing its
+/// occurrences in the text (see `polyhedral::kernel`); `None` when it can. `forms` is the number
+/// of distinct access relations of the statement to the assigned array: the text must have as
+/// many distinct forms of the array's occurrences, so that every occurrence spelled like the
+/// assigned one is that element and every other one is another access.
+pub fn accumulator_refusal(scop: &Scop, stmt: &Statement, forms: usize) -> Option<String> {
+    let Some((toks, lhs)) = assigned(&stmt.body) else {
+        return Some("the statement does not start with an assigned element".into());
+    };
+    let Tok::Var(array) = toks[lhs.start] else {
+        return Some("the statement does not start with an assigned element".into());
+    };
+    if lhs.subscripts.len() != scop.array(array).rank || lhs.subscripts.is_empty() {
+        return Some("the assigned element is not an array element as declared".into());
+    }
+    let occs = occurrences(&toks)?;
+    let mut spelled: Vec<&[Tok]> = occs
+        .iter()
+        .filter(|o| toks[o.start] == Tok::Var(array))
+        .map(|o| &toks[o.start..o.end])
+        .collect();
+    spelled.sort_by_key(|t| format!("{t:?}"));
+    spelled.dedup();
+    (spelled.len() != forms).then(|| {
+        format!(
+            "{} spellings of `{}` for {forms} accesses",
+            spelled.len(),
+            scop.array(array).name
+        )
+    })
+}
+
+/// The statement's text with the assigned element and every occurrence spelled like it replaced
+/// by `acc` (iterators and variables printed as in [`render`]); with `element_only`, the text of
+/// the assigned element alone. Meant for statements that [`accumulator_refusal`] accepts.
+pub fn render_accumulated(
+    body: &[BodyPiece],
+    iter: &dyn Fn(usize) -> String,
+    var: &dyn Fn(ArrayId) -> String,
+    acc: &str,
+    element_only: bool,
+) -> String {
+    let print = |ts: &[Tok]| -> String {
+        ts.iter()
+            .map(|t| match t {
+                Tok::Char(c) => c.to_string(),
+                Tok::Iter(i) => iter(*i),
+                Tok::Var(v) => var(*v),
+            })
+            .collect()
+    };
+    let Some((toks, lhs)) = assigned(body) else {
+        return String::from("#error tiledflow internal error: no assigned element\n");
+    };
+    let spelled = &toks[lhs.start..lhs.end];
+    if element_only {
+        return print(spelled);
+    }
+    let mut out = String::new();
+    let mut k = 0;
+    while k < toks.len() {
+        if toks[k..].starts_with(spelled) {
+            out.push_str(acc);
+            k += spelled.len();
+        } else {
+            out.push_str(&print(&toks[k..k + 1]));
+            k += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The statements of the first SCoP of `body` (inside `void f(...)` over `double` arrays
+    /// `A`, `B`, `C`, a `float` array `F`, scalars `alpha` and `k2`, and `n`).
+    fn statements(body: &str) -> Scop {
+        let text = format!(
+            "double sqrt(double);\nvoid f(int n, double alpha, int k2, double A[n][n], double B[n][n], double C[n][n], float F[n][n]) {{\n#pragma scop\n{body}\n#pragma endscop\n}}\n"
+        );
+        let (file, _) = crate::parse_source("t.c", &text, &crate::Options::default()).unwrap();
+        file.scops.into_iter().next().expect("a SCoP")
+    }
+
+    /// The statement's text with `TF_V(..)` around its vector occurrences along its last
+    /// iterator, or the reason it is refused.
+    fn vectorized(body: &str) -> Result<String, String> {
+        let scop = statements(body);
+        let stmt = scop.statements.last().unwrap();
+        let q = stmt.iterators.len() - 1;
+        let elem = scop
+            .arrays
+            .iter()
+            .find(|a| a.written)
+            .map(|a| a.elem_type.clone())
+            .unwrap();
+        if let Some(why) = refusal(&scop, stmt, q, &elem) {
+            return Err(why);
+        }
+        Ok(render(
+            &stmt.body,
+            q,
+            &|k| stmt.iterators[k].clone(),
+            &|v| scop.array(v).name.clone(),
+            &|_| ("TF_V(".into(), ")".into()),
+        ))
+    }
+
+    #[test]
+    fn occurrences_along_the_lane_iterator_become_vectors() {
+        assert_eq!(
+            vectorized(
+                "for (int i = 0; i < n; i++) for (int k = 0; k < n; k++) for (int j = 0; j < n; j++)\n  C[i][j] += alpha * A[i][k] * B[k][j];"
+            ),
+            Ok("TF_V(C[i][j]) += alpha * A[i][k] * TF_V(B[k][j]);".into())
+        );
+        assert_eq!(
+            vectorized(
+                "for (int i = 0; i < n; i++) for (int j = 1; j < n - 1; j++)\n  C[i][j] = 0.5 * (A[i][j - 1] + A[i][ j+1 ]) - 2 * B[i][i];"
+            ),
+            Ok("TF_V(C[i][j]) = 0.5 * (TF_V(A[i][j - 1]) + TF_V(A[i][ j+1 ])) - 2 * B[i][i];".into())
+        );
+    }
+
+    #[test]
+    fn text_without_the_same_meaning_on_vectors_is_refused() {
+        let loops = "for (int i = 0; i < n; i++) for (int j = 0; j < n; j++)\n  ";
+        for (stmt, why) in [
+            ("C[i][j] = A[j][i];", "subscript"),
+            ("C[i][j] = A[i][2 * j];", "subscript"),
+            ("C[i][j] = A[i][j] * j;", "outside a subscript"),
+            ("C[i][j] = A[i][j] > 0 ? 1.0 : 2.0;", "`>`"),
+            ("C[i][j] = sqrt(A[i][j]);", "`s`"),
+            ("C[i][j] = (double)k2 * A[i][j];", "type `int`"),
+            ("C[i][j] = A[i][j] * 2.0f;", "`f`"),
+            ("F[i][j] = F[i][j] * 0.5;", "floating literal"),
+            ("F[i][j] = F[i][j] * alpha;", "type `double`"),
+        ] {
+            let got = vectorized(&format!("{loops}{stmt}"));
+            assert!(
+                matches!(&got, Err(e) if e.contains(why)),
+                "{stmt}: {got:?}, expected a refusal mentioning {why}"
+            );
+        }
+        assert_eq!(
+            vectorized(&format!("{loops}F[i][j] = F[i][j] * 2 + F[i][i];")),
+            Ok("TF_V(F[i][j]) = TF_V(F[i][j]) * 2 + F[i][i];".into())
+        );
+    }
+}

@@ -1,0 +1,669 @@
+//! Register-tiled vector kernels: in a full tile whose innermost loops are a perfect nest of
+//! three around one statement that accumulates (gemm's `C[i][j] += alpha * A[i][k] * B[k][j]`
+//! under `i, k, j`), the code runs [`ROWS`] rows by [`VECTORS`] vectors of the statement's
+//! lane loop (`j`) at once, with the reduction loop (`k`) innermost:
+//!
+//! ```text
+//! for (i = ..; i <= ..; i += 4)
+//!   for (j = ..; j <= ..; j += 4 * W)
+//!     for (k = ..; k <= ..; k += 1) {
+//!       TF_VD(C[i + 0][j + 0 * W]) += alpha * A[i + 0][k] * TF_VD(B[k][j + 0 * W]);
+//!       ... 16 copies: rows i + 0 .. i + 3, vectors j + 0 * W .. j + 3 * W
+//!     }
+//! ```
+//!
+//! where `W` elements make one vector of the machine (`TF_VBYTES` bytes, set by the generated
+//! file from the compiler's target macros) and `TF_VD` reads an element and the `W - 1` after it
+//! as one vector of GCC's and clang's vector extension ([`frontend::lanes`] says which
+//! occurrences are vectors and refuses text whose meaning would change). The 16 accumulators
+//! (`C`'s elements, invariant along `k`) stay in registers for the whole `k` loop: one vector
+//! load of `B` and one broadcast of `A` per row feed four multiplications and additions, where
+//! the jammed code ([`crate::tile_code`]) loads and stores `C` every four steps. Measured on the
+//! full tiles of gemm (`64³`, gcc 12 `-O3 -march=native -ffp-contract=off`, one thread):
+//! 13.5 GFLOP/s jammed, 27.7 with 64-byte vectors (AVX-512), 17.6 against 13.4 with 32-byte
+//! ones (AVX2); 16-byte vectors (SSE2) ran slower than the jammed code, so the kernel is only
+//! compiled for 32 and 64 (`#if`), and the jammed code otherwise.
+//!
+//! Each element still sees its updates in the original order (`k` ascending for one `C[i][j]`),
+//! and each lane computes the statement's own operations on its element, so the results are
+//! bitwise the scalar code's.
+//!
+//! Legality is checked, not assumed: the new order (row blocks, lane blocks, `k`, row in block,
+//! lane in block) must keep the order of every two instances of the tile that access one element
+//! with one of them writing ([`crate::sink::order_kept`], for each vector width the kernel is
+//! compiled for), and no two instances that differ only in the lane loop may conflict (a
+//! vector's lanes run at once). The checks look at the tiles of the full-tile piece only.
+//!
+//! ## Accumulators
+//!
+//! Where the innermost two loops of a full tile are a row loop and a reduction loop around one
+//! statement that accumulates into an element invariant along the reduction, but whose other
+//! accesses are not contiguous along any loop (trisolv's `x[i] -= L[i][j] * x[j]`, cholesky's
+//! `A[i][j] -= A[i][k] * A[j][k]`), the C compiler keeps the element in memory (the other
+//! accesses may reach it) and runs one chain of dependent additions. The accumulator kernel runs
+//! [`CHAIN_ROWS`] rows at once, each row's element in a local variable loaded before the
+//! reduction loop and stored after it; the statement's text has the element's occurrences
+//! replaced by that variable ([`frontend::lanes::render_accumulated`]). Checked: the new order
+//! keeps every conflicting pair's, and no other access of the tile reaches an element while a
+//! block of rows holds it (same outer iteration, same block of rows). The reduction loop gets
+//! `TF_SCALAR_LOOP`: GCC 12 otherwise vectorizes it as in-order reductions with a shuffle per
+//! element. Measured at one thread: cholesky (LARGE) 0.64 s -> 0.41 s, trisolv (EXTRALARGE,
+//! 2 threads) 8.7 ms -> 5.7 ms against gcc's 10.2 ms; 8 rows ran cholesky slower (0.48 s).
+
+use crate::ast::{Ast, Expr, Kernel, KernelLoop, OpKind, VectorLanes};
+use crate::astgen::PointSchedule;
+use crate::isl::{Set, UnionMap};
+use crate::maps::{names, tuple};
+use crate::point_order::{classify, Shapes, INVARIANT};
+use crate::sink::{conflicts, next_instances, order_kept, unit_steps};
+use crate::tile_size::element_bytes;
+use crate::Result;
+use frontend::ir::{AccessKind, ArrayId, Scop};
+
+/// Rows one kernel iteration runs.
+pub const ROWS: i64 = 4;
+/// Vectors of the lane loop one kernel iteration runs per row.
+pub const VECTORS: i64 = 4;
+/// The vector sizes (bytes) the kernel is compiled for.
+pub const WIDTHS: [i64; 2] = [32, 64];
+
+/// The kernel for the full-tile code `plain` of `points` (built in the tile's own order), with
+/// `fallback` as the code for other vector widths, when its innermost loops qualify (see the
+/// module doc); `None` otherwise.
+pub(crate) fn vector_kernel(
+    scop: &Scop,
+    points: &PointSchedule<'_>,
+    plain: &Ast,
+    piece: &Set<'_>,
+    private: &[ArrayId],
+    fallback: &Ast,
+) -> Result<Option<Ast>> {
+    let Some(found) = innermost_loops(plain, 3) else {
+        return Ok(None);
+    };
+    let (a, b, c) = (found.loops[0].0, found.loops[1].0, found.loops[2].0);
+    let (name, args) = found.user;
+    let Some(stmt) = crate::scop::stmt_of_name(name).and_then(|s| scop.statements.get(s.index()))
+    else {
+        return Ok(None);
+    };
+    if stmt.accesses.iter().any(|x| private.contains(&x.array)) {
+        return Ok(None);
+    }
+    // The lane: the statement's iterator that is the innermost loop's counter, which no other
+    // coordinate mentions.
+    let mentions = |e: &Expr, v: &str| {
+        let mut found = false;
+        walk_expr(e, &mut |x| found |= matches!(x, Expr::Id(n) if n == v));
+        found
+    };
+    let Some(lane) = args.iter().position(|e| *e == Expr::Id(c.clone())) else {
+        return Ok(None);
+    };
+    if args
+        .iter()
+        .enumerate()
+        .any(|(k, e)| k != lane && mentions(e, c))
+    {
+        return Ok(None);
+    }
+    let writes: Vec<_> = stmt
+        .accesses
+        .iter()
+        .filter(|x| x.kind == AccessKind::Write)
+        .collect();
+    let [write] = writes.as_slice() else {
+        return Ok(None);
+    };
+    let out = scop.array(write.array);
+    if out.rank == 0 || frontend::lanes::refusal(scop, stmt, lane, &out.elem_type).is_some() {
+        return Ok(None);
+    }
+    let elem = element_bytes(&out.elem_type) as i64;
+    // The dimensions of the three loops, and which of the outer two is the reduction: the one
+    // along which the statement writes one element again.
+    let dims: Vec<usize> = [a, b, c]
+        .iter()
+        .map(|it| points.iterators.iter().position(|x| x == *it))
+        .collect::<Option<_>>()
+        .unwrap_or_default();
+    let [da, db, dc] = dims[..] else {
+        return Ok(None);
+    };
+    let ctx = points.context.ctx();
+    let sched = in_piece(points, piece)?;
+    let depth = points.iterators.len();
+    let o = names("o", depth);
+    let Some(next) = steps_of(points, &sched, name, &o)? else {
+        return Ok(None);
+    };
+    let written = UnionMap::read(ctx, &write.relation)?;
+    let (row, red) = match (
+        invariant(ctx, &next, da, &written)?,
+        invariant(ctx, &next, db, &written)?,
+    ) {
+        (false, true) => (da, db),
+        (true, false) => (db, da),
+        _ => return Ok(None),
+    };
+    if invariant(ctx, &next, dc, &written)? {
+        return Ok(None);
+    }
+    // Lanes run at once: no two instances that differ only along the lane loop may conflict.
+    let o2: Vec<String> = o.iter().map(|v| format!("{v}_")).collect();
+    let same_but_lane: Vec<String> = (0..depth)
+        .map(|d| {
+            if d == dc {
+                format!("{} != {}", o2[d], o[d])
+            } else {
+                format!("{} = {}", o2[d], o[d])
+            }
+        })
+        .collect();
+    let lanes = UnionMap::read(
+        ctx,
+        &format!(
+            "{{ {} -> {} : {} }}",
+            tuple("", &o),
+            tuple("", &o2),
+            same_but_lane.join(" and ")
+        ),
+    )?;
+    let pairs = sched
+        .clone()
+        .apply_range(lanes)?
+        .apply_range(sched.clone().reverse()?)?;
+    if !conflicts(ctx, scop, private, &sched)?
+        .intersect(pairs)?
+        .is_empty()?
+    {
+        return Ok(None);
+    }
+    // The loops' trip counts divide into whole rows and vectors, and the new order keeps every
+    // conflicting pair's order, for each width.
+    let (Some(rows_len), Some(lane_len)) = (
+        trip_count(points, &found.loops, row),
+        trip_count(points, &found.loops, dc),
+    ) else {
+        return Ok(None);
+    };
+    if rows_len % ROWS != 0 {
+        return Ok(None);
+    }
+    let mut widths = Vec::new();
+    for w in WIDTHS {
+        let block = VECTORS * (w / elem);
+        if lane_len % block != 0 {
+            continue;
+        }
+        let mut out: Vec<String> = o.clone();
+        let mut pos = [da, db, dc];
+        pos.sort_unstable();
+        out[pos[0]] = format!("{v} - ({v} mod {ROWS})", v = o[row]);
+        out[pos[1]] = format!("{v} - ({v} mod {block})", v = o[dc]);
+        out[pos[2]] = o[red].clone();
+        out.push(format!("{} mod {ROWS}", o[row]));
+        out.push(format!("{} mod {block}", o[dc]));
+        let to = UnionMap::read(
+            ctx,
+            &format!("{{ {} -> {} }}", tuple("", &o), tuple("", &out)),
+        )?;
+        let new = sched.clone().apply_range(to)?;
+        if order_kept(ctx, scop, private, &sched, &new)? {
+            widths.push(w);
+        }
+    }
+    if widths.is_empty() {
+        return Ok(None);
+    }
+    let loop_of = |d: usize| {
+        let (iter, l) = found
+            .loops
+            .iter()
+            .find(|(it, _)| **it == points.iterators[d])
+            .expect("one of the three loops");
+        KernelLoop {
+            iter: (*iter).clone(),
+            init: l.0.clone(),
+            cond: l.1.clone(),
+        }
+    };
+    let kernel = Kernel {
+        loops: vec![loop_of(row), loop_of(dc), loop_of(red)],
+        rows: ROWS,
+        stmt: name.to_string(),
+        args: args.to_vec(),
+        vector: Some(VectorLanes {
+            vectors: VECTORS,
+            lane,
+            elem_bytes: elem,
+            widths,
+        }),
+        fallback: fallback.clone(),
+    };
+    Ok(Some(replace_nest(plain, &kernel)))
+}
+
+/// Rows one accumulator kernel iteration runs (independent chains of additions).
+pub const CHAIN_ROWS: i64 = 4;
+
+/// The accumulator kernel for the full-tile code `plain` of `points`, whose tiles are those of
+/// the parameter set `piece`, when its innermost two loops qualify (see the module doc); `None`
+/// otherwise.
+pub(crate) fn accumulator_kernel(
+    scop: &Scop,
+    points: &PointSchedule<'_>,
+    plain: &Ast,
+    piece: &Set<'_>,
+    private: &[ArrayId],
+) -> Result<Option<Ast>> {
+    let Some(found) = innermost_loops(plain, 2) else {
+        return Ok(None);
+    };
+    let (name, args) = found.user;
+    let (row_iter, red_iter) = (found.loops[0].0, found.loops[1].0);
+    let Some(stmt) = crate::scop::stmt_of_name(name).and_then(|s| scop.statements.get(s.index()))
+    else {
+        return Ok(None);
+    };
+    if stmt.accesses.iter().any(|x| private.contains(&x.array)) {
+        return Ok(None);
+    }
+    let writes: Vec<_> = stmt
+        .accesses
+        .iter()
+        .filter(|x| x.kind == AccessKind::Write)
+        .collect();
+    let [write] = writes.as_slice() else {
+        return Ok(None);
+    };
+    let mut relations: Vec<&str> = stmt
+        .accesses
+        .iter()
+        .filter(|x| x.array == write.array)
+        .map(|x| x.relation.as_str())
+        .collect();
+    relations.sort_unstable();
+    relations.dedup();
+    if frontend::lanes::accumulator_refusal(scop, stmt, relations.len()).is_some() {
+        return Ok(None);
+    }
+    let (Some(row), Some(red)) = (
+        points.iterators.iter().position(|x| x == row_iter),
+        points.iterators.iter().position(|x| x == red_iter),
+    ) else {
+        return Ok(None);
+    };
+    let Some(rows_len) = trip_count(points, &found.loops, row) else {
+        return Ok(None);
+    };
+    if rows_len % CHAIN_ROWS != 0 {
+        return Ok(None);
+    }
+    let ctx = points.context.ctx();
+    let sched = in_piece(points, piece)?;
+    let depth = points.iterators.len();
+    let o = names("o", depth);
+    let Some(next) = steps_of(points, &sched, name, &o)? else {
+        return Ok(None);
+    };
+    let written = UnionMap::read(ctx, &write.relation)?;
+    if !invariant(ctx, &next, red, &written)? || invariant(ctx, &next, row, &written)? {
+        return Ok(None);
+    }
+    // The new order: row blocks, the reduction, the row in its block.
+    let mut out: Vec<String> = o.clone();
+    out[row] = format!("{v} - ({v} mod {CHAIN_ROWS})", v = o[row]);
+    out[red] = o[red].clone();
+    out.push(format!("{} mod {CHAIN_ROWS}", o[row]));
+    let to = UnionMap::read(
+        ctx,
+        &format!("{{ {} -> {} }}", tuple("", &o), tuple("", &out)),
+    )?;
+    let new = sched.clone().apply_range(to)?;
+    if !order_kept(ctx, scop, private, &sched, &new)? {
+        return Ok(None);
+    }
+    // While a block of rows runs, its elements live in the accumulators: no other access of
+    // the tile may reach them in that time (same dimensions outside the reduction loop, the
+    // row in the same block).
+    let o2: Vec<String> = o.iter().map(|v| format!("{v}_")).collect();
+    let same_block: Vec<String> = (0..depth)
+        .filter(|&d| d != red)
+        .map(|d| {
+            if d == row {
+                format!(
+                    "{a} - ({a} mod {CHAIN_ROWS}) = {b} - ({b} mod {CHAIN_ROWS})",
+                    a = o2[d],
+                    b = o[d]
+                )
+            } else {
+                format!("{} = {}", o2[d], o[d])
+            }
+        })
+        .collect();
+    let block = UnionMap::read(
+        ctx,
+        &format!(
+            "{{ {} -> {} : {} }}",
+            tuple("", &o),
+            tuple("", &o2),
+            same_block.join(" and ")
+        ),
+    )?;
+    let pairs = sched
+        .clone()
+        .apply_range(block)?
+        .apply_range(sched.clone().reverse()?)?;
+    let instances = sched.clone().domain()?;
+    let mut others = UnionMap::empty(ctx)?;
+    for access in &stmt.accesses {
+        if access.relation != write.relation {
+            others = others.union(UnionMap::read(ctx, &access.relation)?)?;
+        }
+    }
+    let others = others.intersect_domain(instances.clone())?;
+    let held = written.intersect_domain(instances)?;
+    // (x, y): x holds an element that y reaches otherwise.
+    let reach = held.apply_range(others.reverse()?)?;
+    if !reach.intersect(pairs)?.is_empty()? {
+        return Ok(None);
+    }
+    let kernel = Kernel {
+        loops: vec![
+            KernelLoop {
+                iter: row_iter.clone(),
+                init: found.loops[0].1 .0.clone(),
+                cond: found.loops[0].1 .1.clone(),
+            },
+            KernelLoop {
+                iter: red_iter.clone(),
+                init: found.loops[1].1 .0.clone(),
+                cond: found.loops[1].1 .1.clone(),
+            },
+        ],
+        rows: CHAIN_ROWS,
+        stmt: name.to_string(),
+        args: args.to_vec(),
+        vector: None,
+        fallback: plain.clone(),
+    };
+    Ok(Some(replace_nest(plain, &kernel)))
+}
+
+/// `points`' schedule restricted to the tiles of the parameter set `piece`.
+fn in_piece<'c>(points: &PointSchedule<'c>, piece: &Set<'c>) -> Result<UnionMap<'c>> {
+    let instances = points
+        .schedule
+        .clone()
+        .domain()?
+        .intersect_params(piece.clone())?;
+    points.schedule.clone().intersect_domain(instances)
+}
+
+/// For statement `name` of `sched`: each dimension's step, instance to next instance (`None`
+/// where the step does not move it); `None` when the statement is not there.
+fn steps_of<'c>(
+    points: &PointSchedule<'c>,
+    sched: &UnionMap<'c>,
+    name: &str,
+    o: &[String],
+) -> Result<Option<Vec<Option<UnionMap<'c>>>>> {
+    let ctx = points.context.ctx();
+    let mine = sched
+        .maps()?
+        .into_iter()
+        .find(|m| m.tuple_name(crate::isl::Side::In).as_deref() == Some(name));
+    let Some(mine) = mine else {
+        return Ok(None);
+    };
+    let steps = unit_steps(ctx, o)?;
+    Ok(Some(next_instances(&UnionMap::from_map(mine)?, &steps)?))
+}
+
+/// Whether a step of dimension `d` writes the element `written` gives again (`false` when the
+/// step does not move the statement).
+fn invariant<'c>(
+    ctx: &'c crate::isl::Ctx,
+    next: &[Option<UnionMap<'c>>],
+    d: usize,
+    written: &UnionMap<'c>,
+) -> Result<bool> {
+    let Some(n) = &next[d] else { return Ok(false) };
+    let moved = n
+        .clone()
+        .apply_domain(written.clone())?
+        .apply_range(written.clone())?;
+    let mut shapes = Shapes::default();
+    let mut all = true;
+    for diff in moved.maps()? {
+        all &= classify(ctx, diff.deltas()?, &mut shapes)? == INVARIANT;
+    }
+    Ok(all)
+}
+
+/// The innermost `n` loops of a perfect nest around one statement instance in `ast` (which
+/// must be nothing but loops down to it, each with one child, with unit steps): the loops
+/// (iterator, (init, cond)) outermost first, and the instance.
+struct Nest<'a> {
+    loops: Vec<(&'a String, (&'a Expr, &'a Expr))>,
+    user: (&'a str, &'a [Expr]),
+}
+
+fn innermost_loops(ast: &Ast, n: usize) -> Option<Nest<'_>> {
+    let mut loops = Vec::new();
+    let mut at = ast;
+    loop {
+        match at {
+            Ast::Block(items) if items.len() == 1 => at = &items[0],
+            Ast::For {
+                iter,
+                init,
+                cond,
+                inc,
+                body,
+            } => {
+                if *inc != Expr::Int("1".into()) {
+                    return None;
+                }
+                loops.push((iter, (init, cond)));
+                at = body;
+            }
+            Ast::User { name, args } => {
+                if loops.len() < n {
+                    return None;
+                }
+                return Some(Nest {
+                    loops: loops.split_off(loops.len() - n),
+                    user: (name, args),
+                });
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// `ast` with the innermost loops (see [`innermost_loops`]) replaced by `kernel`.
+fn replace_nest(ast: &Ast, kernel: &Kernel) -> Ast {
+    match ast {
+        Ast::Block(items) => Ast::Block(items.iter().map(|i| replace_nest(i, kernel)).collect()),
+        Ast::For {
+            iter,
+            init,
+            cond,
+            inc,
+            body,
+        } if kernel.loops.iter().all(|l| l.iter != *iter) => Ast::For {
+            iter: iter.clone(),
+            init: init.clone(),
+            cond: cond.clone(),
+            inc: inc.clone(),
+            body: Box::new(replace_nest(body, kernel)),
+        },
+        _ => Ast::Kernel(Box::new(kernel.clone())),
+    }
+}
+
+/// The trip count of the loop over dimension `d` among `loops`, when its bounds are
+/// `x = lo` to `x <= lo + c` (or `x < lo + c`) for one expression `lo`, or two integers.
+fn trip_count(
+    points: &PointSchedule<'_>,
+    loops: &[(&String, (&Expr, &Expr))],
+    d: usize,
+) -> Option<i64> {
+    let (iter, (init, cond)) = loops.iter().find(|(it, _)| **it == points.iterators[d])?;
+    let Expr::Op(op, operands) = cond else {
+        return None;
+    };
+    let [Expr::Id(x), hi] = operands.as_slice() else {
+        return None;
+    };
+    if x != *iter {
+        return None;
+    }
+    let extra = match op {
+        OpKind::Le => 1,
+        OpKind::Lt => 0,
+        _ => return None,
+    };
+    let span = match (hi, init) {
+        (Expr::Int(h), Expr::Int(l)) => h.parse::<i64>().ok()? - l.parse::<i64>().ok()?,
+        (Expr::Op(OpKind::Add, terms), _) => match terms.as_slice() {
+            [base, Expr::Int(c)] if base == *init => c.parse::<i64>().ok()?,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some(span + extra)
+}
+
+/// Calls `f` on `e` and every expression inside it.
+fn walk_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    f(e);
+    if let Expr::Op(_, args) = e {
+        args.iter().for_each(|a| walk_expr(a, f));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{dependences, schedule, tile_body_ast, ScheduleConfig};
+
+    /// The kernel nodes of the CPU tile code of the one nest of `text`'s SCoP, tiles of 32.
+    fn kernels(text: &str) -> Vec<Kernel> {
+        let (file, _) = frontend::parse_source("t.c", text, &frontend::Options::default()).unwrap();
+        let scop = file.scops.into_iter().next().expect("a SCoP");
+        let deps = dependences(&scop).unwrap();
+        let cfg = ScheduleConfig {
+            tile_sizes: Some(vec![32]),
+            ..ScheduleConfig::default()
+        };
+        let (sched, _) = schedule(&scop, &deps, &cfg).unwrap();
+        assert_eq!(sched.nests.len(), 1, "{sched}");
+        let p = sched.nests[0].tile_sizes.len();
+        let (ast, _) = tile_body_ast(&scop, &sched, 0, &names("t", p), "c", &[]).unwrap();
+        let mut out = Vec::new();
+        fn find(ast: &Ast, out: &mut Vec<Kernel>) {
+            match ast {
+                Ast::Kernel(k) => out.push((**k).clone()),
+                Ast::Block(items) => items.iter().for_each(|i| find(i, out)),
+                Ast::For { body, .. } => find(body, out),
+                Ast::If { then, els, .. } => {
+                    find(then, out);
+                    if let Some(e) = els {
+                        find(e, out);
+                    }
+                }
+                Ast::User { .. } => {}
+            }
+        }
+        find(&ast, &mut out);
+        out
+    }
+
+    fn source(stmt: &str) -> String {
+        format!(
+            "double A[64][64], B[64][64], C[64][64];
+void f(double alpha) {{
+#pragma scop
+  for (int i = 0; i < 64; i++)
+    for (int k = 0; k < 64; k++)
+      for (int j = 1; j < 64; j++)
+        {stmt}
+#pragma endscop
+}}"
+        )
+    }
+
+    #[test]
+    fn a_contraction_gets_rows_by_vectors_around_its_reduction() {
+        let found = kernels(&source("C[i][j] += alpha * A[i][k] * B[k][j];"));
+        assert_eq!(found.len(), 1, "{found:?}");
+        let k = &found[0];
+        assert_eq!(k.stmt, "S0");
+        let v = k.vector.as_ref().expect("vectors");
+        assert_eq!(v.lane, 2, "the statement's iterators are (i, k, j)");
+        assert_eq!((k.rows, v.vectors, v.elem_bytes), (ROWS, VECTORS, 8));
+        // 32 columns: 4 vectors of 4 doubles or of 8 both divide them.
+        assert_eq!(v.widths, vec![32, 64]);
+        // Rows, then lanes, then the reduction innermost.
+        let by_arg = |e: &Expr| match e {
+            Expr::Id(name) => name.clone(),
+            other => panic!("{other:?}"),
+        };
+        let iters: Vec<&String> = k.loops.iter().map(|l| &l.iter).collect();
+        assert_eq!(
+            iters,
+            vec![
+                &by_arg(&k.args[0]),
+                &by_arg(&k.args[2]),
+                &by_arg(&k.args[1])
+            ]
+        );
+    }
+
+    #[test]
+    fn a_lane_carried_dependence_or_other_meanings_get_no_kernel() {
+        // Each lane reads the element the previous lane writes.
+        assert!(kernels(&source("C[i][j] += C[i][j - 1] * A[i][k];")).is_empty());
+        // The written element moves with k only: the kernel runs rows of k around an innermost
+        // i (the writes of one element keep their order, the last one stays).
+        let found = kernels(&source("C[k][j] = alpha * A[i][k] * B[k][j];"));
+        assert_eq!(found.len(), 1, "{found:?}");
+        // Text that means something else on vectors.
+        assert!(kernels(&source("C[i][j] += A[i][k] > 0 ? B[k][j] : 0.0;")).is_empty());
+    }
+
+    #[test]
+    fn chains_keep_their_elements_in_accumulators_where_nothing_else_reaches_them() {
+        // Rows i of x accumulate along k; in the full tiles below the diagonal the x[k] read are
+        // other rows' elements: accumulators.
+        let solve = "double L[128][128], x[128];
+void f(void) {
+#pragma scop
+  for (int i = 0; i < 128; i++)
+    for (int k = 0; k < i; k++)
+      x[i] -= L[i][k] * x[k];
+#pragma endscop
+}";
+        let found = kernels(solve);
+        assert!(
+            found
+                .iter()
+                .any(|k| k.vector.is_none() && k.rows == CHAIN_ROWS),
+            "{found:?}"
+        );
+        // The same rows read through another subscript in the same tiles: none.
+        let update = "double W[64][64], B[64][64];
+void f(void) {
+#pragma scop
+  for (int i = 0; i < 64; i++)
+    for (int j = 0; j < 64; j++)
+      for (int k = 0; k < 64; k++)
+        W[i][j] -= W[i][k] * B[j][k];
+#pragma endscop
+}";
+        assert!(kernels(update).iter().all(|k| k.vector.is_some()));
+    }
+}
