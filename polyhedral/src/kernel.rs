@@ -150,29 +150,13 @@ pub(crate) fn vector_kernel(
         return Ok(None);
     }
     // Lanes run at once: no two instances that differ only along the lane loop may conflict.
-    let o2: Vec<String> = o.iter().map(|v| format!("{v}_")).collect();
-    let same_but_lane: Vec<String> = (0..depth)
-        .map(|d| {
-            if d == dc {
-                format!("{} != {}", o2[d], o[d])
-            } else {
-                format!("{} = {}", o2[d], o[d])
-            }
+    let pairs = instance_pairs(&sched, &o, &|d, a, b| {
+        Some(if d == dc {
+            format!("{a} != {b}")
+        } else {
+            format!("{a} = {b}")
         })
-        .collect();
-    let lanes = UnionMap::read(
-        ctx,
-        &format!(
-            "{{ {} -> {} : {} }}",
-            tuple("", &o),
-            tuple("", &o2),
-            same_but_lane.join(" and ")
-        ),
-    )?;
-    let pairs = sched
-        .clone()
-        .apply_range(lanes)?
-        .apply_range(sched.clone().reverse()?)?;
+    })?;
     if !conflicts(ctx, scop, private, &sched)?
         .intersect(pairs)?
         .is_empty()?
@@ -204,11 +188,7 @@ pub(crate) fn vector_kernel(
         out[pos[2]] = o[red].clone();
         out.push(format!("{} mod {ROWS}", o[row]));
         out.push(format!("{} mod {block}", o[dc]));
-        let to = UnionMap::read(
-            ctx,
-            &format!("{{ {} -> {} }}", tuple("", &o), tuple("", &out)),
-        )?;
-        let new = sched.clone().apply_range(to)?;
+        let new = rescheduled(&sched, &o, &out)?;
         if order_kept(ctx, scop, private, &sched, &new)? {
             widths.push(w);
         }
@@ -314,47 +294,23 @@ pub(crate) fn accumulator_kernel(
     // The new order: row blocks, the reduction, the row in its block.
     let mut out: Vec<String> = o.clone();
     out[row] = format!("{v} - ({v} mod {CHAIN_ROWS})", v = o[row]);
-    out[red] = o[red].clone();
     out.push(format!("{} mod {CHAIN_ROWS}", o[row]));
-    let to = UnionMap::read(
-        ctx,
-        &format!("{{ {} -> {} }}", tuple("", &o), tuple("", &out)),
-    )?;
-    let new = sched.clone().apply_range(to)?;
+    let new = rescheduled(&sched, &o, &out)?;
     if !order_kept(ctx, scop, private, &sched, &new)? {
         return Ok(None);
     }
     // While a block of rows runs, its elements live in the accumulators: no other access of
     // the tile may reach them in that time (same dimensions outside the reduction loop, the
     // row in the same block).
-    let o2: Vec<String> = o.iter().map(|v| format!("{v}_")).collect();
-    let same_block: Vec<String> = (0..depth)
-        .filter(|&d| d != red)
-        .map(|d| {
+    let pairs = instance_pairs(&sched, &o, &|d, a, b| {
+        (d != red).then(|| {
             if d == row {
-                format!(
-                    "{a} - ({a} mod {CHAIN_ROWS}) = {b} - ({b} mod {CHAIN_ROWS})",
-                    a = o2[d],
-                    b = o[d]
-                )
+                format!("{a} - ({a} mod {CHAIN_ROWS}) = {b} - ({b} mod {CHAIN_ROWS})")
             } else {
-                format!("{} = {}", o2[d], o[d])
+                format!("{a} = {b}")
             }
         })
-        .collect();
-    let block = UnionMap::read(
-        ctx,
-        &format!(
-            "{{ {} -> {} : {} }}",
-            tuple("", &o),
-            tuple("", &o2),
-            same_block.join(" and ")
-        ),
-    )?;
-    let pairs = sched
-        .clone()
-        .apply_range(block)?
-        .apply_range(sched.clone().reverse()?)?;
+    })?;
     let instances = sched.clone().domain()?;
     let mut others = UnionMap::empty(ctx)?;
     for access in &stmt.accesses {
@@ -389,6 +345,41 @@ pub(crate) fn accumulator_kernel(
         fallback: plain.clone(),
     };
     Ok(Some(replace_nest(plain, &kernel)))
+}
+
+/// The pairs of instances of `sched` whose points `[o..]` (first) and `[o_..]` (second) meet
+/// `relate(d, o_d_, o_d)` on each dimension `d` where it gives a constraint.
+fn instance_pairs<'c>(
+    sched: &UnionMap<'c>,
+    o: &[String],
+    relate: &dyn Fn(usize, &str, &str) -> Option<String>,
+) -> Result<UnionMap<'c>> {
+    let o2: Vec<String> = o.iter().map(|v| format!("{v}_")).collect();
+    let conds: Vec<String> = (0..o.len())
+        .filter_map(|d| relate(d, &o2[d], &o[d]))
+        .collect();
+    let cond = if conds.is_empty() {
+        String::new()
+    } else {
+        format!(" : {}", conds.join(" and "))
+    };
+    let related = UnionMap::read(
+        sched.ctx(),
+        &format!("{{ {} -> {}{cond} }}", tuple("", o), tuple("", &o2)),
+    )?;
+    sched
+        .clone()
+        .apply_range(related)?
+        .apply_range(sched.clone().reverse()?)
+}
+
+/// `sched` with its points `[o..]` mapped to `[out..]`.
+fn rescheduled<'c>(sched: &UnionMap<'c>, o: &[String], out: &[String]) -> Result<UnionMap<'c>> {
+    let to = UnionMap::read(
+        sched.ctx(),
+        &format!("{{ {} -> {} }}", tuple("", o), tuple("", out)),
+    )?;
+    sched.clone().apply_range(to)
 }
 
 /// `points`' schedule restricted to the tiles of the parameter set `piece`.
