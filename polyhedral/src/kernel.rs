@@ -58,7 +58,7 @@ use crate::point_order::{classify, Shapes, INVARIANT};
 use crate::sink::{conflicts, next_instances, order_kept, unit_steps};
 use crate::tile_size::element_bytes;
 use crate::Result;
-use frontend::ir::{AccessKind, ArrayId, Scop};
+use frontend::ir::{Access, AccessKind, ArrayId, Scop, Statement};
 
 /// Rows one kernel iteration runs.
 pub const ROWS: i64 = 4;
@@ -83,13 +83,9 @@ pub(crate) fn vector_kernel(
     };
     let (a, b, c) = (found.loops[0].0, found.loops[1].0, found.loops[2].0);
     let (name, args) = found.user;
-    let Some(stmt) = crate::scop::stmt_of_name(name).and_then(|s| scop.statements.get(s.index()))
-    else {
+    let Some((stmt, write)) = sole_writer(scop, name, private) else {
         return Ok(None);
     };
-    if stmt.accesses.iter().any(|x| private.contains(&x.array)) {
-        return Ok(None);
-    }
     // The lane: the statement's iterator that is the innermost loop's counter, which no other
     // coordinate mentions.
     let mentions = |e: &Expr, v: &str| {
@@ -107,14 +103,6 @@ pub(crate) fn vector_kernel(
     {
         return Ok(None);
     }
-    let writes: Vec<_> = stmt
-        .accesses
-        .iter()
-        .filter(|x| x.kind == AccessKind::Write)
-        .collect();
-    let [write] = writes.as_slice() else {
-        return Ok(None);
-    };
     let out = scop.array(write.array);
     if out.rank == 0 || frontend::lanes::refusal(scop, stmt, lane, &out.elem_type).is_some() {
         return Ok(None);
@@ -131,13 +119,15 @@ pub(crate) fn vector_kernel(
         return Ok(None);
     };
     let ctx = points.context.ctx();
-    let sched = in_piece(points, piece)?;
-    let depth = points.iterators.len();
-    let o = names("o", depth);
-    let Some(next) = steps_of(points, &sched, name, &o)? else {
+    let Some(Steps {
+        sched,
+        o,
+        next,
+        written,
+    }) = steps_in_piece(points, piece, name, &write.relation)?
+    else {
         return Ok(None);
     };
-    let written = UnionMap::read(ctx, &write.relation)?;
     let (row, red) = match (
         invariant(ctx, &next, da, &written)?,
         invariant(ctx, &next, db, &written)?,
@@ -242,19 +232,7 @@ pub(crate) fn accumulator_kernel(
     };
     let (name, args) = found.user;
     let (row_iter, red_iter) = (found.loops[0].0, found.loops[1].0);
-    let Some(stmt) = crate::scop::stmt_of_name(name).and_then(|s| scop.statements.get(s.index()))
-    else {
-        return Ok(None);
-    };
-    if stmt.accesses.iter().any(|x| private.contains(&x.array)) {
-        return Ok(None);
-    }
-    let writes: Vec<_> = stmt
-        .accesses
-        .iter()
-        .filter(|x| x.kind == AccessKind::Write)
-        .collect();
-    let [write] = writes.as_slice() else {
+    let Some((stmt, write)) = sole_writer(scop, name, private) else {
         return Ok(None);
     };
     let mut relations: Vec<&str> = stmt
@@ -281,13 +259,15 @@ pub(crate) fn accumulator_kernel(
         return Ok(None);
     }
     let ctx = points.context.ctx();
-    let sched = in_piece(points, piece)?;
-    let depth = points.iterators.len();
-    let o = names("o", depth);
-    let Some(next) = steps_of(points, &sched, name, &o)? else {
+    let Some(Steps {
+        sched,
+        o,
+        next,
+        written,
+    }) = steps_in_piece(points, piece, name, &write.relation)?
+    else {
         return Ok(None);
     };
-    let written = UnionMap::read(ctx, &write.relation)?;
     if !invariant(ctx, &next, red, &written)? || invariant(ctx, &next, row, &written)? {
         return Ok(None);
     }
@@ -380,6 +360,55 @@ fn rescheduled<'c>(sched: &UnionMap<'c>, o: &[String], out: &[String]) -> Result
         &format!("{{ {} -> {} }}", tuple("", o), tuple("", out)),
     )?;
     sched.clone().apply_range(to)
+}
+
+/// Statement `name` of `scop` and its one write, when it has exactly one and accesses none of
+/// the scalars kept in one variable per task (`private`).
+fn sole_writer<'s>(
+    scop: &'s Scop,
+    name: &str,
+    private: &[ArrayId],
+) -> Option<(&'s Statement, &'s Access)> {
+    let stmt = crate::scop::stmt_of_name(name).and_then(|s| scop.statements.get(s.index()))?;
+    if stmt.accesses.iter().any(|x| private.contains(&x.array)) {
+        return None;
+    }
+    let mut writes = stmt.accesses.iter().filter(|x| x.kind == AccessKind::Write);
+    match (writes.next(), writes.next()) {
+        (Some(write), None) => Some((stmt, write)),
+        _ => None,
+    }
+}
+
+/// What both kernels' checks start from: the schedule of the piece's tiles, the names of its
+/// dimensions, each dimension's step for the statement, and the statement's written elements.
+struct Steps<'c> {
+    sched: UnionMap<'c>,
+    o: Vec<String>,
+    next: Vec<Option<UnionMap<'c>>>,
+    written: UnionMap<'c>,
+}
+
+/// [`Steps`] of statement `name`, which writes `written`, in the tiles of `piece`; `None` when
+/// the statement is not there.
+fn steps_in_piece<'c>(
+    points: &PointSchedule<'c>,
+    piece: &Set<'c>,
+    name: &str,
+    written: &str,
+) -> Result<Option<Steps<'c>>> {
+    let sched = in_piece(points, piece)?;
+    let o = names("o", points.iterators.len());
+    let Some(next) = steps_of(points, &sched, name, &o)? else {
+        return Ok(None);
+    };
+    let written = UnionMap::read(points.context.ctx(), written)?;
+    Ok(Some(Steps {
+        sched,
+        o,
+        next,
+        written,
+    }))
 }
 
 /// `points`' schedule restricted to the tiles of the parameter set `piece`.
