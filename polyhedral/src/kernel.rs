@@ -186,20 +186,15 @@ pub(crate) fn vector_kernel(
     if widths.is_empty() {
         return Ok(None);
     }
-    let loop_of = |d: usize| {
-        let (iter, l) = found
-            .loops
-            .iter()
-            .find(|(it, _)| **it == points.iterators[d])
-            .expect("one of the three loops");
-        KernelLoop {
-            iter: (*iter).clone(),
-            init: l.0.clone(),
-            cond: l.1.clone(),
-        }
+    let Some(loops) = [row, dc, red]
+        .iter()
+        .map(|&d| kernel_loop(&found, &points.iterators[d]))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return Ok(None);
     };
     let kernel = Kernel {
-        loops: vec![loop_of(row), loop_of(dc), loop_of(red)],
+        loops,
         rows: ROWS,
         stmt: name.to_string(),
         args: args.to_vec(),
@@ -305,19 +300,15 @@ pub(crate) fn accumulator_kernel(
     if !reach.intersect(pairs)?.is_empty()? {
         return Ok(None);
     }
+    let Some(loops) = [row_iter, red_iter]
+        .iter()
+        .map(|iter| kernel_loop(&found, iter))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return Ok(None);
+    };
     let kernel = Kernel {
-        loops: vec![
-            KernelLoop {
-                iter: row_iter.clone(),
-                init: found.loops[0].1 .0.clone(),
-                cond: found.loops[0].1 .1.clone(),
-            },
-            KernelLoop {
-                iter: red_iter.clone(),
-                init: found.loops[1].1 .0.clone(),
-                cond: found.loops[1].1 .1.clone(),
-            },
-        ],
+        loops,
         rows: CHAIN_ROWS,
         stmt: name.to_string(),
         args: args.to_vec(),
@@ -501,6 +492,16 @@ fn innermost_loops(ast: &Ast, n: usize) -> Option<Nest<'_>> {
             _ => return None,
         }
     }
+}
+
+/// The loop of `nest` over `iter`, as a kernel's loop.
+fn kernel_loop(nest: &Nest<'_>, iter: &str) -> Option<KernelLoop> {
+    let (it, (init, cond)) = nest.loops.iter().find(|(it, _)| it.as_str() == iter)?;
+    Some(KernelLoop {
+        iter: (*it).clone(),
+        init: (*init).clone(),
+        cond: (*cond).clone(),
+    })
 }
 
 /// `ast` with the innermost loops (see [`innermost_loops`]) replaced by `kernel`.
