@@ -465,29 +465,116 @@ impl<'c> Walk<'_, 'c> {
             .clone()
             .intersect_domain(schedule.clone().domain()?)?
             .range()?;
-        let mut bytes = 0.0;
-        for set in touched.sets()? {
-            let elem = set
-                .tuple_name()
-                .and_then(|n| self.elem.get(&n).copied())
-                .unwrap_or(8) as f64;
-            // The box's rows (its last, contiguous dimension) are loaded as whole cache lines:
-            // a column of a row-major matrix costs a line per element.
-            let n = set.n_dims()?;
-            let mut volume = elem;
-            for d in 0..n {
-                if let Some((lo, hi)) = set.dim_range(d)? {
-                    let extent = (hi - lo + 1) as f64;
-                    volume *= match d + 1 == n {
-                        true => (extent * elem / CACHE_LINE).ceil() * CACHE_LINE / elem,
-                        false => extent,
-                    };
-                }
-            }
-            bytes += volume;
-        }
-        Ok(bytes)
+        box_bytes(&touched, self.elem)
     }
+}
+
+/// Bytes of the bounding box of each array's elements in `touched`, its rows (the last,
+/// contiguous dimension) counted in whole cache lines: a column of a row-major matrix costs a
+/// line per element. `elem` gives each array's element size (8 when unknown).
+fn box_bytes(touched: &UnionSet<'_>, elem: &BTreeMap<String, u64>) -> Result<f64> {
+    let mut bytes = 0.0;
+    for set in touched.sets()? {
+        let elem = set
+            .tuple_name()
+            .and_then(|n| elem.get(&n).copied())
+            .unwrap_or(8) as f64;
+        let n = set.n_dims()?;
+        let mut volume = elem;
+        for d in 0..n {
+            if let Some((lo, hi)) = set.dim_range(d)? {
+                let extent = (hi - lo + 1) as f64;
+                volume *= match d + 1 == n {
+                    true => (extent * elem / CACHE_LINE).ceil() * CACHE_LINE / elem,
+                    false => extent,
+                };
+            }
+        }
+        bytes += volume;
+    }
+    Ok(bytes)
+}
+
+/// Bytes of the data one tile of a band keeps for reuse, as [`schedule_cost`] counts a block's:
+/// the bounding boxes of what the accesses of its instances reach, without the arrays that the
+/// band streams (each element reached by one instance of the band at most: a matrix-vector
+/// product's matrix, which no cache size makes cheaper). `band` maps the statements' instances
+/// to the band's members first (a band's subtree schedule, not yet tiled); the tile is the one
+/// at the smallest value of every member, `sizes[m]` values of member `m` long, with the
+/// parameters at [`PARAM_VALUE`]. `None` when the parameters cannot take that value or a member
+/// has no lower bound.
+pub fn tile_footprint(scop: &Scop, band: &UnionMap<'_>, sizes: &[i64]) -> Result<Option<f64>> {
+    let ctx = Ctx::shared()?;
+    let sets = ScopSets::parse(ctx, scop)?;
+    let Ok(params) = fixed_params(ctx, &sets.context) else {
+        return Ok(None);
+    };
+    let domains = sets.domains.clone().intersect_params(params)?;
+    let band = band.clone().intersect_domain(domains)?;
+    let mut lo = vec![i64::MAX; sizes.len()];
+    let mut widths = BTreeMap::new();
+    for set in band.clone().range()?.sets()? {
+        let n = set.n_dims()?;
+        if n < sizes.len() {
+            return Ok(None);
+        }
+        widths.insert(n, ());
+        for (m, lo) in lo.iter_mut().enumerate() {
+            match set.dim_range(m)? {
+                Some((l, _)) => *lo = (*lo).min(l),
+                None => return Ok(None),
+            }
+        }
+    }
+    let pieces: Vec<String> = widths
+        .keys()
+        .map(|&n| {
+            let o: Vec<String> = (0..n).map(|d| format!("o{d}")).collect();
+            let bounds: Vec<String> = sizes
+                .iter()
+                .enumerate()
+                .map(|(m, &t)| format!("{} <= o{m} < {}", lo[m], lo[m].saturating_add(t)))
+                .collect();
+            format!("[{}] : {}", o.join(", "), bounds.join(" and "))
+        })
+        .collect();
+    let tile = UnionSet::read(ctx, &format!("{{ {} }}", pieces.join("; ")))?;
+    let accesses = sets.reads.clone().union(sets.writes.clone())?;
+    // Each array's accesses by the whole band, to tell the streamed ones.
+    let mut by_array: BTreeMap<String, UnionMap<'_>> = BTreeMap::new();
+    for map in accesses
+        .clone()
+        .intersect_domain(band.clone().domain()?)?
+        .maps()?
+    {
+        if let Some(array) = map.tuple_name(Side::Out) {
+            let map = UnionMap::from_map(map)?;
+            let joined = match by_array.remove(&array) {
+                Some(other) => other.union(map)?,
+                None => map,
+            };
+            by_array.insert(array, joined);
+        }
+    }
+    let mut streamed = Vec::new();
+    for (array, reached) in by_array {
+        if reached.reverse()?.is_single_valued()? {
+            streamed.push(array);
+        }
+    }
+    let instances = band.intersect_range(tile)?.domain()?;
+    let mut touched = UnionSet::empty(ctx)?;
+    for set in accesses.intersect_domain(instances)?.range()?.sets()? {
+        if !set.tuple_name().is_some_and(|n| streamed.contains(&n)) {
+            touched = touched.union(UnionSet::from_set(set)?)?;
+        }
+    }
+    let elem: BTreeMap<String, u64> = scop
+        .arrays
+        .iter()
+        .map(|a| (a.isl_name.clone(), element_bytes(&a.elem_type)))
+        .collect();
+    box_bytes(&touched, &elem).map(Some)
 }
 
 /// One schedule [`choose_fusion`] considered: its fusion heuristic and its estimate (or why there
@@ -697,6 +784,27 @@ mod tests {
         let small = schedule_cost(&scop, &deps, &sched, &machine(256, 1024)).unwrap();
         let small_memory: f64 = small.nests.iter().map(|n| n.memory_bytes).sum();
         assert!(small_memory > 4.0 * memory, "{small}");
+    }
+
+    #[test]
+    fn a_tile_keeps_what_it_reuses_and_streams_the_rest() {
+        // gemm at MINI, a 4 x 4 x 8 tile of `C[i][j] += alpha * A[i][k] * B[k][j]` (members i,
+        // j, k): C 4 rows of 4 doubles, A 4 rows of 8, B 8 rows of 4, each row one 64-byte line,
+        // and alpha: 4·64 + 4·64 + 8·64 + 8 bytes.
+        let ctx = Ctx::shared().unwrap();
+        let gemm = crate::polybench_scop("gemm");
+        let band = UnionMap::read(ctx, "{ S1[i, k, j] -> [i, j, k] }").unwrap();
+        let bytes = tile_footprint(&gemm, &band, &[4, 4, 8]).unwrap();
+        assert_eq!(bytes, Some((4 * 64 + 4 * 64 + 8 * 64 + 8) as f64));
+        // mvt's `x1[i] += A[i][j] * y1[j]` reaches each element of A once: a 4 x 8 tile keeps
+        // x1 (4 doubles, one line) and y1 (8 doubles, one line), not A.
+        let mvt = crate::polybench_scop("mvt");
+        let band = UnionMap::read(ctx, "{ S0[i, j] -> [i, j] }").unwrap();
+        let bytes = tile_footprint(&mvt, &band, &[4, 8]).unwrap();
+        assert_eq!(bytes, Some(128.0));
+        // A longer tile keeps more of y1: 32 doubles, 4 lines.
+        let bytes = tile_footprint(&mvt, &band, &[4, 32]).unwrap();
+        assert_eq!(bytes, Some((64 + 4 * 64) as f64));
     }
 
     #[test]

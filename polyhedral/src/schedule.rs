@@ -116,6 +116,7 @@
 //! schedule`: 0.22 s to 0.18 s of CPU). It serves both the default sizes ([`lengthen_inner`])
 //! and the reordering of the points. On the GPU it is asked of the tiled schedule as well.
 
+use crate::cost::tile_footprint;
 use crate::deps::IslDeps;
 use crate::isl::{
     this_thread_cpu_time, Ctx, NodeKind, Schedule, ScheduleConstraints, ScheduleNode,
@@ -126,8 +127,8 @@ use crate::parametric::{concrete_tree, parametric_copy, ParametricProblem};
 use crate::point_order::point_order;
 use crate::scop::{stmt_of_name, ScopSets};
 use crate::tile_size::{
-    default_tile_size_within, lengthen_inner_within, lengthen_time_tiled, time_tiled,
-    MIN_TILE_WORK, SHORT_INNER,
+    coarsen_carried, default_tile_size_within, lengthen_inner_within, lengthen_time_tiled,
+    time_tiled, MIN_TASK_WORK, MIN_TILE_WORK, SHORT_INNER,
 };
 use crate::{Dependences, Error, Fuse, Nest, Result, ScheduleConfig, TiledSchedule, Warning};
 use frontend::ir::{Scop, StmtId};
@@ -874,6 +875,17 @@ fn tile_nests<'c>(
                 } else {
                     (0..members).map(|i| ts[i.min(ts.len() - 1)]).collect()
                 };
+                if ts.is_empty() && !parallel_outer && !cfg.whole_carrying_members {
+                    sizes = coarsen_band(
+                        scop,
+                        &node,
+                        &domain,
+                        &statements,
+                        sizes,
+                        deps,
+                        cfg.tile_footprint,
+                    )?;
+                }
                 if cfg.whole_carrying_members {
                     let band = node
                         .subtree_schedule_union_map()?
@@ -1144,6 +1156,48 @@ fn default_sizes<'c>(
     let inner = order.last().copied().unwrap_or(p - 1);
     let sizes = lengthen_inner_within(scop, statements, size, p, inner, budget);
     Ok(lengthen_time_tiled(scop, statements, sizes, inner, budget))
+}
+
+/// The default `sizes` of the band at `node` (not yet tiled) over `statements`, lengthened along
+/// the members that carry a dependence when its tiles hold few instances ([`coarsen_carried`]):
+/// only when the band holds every loop of its statements (so that the product of the sizes
+/// bounds a tile's instances) and has members that carry nothing (whose tiles stay as many, so
+/// the parallelism stays). A longer size must keep one tile's data ([`tile_footprint`]) within
+/// `budget` bytes, or within what the default sizes already take if that is more.
+fn coarsen_band<'c>(
+    scop: &Scop,
+    node: &ScheduleNode<'c>,
+    domain: &UnionSet<'c>,
+    statements: &[StmtId],
+    sizes: Vec<i64>,
+    deps: &UnionMap<'c>,
+    budget: u64,
+) -> Result<Vec<i64>> {
+    let members = sizes.len();
+    let work = sizes.iter().fold(1i64, |w, &t| w.saturating_mul(t.max(1)));
+    let whole_band = statements.iter().all(|s| {
+        scop.statements
+            .get(s.index())
+            .is_some_and(|st| st.iterators.len() <= members)
+    });
+    if work >= MIN_TASK_WORK || members < 2 || !whole_band {
+        return Ok(sizes);
+    }
+    let band = node
+        .subtree_schedule_union_map()?
+        .intersect_domain(domain.clone())?;
+    let free = free_members(band.clone(), members, deps)?;
+    let carried: Vec<usize> = (0..members).filter(|&m| !free[m]).collect();
+    if carried.is_empty() || carried.len() == members {
+        return Ok(sizes);
+    }
+    let Some(start) = tile_footprint(scop, &band, &sizes)? else {
+        return Ok(sizes);
+    };
+    let limit = start.max(budget as f64);
+    coarsen_carried(sizes, &carried, |longer| {
+        Ok(tile_footprint(scop, &band, longer)?.is_some_and(|bytes| bytes <= limit))
+    })
 }
 
 /// The order [`point_order`] gives the point loops of the `p`-member band at `node` (not yet
