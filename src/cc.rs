@@ -28,7 +28,7 @@ pub const TILEDFLOW_OPTIONS: &[(&str, &str, &str)] = &[
         "",
         "fail when a source cannot be transformed (also TILEDFLOW_STRICT=1)",
     ),
-    ("target", "tasks|seq|omp|cuda", "code to generate (default tasks; omp adds -fopenmp; cuda: GPU kernels too, untried on hardware)"),
+    ("target", "tasks|seq|omp|cuda", "code to generate (default tasks; omp adds -fopenmp; cuda: GPU kernels too, NVRTC at run time)"),
     (
         "tile-sizes",
         "N[,N...]",
