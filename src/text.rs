@@ -99,7 +99,57 @@ pub fn tasks(scop: &Scop, p: &TaskProgram) -> String {
     let mut s = String::new();
     header(&mut s, scop);
     s.push_str(&p.to_text());
+    s.push_str(&parallelism(scop, p));
     s
+}
+
+/// Core counts whose speed-up `--emit tasks` gives.
+const CORES: [usize; 4] = [2, 8, 64, 1000];
+
+/// The work and span of the task graph at the cost model's parameter values
+/// (`polyhedral::work_span`), or why there is none.
+fn parallelism(scop: &Scop, p: &TaskProgram) -> String {
+    let params = match polyhedral::estimate_params(scop) {
+        Ok(Some(params)) => params,
+        Ok(None) => return "work/span: none (the SCoP's context excludes the estimate's parameter values)\n".to_string(),
+        Err(e) => return format!("work/span: none ({e})\n"),
+    };
+    let domains: Vec<String> = p.classes.iter().map(|c| c.tile_domain.clone()).collect();
+    let sizes: Vec<Vec<i64>> = p.classes.iter().map(|c| c.tile_sizes.clone()).collect();
+    let ws = match polyhedral::work_span(&p.graph, &domains, &sizes, &params) {
+        Ok(Some(ws)) => ws,
+        Ok(None) => {
+            return format!(
+                "work/span: none (more than {} tiles or pairs at {params})\n",
+                polyhedral::MAX_TILES
+            )
+        }
+        Err(e) => return format!("work/span: none ({e})\n"),
+    };
+    let at = match params.contains("->") {
+        true => format!(" at {params}"),
+        false => String::new(),
+    };
+    let speedups: Vec<String> = CORES
+        .iter()
+        .map(|&c| {
+            format!(
+                "{c}: {:.1}x-{:.1}x",
+                ws.greedy_speedup(c),
+                ws.parallelism().min(c as f64)
+            )
+        })
+        .collect();
+    format!(
+        "work/span{at}: {} tasks, {} synchronized pairs; work {:.3e} instances, span {:.3e} along {} tasks; average parallelism {:.1}\nspeed-up on p threads (greedy schedule at least - at most): {}\n",
+        ws.tasks,
+        ws.edges,
+        ws.work,
+        ws.span,
+        ws.span_tasks,
+        ws.parallelism(),
+        speedups.join(", ")
+    )
 }
 
 /// Tile domains, tile dependences, signatures and partitions.

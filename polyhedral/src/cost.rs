@@ -315,7 +315,7 @@ pub fn schedule_cost(
 
 /// The parameter values of the estimate, as a parameter set, or an error when the context
 /// excludes them.
-fn fixed_params<'c>(ctx: &'c Ctx, context: &Set<'c>) -> Result<Set<'c>> {
+pub(crate) fn fixed_params<'c>(ctx: &'c Ctx, context: &Set<'c>) -> Result<Set<'c>> {
     let names = context.param_names()?;
     let fixed: Vec<String> = names
         .iter()

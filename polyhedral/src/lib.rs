@@ -16,6 +16,8 @@
 //!   reduced; tile domains partitioned by dependence signature;
 //! - `parametric`: the scheduling problem of a stencil with its constant sizes as parameters,
 //!   which ISL schedules in small numbers;
+//! - [`work_span`] (`work_span`): the work, span and average parallelism of a tile graph at
+//!   given parameter values;
 //! - [`schedule_cost`], [`choose_fusion`] (`cost`): the estimated run time of a tiled schedule
 //!   on a [`Machine`], and the fusion heuristic whose schedule it finds cheapest;
 //! - [`default_tile_size`] (`tile_size`): the default tile size of a band;
@@ -68,6 +70,7 @@ mod tile_code;
 mod tile_graph;
 mod tile_size;
 mod verify;
+mod work_span;
 
 /// The SCoPs of a PolyBench kernel of this repository at MINI, as the frontend extracts them (for
 /// the unit tests that check a stage on real kernels).
@@ -131,6 +134,7 @@ pub use tile_size::{
     lengthen_inner_within, lengthen_time_tiled, time_tiled, MIN_TILE_WORK,
 };
 pub use verify::verify;
+pub use work_span::{estimate_params, work_span, WorkSpan, MAX_TILES};
 
 /// Errors of this crate.
 #[derive(Debug, thiserror::Error)]

@@ -304,6 +304,7 @@ unsafe extern "C" {
     pub fn isl_union_map_coalesce(umap: *mut isl_union_map) -> *mut isl_union_map; // take
     pub fn isl_union_map_domain(umap: *mut isl_union_map) -> *mut isl_union_set; // take
     pub fn isl_union_map_range(umap: *mut isl_union_map) -> *mut isl_union_set; // take
+    pub fn isl_union_map_wrap(umap: *mut isl_union_map) -> *mut isl_union_set; // take
     pub fn isl_union_map_flat_range_product(
         a: *mut isl_union_map,
         b: *mut isl_union_map,

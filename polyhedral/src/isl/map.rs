@@ -309,6 +309,15 @@ impl<'c> UnionMap<'c> {
         UnionSet::from_raw(ctx, raw)
     }
 
+    /// `{ [x -> y] : (x -> y) in self }`: each pair as one point, whose coordinates are those of
+    /// `x` then those of `y`.
+    pub fn wrap(self) -> Result<UnionSet<'c>> {
+        let ctx = self.ctx;
+        // SAFETY: `self` is given to ISL (take); the result is owned.
+        let raw = unsafe { ffi::isl_union_map_wrap(self.into_raw()) };
+        UnionSet::from_raw(ctx, raw)
+    }
+
     /// `{ y - x : (x -> y) in self }` for the maps whose two spaces are equal.
     pub fn deltas(self) -> Result<UnionSet<'c>> {
         let ctx = self.ctx;
