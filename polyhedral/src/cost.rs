@@ -495,86 +495,161 @@ fn box_bytes(touched: &UnionSet<'_>, elem: &BTreeMap<String, u64>) -> Result<f64
     Ok(bytes)
 }
 
-/// Bytes of the data one tile of a band keeps for reuse, as [`schedule_cost`] counts a block's:
-/// the bounding boxes of what the accesses of its instances reach, without the arrays that the
-/// band streams (each element reached by one instance of the band at most: a matrix-vector
-/// product's matrix, which no cache size makes cheaper). `band` maps the statements' instances
-/// to the band's members first (a band's subtree schedule, not yet tiled); the tile is the one
-/// at the smallest value of every member, `sizes[m]` values of member `m` long, with the
-/// parameters at [`PARAM_VALUE`]. `None` when the parameters cannot take that value or a member
-/// has no lower bound.
-pub fn tile_footprint(scop: &Scop, band: &UnionMap<'_>, sizes: &[i64]) -> Result<Option<f64>> {
-    let ctx = Ctx::shared()?;
-    let sets = ScopSets::parse(ctx, scop)?;
-    let Ok(params) = fixed_params(ctx, &sets.context) else {
-        return Ok(None);
-    };
-    let domains = sets.domains.clone().intersect_params(params)?;
-    let band = band.clone().intersect_domain(domains)?;
-    let mut lo = vec![i64::MAX; sizes.len()];
-    let mut widths = BTreeMap::new();
-    for set in band.clone().range()?.sets()? {
-        let n = set.n_dims()?;
-        if n < sizes.len() {
+/// What one tile of a band touches ([`BandTiles::boxes`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TileBoxes {
+    /// Bytes of the data the tile keeps for reuse, as [`schedule_cost`] counts a block's: the
+    /// bounding boxes of what the accesses of its instances reach, without the arrays that the
+    /// band streams (each element reached by one instance of the band at most: a
+    /// matrix-vector product's matrix, which no cache size makes cheaper).
+    pub reused_bytes: f64,
+    /// The shortest contiguous run, in bytes, of a streamed array in the tile (the extent of
+    /// the last dimension of its box, times its element size); `None` when the band streams no
+    /// array of rank 1 or more.
+    pub shortest_run: Option<f64>,
+}
+
+/// A band's tiles at the cost model's parameter values, to ask what one tile of given sizes
+/// touches ([`BandTiles::boxes`]); what does not depend on the sizes (the accesses, the streamed
+/// arrays, the members' ranges) is computed once.
+pub struct BandTiles<'c> {
+    ctx: &'c Ctx,
+    band: UnionMap<'c>,
+    accesses: UnionMap<'c>,
+    streamed: Vec<String>,
+    elem: BTreeMap<String, u64>,
+    lo: Vec<i64>,
+    extents: Vec<i64>,
+    widths: Vec<usize>,
+}
+
+impl<'c> BandTiles<'c> {
+    /// `band` maps the statements' instances to the band's `members` first (a band's subtree
+    /// schedule, not yet tiled). `None` when the parameters cannot take [`PARAM_VALUE`] or a
+    /// member is unbounded.
+    pub fn new(scop: &Scop, band: &UnionMap<'c>, members: usize) -> Result<Option<Self>> {
+        let ctx = band.ctx();
+        let sets = ScopSets::parse(ctx, scop)?;
+        let Ok(params) = fixed_params(ctx, &sets.context) else {
             return Ok(None);
-        }
-        widths.insert(n, ());
-        for (m, lo) in lo.iter_mut().enumerate() {
-            match set.dim_range(m)? {
-                Some((l, _)) => *lo = (*lo).min(l),
-                None => return Ok(None),
+        };
+        let domains = sets.domains.clone().intersect_params(params)?;
+        let band = band.clone().intersect_domain(domains)?;
+        let mut lo = vec![i64::MAX; members];
+        let mut hi = vec![i64::MIN; members];
+        let mut widths = Vec::new();
+        for set in band.clone().range()?.sets()? {
+            let n = set.n_dims()?;
+            if n < members {
+                return Ok(None);
+            }
+            if !widths.contains(&n) {
+                widths.push(n);
+            }
+            for m in 0..members {
+                match set.dim_range(m)? {
+                    Some((l, h)) => {
+                        lo[m] = lo[m].min(l);
+                        hi[m] = hi[m].max(h);
+                    }
+                    None => return Ok(None),
+                }
             }
         }
+        let accesses = sets.reads.clone().union(sets.writes.clone())?;
+        // Each array's accesses by the whole band, to tell the streamed ones.
+        let mut by_array: BTreeMap<String, UnionMap<'c>> = BTreeMap::new();
+        for map in accesses
+            .clone()
+            .intersect_domain(band.clone().domain()?)?
+            .maps()?
+        {
+            if let Some(array) = map.tuple_name(Side::Out) {
+                let map = UnionMap::from_map(map)?;
+                let joined = match by_array.remove(&array) {
+                    Some(other) => other.union(map)?,
+                    None => map,
+                };
+                by_array.insert(array, joined);
+            }
+        }
+        let mut streamed = Vec::new();
+        for (array, reached) in by_array {
+            if reached.reverse()?.is_single_valued()? {
+                streamed.push(array);
+            }
+        }
+        let elem = scop
+            .arrays
+            .iter()
+            .map(|a| (a.isl_name.clone(), element_bytes(&a.elem_type)))
+            .collect();
+        let extents = lo.iter().zip(&hi).map(|(l, h)| h - l + 1).collect();
+        Ok(Some(BandTiles {
+            ctx,
+            band,
+            accesses,
+            streamed,
+            elem,
+            lo,
+            extents,
+            widths,
+        }))
     }
-    let pieces: Vec<String> = widths
-        .keys()
-        .map(|&n| {
-            let o: Vec<String> = (0..n).map(|d| format!("o{d}")).collect();
-            let bounds: Vec<String> = sizes
-                .iter()
-                .enumerate()
-                .map(|(m, &t)| format!("{} <= o{m} < {}", lo[m], lo[m].saturating_add(t)))
-                .collect();
-            format!("[{}] : {}", o.join(", "), bounds.join(" and "))
+
+    /// The number of values each band member takes.
+    pub fn extents(&self) -> &[i64] {
+        &self.extents
+    }
+
+    /// What the tile at the smallest value of every member, `sizes[m]` values of member `m`
+    /// long, touches.
+    pub fn boxes(&self, sizes: &[i64]) -> Result<TileBoxes> {
+        let pieces: Vec<String> = self
+            .widths
+            .iter()
+            .map(|&n| {
+                let o: Vec<String> = (0..n).map(|d| format!("o{d}")).collect();
+                let bounds: Vec<String> = sizes
+                    .iter()
+                    .zip(&self.lo)
+                    .enumerate()
+                    .map(|(m, (&t, &lo))| format!("{lo} <= o{m} < {}", lo.saturating_add(t)))
+                    .collect();
+                format!("[{}] : {}", o.join(", "), bounds.join(" and "))
+            })
+            .collect();
+        let tile = UnionSet::read(self.ctx, &format!("{{ {} }}", pieces.join("; ")))?;
+        let instances = self.band.clone().intersect_range(tile)?.domain()?;
+        let mut touched = UnionSet::empty(self.ctx)?;
+        let mut shortest_run: Option<f64> = None;
+        for set in self
+            .accesses
+            .clone()
+            .intersect_domain(instances)?
+            .range()?
+            .sets()?
+        {
+            let name = set.tuple_name();
+            if !name.as_ref().is_some_and(|n| self.streamed.contains(n)) {
+                touched = touched.union(UnionSet::from_set(set)?)?;
+                continue;
+            }
+            let n = set.n_dims()?;
+            if n == 0 {
+                continue;
+            }
+            if let Some((l, h)) = set.dim_range(n - 1)? {
+                let bytes = name.and_then(|n| self.elem.get(&n).copied()).unwrap_or(8) as f64;
+                let run = (h - l + 1) as f64 * bytes;
+                shortest_run = Some(shortest_run.map_or(run, |r| r.min(run)));
+            }
+        }
+        Ok(TileBoxes {
+            reused_bytes: box_bytes(&touched, &self.elem)?,
+            shortest_run,
         })
-        .collect();
-    let tile = UnionSet::read(ctx, &format!("{{ {} }}", pieces.join("; ")))?;
-    let accesses = sets.reads.clone().union(sets.writes.clone())?;
-    // Each array's accesses by the whole band, to tell the streamed ones.
-    let mut by_array: BTreeMap<String, UnionMap<'_>> = BTreeMap::new();
-    for map in accesses
-        .clone()
-        .intersect_domain(band.clone().domain()?)?
-        .maps()?
-    {
-        if let Some(array) = map.tuple_name(Side::Out) {
-            let map = UnionMap::from_map(map)?;
-            let joined = match by_array.remove(&array) {
-                Some(other) => other.union(map)?,
-                None => map,
-            };
-            by_array.insert(array, joined);
-        }
     }
-    let mut streamed = Vec::new();
-    for (array, reached) in by_array {
-        if reached.reverse()?.is_single_valued()? {
-            streamed.push(array);
-        }
-    }
-    let instances = band.intersect_range(tile)?.domain()?;
-    let mut touched = UnionSet::empty(ctx)?;
-    for set in accesses.intersect_domain(instances)?.range()?.sets()? {
-        if !set.tuple_name().is_some_and(|n| streamed.contains(&n)) {
-            touched = touched.union(UnionSet::from_set(set)?)?;
-        }
-    }
-    let elem: BTreeMap<String, u64> = scop
-        .arrays
-        .iter()
-        .map(|a| (a.isl_name.clone(), element_bytes(&a.elem_type)))
-        .collect();
-    box_bytes(&touched, &elem).map(Some)
 }
 
 /// One schedule [`choose_fusion`] considered: its fusion heuristic and its estimate (or why there
@@ -794,17 +869,29 @@ mod tests {
         let ctx = Ctx::shared().unwrap();
         let gemm = crate::polybench_scop("gemm");
         let band = UnionMap::read(ctx, "{ S1[i, k, j] -> [i, j, k] }").unwrap();
-        let bytes = tile_footprint(&gemm, &band, &[4, 4, 8]).unwrap();
-        assert_eq!(bytes, Some((4 * 64 + 4 * 64 + 8 * 64 + 8) as f64));
+        let tiles = BandTiles::new(&gemm, &band, 3).unwrap().unwrap();
+        assert_eq!(tiles.extents(), [20, 25, 30]);
+        let boxes = tiles.boxes(&[4, 4, 8]).unwrap();
+        assert_eq!(boxes.reused_bytes, (4 * 64 + 4 * 64 + 8 * 64 + 8) as f64);
+        assert_eq!(boxes.shortest_run, None);
         // mvt's `x1[i] += A[i][j] * y1[j]` reaches each element of A once: a 4 x 8 tile keeps
         // x1 (4 doubles, one line) and y1 (8 doubles, one line), not A.
         let mvt = crate::polybench_scop("mvt");
         let band = UnionMap::read(ctx, "{ S0[i, j] -> [i, j] }").unwrap();
-        let bytes = tile_footprint(&mvt, &band, &[4, 8]).unwrap();
-        assert_eq!(bytes, Some(128.0));
-        // A longer tile keeps more of y1: 32 doubles, 4 lines.
-        let bytes = tile_footprint(&mvt, &band, &[4, 32]).unwrap();
-        assert_eq!(bytes, Some((64 + 4 * 64) as f64));
+        // A is streamed in rows of 8 doubles.
+        let tiles = BandTiles::new(&mvt, &band, 2).unwrap().unwrap();
+        let boxes = tiles.boxes(&[4, 8]).unwrap();
+        assert_eq!(boxes.reused_bytes, 128.0);
+        assert_eq!(boxes.shortest_run, Some(64.0));
+        // A longer tile keeps more of y1: 32 doubles, 4 lines; A's rows are 32 doubles long.
+        let boxes = tiles.boxes(&[4, 32]).unwrap();
+        assert_eq!(boxes.reused_bytes, (64 + 4 * 64) as f64);
+        assert_eq!(boxes.shortest_run, Some(256.0));
+        // `x2[i] += A[j][i] * y2[j]` with i first: A's rows run along i.
+        let band = UnionMap::read(ctx, "{ S1[i, j] -> [i, j] }").unwrap();
+        let tiles = BandTiles::new(&mvt, &band, 2).unwrap().unwrap();
+        let boxes = tiles.boxes(&[16, 4]).unwrap();
+        assert_eq!(boxes.shortest_run, Some(128.0));
     }
 
     #[test]

@@ -116,7 +116,7 @@
 //! schedule`: 0.22 s to 0.18 s of CPU). It serves both the default sizes ([`lengthen_inner`])
 //! and the reordering of the points. On the GPU it is asked of the tiled schedule as well.
 
-use crate::cost::tile_footprint;
+use crate::cost::BandTiles;
 use crate::deps::IslDeps;
 use crate::isl::{
     this_thread_cpu_time, Ctx, NodeKind, Schedule, ScheduleConstraints, ScheduleNode,
@@ -127,8 +127,8 @@ use crate::parametric::{concrete_tree, parametric_copy, ParametricProblem};
 use crate::point_order::point_order;
 use crate::scop::{stmt_of_name, ScopSets};
 use crate::tile_size::{
-    coarsen_carried, default_tile_size_within, lengthen_inner_within, lengthen_time_tiled,
-    time_tiled, MIN_TASK_WORK, MIN_TILE_WORK, SHORT_INNER,
+    coarsen_carried, default_tile_size_within, lengthen_inner_within, lengthen_runs,
+    lengthen_time_tiled, time_tiled, MIN_RUN_BYTES, MIN_TASK_WORK, MIN_TILE_WORK, SHORT_INNER,
 };
 use crate::{Dependences, Error, Fuse, Nest, Result, ScheduleConfig, TiledSchedule, Warning};
 use frontend::ir::{Scop, StmtId};
@@ -1158,12 +1158,16 @@ fn default_sizes<'c>(
     Ok(lengthen_time_tiled(scop, statements, sizes, inner, budget))
 }
 
-/// The default `sizes` of the band at `node` (not yet tiled) over `statements`, lengthened along
-/// the members that carry a dependence when its tiles hold few instances ([`coarsen_carried`]):
+/// The default `sizes` of the band at `node` (not yet tiled) over `statements`, changed where
+/// its tiles are small or read streamed arrays in short runs (see `tile_size`'s module doc):
 /// only when the band holds every loop of its statements (so that the product of the sizes
-/// bounds a tile's instances) and has members that carry nothing (whose tiles stay as many, so
-/// the parallelism stays). A longer size must keep one tile's data ([`tile_footprint`]) within
-/// `budget` bytes, or within what the default sizes already take if that is more.
+/// bounds a tile's instances). Small tiles get longer along the members that carry a dependence
+/// ([`coarsen_carried`]) when the band also has members that carry nothing (whose tiles stay as
+/// many, so the parallelism stays); short runs get the member along them lengthened and another
+/// shortened ([`lengthen_runs`]). Every change must keep one tile's reused data
+/// ([`BandTiles::boxes`]) within `budget` bytes, or within what the default sizes already take if
+/// that is more.
+#[allow(clippy::too_many_arguments)]
 fn coarsen_band<'c>(
     scop: &Scop,
     node: &ScheduleNode<'c>,
@@ -1174,29 +1178,40 @@ fn coarsen_band<'c>(
     budget: u64,
 ) -> Result<Vec<i64>> {
     let members = sizes.len();
-    let work = sizes.iter().fold(1i64, |w, &t| w.saturating_mul(t.max(1)));
     let whole_band = statements.iter().all(|s| {
         scop.statements
             .get(s.index())
             .is_some_and(|st| st.iterators.len() <= members)
     });
-    if work >= MIN_TASK_WORK || members < 2 || !whole_band {
+    if members < 2 || !whole_band {
         return Ok(sizes);
     }
     let band = node
         .subtree_schedule_union_map()?
         .intersect_domain(domain.clone())?;
-    let free = free_members(band.clone(), members, deps)?;
-    let carried: Vec<usize> = (0..members).filter(|&m| !free[m]).collect();
-    if carried.is_empty() || carried.len() == members {
-        return Ok(sizes);
-    }
-    let Some(start) = tile_footprint(scop, &band, &sizes)? else {
+    let Some(tiles) = BandTiles::new(scop, &band, members)? else {
         return Ok(sizes);
     };
-    let limit = start.max(budget as f64);
-    coarsen_carried(sizes, &carried, |longer| {
-        Ok(tile_footprint(scop, &band, longer)?.is_some_and(|bytes| bytes <= limit))
+    let start = tiles.boxes(&sizes)?;
+    let work = sizes.iter().fold(1i64, |w, &t| w.saturating_mul(t.max(1)));
+    let short_run = start.shortest_run.is_some_and(|r| r < MIN_RUN_BYTES);
+    if work >= MIN_TASK_WORK && !short_run {
+        return Ok(sizes);
+    }
+    let free = free_members(band, members, deps)?;
+    let limit = start.reused_bytes.max(budget as f64);
+    let carried: Vec<usize> = (0..members).filter(|&m| !free[m]).collect();
+    let mut sizes = sizes;
+    if work < MIN_TASK_WORK && !carried.is_empty() && carried.len() < members {
+        sizes = coarsen_carried(sizes, &carried, |longer| {
+            Ok(tiles.boxes(longer)?.reused_bytes <= limit)
+        })?;
+    }
+    lengthen_runs(sizes, &free, tiles.extents(), |other| {
+        let boxes = tiles.boxes(other)?;
+        Ok((boxes.reused_bytes <= limit)
+            .then_some(boxes.shortest_run)
+            .flatten())
     })
 }
 
