@@ -124,7 +124,7 @@ pub use privatize::{
 };
 pub use schedule::{run_bounded, schedule};
 pub use tile::tile_dependences;
-pub use tile_code::{tile_body_ast, unroll_and_jam, TileCode};
+pub use tile_code::{tile_body_ast, unroll_and_jam, TileCode, SCALAR_LOOP_USER};
 pub use tile_graph::{
     coarsen, tile_graph, NestTiles, NumberedDep, PartitionClass, Shape, Signature, SimplifiedDep,
     StatementTiles, TileGraph, MAX_CLASSES,

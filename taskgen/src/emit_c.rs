@@ -481,6 +481,10 @@ pub(crate) fn statement(
     line_file: Option<&str>,
 ) {
     let pad = "  ".repeat(depth);
+    if name == polyhedral::SCALAR_LOOP_USER {
+        let _ = writeln!(out, "{pad}TF_SCALAR_LOOP;");
+        return;
+    }
     let (name, part) = polyhedral::split_kernel_user(name);
     let Some(stmt) = name
         .strip_prefix('S')
