@@ -117,18 +117,13 @@ impl PointSchedule<'static> {
         // compiler can vectorize it (a time-skewed stencil's tile has boundary pieces where only one
         // statement runs). Measured on jacobi-2d at MEDIUM, seq target: 0.0281 s -> 0.0203 s.
         let separate = (2 * n_tile <= depth).then(|| n_tile - 1);
-        // The innermost loop below the band too (`guarded_inner_loop`).
-        let cut = guarded_inner_loop(&schedule, depth - n_tile, n_tile)?
-            .into_iter()
-            .filter(|&d| Some(d) != separate)
-            .collect();
         Ok(PointSchedule {
             context,
             schedule,
             iterators: names(iter_prefix, depth)[n_tile..].to_vec(),
             separate,
             n_tile,
-            cut,
+            cut: Vec::new(),
             band: (0..n_tile).collect(),
             unroll: None,
         })
@@ -584,22 +579,24 @@ pub(crate) fn build_with_options<'c>(
 /// The dimensions of `schedule` (`depth` output dimensions) that are not equal to an earlier one
 /// at every instance, in order. (Comparing with the kept ones is enough: a copy of a copy is a
 /// copy of the kept dimension the first copies.)
-/// The innermost loop below the band's `n_tile` point dimensions of a point schedule of `depth`
-/// dimensions, which the code generates "separate": where one statement of the loop runs at some
-/// of its iterations only (durbin's `y[k] = alpha` at the first iteration of the loop of
+/// The innermost loop below the band's point dimensions of a CPU tile's point schedule, which
+/// `tile_code` generates "separate": where one statement of the loop runs at some of its
+/// iterations only (durbin's `y[k] = alpha` at the first iteration of the loop of
 /// `z[i] = y[i] + alpha * y[k - i - 1]`), ISL would guard it inside the loop, which keeps the C
 /// compiler from vectorizing the loop; separate, the loop is split there instead (the same order,
 /// so always legal; where nothing changes along the loop, ISL generates the same code). Measured
 /// on durbin at EXTRALARGE, 2 threads, together with `tile_code`'s scalar reductions: 11.5 ms ->
-/// 7.8 (gcc's original: 11.0). No other PolyBench kernel's code changed.
-fn guarded_inner_loop(
-    schedule: &UnionMap<'_>,
-    depth: usize,
-    n_tile: usize,
-) -> Result<Option<usize>> {
+/// 7.8 (gcc's original: 11.0). No other PolyBench kernel's code changed. The GPU's plain tile
+/// code is left as it was (the question is the C compiler's vectorizer; on the GPU the pieces
+/// made durbin's SCoP, a chain of 2000 steps, look parallel enough to leave the CPU).
+pub(crate) fn guarded_inner_loop(points: &PointSchedule<'_>) -> Result<Option<usize>> {
+    let (schedule, n_tile) = (&points.schedule, points.n_tile);
     let maps = schedule.maps()?;
-    for &d in uncopied_dims(schedule, depth)?.iter().rev() {
-        if d < n_tile {
+    for &d in uncopied_dims(schedule, points.iterators.len())?
+        .iter()
+        .rev()
+    {
+        if d < n_tile || Some(d) == points.separate {
             break;
         }
         for map in &maps {

@@ -40,7 +40,7 @@
 //! checked (jamming `k` would interleave the values of `k` and `k + 1` in it).
 
 use crate::ast::{Ast, Expr, OpKind};
-use crate::astgen::{convert_expr, rename_users, PointSchedule};
+use crate::astgen::{convert_expr, guarded_inner_loop, rename_users, PointSchedule};
 use crate::chains::{interleave_chains, CHAINS};
 use crate::isl::{AstBuild, Ctx, Set, UnionMap, UnionSet};
 use crate::kernel::{accumulator_kernel, vector_kernel};
@@ -90,6 +90,7 @@ pub fn tile_body_ast(
     private: &[ArrayId],
 ) -> Result<(Ast, TileCode)> {
     let mut points = PointSchedule::of(scop, sched, nest, tile_coords, iter_prefix)?;
+    points.cut.extend(guarded_inner_loop(&points)?);
     let p = points.n_tile;
     let the_nest = &sched.nests[nest];
     if p == 0 || points.separate.is_none() {
