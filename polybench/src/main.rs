@@ -48,7 +48,9 @@ struct Args {
     #[arg(long, value_delimiter = ',')]
     kernels: Vec<String>,
     /// Targets: tiledflow's (seq, tasks, omp, cuda, …), cuda-emu (cuda on the emulated device)
-    /// and the peers polly and graphite.
+    /// and the peers polly and graphite. A tiledflow target takes a fusion after `@` (tasks@min)
+    /// and a thread count after `:` (tasks:1, run on that many threads whatever --threads
+    /// says); beside the same target without it, the table ends with its parallel efficiency.
     #[arg(long, value_delimiter = ',', default_value = "seq,tasks")]
     targets: Vec<String>,
     /// Threads of the parallel targets.

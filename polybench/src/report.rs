@@ -308,10 +308,65 @@ impl Report {
                 self.ran_on_summary(&g.target)
             ));
         }
+        for line in self.efficiencies() {
+            out.push_str(&line);
+            out.push('\n');
+        }
         for s in &self.skipped {
             out.push_str(&format!("{:<10} skipped: {}\n", s.target, s.reason));
         }
         out
+    }
+
+    /// For each target run on a given number of threads `q` (`tasks:1`) beside the same target
+    /// on `--threads` `p` (`tasks`): the parallel efficiency `q·T_q / (p·T_p)` of every kernel
+    /// both verified and timed, as `tasks on 2 threads against tasks:1: efficiency geomean 0.91,
+    /// lowest 0.52 (durbin)`.
+    pub fn efficiencies(&self) -> Vec<String> {
+        let p = self.threads as f64;
+        let mut lines = Vec::new();
+        for name in &self.targets {
+            let Ok(target) = crate::Target::parse(name) else {
+                continue;
+            };
+            let (Some(q), Some(all)) = (target.threads(), target.all_threads()) else {
+                continue;
+            };
+            if !self.targets.iter().any(|t| t == all.name()) {
+                continue;
+            }
+            let median = |k: &KernelReport, t: &str| {
+                k.targets
+                    .iter()
+                    .find(|r| r.target == t && r.measurement.status == Status::Verified)
+                    .and_then(|r| r.measurement.median_s)
+            };
+            let per_kernel: Vec<(f64, &str)> = self
+                .kernels
+                .iter()
+                .filter_map(|k| {
+                    let (tq, tp) = (median(k, name)?, median(k, all.name())?);
+                    (tq > 0.0 && tp > 0.0).then(|| (q as f64 * tq / (p * tp), k.kernel.as_str()))
+                })
+                .collect();
+            let values: Vec<f64> = per_kernel.iter().map(|(e, _)| *e).collect();
+            let (Some(mean), Some((low, kernel))) = (
+                geomean(&values),
+                per_kernel
+                    .iter()
+                    .copied()
+                    .min_by(|a, b| a.0.total_cmp(&b.0)),
+            ) else {
+                continue;
+            };
+            lines.push(format!(
+                "{:<10} on {} threads against {name}: efficiency geomean {mean:.2}, lowest {low:.2} ({kernel}) over {} kernel(s)",
+                all.name(),
+                self.threads,
+                values.len()
+            ));
+        }
+        lines
     }
 
     /// For a cuda target: `; ran on: 25 emulated GPU, 5 CPU by compiler`; empty for the others.
@@ -444,6 +499,46 @@ impl Report {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn a_target_on_one_thread_beside_it_gives_its_parallel_efficiency() {
+        // On 2 threads: gemm 1.0 s on one thread, 0.5 s on two (efficiency 1.0); lu 1.0 s and
+        // 0.8 s (0.625); adi failed on one thread, so it is left out.
+        let mut r = sample();
+        r.targets = vec!["tasks:1".into(), "tasks".into()];
+        let times = [
+            (Some(1.0), Some(0.5)),
+            (Some(1.0), Some(0.8)),
+            (None, Some(0.3)),
+        ];
+        for (k, (one, two)) in r.kernels.iter_mut().zip(times) {
+            let status = |t: Option<f64>| match t {
+                Some(_) => Status::Verified,
+                None => Status::Failed,
+            };
+            k.targets = vec![
+                TargetResult {
+                    target: "tasks:1".into(),
+                    measurement: measured(status(one), one),
+                    speedup: None,
+                },
+                TargetResult {
+                    target: "tasks".into(),
+                    measurement: measured(status(two), two),
+                    speedup: None,
+                },
+            ];
+        }
+        let lines = r.efficiencies();
+        assert_eq!(
+            lines,
+            vec!["tasks      on 2 threads against tasks:1: efficiency geomean 0.79, lowest 0.62 (lu) over 2 kernel(s)"]
+        );
+        assert!(r.table().contains(&lines[0]));
+        // Without the all-threads target beside it, nothing.
+        r.targets = vec!["tasks:1".into()];
+        assert!(r.efficiencies().is_empty());
+    }
 
     #[test]
     fn medians_and_geomeans() {

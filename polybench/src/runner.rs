@@ -266,7 +266,16 @@ fn measure_target(
         Ok(b) => b,
         Err(reason) => return Measurement::failed(reason, None),
     };
-    let (mut m, _, notice) = measure(config, &exe, Some(reference), build_s, target.run_env());
+    // A thread count in the target's name overrides `--threads` (see `Target::parse`).
+    let threads = target.threads().map(|n| n.to_string());
+    let mut env: Vec<(&str, &str)> = target.run_env().to_vec();
+    if let Some(n) = &threads {
+        env.extend([
+            ("TILEDFLOW_NUM_THREADS", n.as_str()),
+            ("OMP_NUM_THREADS", n.as_str()),
+        ]);
+    }
+    let (mut m, _, notice) = measure(config, &exe, Some(reference), build_s, &env);
     if target.is_cuda() {
         where_it_ran(
             &mut m,

@@ -37,9 +37,24 @@ impl Target {
     /// `polly` and `graphite` are the peers; every other name is a tiledflow target, checked by
     /// tiledflow-cc itself when it builds. Names are lower-case words (letters, digits, `-`, `_`);
     /// a tiledflow target may name a fusion heuristic after `@` (`tasks@min`: built with
-    /// `--tiledflow-fuse=min`), so that the heuristics are measured side by side.
+    /// `--tiledflow-fuse=min`), so that the heuristics are measured side by side, and a thread
+    /// count after `:` (`tasks:1`: run on one thread whatever `--threads` says), so that a
+    /// target's parallel efficiency is measured in one run.
     pub fn parse(name: &str) -> Result<Target, String> {
         let name = name.trim();
+        if let Some((base, threads)) = name.rsplit_once(':') {
+            if !threads.parse::<usize>().is_ok_and(|n| n >= 1) {
+                return Err(format!(
+                    "target `{name}`: expected a number of threads (1 or more) after `:`"
+                ));
+            }
+            return match Target::parse(base)? {
+                Target::Tiledflow(_) => Ok(Target::Tiledflow(name.to_string())),
+                _ => Err(format!(
+                    "target `{name}`: only tiledflow's targets take a thread count"
+                )),
+            };
+        }
         let word = |w: &str| {
             !w.is_empty()
                 && w.chars()
@@ -85,10 +100,37 @@ impl Target {
         matches!(self, Target::Polly | Target::Graphite)
     }
 
+    /// The name without its thread count (`tasks@min` for `tasks@min:1`).
+    fn build_name(&self) -> &str {
+        let name = self.name();
+        match self {
+            Target::Tiledflow(_) => name.rsplit_once(':').map_or(name, |(base, _)| base),
+            _ => name,
+        }
+    }
+
+    /// The thread count its programs run on when the name gives one (`tasks:1`).
+    pub fn threads(&self) -> Option<usize> {
+        match self {
+            Target::Tiledflow(t) => t.rsplit_once(':').and_then(|(_, n)| n.parse().ok()),
+            _ => None,
+        }
+    }
+
+    /// The target whose programs this one runs on another number of threads (`tasks` for
+    /// `tasks:1`), if it names a thread count.
+    pub fn all_threads(&self) -> Option<Target> {
+        self.threads()
+            .map(|_| Target::Tiledflow(self.build_name().to_string()))
+    }
+
     /// tiledflow's `--target` for this target (`cuda` for `cuda-emu`); `None` for the peers.
     pub fn tiledflow_target(&self) -> Option<&str> {
         match self {
-            Target::Tiledflow(t) => Some(t.split_once('@').map_or(t.as_str(), |(base, _)| base)),
+            Target::Tiledflow(_) => {
+                let t = self.build_name();
+                Some(t.split_once('@').map_or(t, |(base, _)| base))
+            }
             Target::CudaEmulated => Some("cuda"),
             Target::Polly | Target::Graphite => None,
         }
@@ -131,7 +173,7 @@ impl Target {
                 if let Some(ts) = tile_sizes {
                     args.push(format!("--tiledflow-tile-sizes={ts}"));
                 }
-                if let Some((_, fuse)) = self.name().split_once('@') {
+                if let Some((_, fuse)) = self.build_name().split_once('@') {
                     args.push(format!("--tiledflow-fuse={fuse}"));
                 }
                 (bin_dir.join("tiledflow-cc"), args)
@@ -222,6 +264,37 @@ mod tests {
             (emu.name(), emu.tiledflow_target(), emu.is_peer()),
             ("cuda-emu", Some("cuda"), false)
         );
+    }
+
+    #[test]
+    fn a_thread_count_runs_the_same_build_on_other_threads() {
+        let one = Target::parse("tasks@min:1").unwrap();
+        assert_eq!(one.name(), "tasks@min:1");
+        assert_eq!(one.threads(), Some(1));
+        assert_eq!(one.tiledflow_target(), Some("tasks"));
+        assert_eq!(one.all_threads(), Some(Target::parse("tasks@min").unwrap()));
+        let (_, args) = one.build_command(Path::new("/b"), 2, None);
+        assert!(
+            args.contains(&"--tiledflow-fuse=min".to_string()),
+            "{args:?}"
+        );
+        assert!(
+            args.contains(&"--tiledflow-target=tasks".to_string()),
+            "{args:?}"
+        );
+        assert_eq!(Target::parse("omp:4").unwrap().threads(), Some(4));
+        assert_eq!(Target::parse("tasks").unwrap().threads(), None);
+        assert_eq!(Target::parse("tasks").unwrap().all_threads(), None);
+        for bad in [
+            "tasks:0",
+            "tasks:",
+            "tasks:two",
+            "polly:1",
+            "cuda-emu:1",
+            ":1",
+        ] {
+            assert!(Target::parse(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
