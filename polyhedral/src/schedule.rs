@@ -128,7 +128,8 @@ use crate::point_order::point_order;
 use crate::scop::{stmt_of_name, ScopSets};
 use crate::tile_size::{
     coarsen_carried, default_tile_size_within, lengthen_inner_within, lengthen_runs,
-    lengthen_time_tiled, time_tiled, MIN_RUN_BYTES, MIN_TASK_WORK, MIN_TILE_WORK, SHORT_INNER,
+    lengthen_time_tiled, tile_work, time_tiled, MIN_RUN_BYTES, MIN_TASK_WORK, MIN_TILE_WORK,
+    SHORT_INNER,
 };
 use crate::{Dependences, Error, Fuse, Nest, Result, ScheduleConfig, TiledSchedule, Warning};
 use frontend::ir::{Scop, StmtId};
@@ -1193,7 +1194,7 @@ fn coarsen_band<'c>(
         return Ok(sizes);
     };
     let start = tiles.boxes(&sizes)?;
-    let work = sizes.iter().fold(1i64, |w, &t| w.saturating_mul(t.max(1)));
+    let work = tile_work(&sizes);
     let short_run = start.shortest_run.is_some_and(|r| r < MIN_RUN_BYTES);
     if work >= MIN_TASK_WORK && !short_run {
         return Ok(sizes);

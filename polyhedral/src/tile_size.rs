@@ -173,7 +173,6 @@ pub fn lengthen_time_tiled(
         return sizes;
     }
     let arrays = accessed(scop, stmts);
-    let work = |sizes: &[i64]| sizes.iter().fold(1i64, |w, &t| w.saturating_mul(t));
     // The footprint with the last subscript of each array spanning the innermost size, the
     // others the largest of the other sizes.
     let footprint = |sizes: &[i64]| -> u64 {
@@ -198,7 +197,7 @@ pub fn lengthen_time_tiled(
             })
             .fold(0u64, u64::saturating_add)
     };
-    while work(&sizes) < MIN_TILE_WORK {
+    while tile_work(&sizes) < MIN_TILE_WORK {
         let mut longer = sizes.clone();
         longer[inner] = longer[inner].saturating_mul(2);
         if footprint(&longer) > budget {
@@ -207,6 +206,11 @@ pub fn lengthen_time_tiled(
         sizes = longer;
     }
     sizes
+}
+
+/// The instances of a full tile of `sizes` (their product; sizes below 1 count as 1).
+pub fn tile_work(sizes: &[i64]) -> i64 {
+    sizes.iter().fold(1i64, |w, &t| w.saturating_mul(t.max(1)))
 }
 
 /// The fewest instances a tile should hold when [`coarsen_carried`] can lengthen it.
@@ -224,13 +228,12 @@ pub fn coarsen_carried<E>(
     carried: &[usize],
     mut fits: impl FnMut(&[i64]) -> Result<bool, E>,
 ) -> Result<Vec<i64>, E> {
-    let work = |sizes: &[i64]| sizes.iter().fold(1i64, |w, &t| w.saturating_mul(t.max(1)));
     let mut growing: Vec<usize> = carried
         .iter()
         .copied()
         .filter(|&m| m < sizes.len())
         .collect();
-    while work(&sizes) < MIN_TASK_WORK {
+    while tile_work(&sizes) < MIN_TASK_WORK {
         let Some(&m) = growing
             .iter()
             .min_by_key(|&&m| (sizes[m], std::cmp::Reverse(m)))

@@ -75,6 +75,8 @@ pub fn work_span(
     let params = Set::read(ctx, params).map_err(|e| input_error("parameter set", params, e))?;
     let mut index: HashMap<(usize, Vec<i64>), usize> = HashMap::new();
     let mut weight: Vec<f64> = Vec::new();
+    // The number of coordinates of each nest's tiles (0 for a nest without tiles).
+    let mut dims = vec![0usize; domains.len()];
     for (k, domain) in domains.iter().enumerate() {
         let tile_work = sizes
             .get(k)
@@ -91,6 +93,7 @@ pub fn work_span(
             return Ok(None);
         };
         for p in points {
+            dims[k] = p.len();
             index.insert((k, p), weight.len());
             weight.push(tile_work);
         }
@@ -107,7 +110,7 @@ pub fn work_span(
         let Some(pairs) = points(&pairs, MAX_TILES.saturating_sub(edges))? else {
             return Ok(None);
         };
-        let src_dims = domain_dims(&index, dep.src);
+        let src_dims = dims.get(dep.src).copied().unwrap_or(0);
         for pair in pairs {
             let (s, t) = pair.split_at(src_dims.min(pair.len()));
             let (Some(&s), Some(&t)) = (
@@ -165,14 +168,6 @@ pub fn estimate_params(scop: &Scop) -> Result<Option<String>> {
         Ok(params) => Ok(Some(params.to_str()?)),
         Err(_) => Ok(None),
     }
-}
-
-/// The number of coordinates of the tiles of nest `k` (0 when it has none).
-fn domain_dims(index: &HashMap<(usize, Vec<i64>), usize>, k: usize) -> usize {
-    index
-        .keys()
-        .find(|(nest, _)| *nest == k)
-        .map_or(0, |(_, p)| p.len())
 }
 
 /// The points of `set` with its parameters fixed, or `None` past `max` of them.
