@@ -26,7 +26,8 @@ every target keeps each statement's arithmetic, and -ffp-contract=off stops comp
 fusing operations differently. A difference is WRONG; a build or run that fails is failed.
 
 Timing: the kernel call only (PolyBench's POLYBENCH_TIME instruments), median of --repeat runs
-of the very binary that was verified. Speedup = original median / target median.
+of the very binary that was verified; the runs go round the original and the targets.
+Speedup = original median / target median.
 
 Exit status: 0 when every build verified and (with --baseline) nothing regressed; 1 otherwise;
 2 when the run could not start.

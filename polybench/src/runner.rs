@@ -194,6 +194,11 @@ fn run_kernel(
     let (mut original, mut reference) = run_original(&flags);
     let mut size = None;
     if let (Some((limit, bigger)), Some(t)) = (config.promote, original.median_s) {
+        // One run decides, unless it is close to the limit: then the median of three.
+        let t = match t < 2.0 * limit && t >= limit / 2.0 {
+            true => decision_time(config, &exe, t).unwrap_or(t),
+            false => t,
+        };
         if config.timed && t < limit && bigger != config.size {
             progress.set_message(format!("{kernel}: original at {}", bigger.name()));
             flags = base_flags_at(config, bigger);
@@ -204,27 +209,56 @@ fn run_kernel(
     progress.inc(1);
 
     let mut results = Vec::new();
+    let mut programs = Vec::new();
     for target in targets {
         progress.set_message(format!("{kernel}: {}", target.name()));
-        let measurement = match &reference {
-            None => Measurement::failed(
-                "the original did not build or run, so there is nothing to compare with",
+        let (measurement, program) = match &reference {
+            None => (
+                Measurement::failed(
+                    "the original did not build or run, so there is nothing to compare with",
+                    None,
+                ),
                 None,
             ),
             Some(reference) => {
                 measure_target(config, bin_dir, &src, &flags, target, reference, dir.path())
             }
         };
-        let speedup = match (measurement.status, original.median_s, measurement.median_s) {
-            (Status::Verified, Some(base), Some(t)) if base > 0.0 && t > 0.0 => Some(base / t),
-            _ => None,
-        };
         results.push(TargetResult {
             target: target.name().to_string(),
             measurement,
-            speedup,
+            speedup: None,
         });
+        programs.push(program);
         progress.inc(1);
+    }
+    // The timed runs after the verified ones go round the original and the targets, one run
+    // each per round, so that whatever drifts during a kernel's runs (the machine's other load,
+    // the state that one run leaves to the next) falls on all of them alike.
+    if config.timed && reference.is_some() {
+        progress.set_message(format!("{kernel}: timed runs"));
+        let mut timed: Vec<(&mut Measurement, &Program)> = Vec::new();
+        let original_program = Program {
+            exe: exe.clone(),
+            env: Vec::new(),
+        };
+        timed.push((&mut original, &original_program));
+        for (r, p) in results.iter_mut().zip(&programs) {
+            if let Some(p) = p {
+                timed.push((&mut r.measurement, p));
+            }
+        }
+        timed_rounds(config, &mut timed);
+    }
+    for r in &mut results {
+        r.speedup = match (
+            r.measurement.status,
+            original.median_s,
+            r.measurement.median_s,
+        ) {
+            (Status::Verified, Some(base), Some(t)) if base > 0.0 && t > 0.0 => Some(base / t),
+            _ => None,
+        };
     }
     if config.log_kernels {
         let summary: Vec<String> = std::iter::once(format!("original {}", original.status.label()))
@@ -256,7 +290,7 @@ fn measure_target(
     target: &Target,
     reference: &[DumpedArray],
     dir: &Path,
-) -> Measurement {
+) -> (Measurement, Option<Program>) {
     let (driver, extra) =
         target.build_command(bin_dir, config.threads, config.tile_sizes.as_deref());
     let mut flags = base.to_vec();
@@ -264,18 +298,22 @@ fn measure_target(
     let exe = dir.join(format!("target-{}", target.name()));
     let (build_s, build_stderr) = match build(&driver, src, &flags, &exe) {
         Ok(b) => b,
-        Err(reason) => return Measurement::failed(reason, None),
+        Err(reason) => return (Measurement::failed(reason, None), None),
     };
     // A thread count in the target's name overrides `--threads` (see `Target::parse`).
-    let threads = target.threads().map(|n| n.to_string());
-    let mut env: Vec<(&str, &str)> = target.run_env().to_vec();
-    if let Some(n) = &threads {
+    let mut env: Vec<(String, String)> = target
+        .run_env()
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    if let Some(n) = target.threads() {
         env.extend([
-            ("TILEDFLOW_NUM_THREADS", n.as_str()),
-            ("OMP_NUM_THREADS", n.as_str()),
+            ("TILEDFLOW_NUM_THREADS".to_string(), n.to_string()),
+            ("OMP_NUM_THREADS".to_string(), n.to_string()),
         ]);
     }
-    let (mut m, _, notice) = measure(config, &exe, Some(reference), build_s, &env);
+    let program = Program { exe, env };
+    let (mut m, _, notice) = measure(config, &program.exe, Some(reference), build_s, &program.env);
     if target.is_cuda() {
         where_it_ran(
             &mut m,
@@ -287,7 +325,7 @@ fn measure_target(
     if let (Some(name), true) = (target.tiledflow_target(), config.timed) {
         m.tiledflow_s = time_tiledflow(config, bin_dir, src, base, name, dir);
     }
-    m
+    (m, Some(program))
 }
 
 /// Where a cuda target's program ran (`m.ran_on`), from its build's stderr (tiledflow-cc's lines
@@ -371,15 +409,15 @@ fn build(
     .map_err(|e| format!("{e:#}"))
 }
 
-/// Runs `exe` (with `env` set) once with its dump (verified against `reference`, or returned as
-/// the reference when there is none) and, when timing, `repeat - 1` more times without it. Also
+/// Runs `exe` (with `env` set) once with its dump, verified against `reference` (or returned as
+/// the reference when there is none); the timed runs that follow are [`timed_rounds`]'. Also
 /// returns the fallback notice ([`FALLBACK_NOTICE`]) of the verified run, if it printed one.
 fn measure(
     config: &Config,
     exe: &Path,
     reference: Option<&[DumpedArray]>,
     build_s: f64,
-    env: &[(&str, &str)],
+    env: &[(String, String)],
 ) -> (Measurement, Option<Vec<DumpedArray>>, Option<String>) {
     let mut m = Measurement {
         status: Status::Verified,
@@ -404,23 +442,49 @@ fn measure(
             ));
         }
     }
-    if config.timed && m.status == Status::Verified {
-        for _ in 1..config.repeat {
-            match run_once(config, exe, false, env) {
+    m.median_s = median(&m.times_s);
+    let dump = (reference.is_none() && m.status == Status::Verified).then_some(dump);
+    (m, dump, notice)
+}
+
+/// A built program and the environment it runs in.
+struct Program {
+    exe: PathBuf,
+    env: Vec<(String, String)>,
+}
+
+/// `repeat - 1` rounds of one run without the dump of each verified program, in order; each
+/// measurement's median is then over its verified run and these. A run that fails makes its
+/// program's result a failure and leaves it out of the later rounds.
+fn timed_rounds(config: &Config, programs: &mut [(&mut Measurement, &Program)]) {
+    for _ in 1..config.repeat {
+        for (m, program) in programs.iter_mut() {
+            if m.status != Status::Verified {
+                continue;
+            }
+            match run_once(config, &program.exe, false, &program.env) {
                 Ok((time, _, _)) => m.times_s.extend(time),
                 Err(reason) => {
-                    return (
-                        Measurement::failed(format!("a timed run: {reason}"), Some(build_s)),
-                        None,
-                        notice,
-                    )
+                    let build_s = m.build_s;
+                    **m = Measurement::failed(format!("a timed run: {reason}"), build_s);
                 }
             }
         }
     }
-    m.median_s = median(&m.times_s);
-    let dump = (reference.is_none() && m.status == Status::Verified).then_some(dump);
-    (m, dump, notice)
+    for (m, _) in programs.iter_mut() {
+        m.median_s = median(&m.times_s);
+    }
+}
+
+/// The original's time for deciding on a bigger dataset: the median of its first run `first`
+/// and two more (not among its timed runs, which go round with the targets').
+fn decision_time(config: &Config, exe: &Path, first: f64) -> Option<f64> {
+    let mut times = vec![first];
+    for _ in 0..2 {
+        let (time, _, _) = run_once(config, exe, false, &[]).ok()?;
+        times.extend(time);
+    }
+    median(&times)
 }
 
 /// The result of one run: the kernel's time, its dump, the fallback notice it printed.
@@ -432,14 +496,14 @@ fn run_once(
     config: &Config,
     exe: &Path,
     dump: bool,
-    extra_env: &[(&str, &str)],
+    extra_env: &[(String, String)],
 ) -> std::result::Result<RunOnce, String> {
     let threads = config.threads.to_string();
     let mut env = vec![
         ("TILEDFLOW_NUM_THREADS", threads.as_str()),
         ("OMP_NUM_THREADS", threads.as_str()),
     ];
-    env.extend_from_slice(extra_env);
+    env.extend(extra_env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     if !dump {
         env.push((NO_DUMP_ENV, "1"));
     }
@@ -538,6 +602,56 @@ mod tests {
             times_s: Vec::new(),
             median_s: None,
         }
+    }
+
+    /// The timed runs go round the programs (a, b, a, b), each measurement gets its runs' median,
+    /// and a program whose run fails drops out of the later rounds as a failure.
+    #[test]
+    fn timed_runs_go_round_the_programs() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("log");
+        let program = |name: &str, body: &str| {
+            let exe = dir.path().join(name);
+            std::fs::write(
+                &exe,
+                format!("#!/bin/sh\necho {name} >> '{}'\n{body}\n", log.display()),
+            )
+            .unwrap();
+            std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+            Program {
+                exe,
+                env: Vec::new(),
+            }
+        };
+        let a = program("a", "echo 0.5");
+        let b = program("b", "echo 2.0");
+        // Fails on its second run.
+        let c = program(
+            "c",
+            &format!(
+                "[ $(grep -c c '{}') -ge 2 ] && exit 3\necho 1.0",
+                log.display()
+            ),
+        );
+        let mut config = Config::verification(Size::Mini, Vec::new(), Vec::new());
+        config.timed = true;
+        config.repeat = 4;
+        let (mut ma, mut mb, mut mc) = (verified(), verified(), verified());
+        ma.times_s.push(0.25);
+        timed_rounds(&config, &mut [(&mut ma, &a), (&mut mb, &b), (&mut mc, &c)]);
+        let order = std::fs::read_to_string(&log).unwrap().replace('\n', " ");
+        assert_eq!(order.trim(), "a b c a b c a b");
+        assert_eq!(ma.times_s, vec![0.25, 0.5, 0.5, 0.5]);
+        assert_eq!(ma.median_s, Some(0.5));
+        assert_eq!(mb.times_s, vec![2.0, 2.0, 2.0]);
+        assert_eq!(mc.status, Status::Failed);
+        assert!(
+            mc.reason
+                .as_deref()
+                .is_some_and(|r| r.contains("a timed run")),
+            "{mc:?}"
+        );
     }
 
     const ON_GPU: &str = "gemm.c: SCoP in kernel_gemm() at line 40: 2 statements, …\n";
