@@ -26,9 +26,11 @@
 //! data once. No level is charged more than a line for every access of every instance (bounding
 //! boxes overstate what a skewed block touches).
 //!
-//! Time of a nest = traffic from memory / memory bandwidth + (work + traffic from the last-level
-//! cache and from L2 / their bandwidths + tasks × task cost) / speed-up (the memory bus is shared
-//! by the threads, the caches are not), where the speed-up on `p` threads of
+//! Time of a nest = (work + traffic from memory, from the last-level cache and from L2 / their
+//! bandwidths + tasks × task cost) / speed-up, where one thread's memory bandwidth is what one
+//! core streams and the threads add theirs up to [`MAX_MEMORY_THREADS`] (a core cannot keep
+//! enough misses in flight to use the bus alone: 8.1 GB/s for one thread, 15.8 GB/s for two on
+//! this project's 2-core VMs, a summing loop over 512 MiB), and the speed-up on `p` threads of
 //! `a` independent tiles is `p·a / (a + p − 1)` (1 for one tile, `p` for many). `a` comes from
 //! [`crate::parallel_tiles`]: the extent of the outermost parallel tile dimension, or the mean
 //! width of the wavefronts when only the skewed band has one; 1 for an untiled nest or one
@@ -51,8 +53,10 @@ pub const PARAM_VALUE: i64 = 1000;
 pub const CACHE_LINE: f64 = 64.0;
 /// Seconds of work per statement instance (a few operations, partly vectorized).
 pub const SECONDS_PER_INSTANCE: f64 = 0.5e-9;
-/// Bytes per second the threads read from memory, together.
+/// Bytes per second one thread reads from memory.
 pub const MEMORY_BANDWIDTH: f64 = 8e9;
+/// The most threads whose memory bandwidths add up (past them the bus is the limit).
+pub const MAX_MEMORY_THREADS: f64 = 8.0;
 /// Bytes per second one thread reads from the last-level cache.
 pub const LLC_BANDWIDTH: f64 = 40e9;
 /// Bytes per second one thread reads from L2.
@@ -291,8 +295,7 @@ pub fn schedule_cost(
         .max(1.0);
         let p = machine.threads as f64;
         let speedup = p * parallelism / (parallelism + p - 1.0);
-        // The caches are per core; the memory bus is shared, and threads do not add to it.
-        let seconds = stats.traffic[2] / MEMORY_BANDWIDTH
+        let seconds = stats.traffic[2] / (MEMORY_BANDWIDTH * speedup.min(MAX_MEMORY_THREADS))
             + (stats.instances * SECONDS_PER_INSTANCE
                 + stats.traffic[1] / LLC_BANDWIDTH
                 + stats.traffic[0] / L2_BANDWIDTH
@@ -661,17 +664,22 @@ pub struct Candidate {
 }
 
 /// Estimates within this factor of the cheapest are a tie, decided by [`PREFERENCE`]: another
-/// heuristic replaces ISL's default only where the model is confident that it is cheaper.
-pub const MARGIN: f64 = 0.7;
+/// heuristic replaces ISL's default only where the model is confident that it is cheaper. The
+/// estimates closest to it on the 30 PolyBench kernels (LARGE, EXTRALARGE for the short ones;
+/// 2 threads): symm's `min` at 0.75 of `smart` (measured 1.6x faster), atax's at 0.82 (one
+/// thread's chain against two parallel nests: 13% faster, median of 21 runs in rounds) and
+/// nussinov's at 0.88 (no faster; not eligible, see [`pick`]).
+pub const MARGIN: f64 = 0.85;
 
 /// The order in which ties are decided: ISL's clustering (`smart`, the default before the model)
 /// first, then distribution, since the dataflow runtime overlaps consecutive nests by itself.
 /// The model's estimates are coarse; where they do not separate the candidates clearly, the
-/// default stays. Measured at LARGE on 2 threads (a 2-core Intel Xeon VM with AVX-512; two runs,
-/// README's table): the model picks `min` for 2mm, 3mm, symm, gemver, correlation and
-/// covariance, which run 4x, 2.6-2.8x, 4.2-4.4x, 3-6x, 26-40x and 31-40x faster than under
-/// `smart`, and keeps `smart` for atax and gesummv, which run 1.2-1.3x and 1.9-2x slower under
-/// `min`.
+/// default stays. Measured at LARGE on 2 threads (a 2-core Intel Xeon VM with AVX-512, README's
+/// table): the model picks `min` for 2mm, 3mm, symm, gemver, correlation, covariance and atax,
+/// which run 4x, 2.6-2.8x, 1.6x, 2.3x, 26-40x, 31-40x and 1.15x faster than under `smart`, and
+/// keeps `smart` for gesummv, 1.25x slower under `min`. Ties it leaves to `smart` where `min` is
+/// faster: gemm (12%: the fused initialization makes the first tile of every reduction partial,
+/// and partial tiles are not register-tiled) and bicg (12%, not explained).
 pub const PREFERENCE: [crate::Fuse; 3] = [crate::Fuse::Smart, crate::Fuse::Min, crate::Fuse::Max];
 
 /// Schedules `scop` (whose dependences are `deps`) under each fusion heuristic with `cfg`'s other
