@@ -163,6 +163,20 @@ impl<'c> PointSchedule<'c> {
         })
     }
 
+    /// The same, for the instances of `schedule` only (a part of this one's).
+    pub(crate) fn with_schedule(&self, schedule: UnionMap<'c>) -> PointSchedule<'c> {
+        PointSchedule {
+            context: self.context.clone(),
+            schedule,
+            iterators: self.iterators.clone(),
+            separate: self.separate,
+            n_tile: self.n_tile,
+            band: self.band.clone(),
+            unroll: self.unroll,
+            cut: self.cut.clone(),
+        }
+    }
+
     /// The code, for the tiles whose coordinates satisfy `tiles` (a parameter set) when given,
     /// with the loops of the dimensions `separate` (and [`PointSchedule::cut`]) generated
     /// "separate" (ISL's option: each piece of a loop's range where the guards of the statements

@@ -677,9 +677,9 @@ pub const MARGIN: f64 = 0.85;
 /// default stays. Measured at LARGE on 2 threads (a 2-core Intel Xeon VM with AVX-512, README's
 /// table): the model picks `min` for 2mm, 3mm, symm, gemver, correlation, covariance and atax,
 /// which run 4x, 2.6-2.8x, 1.6x, 2.3x, 26-40x, 31-40x and 1.15x faster than under `smart`, and
-/// keeps `smart` for gesummv, 1.25x slower under `min`. Ties it leaves to `smart` where `min` is
-/// faster: gemm (12%: the fused initialization makes the first tile of every reduction partial,
-/// and partial tiles are not register-tiled) and bicg (12%, not explained).
+/// keeps `smart` for gesummv, 1.25x slower under `min`. A tie it leaves to `smart` where `min` is
+/// faster: bicg (12%, not explained). (gemm was another, 12%, until the tiles that its fused
+/// initialization makes partial got the register kernel too: `crate::tile_code`.)
 pub const PREFERENCE: [crate::Fuse; 3] = [crate::Fuse::Smart, crate::Fuse::Min, crate::Fuse::Max];
 
 /// Schedules `scop` (whose dependences are `deps`) under each fusion heuristic with `cfg`'s other
