@@ -110,12 +110,22 @@ pub fn render(
     var: &dyn Fn(ArrayId) -> String,
     wrap: &dyn Fn(ArrayId) -> (String, String),
 ) -> String {
-    let toks = tokens(body);
-    let occs = occurrences(&toks).unwrap_or_default();
+    render_tokens(&tokens(body), q, iter, var, wrap)
+}
+
+/// [`render`] of tokens.
+fn render_tokens(
+    toks: &[Tok],
+    q: usize,
+    iter: &dyn Fn(usize) -> String,
+    var: &dyn Fn(ArrayId) -> String,
+    wrap: &dyn Fn(ArrayId) -> (String, String),
+) -> String {
+    let occs = occurrences(toks).unwrap_or_default();
     let mut closes = vec![Vec::new(); toks.len() + 1];
     let mut opens = vec![String::new(); toks.len()];
     for occ in &occs {
-        if let (true, Tok::Var(id)) = (is_vector(&toks, occ, q), toks[occ.start]) {
+        if let (true, Tok::Var(id)) = (is_vector(toks, occ, q), toks[occ.start]) {
             let (pre, post) = wrap(id);
             opens[occ.start] = pre;
             closes[occ.end].push(post);
@@ -142,23 +152,114 @@ pub fn render(
 /// Why `stmt` cannot run as vectors along its iterator `q` of elements of type `elem` (see the
 /// module doc); `None` when it can.
 pub fn refusal(scop: &Scop, stmt: &Statement, q: usize, elem: &str) -> Option<String> {
+    check(scop, stmt, q, None, elem).err()
+}
+
+/// Like [`refusal`], with the occurrences that walk memory across the lanes packed (see
+/// [`packed`]): the number of such occurrences when the statement can run so along `q`, with
+/// `r` its reduction iterator; why not otherwise (also when nothing needs packing).
+pub fn packed_refusal(
+    scop: &Scop,
+    stmt: &Statement,
+    q: usize,
+    r: usize,
+    elem: &str,
+) -> Result<usize, String> {
+    match check(scop, stmt, q, Some(r), elem)? {
+        0 => Err("no occurrence to pack".into()),
+        n => Ok(n),
+    }
+}
+
+/// Whether an occurrence can be packed for lanes along `q` and the reduction along `r`: an
+/// element of an array that the SCoP never writes, whose subscripts mention no variable and no
+/// iterator but `q` and `r`, `q` once, as a whole subscript other than the last (`A[j][k]` for
+/// lanes `j`): a copy of the elements the kernel reads, laid out with the lanes contiguous,
+/// then gives the same values as vectors.
+fn packable(scop: &Scop, toks: &[Tok], occ: &Occurrence, q: usize, r: usize) -> bool {
+    let Tok::Var(id) = toks[occ.start] else {
+        return false;
+    };
+    let written = scop.statements.iter().any(|s| {
+        s.accesses
+            .iter()
+            .any(|a| a.array == id && a.kind == crate::ir::AccessKind::Write)
+    });
+    if written || occ.subscripts.len() < 2 {
+        return false;
+    }
+    let mut lane_at = None;
+    for (k, &(a, b)) in occ.subscripts.iter().enumerate() {
+        let inner = &toks[a..b];
+        if inner
+            .iter()
+            .any(|t| matches!(t, Tok::Var(_)) || matches!(t, Tok::Iter(i) if *i != q && *i != r))
+        {
+            return false;
+        }
+        if inner.contains(&Tok::Iter(q)) {
+            if lane_at.is_some() || !unit_subscript(inner, q) {
+                return false;
+            }
+            lane_at = Some(k);
+        }
+    }
+    lane_at.is_some_and(|k| k + 1 < occ.subscripts.len())
+}
+
+/// The occurrences of `body` that are packed for lanes along `q` and the reduction along `r`
+/// ([`packable`]), in text order, as (start, end) token positions.
+fn packed_occurrences(scop: &Scop, toks: &[Tok], q: usize, r: usize) -> Vec<(usize, usize)> {
+    occurrences(toks)
+        .unwrap_or_default()
+        .iter()
+        .filter(|o| packable(scop, toks, o, q, r))
+        .map(|o| (o.start, o.end))
+        .collect()
+}
+
+/// [`refusal`]'s checks; with `pack = Some(r)`, the occurrences [`packable`] along `q` and `r`
+/// are allowed (they count as vectors) and their number is returned.
+fn check(
+    scop: &Scop,
+    stmt: &Statement,
+    q: usize,
+    pack: Option<usize>,
+    elem: &str,
+) -> Result<usize, String> {
+    let fail = |why: String| Err(why);
     if !matches!(elem, "double" | "float") {
-        return Some(format!("elements of type `{elem}`"));
+        return fail(format!("elements of type `{elem}`"));
     }
     let toks = tokens(&stmt.body);
     let Some(occs) = occurrences(&toks) else {
-        return Some("unbalanced brackets".into());
+        return fail("unbalanced brackets".into());
     };
+    let packs: Vec<&Occurrence> = match pack {
+        Some(r) => occs
+            .iter()
+            .filter(|o| packable(scop, &toks, o, q, r))
+            .collect(),
+        None => Vec::new(),
+    };
+    let is_packed = |o: &Occurrence| packs.iter().any(|p| p.start == o.start);
+    // A packed occurrence is printed apart from the rest: not inside another's subscript.
+    if packs
+        .iter()
+        .any(|p| occs.iter().any(|o| o.start < p.start && p.end <= o.end))
+    {
+        return fail("a packed occurrence inside a subscript".into());
+    }
     // Every variable of the element type, with as many subscripts as its rank (a scalar that
     // the analysis expanded into an array is printed otherwise: not as written).
     for occ in &occs {
         if let Tok::Var(id) = toks[occ.start] {
             let a = scop.array(id);
             if a.elem_type != elem {
-                return Some(format!("`{}` is of type `{}`", a.name, a.elem_type));
+                return fail(format!("`{}` is of type `{}`", a.name, a.elem_type));
             }
             if occ.subscripts.len() != a.rank {
-                return Some(format!(
+                return fail(format!(
                     "`{}` has {} subscripts and rank {}",
                     a.name,
                     occ.subscripts.len(),
@@ -168,23 +269,27 @@ pub fn refusal(scop: &Scop, stmt: &Statement, q: usize, elem: &str) -> Option<St
         }
     }
     // The lane iterator only as the whole last subscript (plus or minus a constant) of
-    // occurrences whose other subscripts do not mention it.
+    // occurrences whose other subscripts do not mention it, or in a packed occurrence.
     let mut lane_uses = 0usize;
     for occ in &occs {
+        if is_packed(occ) {
+            lane_uses += 1;
+            continue;
+        }
         for (k, &(a, b)) in occ.subscripts.iter().enumerate() {
             let inner = &toks[a..b];
             if !inner.contains(&Tok::Iter(q)) {
                 continue;
             }
             if k + 1 != occ.subscripts.len() || !unit_subscript(inner, q) {
-                return Some("the lane iterator in a subscript other than `[j]`, `[j ± c]`".into());
+                return fail("the lane iterator in a subscript other than `[j]`, `[j ± c]`".into());
             }
             lane_uses += 1;
         }
     }
     let total = toks.iter().filter(|t| **t == Tok::Iter(q)).count();
     if total != lane_uses {
-        return Some("the lane iterator outside a subscript".into());
+        return fail("the lane iterator outside a subscript".into());
     }
     // The characters: operators with the same meaning on vectors, and numbers.
     let mut k = 0;
@@ -198,20 +303,82 @@ pub fn refusal(scop: &Scop, stmt: &Statement, q: usize, elem: &str) -> Option<St
         if starts_number {
             let (len, float) = number(&toks[k..]);
             if float && elem == "float" {
-                return Some("a floating literal in a `float` statement".into());
+                return fail("a floating literal in a `float` statement".into());
             }
             k += len;
             continue;
         }
         if !(c.is_whitespace() || "+-*/=()[];".contains(c)) {
-            return Some(format!("`{c}` in the statement"));
+            return fail(format!("`{c}` in the statement"));
         }
         if (c == '+' || c == '-') && toks.get(k + 1) == Some(&Tok::Char(c)) {
-            return Some("an increment".into());
+            return fail("an increment".into());
         }
         k += 1;
     }
-    None
+    Ok(packs.len())
+}
+
+/// [`render`] for a statement that [`packed_refusal`] accepts along `q` and `r`: the packed
+/// occurrences (number `n` in text order) printed as `packed(n)` instead, the others as
+/// [`render`] prints them.
+#[allow(clippy::too_many_arguments)]
+pub fn render_packed(
+    scop: &Scop,
+    body: &[BodyPiece],
+    q: usize,
+    r: usize,
+    iter: &dyn Fn(usize) -> String,
+    var: &dyn Fn(ArrayId) -> String,
+    wrap: &dyn Fn(ArrayId) -> (String, String),
+    packed: &dyn Fn(usize) -> String,
+) -> String {
+    let toks = tokens(body);
+    let packs = packed_occurrences(scop, &toks, q, r);
+    let mut out = String::new();
+    let mut k = 0;
+    let mut piece = Vec::new();
+    while k < toks.len() {
+        match packs.iter().position(|&(a, _)| a == k) {
+            Some(n) => {
+                out.push_str(&render_tokens(&piece, q, iter, var, wrap));
+                piece.clear();
+                out.push_str(&packed(n));
+                k = packs[n].1;
+            }
+            None => {
+                piece.push(toks[k]);
+                k += 1;
+            }
+        }
+    }
+    out.push_str(&render_tokens(&piece, q, iter, var, wrap));
+    out
+}
+
+/// The text of packed occurrence `n` (see [`render_packed`]) of `body`, iterators and variables
+/// printed by `iter` and `var`; empty when there is none.
+pub fn packed_text(
+    scop: &Scop,
+    body: &[BodyPiece],
+    q: usize,
+    r: usize,
+    n: usize,
+    iter: &dyn Fn(usize) -> String,
+    var: &dyn Fn(ArrayId) -> String,
+) -> String {
+    let toks = tokens(body);
+    let Some(&(a, b)) = packed_occurrences(scop, &toks, q, r).get(n) else {
+        return String::new();
+    };
+    toks[a..b]
+        .iter()
+        .map(|t| match t {
+            Tok::Char(c) => c.to_string(),
+            Tok::Iter(i) => iter(*i),
+            Tok::Var(v) => var(*v),
+        })
+        .collect()
 }
 
 /// Whether a subscript's tokens are `q`, `q + c`, `q - c` or `c + q` (spaces aside, `c` an
@@ -409,6 +576,61 @@ mod tests {
             ),
             Ok("TF_V(C[i][j]) = 0.5 * (TF_V(A[i][j - 1]) + TF_V(A[i][ j+1 ])) - 2 * B[i][i];".into())
         );
+    }
+
+    /// The statement (the SCoP's last) printed with its packed occurrences along its iterator
+    /// `j` (lanes) and `k` (reduction) as `P<n>[k][j]`, or why it cannot be.
+    fn packed(body: &str) -> Result<String, String> {
+        let scop = statements(body);
+        let stmt = scop.statements.last().unwrap();
+        let pos = |name: &str| stmt.iterators.iter().position(|i| i == name).unwrap();
+        let (q, r) = (pos("j"), pos("k"));
+        let n = packed_refusal(&scop, stmt, q, r, "double")?;
+        let iter = |k: usize| stmt.iterators[k].clone();
+        let var = |v: ArrayId| scop.array(v).name.clone();
+        let text = render_packed(
+            &scop,
+            &stmt.body,
+            q,
+            r,
+            &iter,
+            &var,
+            &|_| ("TF_V(".into(), ")".into()),
+            &|n| format!("P{n}[k][j]"),
+        );
+        let fills: Vec<String> = (0..n)
+            .map(|m| packed_text(&scop, &stmt.body, q, r, m, &iter, &var))
+            .collect();
+        Ok(format!("{text} / {}", fills.join(", ")))
+    }
+
+    #[test]
+    fn occurrences_across_the_lanes_of_arrays_never_written_are_packed() {
+        let loops = "for (int i = 0; i < n; i++) for (int k = 0; k < n; k++) for (int j = 0; j <= i; j++)\n  ";
+        assert_eq!(
+            packed(&format!("{loops}C[i][j] += alpha * A[i][k] * A[j][k];")),
+            Ok("TF_V(C[i][j]) += alpha * A[i][k] * P0[k][j]; / A[j][k]".into())
+        );
+        assert_eq!(
+            packed(&format!(
+                "{loops}C[i][j] += A[j][k] * alpha * B[i][k] + B[j][ k ] * alpha * A[i][k];"
+            )),
+            Ok("TF_V(C[i][j]) += P0[k][j] * alpha * B[i][k] + P1[k][j] * alpha * A[i][k]; / A[j][k], B[j][ k ]".into())
+        );
+        // Nothing to pack; an array the SCoP writes; another iterator in the occurrence; the
+        // lanes in the last subscript as well.
+        for (stmt, why) in [
+            ("C[i][j] += A[i][k] * B[k][j];", "no occurrence to pack"),
+            ("C[i][j] += C[j][k] * A[i][k];", "subscript"),
+            ("C[i][j] += A[j][i] * B[i][k];", "subscript"),
+            ("C[i][j] += A[j][j] * B[i][k];", "subscript"),
+        ] {
+            let got = packed(&format!("{loops}{stmt}"));
+            assert!(
+                matches!(&got, Err(e) if e.contains(why)),
+                "{stmt}: {got:?}, expected a refusal mentioning {why}"
+            );
+        }
     }
 
     #[test]

@@ -74,6 +74,31 @@ pub struct VectorLanes {
     pub elem_bytes: i64,
     /// The vector sizes (bytes) the kernel was checked for; other sizes run the fallback.
     pub widths: Vec<i64>,
+    /// Occurrences that walk memory across the lanes (`A[j][k]` for lanes `j`), copied before
+    /// the kernel's loops into buffers with the lanes contiguous; `None` when there are none.
+    pub packs: Option<Packs>,
+}
+
+/// The name of packed buffer `{n}` (see [`Packs`]).
+pub const PACK_BUFFER: &str = "tf_pack{n}";
+/// The constant holding the reduction loop's first iteration, where the buffers start.
+pub const PACK_RED_START: &str = "tf_pack_r0";
+/// The constant holding the lane loop's first iteration.
+pub const PACK_LANE_START: &str = "tf_pack_q0";
+
+/// The packed occurrences of a vector kernel (`frontend::lanes::packed_refusal`): `count`
+/// buffers `tf_pack<n>[depth][lanes]`, filled for the reduction loop's and the lane loop's
+/// ranges (the loops' bounds, which the row loop does not move), read as vectors at
+/// `[reduction - start][lane - start]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Packs {
+    pub count: usize,
+    /// The statement's reduction iterator.
+    pub red: usize,
+    /// The lane loop's trip count.
+    pub lanes: i64,
+    /// The most iterations of the reduction loop.
+    pub depth: i64,
 }
 
 /// How a user node of a [`Kernel`] prints its statement (the number: the row's accumulator).
@@ -81,6 +106,11 @@ pub struct VectorLanes {
 pub enum KernelPart {
     /// The statement with the occurrences along its iterator as vectors.
     Lanes(usize),
+    /// The same with its packed occurrences ([`Packs`]) read from their buffers: the lane and
+    /// the reduction iterators.
+    PackedLanes(usize, usize),
+    /// `tf_pack<n>[..][..] = <packed occurrence n>;`: `n`, the lane and the reduction iterators.
+    PackFill(usize, usize, usize),
     /// `T tf_acc<r> = <written element>;`
     Load(usize),
     /// The statement with its written element replaced by `tf_acc<r>`.
@@ -106,12 +136,26 @@ pub fn kernel_user(stmt: &str, part: KernelPart) -> String {
         KernelPart::Load(n) => ("@load", n),
         KernelPart::Accumulate(n) => ("@acc", n),
         KernelPart::Store(n) => ("@store", n),
+        KernelPart::PackedLanes(q, r) => return format!("{stmt}@plane{q}.{r}"),
+        KernelPart::PackFill(n, q, r) => return format!("{stmt}@pfill{n}.{q}.{r}"),
     };
     format!("{stmt}{tag}{n}")
 }
 
 /// A user node's statement name, and the kernel part it prints ([`kernel_user`]), if any.
 pub fn split_kernel_user(name: &str) -> (&str, Option<KernelPart>) {
+    let numbers =
+        |text: &str| -> Option<Vec<usize>> { text.split('.').map(|n| n.parse().ok()).collect() };
+    if let Some((stmt, rest)) = name.split_once("@plane") {
+        if let Some([q, r]) = numbers(rest).as_deref() {
+            return (stmt, Some(KernelPart::PackedLanes(*q, *r)));
+        }
+    }
+    if let Some((stmt, rest)) = name.split_once("@pfill") {
+        if let Some([n, q, r]) = numbers(rest).as_deref() {
+            return (stmt, Some(KernelPart::PackFill(*n, *q, *r)));
+        }
+    }
     for (tag, part) in PARTS {
         if let Some((stmt, n)) = name.split_once(tag) {
             if let Ok(n) = n.parse() {

@@ -106,7 +106,8 @@ fn polybench_scop(name: &str) -> frontend::ir::Scop {
 }
 
 pub use ast::{
-    kernel_user, split_kernel_user, Ast, Expr, Kernel, KernelLoop, KernelPart, OpKind, VectorLanes,
+    kernel_user, split_kernel_user, Ast, Expr, Kernel, KernelLoop, KernelPart, OpKind, Packs,
+    VectorLanes, PACK_BUFFER, PACK_LANE_START, PACK_RED_START,
 };
 pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
 pub use cost::{choose_fusion, schedule_cost, Candidate, Machine, NestCost, ScheduleCost};

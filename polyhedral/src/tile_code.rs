@@ -468,6 +468,19 @@ fn tile_code(
             }
         }
     }
+    // The order a vector kernel may need: the accumulating member just outside the innermost
+    // one (the jam's order, or the innermost two swapped when the innermost accumulates).
+    let mut lanes_order = jam.as_ref().map(|(order, _, _)| order.clone());
+    if lanes_order.is_none() && p >= 2 && in_order {
+        let ctx = Ctx::shared()?;
+        let flat = UnionMap::read(ctx, nest_schedule)?;
+        let (flat, depth) = pad_to_common_depth(flat)?;
+        if accumulates(ctx, scop, &flat, depth, p, p - 1)? {
+            let mut order: Vec<usize> = (0..p - 2).collect();
+            order.extend([p - 1, p - 2]);
+            lanes_order = Some(order);
+        }
+    }
     // Every point loop of the band separate, so that the loop around the innermost one has a
     // single loop as its body wherever the statements allow (gemm's `k = 0`, where `C` is also
     // scaled, becomes a piece of its own).
@@ -506,6 +519,14 @@ fn tile_code(
         let reordered = piece_code.is_some();
         let piece_code = piece_code.unwrap_or_else(|| plain.clone());
         let mut kernel = vector_kernel(scop, points, &plain, &piece, private, &piece_code)?;
+        // With the reduction just outside the innermost loop, where the tile's own order keeps
+        // it innermost (syr2k's `k`, contiguous in all four products, until the products across
+        // the lanes are packed) or elsewhere.
+        if let (None, Some(order)) = (&kernel, &lanes_order) {
+            let reordered = points.with_point_order(order)?;
+            let plain = reordered.build(Some(piece.clone()), &band)?;
+            kernel = vector_kernel(scop, &reordered, &plain, &piece, private, &piece_code)?;
+        }
         if kernel.is_none() && !reordered {
             kernel = accumulator_kernel(scop, points, &plain, &piece, private)?;
         }

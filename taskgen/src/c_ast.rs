@@ -221,6 +221,41 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
                 .map(|w| format!("TF_VBYTES == {w}"))
                 .collect();
             let _ = writeln!(out, "#if defined(TF_VBYTES) && ({})", widths.join(" || "));
+            // Packed occurrences: their buffers, filled over the reduction and lane loops.
+            let mut depth = depth;
+            if let Some(p) = &v.packs {
+                let pad = "  ".repeat(depth);
+                let elem = if v.elem_bytes == 4 { "float" } else { "double" };
+                let _ = writeln!(out, "{pad}{{");
+                for n in 0..p.count {
+                    let _ = writeln!(
+                        out,
+                        "{pad}  {elem} {}[{}][{}] __attribute__((aligned(64)));",
+                        polyhedral::PACK_BUFFER.replace("{n}", &n.to_string()),
+                        p.depth,
+                        p.lanes
+                    );
+                }
+                let (red_loop, lane_loop) = (&k.loops[2], &k.loops[1]);
+                let _ = writeln!(
+                    out,
+                    "{pad}  const long {} = {}, {} = {};",
+                    polyhedral::PACK_RED_START,
+                    expr(&red_loop.init),
+                    polyhedral::PACK_LANE_START,
+                    expr(&lane_loop.init)
+                );
+                open(out, red_loop, &one, depth + 1);
+                open(out, lane_loop, &one, depth + 2);
+                for n in 0..p.count {
+                    let name =
+                        polyhedral::kernel_user(&k.stmt, KernelPart::PackFill(n, v.lane, p.red));
+                    user(out, &name, &k.args, depth + 3);
+                }
+                let _ = writeln!(out, "{pad}    }}");
+                let _ = writeln!(out, "{pad}  }}");
+                depth += 1;
+            }
             let steps = [
                 Expr::Int(k.rows.to_string()),
                 Expr::Op(
@@ -232,7 +267,10 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
             for (d, (l, step)) in k.loops.iter().zip(&steps).enumerate() {
                 open(out, l, step, depth + d);
             }
-            let name = polyhedral::kernel_user(&k.stmt, KernelPart::Lanes(v.lane));
+            let name = match &v.packs {
+                Some(p) => polyhedral::kernel_user(&k.stmt, KernelPart::PackedLanes(v.lane, p.red)),
+                None => polyhedral::kernel_user(&k.stmt, KernelPart::Lanes(v.lane)),
+            };
             let lane = &k.loops[1].iter;
             for r in 0..k.rows {
                 for c in 0..v.vectors {
@@ -249,6 +287,10 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
             }
             for d in (0..k.loops.len()).rev() {
                 let _ = writeln!(out, "{}}}", "  ".repeat(depth + d));
+            }
+            if v.packs.is_some() {
+                depth -= 1;
+                let _ = writeln!(out, "{}}}", "  ".repeat(depth));
             }
             out.push_str("#else\n");
             stmt(out, &k.fallback, depth, user);

@@ -543,15 +543,39 @@ pub(crate) fn statement(
         }
         // A kernel's copy: the occurrences along the lane iterator as vectors.
         Some(KernelPart::Lanes(q)) => {
-            let wrap = |id: ArrayId| {
-                let v = if scop.array(id).elem_type == "float" {
-                    "TF_VF("
-                } else {
-                    "TF_VD("
-                };
-                (v.to_string(), ")".to_string())
+            out.push_str(&frontend::lanes::render(
+                &stmt.body,
+                q,
+                &iter,
+                &var,
+                &vector_of(scop),
+            ));
+        }
+        // The same, with the packed occurrences read from their buffers.
+        Some(KernelPart::PackedLanes(q, r)) => {
+            let (open, close) = match elem_type(&stmt.body).as_str() {
+                "float" => ("TF_VF(", ")"),
+                _ => ("TF_VD(", ")"),
             };
-            out.push_str(&frontend::lanes::render(&stmt.body, q, &iter, &var, &wrap));
+            let packed = |n: usize| format!("{open}{}{close}", pack_element(n, &iter(r), &iter(q)));
+            out.push_str(&frontend::lanes::render_packed(
+                scop,
+                &stmt.body,
+                q,
+                r,
+                &iter,
+                &var,
+                &vector_of(scop),
+                &packed,
+            ));
+        }
+        Some(KernelPart::PackFill(n, q, r)) => {
+            let _ = write!(
+                out,
+                "{} = {};",
+                pack_element(n, &iter(r), &iter(q)),
+                frontend::lanes::packed_text(scop, &stmt.body, q, r, n, &iter, &var)
+            );
         }
         None => {
             for piece in &stmt.body {
@@ -564,6 +588,29 @@ pub(crate) fn statement(
         }
     }
     out.push('\n');
+}
+
+/// How a kernel's statement reads an occurrence of array `id` as a vector: `TF_VD(` .. `)`
+/// (`TF_VF` for `float`).
+fn vector_of(scop: &Scop) -> impl Fn(ArrayId) -> (String, String) + '_ {
+    move |id: ArrayId| {
+        let v = if scop.array(id).elem_type == "float" {
+            "TF_VF("
+        } else {
+            "TF_VD("
+        };
+        (v.to_string(), ")".to_string())
+    }
+}
+
+/// Element `[red - start][lane - start]` of packed buffer `n` (`polyhedral::Packs`).
+fn pack_element(n: usize, red: &str, lane: &str) -> String {
+    format!(
+        "{}[({red}) - {}][({lane}) - {}]",
+        polyhedral::PACK_BUFFER.replace("{n}", &n.to_string()),
+        polyhedral::PACK_RED_START,
+        polyhedral::PACK_LANE_START
+    )
 }
 
 /// The code that replaces a SCoP region.

@@ -1,0 +1,41 @@
+//! The CPU tile code of PolyBench kernels at sizes where the register kernels apply (the unit
+//! tests in `src/tile_code.rs` use the MINI sizes, too small for some of them).
+
+mod common;
+
+use polyhedral::{dependences, schedule, tile_body_ast, Ast, ScheduleConfig};
+
+#[test]
+fn syrks_products_across_the_lanes_are_packed() {
+    // `C[i][j] += alpha * A[i][k] * A[j][k]`: along the lanes `j`, `A[j][k]` walks down a
+    // column. The kernel copies the tile's block of `A` with `j` contiguous first; syr2k's
+    // reduction `k`, innermost in the tile's own order, moves out of the lanes' way. At SMALL
+    // (N = 80, M = 60) with 16-wide tiles, the tiles below the diagonal are full.
+    for (kernel, want) in [("syrk", 1), ("syr2k", 2)] {
+        let scop = common::kernel_scop(kernel, &["SMALL_DATASET"]);
+        let deps = dependences(&scop).unwrap();
+        let cfg = ScheduleConfig {
+            tile_sizes: Some(vec![16]),
+            ..ScheduleConfig::default()
+        };
+        let (sched, _) = schedule(&scop, &deps, &cfg).unwrap();
+        let coords: Vec<String> = (0..sched.nests[0].tile_sizes.len())
+            .map(|d| format!("t{d}"))
+            .collect();
+        let (ast, code) = tile_body_ast(&scop, &sched, 0, &coords, "c", &[]).unwrap();
+        let mut packs = Vec::new();
+        ast.walk(&mut |node| {
+            if let Ast::Kernel(k) = node {
+                if let Some(v) = &k.vector {
+                    packs.extend(v.packs.clone());
+                }
+            }
+        });
+        assert!(
+            packs
+                .iter()
+                .any(|p| p.count == want && p.lanes == 16 && p.depth == 16),
+            "{kernel}: {code}: {packs:?}"
+        );
+    }
+}
