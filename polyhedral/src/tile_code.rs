@@ -576,11 +576,37 @@ fn register_kernel(
     plain: &Ast,
     piece: &Set<'_>,
     private: &[ArrayId],
+    lanes_order: Option<&[usize]>,
 ) -> Result<Option<Ast>> {
-    match vector_kernel(scop, points, plain, piece, private, plain)? {
-        Some(kernel) => Ok(Some(kernel)),
-        None => accumulator_kernel(scop, points, plain, piece, private),
+    if let Some(kernel) = vector_kernel(scop, points, plain, piece, private, plain)? {
+        return Ok(Some(kernel));
     }
+    if let Some(order) = lanes_order {
+        let reordered = points.with_point_order(order)?;
+        let code = reordered.build(Some(piece.clone()), &points.band)?;
+        if let Some(kernel) = vector_kernel(scop, &reordered, &code, piece, private, plain)? {
+            return Ok(Some(kernel));
+        }
+    }
+    accumulator_kernel(scop, points, plain, piece, private)
+}
+
+/// The point order that puts band member `r` (which accumulates) just outside the innermost
+/// member, where a vector kernel wants the reduction (the innermost two swapped when `r` is the
+/// innermost); `None` when it already is there.
+fn reduction_outside_lanes(p: usize, r: usize) -> Option<Vec<usize>> {
+    if p < 2 || r + 2 == p {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..p - 1).filter(|&m| m != r).collect();
+    match r + 1 == p {
+        true => {
+            order.pop();
+            order.extend([p - 1, p - 2]);
+        }
+        false => order.extend([r, p - 1]),
+    }
+    Some(order)
 }
 
 /// The tiles of `piece` run one statement after the other (each statement's instances in the
@@ -595,6 +621,7 @@ fn statement_by_statement(
     plain: &Ast,
     piece: &Set<'_>,
     private: &[ArrayId],
+    lanes_order: Option<&[usize]>,
 ) -> Result<Option<Ast>> {
     let mut order: Vec<String> = Vec::new();
     plain.walk(&mut |node| {
@@ -647,7 +674,7 @@ fn statement_by_statement(
     for part in parts {
         let alone = points.with_schedule(part);
         let plain = alone.build(Some(piece.clone()), &band)?;
-        match register_kernel(scop, &alone, &plain, piece, private)? {
+        match register_kernel(scop, &alone, &plain, piece, private, lanes_order)? {
             Some(kernel) => {
                 any = true;
                 code.push(kernel);
@@ -700,6 +727,7 @@ fn partial_reductions(
     let Some(r) = member else {
         return Ok((general, Vec::new(), Vec::new()));
     };
+    let lanes_order = reduction_outside_lanes(p, r);
     // The members that may be relaxed: all but the innermost (the vectors' lanes), or only the
     // accumulating one in deeper bands.
     let members: Vec<usize> = match p {
@@ -723,9 +751,23 @@ fn partial_reductions(
             }
             taken.push(piece.clone());
             let plain = points.build(Some(piece.clone()), &band)?;
-            let mut kernel = register_kernel(scop, points, &plain, &piece, private)?;
+            let mut kernel = register_kernel(
+                scop,
+                points,
+                &plain,
+                &piece,
+                private,
+                lanes_order.as_deref(),
+            )?;
             if kernel.is_none() {
-                kernel = statement_by_statement(scop, points, &plain, &piece, private)?;
+                kernel = statement_by_statement(
+                    scop,
+                    points,
+                    &plain,
+                    &piece,
+                    private,
+                    lanes_order.as_deref(),
+                )?;
             }
             let Some(kernel) = kernel else {
                 continue;
