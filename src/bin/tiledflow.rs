@@ -18,7 +18,7 @@ enum TargetArg {
     /// Tiled code with OpenMP parallel tile loops and wavefronts (barriers; compile with -fopenmp)
     Omp,
     /// CUDA kernels in OUT.cu (beside OUT.c) run by streamrt's GPU launch graph when a GPU is
-    /// there, the task version otherwise (not yet run on a real GPU; TILEDFLOW_GPU=emulate)
+    /// there, the task version otherwise (TILEDFLOW_GPU=emulate runs the kernels on the CPU)
     Cuda,
 }
 
