@@ -147,20 +147,13 @@ impl<'c> PointSchedule<'c> {
             .schedule
             .clone()
             .apply_range(UnionMap::read(ctx, &projection(depth, "", &keep))?)?;
-        Ok(PointSchedule {
-            context: self.context.clone(),
-            schedule,
-            iterators: self.iterators.clone(),
-            separate: self.separate,
-            n_tile: self.n_tile,
-            band: self.band.clone(),
-            unroll: self.unroll,
-            cut: self
-                .cut
-                .iter()
-                .filter_map(|d| keep.iter().position(|k| k == d))
-                .collect(),
-        })
+        let mut out = self.with_schedule(schedule);
+        out.cut = self
+            .cut
+            .iter()
+            .filter_map(|d| keep.iter().position(|k| k == d))
+            .collect();
+        Ok(out)
     }
 
     /// The same, for the instances of `schedule` only (a part of this one's).
