@@ -476,9 +476,7 @@ fn tile_code(
         let flat = UnionMap::read(ctx, nest_schedule)?;
         let (flat, depth) = pad_to_common_depth(flat)?;
         if accumulates(ctx, scop, &flat, depth, p, p - 1)? {
-            let mut order: Vec<usize> = (0..p - 2).collect();
-            order.extend([p - 1, p - 2]);
-            lanes_order = Some(order);
+            lanes_order = reduction_outside_lanes(p, p - 1);
         }
     }
     // Every point loop of the band separate, so that the loop around the innermost one has a
