@@ -726,10 +726,17 @@ fn partial_reductions(
         return Ok((general, Vec::new(), Vec::new()));
     };
     let lanes_order = reduction_outside_lanes(p, r);
-    // The members that may be relaxed: all but the innermost (the vectors' lanes), or only the
-    // accumulating one in deeper bands.
+    // The members that may be relaxed: the rows of a two-member band (matrix-vector products'
+    // accumulator kernels); in three, all but the vectors' lanes (the innermost, or the one
+    // the reduction moves out of the way of: syr2k's `j`); only the accumulating one in
+    // deeper bands.
+    let lanes = lanes_order
+        .as_ref()
+        .and_then(|o| o.last().copied())
+        .unwrap_or(p - 1);
     let members: Vec<usize> = match p {
-        2 | 3 => (0..p - 1).collect(),
+        2 => vec![0],
+        3 => (0..p).filter(|&m| m != lanes).collect(),
         _ => vec![r],
     };
     let subsets: Vec<Vec<usize>> = members.iter().map(|&m| vec![m]).collect();
