@@ -685,7 +685,7 @@ fn statement_by_statement(
 
 /// Tiles that are partial along the rows or the reduction: `general` (the code of the tiles
 /// that are not full, `full` being the full ones) with the tiles that fill the box along the
-/// innermost band member but not along some others (gemm's last `k` tile, where `k` ends inside
+/// member of the lanes but not along one other (gemm's last `k` tile, where `k` ends inside
 /// the tile; its last `i` tile, 40 rows of 64; the first `k` tile under `smart`, where the
 /// scaling of `C` sits before the products) given code of their own where a register kernel
 /// takes it ([`vector_kernel`] and [`accumulator_kernel`] need whole vectors and a row count
