@@ -59,8 +59,9 @@
 //! with `POLYBENCH_NO_DUMP=1`, so the program timed is the program verified. Those timed runs
 //! go round the original and the targets of a kernel (one run each per round), never one
 //! program's runs back to back: run back to back, two identical binaries of jacobi-1d
-//! (EXTRALARGE, 2 threads) differed by 15-50% from their place in the order, and in rounds agree
-//! within 4%. Speedup is the
+//! (EXTRALARGE, 2 threads) differed by 15-50% from their place in the order, and in rounds agreed
+//! within 5% (9 runs). Kernels of a few milliseconds still have two speeds from run to run, so
+//! their medians of 5 can still differ by up to 40% (the README's table). Speedup is the
 //! original's median over the target's median, both from the same run of the runner; it is
 //! given only for verified results. Build times are wall times of the compiler commands;
 //! `tiledflow_s` is the wall time of the `tiledflow` source-to-source step alone (run once more
