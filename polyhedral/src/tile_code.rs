@@ -137,7 +137,6 @@ pub fn tile_body_ast(
         &the_nest.schedule,
         &the_nest.tile_sizes,
         tile_coords,
-        iter_prefix,
         private,
     )?;
     if split {
@@ -426,16 +425,21 @@ fn tile_code(
     nest_schedule: &str,
     tile_sizes: &[i64],
     tile_coords: &[String],
-    iter_prefix: &str,
     private: &[ArrayId],
 ) -> Result<(Ast, TileCode)> {
     let general = points.build(None, points.separate.as_slice())?;
     let p = points.n_tile;
+    let in_order = points.band_in_order();
+    // Which band members some statement accumulates along (the jam, the kernels' reduction).
+    let accumulating = match p >= 2 && in_order {
+        true => accumulating_members(scop, nest_schedule, p)?,
+        false => vec![false; p],
+    };
     let pieces = full_tiles(points, tile_sizes, tile_coords, &[])?;
     let (general, relaxed, relaxed_kernels) = partial_reductions(
         scop,
         points,
-        nest_schedule,
+        &accumulating,
         tile_sizes,
         tile_coords,
         private,
@@ -453,31 +457,19 @@ fn tile_code(
     // The member to jam: the one just outside the innermost if it accumulates, else the
     // innermost other one that does, moved there (any order of a tile's point loops is legal).
     let mut jam = None;
-    let in_order = points.band_in_order();
     if p >= 2 && in_order && !keeps_order(scop, &statements_of(points)?, private) {
-        let ctx = Ctx::shared()?;
-        let flat = UnionMap::read(ctx, nest_schedule)?;
-        let (flat, depth) = pad_to_common_depth(flat)?;
-        for m in (0..p - 1).rev() {
-            if accumulates(ctx, scop, &flat, depth, p, m)? {
-                let mut order: Vec<usize> = (0..p - 1).filter(|&k| k != m).collect();
-                order.extend([m, p - 1]);
-                let iters = names(iter_prefix, depth);
-                jam = Some((order, iters[2 * p - 2].clone(), iters[2 * p - 1].clone()));
-                break;
-            }
+        if let Some(m) = (0..p - 1).rev().find(|&m| accumulating[m]) {
+            let mut order: Vec<usize> = (0..p - 1).filter(|&k| k != m).collect();
+            order.extend([m, p - 1]);
+            let iters = &points.iterators;
+            jam = Some((order, iters[p - 2].clone(), iters[p - 1].clone()));
         }
     }
     // The order a vector kernel may need: the accumulating member just outside the innermost
     // one (the jam's order, or the innermost two swapped when the innermost accumulates).
     let mut lanes_order = jam.as_ref().map(|(order, _, _)| order.clone());
-    if lanes_order.is_none() && p >= 2 && in_order {
-        let ctx = Ctx::shared()?;
-        let flat = UnionMap::read(ctx, nest_schedule)?;
-        let (flat, depth) = pad_to_common_depth(flat)?;
-        if accumulates(ctx, scop, &flat, depth, p, p - 1)? {
-            lanes_order = reduction_outside_lanes(p, p - 1);
-        }
+    if lanes_order.is_none() && accumulating.last() == Some(&true) {
+        lanes_order = reduction_outside_lanes(p, p - 1);
     }
     // Every point loop of the band separate, so that the loop around the innermost one has a
     // single loop as its body wherever the statements allow (gemm's `k = 0`, where `C` is also
@@ -587,6 +579,16 @@ fn register_kernel(
         }
     }
     accumulator_kernel(scop, points, plain, piece, private)
+}
+
+/// For each member of the nest's `p`-member band (its flat schedule `nest_schedule`), whether
+/// some statement writes one element again along it ([`accumulates`]).
+fn accumulating_members(scop: &Scop, nest_schedule: &str, p: usize) -> Result<Vec<bool>> {
+    let ctx = Ctx::shared()?;
+    let (flat, depth) = pad_to_common_depth(UnionMap::read(ctx, nest_schedule)?)?;
+    (0..p)
+        .map(|m| accumulates(ctx, scop, &flat, depth, p, m))
+        .collect()
 }
 
 /// The point order that puts band member `r` (which accumulates) just outside the innermost
@@ -701,7 +703,7 @@ fn statement_by_statement(
 fn partial_reductions(
     scop: &Scop,
     points: &PointSchedule<'_>,
-    nest_schedule: &str,
+    accumulating: &[bool],
     tile_sizes: &[i64],
     tile_coords: &[String],
     private: &[ArrayId],
@@ -712,17 +714,7 @@ fn partial_reductions(
     if p < 2 || !points.band_in_order() {
         return Ok((general, Vec::new(), Vec::new()));
     }
-    let ctx = Ctx::shared()?;
-    let flat = UnionMap::read(ctx, nest_schedule)?;
-    let (flat, depth) = pad_to_common_depth(flat)?;
-    let mut member = None;
-    for m in (0..p).rev() {
-        if accumulates(ctx, scop, &flat, depth, p, m)? {
-            member = Some(m);
-            break;
-        }
-    }
-    let Some(r) = member else {
+    let Some(r) = (0..p).rev().find(|&m| accumulating.get(m) == Some(&true)) else {
         return Ok((general, Vec::new(), Vec::new()));
     };
     let lanes_order = reduction_outside_lanes(p, r);
