@@ -39,8 +39,8 @@ random-programs: build
 clean:
 	$(CARGO) clean
 
-# `make install PREFIX=/usr/local` installs bin/tiledflow, bin/tiledflow-cc, lib/libstreamrt.a and
-# include/streamrt.h (DESTDIR is honoured). tiledflow-cc finds lib/libstreamrt.a from bin/ by
+# `make install PREFIX=/usr/local` installs bin/tiledflow, bin/tiledflow-cc, lib/libstreamrt.a,
+# lib/libstreamrt_gpu.a (the cuda target's) and include/streamrt.h (DESTDIR is honoured). tiledflow-cc finds lib/libstreamrt.a from bin/ by
 # itself. INSTALL_PROFILE=dev installs the debug build instead of building a release.
 PREFIX ?= /usr/local
 INSTALL_PROFILE ?= release
@@ -50,7 +50,7 @@ install: deps
 	$(CARGO) build --workspace --profile $(INSTALL_PROFILE)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
 	install -m 755 $(INSTALL_FROM)/tiledflow $(INSTALL_FROM)/tiledflow-cc $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(INSTALL_FROM)/libstreamrt.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(INSTALL_FROM)/libstreamrt.a $(INSTALL_FROM)/libstreamrt_gpu.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 streamrt/include/streamrt.h $(DESTDIR)$(PREFIX)/include/
 
 # Peer compilers for the PolyBench runner's `polly` and `graphite` targets (apt-get, as root).

@@ -29,7 +29,7 @@ fi
 # NVRTC, CUDA's run-time compiler, from PyPI (no GPU, no CUDA toolkit needed): the cuda target's
 # tests compile kernels with it, and generated programs use it on a machine with a GPU. Pinned to
 # the CUDA 12.9 that streamrt's bindings are for. Installed for the user (into a virtualenv when
-# one is active); streamrt finds it by asking python3 (see streamrt/src/nvrtc.rs).
+# one is active); streamrt-gpu finds it by asking python3 (see streamrt-gpu/src/nvrtc.rs).
 if [ $# -eq 0 ]; then
   nvrtc_pkg=nvidia-cuda-nvrtc-cu12
   nvrtc_version=12.9.86

@@ -442,26 +442,47 @@ pub fn help_text() -> String {
     s
 }
 
-/// The streamrt library for linking: `TILEDFLOW_RUNTIME` if set, else `libstreamrt.a` next to the
-/// driver (the build tree, `target/<profile>/`) or in `../lib` (an installation, `PREFIX/bin/`
-/// and `PREFIX/lib/`).
-pub fn find_runtime(exe: &Path) -> Result<PathBuf, String> {
-    if let Some(p) = std::env::var_os("TILEDFLOW_RUNTIME").filter(|p| !p.is_empty()) {
+/// The runtime library a program links: `libstreamrt.a` for the CPU targets, `libstreamrt_gpu.a`
+/// (streamrt with its GPU path, which alone carries CUDA code) for the cuda target.
+pub fn runtime_library(cuda: bool) -> &'static str {
+    if cuda {
+        "libstreamrt_gpu.a"
+    } else {
+        "libstreamrt.a"
+    }
+}
+
+/// The environment variable that names the runtime library instead of the search.
+pub fn runtime_env(cuda: bool) -> &'static str {
+    if cuda {
+        "TILEDFLOW_GPU_RUNTIME"
+    } else {
+        "TILEDFLOW_RUNTIME"
+    }
+}
+
+/// The streamrt library for linking ([`runtime_library`]): the file [`runtime_env`] names if
+/// set, else the library next to the driver (the build tree, `target/<profile>/`) or in `../lib`
+/// (an installation, `PREFIX/bin/` and `PREFIX/lib/`).
+pub fn find_runtime(exe: &Path, cuda: bool) -> Result<PathBuf, String> {
+    let (file, var) = (runtime_library(cuda), runtime_env(cuda));
+    if let Some(p) = std::env::var_os(var).filter(|p| !p.is_empty()) {
         let p = PathBuf::from(p);
         return if p.is_file() {
             Ok(p)
         } else {
-            Err(format!("TILEDFLOW_RUNTIME={}: no such file", p.display()))
+            Err(format!("{var}={}: no such file", p.display()))
         };
     }
     let dir = exe.parent().unwrap_or(Path::new("."));
-    let candidates = [dir.join("libstreamrt.a"), dir.join("../lib/libstreamrt.a")];
+    let candidates = [dir.join(file), dir.join("../lib").join(file)];
     if let Some(found) = candidates.iter().find(|c| c.is_file()) {
         return Ok(found.clone());
     }
+    let package = if cuda { "streamrt-gpu" } else { "streamrt" };
     Err(format!(
-        "cannot find libstreamrt.a next to {} or in ../lib (build it with `cargo build -p streamrt`, \
-         install with `make install`, or set TILEDFLOW_RUNTIME)",
+        "cannot find {file} next to {} or in ../lib (build it with `cargo build -p {package}`, \
+         install with `make install`, or set {var})",
         exe.display()
     ))
 }

@@ -117,9 +117,9 @@ fn main() -> ExitCode {
     }
 }
 
-/// Brings tiledflow-cc, tiledflow and libstreamrt.a of this program's own profile up to date,
-/// so that a run never measures a stale compiler: `cargo build --profile <release|dev> -p
-/// tiledflow -p streamrt` in the repository.
+/// Brings tiledflow-cc, tiledflow, libstreamrt.a and libstreamrt_gpu.a (the cuda targets') of
+/// this program's own profile up to date, so that a run never measures a stale compiler: `cargo
+/// build --profile <release|dev> -p tiledflow -p streamrt -p streamrt-gpu` in the repository.
 fn build_tiledflow() -> Result<()> {
     let profile = if cfg!(debug_assertions) {
         "dev"
@@ -139,6 +139,8 @@ fn build_tiledflow() -> Result<()> {
             "tiledflow",
             "-p",
             "streamrt",
+            "-p",
+            "streamrt-gpu",
         ])
         .arg("--manifest-path")
         .arg(&manifest)

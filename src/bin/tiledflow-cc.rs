@@ -54,7 +54,8 @@ fn run(argv: &[String]) -> Result<ExitCode, String> {
     if cmd.ours.help {
         println!(
             "tiledflow-cc: a C compiler driver. It runs tiledflow on each C source, then the real compiler\n\
-             (TILEDFLOW_CC, default cc) with every other argument, and links the streamrt runtime when it links.\n\
+             (TILEDFLOW_CC, default cc) with every other argument, and links the streamrt runtime when it links\n\
+             (libstreamrt.a; libstreamrt_gpu.a for --tiledflow-target=cuda).\n\
              Example: make CC=tiledflow-cc CFLAGS=-O2\n\n{}",
             cc::help_text()
         );
@@ -226,7 +227,7 @@ fn compile(
     let runtime = if cmd.links() {
         let exe = std::env::current_exe()
             .map_err(|e| format!("cannot locate tiledflow-cc itself: {e}"))?;
-        Some(cc::find_runtime(&exe)?.display().to_string())
+        Some(cc::find_runtime(&exe, cuda)?.display().to_string())
     } else {
         None
     };

@@ -82,8 +82,8 @@ Examples:
   tiledflow gemm.c --tile-sizes 16,64 -o out.c    tile sizes per band dimension
   tiledflow gemm.c -v -o out.c                    one line per SCoP: statements, bands, tasks
 
-Compile the output with `cc out.c libstreamrt.a -lpthread -ldl -lm`, or use tiledflow-cc,
-which does all of this as a drop-in C compiler. Clang-style -I, -D, -U and -std= options are
+Compile the output with `cc out.c libstreamrt.a -lpthread -ldl -lm` (the cuda target's with
+libstreamrt_gpu.a instead), or use tiledflow-cc, which does all of this as a drop-in C compiler. Clang-style -I, -D, -U and -std= options are
 passed to the parser.
 
 Exit status: 0 on success, 1 when the input or the command line is at fault, 2 on an internal

@@ -122,7 +122,9 @@ void tf_task_arrive(tf_graph *g, int stream, const long *key);
 void tf_graph_end(tf_graph *g);
 
 /* ---------------------------------------------------------------------------------------------
- * The GPU path (tiledflow --target cuda). A generated program loads its kernels once (a
+ * The GPU path (tiledflow --target cuda), in libstreamrt_gpu.a (streamrt with its GPU path), not
+ * in libstreamrt.a: programs that call tf_gpu_* link the former. A generated program loads its
+ * kernels once (a
  * constructor calls tf_gpu_load) and, per SCoP execution, describes its tiles as a launch graph
  * with the same shape as the CPU API above: key spaces (one per task class), tasks that wait for
  * other tasks' keys, and kernel launches instead of a body. Tasks become CUDA streams' work:
@@ -142,7 +144,7 @@ void tf_graph_end(tf_graph *g);
  * Errors (a key outside its stream's box, a task waiting for a key never begun, a bad kernel
  * index or launch shape, calls out of order, a launch or kernel failure) print
  * "streamrt: error: GPU: ..." naming the task (stream and key) and the kernel, and exit with
- * status 70. The real device path has not yet run on hardware (see streamrt/README.md).
+ * status 70. The real device path ran on hardware once (see streamrt/README.md).
  */
 
 typedef struct tf_gpu tf_gpu;              /* a device context with the loaded module */

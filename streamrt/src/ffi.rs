@@ -5,6 +5,9 @@
 //! `tf_graph_begin` allocates the graph, `tf_graph_end` frees it; names and keys are copied, so
 //! the caller keeps ownership of every pointer it passes; `env` is borrowed until the graph
 //! ends. Graphs run on [`Runtime::global`] (thread count from `TILEDFLOW_NUM_THREADS`).
+//!
+//! The helpers [`current_thread`], [`guard`], [`read_key`] and [`read_stream`] are public for
+//! the GPU path's C ABI (crate `streamrt-gpu`), which checks and fails as this one does.
 
 use std::ffi::{c_char, c_int, c_long, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -21,7 +24,7 @@ pub struct TfGraph {
 
 /// The calling thread's id, cached per thread (`thread::current()` costs an atomic reference
 /// count on every call, and the check runs on every call of the ABI).
-pub(crate) fn current_thread() -> ThreadId {
+pub fn current_thread() -> ThreadId {
     thread_local! {
         static ID: ThreadId = thread::current().id();
     }
@@ -29,7 +32,7 @@ pub(crate) fn current_thread() -> ThreadId {
 }
 
 /// Runs `f`, turning an error or a panic into the fatal exit.
-pub(crate) fn guard<T>(function: &str, f: impl FnOnce() -> Result<T, Error>) -> T {
+pub fn guard<T>(function: &str, f: impl FnOnce() -> Result<T, Error>) -> T {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(value)) => value,
         Ok(Err(error)) => crate::fatal(error),
@@ -67,7 +70,7 @@ unsafe fn graph<'a>(g: *mut TfGraph, function: &str) -> Result<&'a mut Graph<'st
 ///
 /// # Safety
 /// `key` is null or points to at least `n` readable `long`s.
-pub(crate) unsafe fn read_key(
+pub unsafe fn read_key(
     key: *const c_long,
     n: usize,
     function: &str,
@@ -97,7 +100,7 @@ pub(crate) unsafe fn read_key(
 /// # Safety
 /// `name` is null or a NUL-terminated string; `lo` and `hi` point to `ndims` values each (may be
 /// null when `ndims` is 0).
-pub(crate) unsafe fn read_stream(
+pub unsafe fn read_stream(
     name: *const c_char,
     ndims: c_int,
     lo: *const c_long,

@@ -20,9 +20,10 @@
 //! - module `sync`: the protocol's atomics (loom's under `--cfg loom`).
 //! - [`ffi`]: the C ABI of `include/streamrt.h`; errors there print `streamrt: error: ...` and
 //!   exit with status 70; a crashing C task body is named before the process dies.
-//! - [`gpu`]: the GPU path of the C ABI (`tf_gpu_*`): launch graphs on CUDA streams and events,
-//!   the emulated device (`TILEDFLOW_GPU=emulate`) and the real one (cudarc, loaded at run time),
-//!   FFI like `ffi`; [`nvrtc`]: finding NVRTC and compiling kernels with it.
+//!
+//! The GPU path of the C ABI (`tf_gpu_*`) is the crate `streamrt-gpu`, whose static library
+//! holds this crate too: programs of the CPU targets link `libstreamrt.a`, which has no CUDA
+//! code; it uses the C ABI's helpers of [`ffi`] (argument checks, the panic guard).
 //!
 //! The protocol (slot and task states, atomic orderings, why no task is lost or run twice, why
 //! the end-of-graph wait terminates) is described in the crate's `README.md`.
@@ -35,10 +36,7 @@
 
 mod error;
 pub mod ffi;
-pub mod gpu;
 mod graph;
-pub mod nvrtc;
-pub mod nvrtc_cache;
 mod observe;
 mod runtime;
 mod stream;

@@ -338,7 +338,7 @@ fn header_declarations_are_the_abi_implemented_in_ffi() {
             "void tf_barrier_counted(tf_graph *g, int out_stream, const long *key, long count);",
             "void tf_task_arrive(tf_graph *g, int stream, const long *key);",
             "void tf_graph_end(tf_graph *g);",
-            // The GPU path (src/gpu/abi.rs); a declaration's second line holds no `tf_`.
+            // The GPU path (streamrt-gpu/src/gpu/abi.rs); a declaration's second line holds no `tf_`.
             "typedef struct tf_gpu tf_gpu;",
             "typedef struct tf_gpu_graph tf_gpu_graph;",
             "typedef void (*tf_gpu_emu_fn)(const unsigned *grid, const unsigned *block, void **args);",

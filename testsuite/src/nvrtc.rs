@@ -2,7 +2,7 @@
 //! target writes (`out.cu`) must compile for the GPUs it targets ([`ARCHS`]).
 //!
 //! NVRTC is the PyPI package `nvidia-cuda-nvrtc-cu12` that `make deps` installs, found and
-//! loaded at run time by `streamrt::nvrtc` (also `TILEDFLOW_NVRTC_LIB`, a directory holding
+//! loaded at run time by `streamrt_gpu::nvrtc` (also `TILEDFLOW_NVRTC_LIB`, a directory holding
 //! `libnvrtc.so.12`). When it cannot be found, these helpers panic with a message saying to run
 //! `make deps`: a test that needs NVRTC fails without it, it never passes silently.
 
@@ -13,8 +13,8 @@ pub const ARCHS: [&str; 2] = ["sm_80", "sm_90"];
 /// or NVRTC's log when the source does not compile. Panics when NVRTC is missing or fails
 /// otherwise.
 pub fn compile_cuda(source: &str, name: &str, arch: &str) -> Result<Vec<u8>, String> {
-    use streamrt::nvrtc::{compile, NvrtcError};
-    match compile(source, name, arch, streamrt::nvrtc::KERNEL_OPTIONS) {
+    use streamrt_gpu::nvrtc::{compile, NvrtcError};
+    match compile(source, name, arch, streamrt_gpu::nvrtc::KERNEL_OPTIONS) {
         Ok(cubin) => Ok(cubin),
         Err(NvrtcError::Compile { log, .. }) => Err(log),
         Err(e @ NvrtcError::NotFound(_)) => panic!("{e}\nThis test needs NVRTC: run `make deps`."),

@@ -139,7 +139,8 @@ fn link_emulated(out_c: &Path, flags: &[String], exe: &Path) -> Result<()> {
             out_c.display()
         );
     }
-    let runtime = bin_dir()?.join("libstreamrt.a");
+    // The runtime with its GPU path (the CPU targets' libstreamrt.a has none).
+    let runtime = bin_dir()?.join("libstreamrt_gpu.a");
     // The libraries after the objects that need them.
     let sources = [
         out_c.to_path_buf(),

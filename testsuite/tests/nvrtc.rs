@@ -1,6 +1,6 @@
 //! The NVRTC helper (`testsuite::nvrtc`): compiles CUDA source for sm_80 and sm_90 without a
 //! GPU, passes the architecture through, and reports a syntax error with NVRTC's log; and
-//! streamrt's cache of compiled kernels (`streamrt::nvrtc_cache`). Fails (saying to run
+//! streamrt's cache of compiled kernels (`streamrt_gpu::nvrtc_cache`). Fails (saying to run
 //! `make deps`) when NVRTC is not installed.
 
 use testsuite::nvrtc::{compile_cuda, expect_compiles, ARCHS};
@@ -53,10 +53,10 @@ fn a_syntax_error_is_reported_with_nvrtcs_log() {
 /// recompiled and replaced, and without a directory nothing is cached.
 #[test]
 fn compiled_kernels_are_cached_and_a_corrupt_entry_is_compiled_again() {
-    use streamrt::nvrtc::{version, KERNEL_OPTIONS};
-    use streamrt::nvrtc_cache::{compile, entry_path, key, Outcome};
+    use streamrt_gpu::nvrtc::{version, KERNEL_OPTIONS};
+    use streamrt_gpu::nvrtc_cache::{compile, entry_path, key, Outcome};
     let dir = tempfile::tempdir().unwrap();
-    let nvrtc = |e: streamrt::nvrtc::NvrtcError| -> ! {
+    let nvrtc = |e: streamrt_gpu::nvrtc::NvrtcError| -> ! {
         panic!("{e}\nThis test needs NVRTC: run `make deps`.")
     };
     let cached = |options: &[&str]| {

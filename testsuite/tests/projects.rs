@@ -299,7 +299,8 @@ fn make_install_gives_a_tiledflow_cc_that_finds_its_runtime() {
             "bin/tiledflow",
             "bin/tiledflow-cc",
             "include/streamrt.h",
-            "lib/libstreamrt.a"
+            "lib/libstreamrt.a",
+            "lib/libstreamrt_gpu.a"
         ]
     );
     run(Command::new(prefix.join("bin/tiledflow")).arg("--version")).expect(0);

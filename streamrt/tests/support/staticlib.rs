@@ -1,13 +1,29 @@
-//! Finding `libstreamrt.a` built from the current sources, for the tests and the benchmark that
-//! link C programs against it (included with `#[path]` by `tests/c_abi.rs`, `tests/gpu.rs` and
-//! `benches/runtime.rs`), and compiling the C test programs of `tests/c`.
+//! Finding the including crate's static library (`libstreamrt.a`, or `libstreamrt_gpu.a` of
+//! `streamrt-gpu`, which holds streamrt too) built from the current sources, for the tests and the
+//! benchmark that link C programs against it (included with `#[path]` by `tests/c_abi.rs`,
+//! `benches/runtime.rs` and `streamrt-gpu/tests/gpu.rs`), and compiling the C test programs of
+//! the crate's `tests/c`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::SystemTime;
 
-/// The streamrt crate's directory.
+/// The including crate's directory (`streamrt` or `streamrt-gpu`).
 pub const CRATE_DIR: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The including crate's package name.
+fn package() -> String {
+    Path::new(CRATE_DIR)
+        .file_name()
+        .expect("crate directory name")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The directory of the streamrt crate (its sources and `include/streamrt.h`).
+fn streamrt_dir() -> PathBuf {
+    Path::new(CRATE_DIR).join("../streamrt")
+}
 
 /// The newest modification time of the files under `dir`.
 fn newest_source(dir: &Path) -> SystemTime {
@@ -34,30 +50,35 @@ fn mtime(path: &Path) -> SystemTime {
         .unwrap_or(SystemTime::UNIX_EPOCH)
 }
 
-/// Finds `libstreamrt.a` built from the current sources.
+/// Finds the crate's static library built from the current sources.
 ///
 /// `cargo test` builds the library's staticlib next to the rlib the tests link, in
 /// `<target>/<profile>/deps/libstreamrt-<hash>.a` (`cargo build` also copies it to
-/// `<target>/<profile>/libstreamrt.a`); this test binary lives in that `deps` directory. The
-/// newest candidate is used if it is newer than every source file; otherwise the library is
-/// built with `cargo build -p streamrt` (`--release` when the caller is a release binary, such as
-/// the benchmark) into a separate target directory (building into the running cargo's own
-/// directory could wait forever for its lock).
+/// `<target>/<profile>/libstreamrt.a`; `libstreamrt_gpu` likewise); this test binary lives in that
+/// `deps` directory. The newest candidate is used if it is newer than every source file (of
+/// streamrt, and of the GPU path for its library); otherwise the library is built with `cargo
+/// build -p <crate>` (`--release` when the caller is a release binary, such as the benchmark)
+/// into a separate target directory (building into the running cargo's own directory could wait
+/// forever for its lock).
 pub fn staticlib() -> PathBuf {
     let exe = std::env::current_exe().expect("path of the test binary");
     let deps = exe.parent().expect("test binary directory");
     let profile = deps.parent().expect("profile directory");
-    let mut candidates = vec![profile.join("libstreamrt.a")];
+    let package = package();
+    let stem = format!("lib{}", package.replace('-', "_"));
+    let file = format!("{stem}.a");
+    let mut candidates = vec![profile.join(&file)];
     for entry in std::fs::read_dir(deps)
         .expect("read the deps directory")
         .flatten()
     {
         let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with("libstreamrt-") && name.ends_with(".a") {
+        if name.starts_with(&format!("{stem}-")) && name.ends_with(".a") {
             candidates.push(entry.path());
         }
     }
-    let sources = newest_source(&Path::new(CRATE_DIR).join("src"));
+    let sources = newest_source(&Path::new(CRATE_DIR).join("src"))
+        .max(newest_source(&streamrt_dir().join("src")));
     let newest = candidates
         .into_iter()
         .filter(|p| p.is_file())
@@ -73,22 +94,22 @@ pub fn staticlib() -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let release = profile.file_name().is_some_and(|n| n == "release");
     let status = Command::new(&cargo)
-        .args(["build", "-p", "streamrt", "--manifest-path"])
+        .args(["build", "-p", &package, "--manifest-path"])
         .arg(Path::new(CRATE_DIR).join("Cargo.toml"))
         .args(release.then_some("--release"))
         .env("CARGO_TARGET_DIR", &target)
         .status()
-        .unwrap_or_else(|e| panic!("cannot run {cargo} to build libstreamrt.a: {e}"));
+        .unwrap_or_else(|e| panic!("cannot run {cargo} to build {file}: {e}"));
     assert!(
         status.success(),
-        "`cargo build -p streamrt` failed ({status}); cannot link C programs"
+        "`cargo build -p {package}` failed ({status}); cannot link C programs"
     );
     let lib = target
         .join(if release { "release" } else { "debug" })
-        .join("libstreamrt.a");
+        .join(&file);
     assert!(
         lib.is_file(),
-        "`cargo build -p streamrt` did not produce {}",
+        "`cargo build -p {package}` did not produce {}",
         lib.display()
     );
     lib
@@ -102,7 +123,7 @@ pub fn compile_test_program(name: &str, out_dir: &Path) -> PathBuf {
     let exe = out_dir.join(name);
     let output = Command::new("cc")
         .args(["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-I"])
-        .arg(Path::new(CRATE_DIR).join("include"))
+        .arg(streamrt_dir().join("include"))
         .arg(
             Path::new(CRATE_DIR)
                 .join("tests/c")

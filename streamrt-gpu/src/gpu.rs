@@ -19,7 +19,7 @@
 //! that stream" would put a whole wavefront, whose tiles all descend from the first, on one.)
 //!
 //! Unsafe code: the C ABI (`abi`), the emulated kernels' calls and the driver calls are FFI, like
-//! `crate::ffi`; the bookkeeping here is safe Rust.
+//! `streamrt::ffi`; the bookkeeping here is safe Rust.
 
 pub mod abi;
 mod cuda;

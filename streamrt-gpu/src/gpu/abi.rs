@@ -1,7 +1,7 @@
 //! The `tf_gpu_*` functions of `include/streamrt.h`: argument checks and the choice of device,
 //! over [`GpuGraph`](super::GpuGraph) and the devices.
 //!
-//! As in [`crate::ffi`], every function catches panics, and misuse or a device failure prints
+//! As in [`streamrt::ffi`], every function catches panics, and misuse or a device failure prints
 //! `streamrt: error: ...` (naming the task's stream and key, and the kernel) and exits with
 //! status 70. A `tf_gpu` lives for the whole process; a `tf_gpu_graph` from
 //! `tf_gpu_graph_begin` is freed by `tf_gpu_graph_end` and used by the thread that began it.
@@ -11,8 +11,8 @@ use std::panic::catch_unwind;
 use std::thread::ThreadId;
 
 use super::{cuda, emulate, notice, Device, EmuFn, GpuGraph, TfGpu, GPU_ENV};
-use crate::ffi::{current_thread, guard, read_key, read_stream};
-use crate::Error;
+use streamrt::ffi::{current_thread, guard, read_key, read_stream};
+use streamrt::Error;
 
 /// The opaque `tf_gpu_graph` of the C ABI: a launch graph and the thread that controls it.
 pub struct TfGpuGraph {

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-#[path = "support/staticlib.rs"]
+#[path = "../../streamrt/tests/support/staticlib.rs"]
 mod support;
 use support::compile_test_program;
 
@@ -196,8 +196,8 @@ mod abi_misuse {
     use std::process::Command;
     use std::ptr;
 
-    use streamrt::gpu::abi::*;
-    use streamrt::gpu::EmuFn;
+    use streamrt_gpu::gpu::abi::*;
+    use streamrt_gpu::gpu::EmuFn;
 
     const CHILD_ENV: &str = "GPU_MISUSE_CHILD";
 
