@@ -801,6 +801,10 @@ fn compile_scop(
             })
             .map_err(polyhedral_error)?;
         let private_ids: Vec<frontend::ir::ArrayId> = private.iter().map(|p| p.array).collect();
+        // The tile code reads statements' text as it is emitted: with the arrays of copies'
+        // subscripts (the vector kernels' lanes look at every subscript of an occurrence).
+        let coded = (!materialized.is_empty())
+            .then(|| polyhedral::with_materialized(&expanded, &materialized));
         let program = st
             .time("tasks", || {
                 // The CUDA target maps the loops of ISL's plain tile code to threads.
@@ -809,7 +813,13 @@ fn compile_scop(
                 } else {
                     taskgen::TileBodies::Cpu(&private_ids)
                 };
-                taskgen::build(&expanded, &deps, &sched, &tile_deps, bodies)
+                taskgen::build(
+                    coded.as_ref().unwrap_or(&expanded),
+                    &deps,
+                    &sched,
+                    &tile_deps,
+                    bodies,
+                )
             })
             .map_err(polyhedral_error)?;
         let omp = match (opts.emit, opts.target) {

@@ -60,7 +60,7 @@ pub struct Kernel {
     pub stmt: String,
     pub args: Vec<Expr>,
     pub vector: Option<VectorLanes>,
-    /// The code for vector sizes the kernel was not checked for.
+    /// The code of the loops the kernel replaces, for vector sizes it was not checked for.
     pub fallback: Ast,
 }
 

@@ -301,7 +301,11 @@ pub fn with_materialized(scop: &Scop, materialized: &[Materialized]) -> Scop {
             for piece in std::mem::take(&mut stmt.body) {
                 match piece {
                     BodyPiece::Var(id) if id == m.array => {
-                        body.push(BodyPiece::Text(format!("{}[", m.name)));
+                        // The array stays a variable of the text (named `m.name` above), so
+                        // that readers of statements' text (the vector kernels' lanes) see one
+                        // occurrence with all its subscripts.
+                        body.push(BodyPiece::Var(id));
+                        body.push(BodyPiece::Text("[".into()));
                         for (k, (lo, sign)) in m.lower.iter().zip(signs).enumerate() {
                             if k > 0 {
                                 body.push(BodyPiece::Text("][".into()));

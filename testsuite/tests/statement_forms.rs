@@ -97,15 +97,7 @@ fn cpu_flags() -> Vec<String> {
 fn contractions_in_vector_kernels() {
     // The kernels are compiled for 32- and 64-byte vectors: each width this processor has, and
     // none (the scalar code under the same `#if`).
-    let cpu = cpu_flags();
-    let mut widths: Vec<&[&str]> = vec![&[]];
-    if cpu.iter().any(|f| f == "avx2") {
-        widths.push(&["-mavx2"]);
-    }
-    if cpu.iter().any(|f| f == "avx512f") {
-        widths.push(&["-mavx512f"]);
-    }
-    for extra in widths {
+    for extra in vector_widths() {
         for fuse in [&[][..], &["--tiledflow-fuse=min"]] {
             check_with(
                 "contractions.c",
@@ -118,22 +110,33 @@ fn contractions_in_vector_kernels() {
     }
 }
 
-/// At the default tile sizes, the contractions' full tiles get kernels (the test above would
-/// pass without them): vectors for the contractions but the one whose vector loop carries a
-/// dependence, accumulators for the triangular solve (under `--fuse min`, which tiles it in two
-/// dimensions), none for the update whose row is also read through another subscript.
-#[test]
-fn contractions_get_register_kernels() {
+/// The register kernels' widths this processor can run: none (the scalar code under the same
+/// `#if`), and AVX2's and AVX-512's where it has them.
+fn vector_widths() -> Vec<&'static [&'static str]> {
+    let cpu = cpu_flags();
+    let mut widths: Vec<&[&str]> = vec![&[]];
+    if cpu.iter().any(|f| f == "avx2") {
+        widths.push(&["-mavx2"]);
+    }
+    if cpu.iter().any(|f| f == "avx512f") {
+        widths.push(&["-mavx512f"]);
+    }
+    widths
+}
+
+/// The `register kernels (...)` lists of tiledflow's `-v` on `file` with `args`, one per SCoP
+/// that has any, each sorted.
+fn register_kernels(file: &str, args: &[&str]) -> Vec<Vec<String>> {
     let tiledflow = tool_path("tiledflow").expect("the workspace is built");
     let out = std::process::Command::new(tiledflow)
-        .args(["-v", "--fuse", "min", "-DN=200", "-o", "-"])
-        .arg(data("contractions.c"))
+        .args(["-v", "-o", "-"])
+        .args(args)
+        .arg(data(file))
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{said}");
-    let kernels: Vec<Vec<String>> = said
-        .lines()
+    said.lines()
         .map(|line| {
             let mut k: Vec<String> = line
                 .split("register kernels (")
@@ -145,7 +148,45 @@ fn contractions_get_register_kernels() {
             k
         })
         .filter(|k| !k.is_empty())
+        .collect()
+}
+
+#[test]
+fn contractions_over_arrays_of_copies() {
+    for extra in vector_widths() {
+        check_with(
+            "temporaries.c",
+            &[&[], &["-DNR=3", "-DNQ=5", "-DNP=70", "-DM=33", "-DN=41"]],
+            extra,
+            &[],
+            "SCoP in kernel() at line 32: 7 statements",
+        );
+    }
+}
+
+/// The contractions into the arrays of copies (doitgen's `sum[p] +=`, S1, and symm's
+/// `temp2 +=`, S5) get vector kernels beside symm's update of `C` (S4): the kernels read the
+/// statements' text with the copies' subscripts (`tf_x_sum[r][q][p]`), as it is emitted.
+#[test]
+fn temporaries_get_register_kernels() {
+    let want: Vec<String> = ["S1", "S4", "S5"]
+        .iter()
+        .map(|s| format!("{s} in 4x4 vectors"))
         .collect();
+    assert_eq!(
+        register_kernels("temporaries.c", &[]).concat(),
+        want,
+        "temporaries.c"
+    );
+}
+
+/// At the default tile sizes, the contractions' full tiles get kernels (the test above would
+/// pass without them): vectors for the contractions but the one whose vector loop carries a
+/// dependence, accumulators for the triangular solve (under `--fuse min`, which tiles it in two
+/// dimensions), none for the update whose row is also read through another subscript.
+#[test]
+fn contractions_get_register_kernels() {
+    let kernels = register_kernels("contractions.c", &["--fuse", "min", "-DN=200"]);
     let vectors: Vec<String> = ["S0", "S1", "S2", "S3", "S4", "S6"]
         .iter()
         .map(|s| format!("{s} in 4x4 vectors"))
@@ -153,6 +194,6 @@ fn contractions_get_register_kernels() {
     assert_eq!(
         kernels,
         vec![vectors, vec!["S1 in 4 accumulators".to_string()]],
-        "{said}"
+        "contractions.c"
     );
 }
