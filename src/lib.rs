@@ -55,7 +55,8 @@ pub struct Options {
     /// Also report, as notes, the loop nests that `ScopMode::Auto` left as written and why.
     pub notes: bool,
     /// Keep every dependence through scalars written in a SCoP instead of giving each task its
-    /// own copy where that is legal (see `compile_scop`).
+    /// own copy where that is legal, or folding a scalar into the array element it stands for
+    /// (see `compile_scop`).
     pub no_privatize: bool,
     /// CPU time one SCoP's compilation may take; past it the SCoP is left as written with a
     /// warning (`None`: no limit). A guard against the polyhedral operations whose cost grows
@@ -118,6 +119,8 @@ pub struct ScopReport {
     pub tile_code: Vec<(String, polyhedral::TileCode)>,
     /// Scalars kept in arrays of copies (`polyhedral::materialize`), by name.
     pub materialized: Vec<String>,
+    /// Webs of scalars folded into array elements (`polyhedral::fold_element_scalars`).
+    pub folded: Vec<String>,
 }
 
 /// The cost model's choice of fusion for one SCoP.
@@ -306,6 +309,12 @@ impl ScopReport {
                 self.materialized.join(", ")
             ));
         }
+        if !self.folded.is_empty() {
+            tile_code.push_str(&format!(
+                ", scalars folded into elements: {}",
+                self.folded.join("; ")
+            ));
+        }
         format!(
             "{path}: SCoP in {}() at line {}: {} statements, {} bands, {} tile dependences, {} task classes, idioms: {}{fusion}{tile_code}, {:.1} ms",
             self.function,
@@ -350,6 +359,10 @@ struct Compiled {
     /// (`polyhedral::with_materialized`); `None` when there are none.
     materialized: Vec<polyhedral::Materialized>,
     emit_scop: Option<frontend::ir::Scop>,
+    /// The SCoP with its element scalars folded (`polyhedral::fold_element_scalars`), which
+    /// every stage saw, and one line per folded web; `None` and empty when none was.
+    scop: Option<frontend::ir::Scop>,
+    folded: Vec<String>,
 }
 
 impl Compiled {
@@ -365,6 +378,8 @@ impl Compiled {
             fusion: None,
             materialized: Vec::new(),
             emit_scop: None,
+            scop: None,
+            folded: Vec::new(),
         }
     }
 }
@@ -541,6 +556,7 @@ fn compile_parsed(
                     stages: scop_stages,
                     fusion: c.fusion.clone(),
                     materialized: c.materialized.iter().map(|m| m.scalar.clone()).collect(),
+                    folded: c.folded.clone(),
                     tile_code: c.program.as_ref().map_or(Vec::new(), |p| {
                         p.classes
                             .iter()
@@ -548,7 +564,13 @@ fn compile_parsed(
                             .collect()
                     }),
                 });
-                compiled.push((scop, c));
+                // The later stages' statements are those of the SCoP with its scalars folded.
+                let mut c = c;
+                let seen = match c.scop.take() {
+                    Some(folded) => std::borrow::Cow::Owned(folded),
+                    None => std::borrow::Cow::Borrowed(scop),
+                };
+                compiled.push((seen, c));
             }
             Err(e) => {
                 let why = match &e {
@@ -614,7 +636,7 @@ fn compile_parsed(
                     c.program
                         .as_ref()
                         .map(|program| ScopCode {
-                            scop: c.emit_scop.as_ref().unwrap_or(scop),
+                            scop: c.emit_scop.as_ref().unwrap_or(scop.as_ref()),
                             program,
                             omp: c.omp.as_ref(),
                             private: &c.private,
@@ -648,6 +670,31 @@ fn compile_parsed(
 }
 
 fn compile_scop(
+    path: &str,
+    scop: &frontend::ir::Scop,
+    opts: &Options,
+    diagnostics: &mut Vec<String>,
+    st: &mut StageTimes,
+) -> Result<Compiled, Error> {
+    // Scalars that stand for an array element are folded into it first
+    // (`polyhedral::fold_element_scalars`): every later stage, and the output, see the SCoP
+    // with them folded.
+    let folded = match opts.no_privatize {
+        true => None,
+        false => st
+            .time("fold", || polyhedral::fold_element_scalars(scop))
+            .map_err(polyhedral_error)?,
+    };
+    let Some(folded) = folded else {
+        return compile_folded(path, scop, opts, diagnostics, st);
+    };
+    let mut compiled = compile_folded(path, &folded.scop, opts, diagnostics, st)?;
+    compiled.folded = folded.webs;
+    compiled.scop = Some(folded.scop);
+    Ok(compiled)
+}
+
+fn compile_folded(
     path: &str,
     scop: &frontend::ir::Scop,
     opts: &Options,
@@ -793,6 +840,8 @@ fn compile_scop(
                 fusion,
                 materialized: Vec::new(),
                 emit_scop: None,
+                scop: None,
+                folded: Vec::new(),
             });
         }
         let tile_deps = st
@@ -870,6 +919,8 @@ fn compile_scop(
             emit_scop: (!materialized.is_empty())
                 .then(|| polyhedral::with_materialized(scop, &materialized)),
             materialized,
+            scop: None,
+            folded: Vec::new(),
         });
     }
 }

@@ -27,6 +27,8 @@
 //!   distributed over its statements (time-skewed stencils);
 //! - `chains`: in full tiles, a band loop jammed around a reduction loop, for independent
 //!   chains of additions (gesummv's rows);
+//! - [`fold_element_scalars`] (`fold`): scalars that stand for one array element from its load
+//!   to its store (ludcmp's `w`), folded back into the element before anything else;
 //! - [`scalar_expansions`], [`expand_scalars`], [`task_private`] (`privatize`): scalars whose
 //!   values live within one iteration of their outer loops, the SCoP with them expanded, and
 //!   whether one variable per task of a tiled schedule is enough for such a scalar
@@ -52,6 +54,7 @@ mod astgen;
 mod chains;
 mod cost;
 mod deps;
+mod fold;
 mod gpu;
 #[allow(unsafe_code)]
 mod isl;
@@ -112,6 +115,7 @@ pub use ast::{
 pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
 pub use cost::{choose_fusion, schedule_cost, Candidate, Machine, NestCost, ScheduleCost};
 pub use deps::dependences;
+pub use fold::{fold_element_scalars, Folded};
 use frontend::ir::StmtId;
 pub use gpu::{
     array_slabs, body_loops, parallel_loops, thread_private, ArraySlab, BodyLoop, KernelScope,

@@ -112,7 +112,8 @@ struct Cli {
     #[arg(long)]
     no_tile: bool,
     /// Keep the order of every access to scalars written in a SCoP (temporaries are otherwise
-    /// given a copy per task where their values never cross tasks)
+    /// given a copy per task where their values never cross tasks, and a scalar that stands for
+    /// one array element from its load to its store is folded into the element)
     #[arg(long)]
     no_privatize: bool,
     /// Fusion heuristic of the scheduler: min separates every strongly connected component,

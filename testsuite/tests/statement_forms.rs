@@ -180,6 +180,37 @@ fn temporaries_get_register_kernels() {
     );
 }
 
+/// Scalars folded into the elements they stand for (`polyhedral::fold_element_scalars`), and
+/// webs of the same scalars that must not be: the results are cc's, and `-v` names exactly the
+/// webs checked by hand to qualify (the factorization's two, the row update's; not the web whose
+/// element is read before its store, nor the store to another element, nor the last webs).
+#[test]
+fn scalars_folded_into_their_elements() {
+    check(
+        "folded.c",
+        &[&[], &["-DN=7"], &["-DN=1"]],
+        "SCoP in kernel() at line 19: 20 statements",
+    );
+    let tiledflow = tool_path("tiledflow").expect("the workspace is built");
+    let out = std::process::Command::new(tiledflow)
+        .args(["-v", "-o", "-"])
+        .arg(data("folded.c"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    let folded = said
+        .split("scalars folded into elements: ")
+        .nth(1)
+        .and_then(|s| s.rsplit_once(", ").map(|(webs, _ms)| webs))
+        .unwrap_or_default();
+    assert_eq!(
+        folded,
+        "w into A[i][j] (lines 22-25); w into A[i][j] (lines 28-31); s into v[i] (lines 35-38)",
+        "{said}"
+    );
+}
+
 /// At the default tile sizes, the contractions' full tiles get kernels (the test above would
 /// pass without them): vectors for the contractions but the one whose vector loop carries a
 /// dependence, accumulators for the triangular solve (under `--fuse min`, which tiles it in two
