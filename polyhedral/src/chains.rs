@@ -12,6 +12,14 @@
 //! (gcc -O3 of the original, whose loop interleaves the two rows' chains of `tmp` and `y`:
 //! 0.013 s).
 //!
+//! A recurrence through memory is such a chain too (adi's `p[i][j] = -c / (a * p[i][j - 1] +
+//! b)` along `j`: one division per latency of the divider, and gcc's original loop runs at that
+//! speed): a statement whose innermost loop reads at the next step an element it writes gets its
+//! rows jammed the same way, where the rows may also be a point loop below the band (adi's band
+//! holds the time steps; a strip of rows that the tile cuts is guarded in its copies). Measured at
+//! LARGE on 2 threads: adi 5.52 s -> 2.41 s, seidel-2d (whose skewed rows are such chains)
+//! 7.18 s -> 3.80 s; on one thread adi 4.58 s and seidel-2d 7.58 s against gcc's 9.9 and 17.7.
+//!
 //! The transformation is a schedule: the band member `m` (the row) becomes `o_m - (o_m mod C)`
 //! in place, and `o_m mod C` a new innermost dimension, whose loop ISL unrolls completely
 //! (its `unroll` option); in a full tile whose size along `m` is a multiple of `C` every strip is
@@ -50,7 +58,7 @@ pub(crate) fn interleave_chains<'c>(
     let o = names("o", depth);
     let steps = unit_steps(ctx, &o)?;
     let mut shapes = Shapes::default();
-    let mut weights = vec![0.0f64; p];
+    let mut weights = vec![0.0f64; depth];
     for stmt_map in points.schedule.maps()? {
         let Some(stmt) = statement_of(scop, &stmt_map) else {
             continue;
@@ -79,38 +87,49 @@ pub(crate) fn interleave_chains<'c>(
             }
             Ok(Some(all))
         };
-        if same_element(innermost)? != Some(true) {
+        if same_element(innermost)? == Some(true) {
+            // The accumulator must be a register for the chains to run side by side: the C
+            // compiler keeps it in one only when no other access of the statement may touch its
+            // array (cholesky's `A[i][j] -= A[i][k] * A[j][k]` is reloaded and stored at every
+            // step, and four such chains ran 1.4x slower than one at LARGE).
+            let written: Vec<ArrayId> = stmt
+                .accesses
+                .iter()
+                .filter(|a| a.kind == AccessKind::Write)
+                .map(|a| a.array)
+                .collect();
+            let aliased = stmt.accesses.iter().any(|a| {
+                a.kind == AccessKind::Read
+                    && written.contains(&a.array)
+                    && !stmt
+                        .accesses
+                        .iter()
+                        .any(|w| w.kind == AccessKind::Write && w.relation == a.relation)
+            });
+            if aliased {
+                continue;
+            }
+        } else if !recurrent(ctx, stmt, &next[innermost], private)? {
             continue;
-        }
-        // The accumulator must be a register for the chains to run side by side: the C compiler
-        // keeps it in one only when no other access of the statement may touch its array
-        // (cholesky's `A[i][j] -= A[i][k] * A[j][k]` is reloaded and stored at every step, and
-        // four such chains ran 1.4x slower than one at LARGE).
-        let written: Vec<ArrayId> = stmt
-            .accesses
-            .iter()
-            .filter(|a| a.kind == AccessKind::Write)
-            .map(|a| a.array)
-            .collect();
-        let aliased = stmt.accesses.iter().any(|a| {
-            a.kind == AccessKind::Read
-                && written.contains(&a.array)
-                && !stmt
-                    .accesses
-                    .iter()
-                    .any(|w| w.kind == AccessKind::Write && w.relation == a.relation)
-        });
-        if aliased {
-            continue;
+        } else {
+            // A recurrence may also be jammed with a point loop below the band (adi's rows,
+            // under a band whose members are the time steps): any loop around it along which
+            // the statement writes other elements; a strip that the tile cuts is guarded.
+            let weight = crate::sink::WEIGHT.powi(loops.len() as i32);
+            for &q in loops.iter().filter(|&&q| q >= p && q < innermost) {
+                if same_element(q)? == Some(false) {
+                    weights[q] += weight;
+                }
+            }
         }
         let weight = crate::sink::WEIGHT.powi(loops.len() as i32);
-        for (m, w) in weights.iter_mut().enumerate() {
+        for (m, w) in weights.iter_mut().enumerate().take(p) {
             if m != innermost && tile_sizes[m] % CHAINS == 0 && same_element(m)? == Some(false) {
                 *w += weight;
             }
         }
     }
-    let mut candidates: Vec<usize> = (0..p).filter(|&m| weights[m] > 0.0).collect();
+    let mut candidates: Vec<usize> = (0..depth).filter(|&m| weights[m] > 0.0).collect();
     // The heaviest first; among equals the innermost (its chains share the most data).
     candidates.sort_by(|&a, &b| weights[b].total_cmp(&weights[a]).then(b.cmp(&a)));
     let Some(name) = fresh_iterator(points)? else {
@@ -143,6 +162,47 @@ pub(crate) fn interleave_chains<'c>(
         return Ok(Some((jammed, m)));
     }
     Ok(None)
+}
+
+/// Whether statement `stmt` reads, one step `next` later, an element it writes (adi's
+/// `p[i][j] = -c / (a * p[i][j - 1] + b)` along `j`): a recurrence through memory, whose chain
+/// of dependent operations (there a division) runs one link per latency unless other chains
+/// share its loop.
+fn recurrent<'c>(
+    ctx: &'c crate::isl::Ctx,
+    stmt: &frontend::ir::Statement,
+    next: &Option<UnionMap<'c>>,
+    private: &[ArrayId],
+) -> Result<bool> {
+    let Some(next) = next else {
+        return Ok(false);
+    };
+    let mut shapes = Shapes::default();
+    for w in stmt
+        .accesses
+        .iter()
+        .filter(|a| a.kind == AccessKind::Write && !private.contains(&a.array))
+    {
+        let w_map = UnionMap::read(ctx, &w.relation)?;
+        for r in stmt
+            .accesses
+            .iter()
+            .filter(|a| a.kind == AccessKind::Read && a.array == w.array)
+        {
+            let r_map = UnionMap::read(ctx, &r.relation)?;
+            // Written element -> the element read one step later.
+            let later = next
+                .clone()
+                .apply_domain(w_map.clone())?
+                .apply_range(r_map)?;
+            for diff in later.maps()? {
+                if classify(ctx, diff.deltas()?, &mut shapes)? == INVARIANT {
+                    return Ok(true);
+                }
+            }
+        }
+    }
+    Ok(false)
 }
 
 /// An iterator name for one more dimension of `points`: the last one's, numbered one further
@@ -208,6 +268,16 @@ mod tests {
             per_loop.contains(&(CHAINS as usize)),
             "{per_loop:?}\n{ast:?}"
         );
+    }
+
+    #[test]
+    fn adis_rows_are_jammed_around_their_recurrences() {
+        // `p[i][j] = -c / (a * p[i][j - 1] + b)` along `j`: each row is a chain of divisions.
+        // The rows are a point loop below the band (whose members are the time steps and the
+        // two sweeps), jammed all the same, in one more dimension that is unrolled.
+        let (jammed, m) = chains_of("adi", 0).expect("the row loop is jammed");
+        assert!(m >= jammed.n_tile, "{m}");
+        assert_eq!(jammed.unroll, Some(jammed.iterators.len() - 1));
     }
 
     #[test]
