@@ -46,11 +46,30 @@ pub struct Folded {
 
 /// `scop` with every web that qualifies folded (see the module doc); `None` when none does.
 pub fn fold_element_scalars(scop: &Scop) -> Result<Option<Folded>> {
+    // The scalars with a loading statement `t = X;` and a statement that reads `t` and writes
+    // X's array: the only ones whose webs may fold (a cheap look before the dataflow).
     let candidates = |s: &Scop| -> Vec<ArrayId> {
         s.arrays
             .iter()
             .filter(|a| a.rank == 0 && a.written)
             .map(|a| a.id)
+            .filter(|&t| {
+                (0..s.statements.len()).any(|c| {
+                    loaded_element(s, c, t).is_some_and(|(x, _)| {
+                        s.statements.iter().any(|st| {
+                            let reads_t = st
+                                .accesses
+                                .iter()
+                                .any(|a| a.array == t && a.kind == AccessKind::Read);
+                            let writes_x = st
+                                .accesses
+                                .iter()
+                                .any(|a| a.array == x && a.kind == AccessKind::Write);
+                            reads_t && writes_x
+                        })
+                    })
+                })
+            })
             .collect()
     };
     if candidates(scop).is_empty() {
@@ -61,8 +80,10 @@ pub fn fold_element_scalars(scop: &Scop) -> Result<Option<Folded>> {
     // Each fold removes at least one statement.
     for _ in 0..scop.statements.len() {
         let mut folded = None;
+        let ctx = Ctx::shared()?;
+        let sets = ScopSets::parse(ctx, &current)?;
         for t in candidates(&current) {
-            if let Some(f) = fold_one(&current, t)? {
+            if let Some(f) = fold_one(ctx, &sets, &current, t)? {
                 folded = Some(f);
                 break;
             }
@@ -82,9 +103,12 @@ pub fn fold_element_scalars(scop: &Scop) -> Result<Option<Folded>> {
 }
 
 /// The first web of `t` in `scop` that folds, folded, with its description.
-fn fold_one(scop: &Scop, t: ArrayId) -> Result<Option<(Scop, String)>> {
-    let ctx = Ctx::shared()?;
-    let sets = ScopSets::parse(ctx, scop)?;
+fn fold_one<'c>(
+    ctx: &'c Ctx,
+    sets: &ScopSets<'c>,
+    scop: &Scop,
+    t: ArrayId,
+) -> Result<Option<(Scop, String)>> {
     let of_t = |m: &UnionMap<'_>| -> Result<Vec<usize>> {
         let mut out: Vec<usize> = m
             .maps()?
@@ -195,7 +219,7 @@ fn fold_one(scop: &Scop, t: ArrayId) -> Result<Option<(Scop, String)>> {
         let ([c], [s]) = (loads.as_slice(), stores.as_slice()) else {
             continue;
         };
-        if let Some(done) = fold_web(ctx, scop, &sets, t, *c, *s, &members, &flow)? {
+        if let Some(done) = fold_web(ctx, scop, sets, t, *c, *s, &members, &flow)? {
             return Ok(Some(done));
         }
     }
