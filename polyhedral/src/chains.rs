@@ -87,6 +87,7 @@ pub(crate) fn interleave_chains<'c>(
             }
             Ok(Some(all))
         };
+        let weight = crate::sink::WEIGHT.powi(loops.len() as i32);
         if same_element(innermost)? == Some(true) {
             // The accumulator must be a register for the chains to run side by side: the C
             // compiler keeps it in one only when no other access of the statement may touch its
@@ -109,20 +110,18 @@ pub(crate) fn interleave_chains<'c>(
             if aliased {
                 continue;
             }
-        } else if !recurrent(ctx, stmt, &next[innermost], private)? {
-            continue;
-        } else {
+        } else if recurrent(ctx, stmt, &next[innermost], private)? {
             // A recurrence may also be jammed with a point loop below the band (adi's rows,
             // under a band whose members are the time steps): any loop around it along which
             // the statement writes other elements; a strip that the tile cuts is guarded.
-            let weight = crate::sink::WEIGHT.powi(loops.len() as i32);
             for &q in loops.iter().filter(|&&q| q >= p && q < innermost) {
                 if same_element(q)? == Some(false) {
                     weights[q] += weight;
                 }
             }
+        } else {
+            continue;
         }
-        let weight = crate::sink::WEIGHT.powi(loops.len() as i32);
         for (m, w) in weights.iter_mut().enumerate().take(p) {
             if m != innermost && tile_sizes[m] % CHAINS == 0 && same_element(m)? == Some(false) {
                 *w += weight;

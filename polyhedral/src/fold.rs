@@ -473,22 +473,18 @@ fn fold_web<'c>(
         first.copied().unwrap_or(0),
         last.copied().unwrap_or(0)
     );
-    Ok(Some((without(&out, &dropped), what)))
+    Ok(Some((without(out, &dropped), what)))
 }
 
 /// `scop` without the statements `dropped`, the others numbered again in order (their names in
 /// domains, schedules and accesses with them).
-fn without(scop: &Scop, dropped: &[usize]) -> Scop {
-    let mut out = scop.clone();
-    out.statements.clear();
-    for (_, stmt) in scop
-        .statements
-        .iter()
-        .enumerate()
-        .filter(|(k, _)| !dropped.contains(k))
-    {
-        let mut stmt = stmt.clone();
-        let new = StmtId(out.statements.len() as u32);
+fn without(mut scop: Scop, dropped: &[usize]) -> Scop {
+    let statements = std::mem::take(&mut scop.statements);
+    for (k, mut stmt) in statements.into_iter().enumerate() {
+        if dropped.contains(&k) {
+            continue;
+        }
+        let new = StmtId(scop.statements.len() as u32);
         let (old_name, new_name) = (format!("{}[", stmt.id), format!("{new}["));
         let rename = |s: &str| rename_tuple(s, &old_name, &new_name);
         stmt.domain = rename(&stmt.domain);
@@ -497,9 +493,9 @@ fn without(scop: &Scop, dropped: &[usize]) -> Scop {
             a.relation = rename(&a.relation);
         }
         stmt.id = new;
-        out.statements.push(stmt);
+        scop.statements.push(stmt);
     }
-    out
+    scop
 }
 
 /// `text` with the tuple name `old` (`S3[`) replaced by `new` where it starts a name.

@@ -124,9 +124,8 @@ fn vector_widths() -> Vec<&'static [&'static str]> {
     widths
 }
 
-/// The `register kernels (...)` lists of tiledflow's `-v` on `file` with `args`, one per SCoP
-/// that has any, each sorted.
-fn register_kernels(file: &str, args: &[&str]) -> Vec<Vec<String>> {
+/// What tiledflow's `-v` says on `file` with `args` (it must succeed).
+fn verbose(file: &str, args: &[&str]) -> String {
     let tiledflow = tool_path("tiledflow").expect("the workspace is built");
     let out = std::process::Command::new(tiledflow)
         .args(["-v", "-o", "-"])
@@ -134,9 +133,16 @@ fn register_kernels(file: &str, args: &[&str]) -> Vec<Vec<String>> {
         .arg(data(file))
         .output()
         .unwrap();
-    let said = String::from_utf8_lossy(&out.stderr);
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{said}");
-    said.lines()
+    said
+}
+
+/// The `register kernels (...)` lists of tiledflow's `-v` on `file` with `args`, one per SCoP
+/// that has any, each sorted.
+fn register_kernels(file: &str, args: &[&str]) -> Vec<Vec<String>> {
+    verbose(file, args)
+        .lines()
         .map(|line| {
             let mut k: Vec<String> = line
                 .split("register kernels (")
@@ -191,14 +197,7 @@ fn scalars_folded_into_their_elements() {
         &[&[], &["-DN=7"], &["-DN=1"]],
         "SCoP in kernel() at line 19: 20 statements",
     );
-    let tiledflow = tool_path("tiledflow").expect("the workspace is built");
-    let out = std::process::Command::new(tiledflow)
-        .args(["-v", "-o", "-"])
-        .arg(data("folded.c"))
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{said}");
+    let said = verbose("folded.c", &[]);
     let folded = said
         .split("scalars folded into elements: ")
         .nth(1)
