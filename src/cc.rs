@@ -65,6 +65,12 @@ pub const TILEDFLOW_OPTIONS: &[(&str, &str, &str)] = &[
         "DIR",
         "also write each transformed source to DIR (which must exist)",
     ),
+    (
+        "autotune",
+        "",
+        "time each SCoP's fusion candidates on this machine with this compiler and flags, keep the fastest \
+         (also TILEDFLOW_AUTOTUNE=1; remembered in TILEDFLOW_WISDOM, default ~/.cache/tiledflow/wisdom)",
+    ),
     ("help", "", "print this help"),
 ];
 
@@ -102,6 +108,8 @@ pub struct TiledflowOptions {
     pub fuse: Option<crate::Fusion>,
     pub verbose: bool,
     pub keep: Option<PathBuf>,
+    /// `--tiledflow-autotune` (or `TILEDFLOW_AUTOTUNE=1`).
+    pub autotune: bool,
     pub help: bool,
 }
 
@@ -118,6 +126,7 @@ impl Default for TiledflowOptions {
             fuse: None,
             verbose: false,
             keep: None,
+            autotune: false,
             help: false,
         }
     }
@@ -377,6 +386,7 @@ fn tiledflow_option(ours: &mut TiledflowOptions, opt: &str) -> Result<(), String
                 _ => return Err(format!("--tiledflow-scop={value}: expected auto or pragma")),
             }
         }
+        "autotune" => ours.autotune = true,
         "fuse" => {
             ours.fuse = Some(crate::Fusion::parse(value).ok_or_else(|| {
                 format!("--tiledflow-fuse={value}: expected auto, min, smart or max")
@@ -440,6 +450,19 @@ pub fn help_text() -> String {
         s.push_str(&format!("  {flag:<36} {what}\n"));
     }
     s
+}
+
+/// The arguments of a compiler command that decide the speed of the code it generates
+/// (`-O*`, `-m*`, `-f*`), for the programs that `--tiledflow-autotune` times: the ones that
+/// make the compiler do something else than compile (`-fsyntax-only`), write files beside
+/// (`-fprofile-*`, `-fdump-*`) or need libraries of their own (`-fsanitize=*`) are left out.
+pub fn codegen_flags(args: &[String]) -> Vec<String> {
+    const LEFT_OUT: [&str; 4] = ["-fsyntax-only", "-fprofile", "-fdump", "-fsanitize"];
+    args.iter()
+        .filter(|a| a.starts_with("-O") || a.starts_with("-m") || a.starts_with("-f"))
+        .filter(|a| !LEFT_OUT.iter().any(|p| a.starts_with(p)))
+        .cloned()
+        .collect()
 }
 
 /// The runtime library a program links: `libstreamrt.a` for the CPU targets, `libstreamrt_gpu.a`

@@ -12,6 +12,7 @@
 //! input, unsupported code under `strict`, exit status 1) or the compiler's
 //! ([`Error::Internal`]: exit status 2).
 
+pub mod autotune;
 pub mod cc;
 pub mod cc_cuda;
 pub mod text;
@@ -66,6 +67,9 @@ pub struct Options {
     /// of using `schedule.fuse`. Not for the cuda target, whose schedules the model does not
     /// know, nor with `schedule.original` (the source order has no fusion to choose).
     pub fuse_by_cost: bool,
+    /// With `fuse_by_cost`: time the candidates on this machine instead of trusting the
+    /// estimates (`autotune`). Only for C output on the CPU targets.
+    pub autotune: Option<autotune::Autotune>,
 }
 
 /// The default of `--scop-time-limit` (CPU seconds per SCoP): far above what any PolyBench
@@ -128,6 +132,29 @@ pub struct ScopReport {
 pub struct FusionChoice {
     pub chosen: polyhedral::Fuse,
     pub candidates: Vec<polyhedral::Candidate>,
+    /// With `--autotune`: how the choice was made instead of by the estimates.
+    pub tuned: Option<Tuned>,
+}
+
+/// How `--autotune` chose a SCoP's fusion.
+#[derive(Clone, Debug)]
+pub enum Tuned {
+    /// Timed now: every candidate's timing.
+    Measured(Vec<autotune::Timing>),
+    /// Timed by an earlier build: the wisdom file's heuristic.
+    Recalled,
+}
+
+impl Tuned {
+    /// `min 0.41 s` or `max: stopped: slower than the best candidate`.
+    fn timing(t: &autotune::Timing) -> String {
+        match &t.seconds {
+            Ok(s) if *s >= 1.0 => format!("{} {s:.2} s", fuse_name(t.fuse)),
+            Ok(s) if *s >= 1e-3 => format!("{} {:.2} ms", fuse_name(t.fuse), s * 1e3),
+            Ok(s) => format!("{} {:.1} us", fuse_name(t.fuse), s * 1e6),
+            Err(why) => format!("{}: {why}", fuse_name(t.fuse)),
+        }
+    }
 }
 
 impl FusionChoice {
@@ -149,8 +176,20 @@ impl FusionChoice {
             .filter(|c| c.fuse != self.chosen)
             .map(|c| format!("{} {}", fuse_name(c.fuse), est(c)))
             .collect();
+        let tuned = match &self.tuned {
+            None => String::new(),
+            Some(Tuned::Recalled) => ", autotuned by an earlier build (wisdom)".to_string(),
+            Some(Tuned::Measured(timings)) => format!(
+                ", autotuned: {}",
+                timings
+                    .iter()
+                    .map(Tuned::timing)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
         format!(
-            "{} (est. {chosen}; {})",
+            "{} (est. {chosen}; {}{tuned})",
             fuse_name(self.chosen),
             others.join(", ")
         )
@@ -437,7 +476,8 @@ fn frontend_options(opts: &Options) -> frontend::Options {
     frontend::Options {
         clang_args: opts.clang_args.clone(),
         scop: opts.scop,
-        skip_macros: opts.target != Target::Cuda,
+        // The CUDA kernels and the autotuner's harnesses compile statements outside the user's file.
+        skip_macros: opts.target != Target::Cuda && opts.autotune.is_none(),
     }
 }
 
@@ -632,18 +672,7 @@ fn compile_parsed(
         Emit::C => {
             let codes: Vec<ScopCode<'_>> = compiled
                 .iter()
-                .filter_map(|(scop, c)| {
-                    c.program
-                        .as_ref()
-                        .map(|program| ScopCode {
-                            scop: c.emit_scop.as_ref().unwrap_or(scop.as_ref()),
-                            program,
-                            omp: c.omp.as_ref(),
-                            private: &c.private,
-                            cuda: None,
-                            materialized: &c.materialized,
-                        })
-                })
+                .filter_map(|(scop, c)| scop_code(scop, c))
                 .collect();
             let eo = EmitOptions { target: opts.target, line_directives: opts.line_directives };
             if opts.target == Target::Cuda {
@@ -701,7 +730,7 @@ fn compile_folded(
     diagnostics: &mut Vec<String>,
     st: &mut StageTimes,
 ) -> Result<Compiled, Error> {
-    let mut candidates = match opts.no_privatize {
+    let candidates = match opts.no_privatize {
         true => Vec::new(),
         false => st
             .time("candidates", || polyhedral::scalar_expansions(scop))
@@ -742,7 +771,6 @@ fn compile_folded(
     // ISL schedules differently (deriche), even where the first schedule would respect them.
     // The answers of `task_private` per scalar: a scalar whose nests a later pass leaves as they
     // were is not analysed again.
-    let mut known_private = polyhedral::KnownPrivate::default();
     // The fusion heuristic, chosen by cost on the SCoP with every expandable scalar expanded (the
     // first pass below): its dependences serve that pass too.
     let mut first_deps = None;
@@ -771,10 +799,215 @@ fn compile_folded(
         fusion = Some(FusionChoice {
             chosen: chosen.fuse,
             candidates: weighed,
+            tuned: None,
         });
-        schedule_config = chosen;
+        let base = std::mem::replace(&mut schedule_config, chosen);
         first_deps = Some((candidates.clone(), deps));
+        if let (Some(tune), Emit::C) = (&opts.autotune, opts.emit) {
+            let pass = Pass {
+                candidates,
+                schedule_config,
+                first_deps,
+                fusion,
+            };
+            return autotuned(path, scop, opts, tune, &base, pass, diagnostics, st);
+        }
     }
+    let pass = Pass {
+        candidates,
+        schedule_config,
+        first_deps,
+        fusion,
+    };
+    compile_pass(path, scop, opts, pass, diagnostics, st)
+}
+
+/// Where the stages after the fusion choice start: the scalars to try expanding, the schedule's
+/// configuration, the dependences already computed for those scalars, and the choice's report.
+#[derive(Clone)]
+struct Pass {
+    candidates: Vec<polyhedral::ScalarExpansion>,
+    schedule_config: ScheduleConfig,
+    first_deps: Option<(Vec<polyhedral::ScalarExpansion>, Dependences)>,
+    fusion: Option<FusionChoice>,
+}
+
+/// The SCoP compiled under each fusion candidate that the model could schedule, each timed in a
+/// harness of its own (`autotune`), and the fastest kept; or the heuristic that the wisdom file
+/// remembers for it. Where no harness can be built or run, the model's choice (`model`) stands,
+/// with a note saying why.
+#[allow(clippy::too_many_arguments)]
+fn autotuned(
+    path: &str,
+    scop: &frontend::ir::Scop,
+    opts: &Options,
+    tune: &autotune::Autotune,
+    base: &ScheduleConfig,
+    model: Pass,
+    diagnostics: &mut Vec<String>,
+    st: &mut StageTimes,
+) -> Result<Compiled, Error> {
+    let Some(choice) = model.fusion.clone() else {
+        return compile_pass(path, scop, opts, model, diagnostics, st);
+    };
+    let fallback = |why: String, diagnostics: &mut Vec<String>| {
+        diagnostics.push(format!(
+            "{path}:{}:{}: note: --autotune: the cost model's choice stands: {why}",
+            scop.loc.line, scop.loc.col
+        ));
+    };
+    let sizes = match polyhedral::run_sizes(scop, &tune.params) {
+        Ok(sizes) => sizes,
+        Err(e) => {
+            fallback(format!("no sizes to time the SCoP at: {e}"), diagnostics);
+            return compile_pass(path, scop, opts, model, diagnostics, st);
+        }
+    };
+    let at: Vec<String> = sizes
+        .params
+        .iter()
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect();
+    let key = autotune::key(&[
+        &autotune::compiler_identity(),
+        &text::scop(scop),
+        &format!("{:?}", opts.target),
+        &at.join(","),
+        &tune.cc.join(" "),
+        &autotune::machine(),
+    ]);
+    let with = |fuse: polyhedral::Fuse, tuned: Tuned| Pass {
+        schedule_config: polyhedral::candidate_config(base, fuse),
+        fusion: Some(FusionChoice {
+            chosen: fuse,
+            tuned: Some(tuned),
+            ..choice.clone()
+        }),
+        ..model.clone()
+    };
+    if let Some(fuse) = tune
+        .wisdom
+        .as_deref()
+        .and_then(|w| autotune::recall(w, &key))
+    {
+        return compile_pass(
+            path,
+            scop,
+            opts,
+            with(fuse, Tuned::Recalled),
+            diagnostics,
+            st,
+        );
+    }
+    // The model's choice first, then by estimate: the first time bounds how long the others may
+    // run, and a tie keeps the model's choice.
+    let mut order: Vec<&polyhedral::Candidate> = choice
+        .candidates
+        .iter()
+        .filter(|c| c.cost.is_ok())
+        .collect();
+    order.sort_by(|a, b| {
+        let rank = |c: &polyhedral::Candidate| {
+            let secs = c.cost.as_ref().map_or(f64::INFINITY, |c| c.seconds);
+            (c.fuse != choice.chosen, secs)
+        };
+        let (ra, rb) = (rank(a), rank(b));
+        ra.0.cmp(&rb.0).then(ra.1.total_cmp(&rb.1))
+    });
+    let mut builds = Vec::new();
+    for c in order {
+        let mut diags = Vec::new();
+        let pass = with(c.fuse, Tuned::Measured(Vec::new()));
+        let compiled = compile_pass(path, scop, opts, pass, &mut diags, st)?;
+        let text = scop_code(scop, &compiled).map(|code| {
+            let eo = EmitOptions {
+                target: opts.target,
+                line_directives: false,
+            };
+            taskgen::harness::harness(&code, scop, &sizes, &eo)
+        });
+        builds.push((c.fuse, compiled, text.unwrap_or_default(), diags));
+    }
+    let harnesses: Vec<(polyhedral::Fuse, String)> =
+        builds.iter().map(|(f, _, t, _)| (*f, t.clone())).collect();
+    let timings = st.time("autotune", || {
+        autotune::measure(&harnesses, opts.target, tune)
+    });
+    let fastest = timings
+        .iter()
+        .filter_map(|t| t.seconds.as_ref().ok().map(|s| (t.fuse, *s)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    let shown: Vec<String> = timings.iter().map(Tuned::timing).collect();
+    let Some((fuse, _)) = fastest else {
+        fallback(
+            format!("no candidate could be timed ({})", shown.join("; ")),
+            diagnostics,
+        );
+        return compile_pass(path, scop, opts, model, diagnostics, st);
+    };
+    if let Some(w) = &tune.wisdom {
+        let sizes = match at.is_empty() {
+            true => "no parameters".to_string(),
+            false => at.join(","),
+        };
+        let note = format!(
+            "{}() line {}, {sizes}: {}",
+            scop.function,
+            scop.loc.line,
+            shown.join(", ")
+        );
+        if let Err(e) = autotune::remember(w, &key, fuse, &note) {
+            diagnostics.push(format!(
+                "{path}:{}:{}: warning: --autotune: cannot keep the result in {}: {e}",
+                scop.loc.line,
+                scop.loc.col,
+                w.display()
+            ));
+        }
+    }
+    let Some((_, mut compiled, _, diags)) = builds.into_iter().find(|(f, ..)| *f == fuse) else {
+        return Err(Error::Internal(
+            "the fastest candidate was not built".into(),
+        ));
+    };
+    diagnostics.extend(diags);
+    compiled.fusion = Some(FusionChoice {
+        chosen: fuse,
+        tuned: Some(Tuned::Measured(timings)),
+        ..choice
+    });
+    Ok(compiled)
+}
+
+/// The SCoP's code as the emitter takes it, when its task program was built.
+fn scop_code<'a>(scop: &'a frontend::ir::Scop, c: &'a Compiled) -> Option<ScopCode<'a>> {
+    let program = c.program.as_ref()?;
+    Some(ScopCode {
+        scop: c.emit_scop.as_ref().unwrap_or(scop),
+        program,
+        omp: c.omp.as_ref(),
+        private: &c.private,
+        cuda: None,
+        materialized: &c.materialized,
+    })
+}
+
+/// The stages from scheduling to the task program, from `pass`.
+fn compile_pass(
+    path: &str,
+    scop: &frontend::ir::Scop,
+    opts: &Options,
+    pass: Pass,
+    diagnostics: &mut Vec<String>,
+    st: &mut StageTimes,
+) -> Result<Compiled, Error> {
+    let Pass {
+        mut candidates,
+        schedule_config,
+        mut first_deps,
+        fusion,
+    } = pass;
+    let mut known_private = polyhedral::KnownPrivate::default();
     loop {
         let (expanded, deps, fine, sched, private, materialized, warnings) = loop {
             let expanded =

@@ -13,8 +13,10 @@ pub const POLLY_CC: &str = "clang-19";
 /// The compiler of the `graphite` peer.
 pub const GRAPHITE_CC: &str = "gcc";
 
-/// The fusion heuristics a target may name after `@` (tiledflow-cc's `--tiledflow-fuse`).
-pub const FUSIONS: &[&str] = &["auto", "min", "smart", "max"];
+/// The fusion heuristics a target may name after `@` (tiledflow-cc's `--tiledflow-fuse`), and
+/// `tuned`: each SCoP's fusion timed on this machine (`--tiledflow-autotune`, remembered in
+/// tiledflow's wisdom file, `TILEDFLOW_WISDOM`).
+pub const FUSIONS: &[&str] = &["auto", "min", "smart", "max", "tuned"];
 
 /// The environment variable that chooses the cuda target's device (streamrt's `GPU_ENV`).
 pub const GPU_ENV: &str = "TILEDFLOW_GPU";
@@ -173,8 +175,10 @@ impl Target {
                 if let Some(ts) = tile_sizes {
                     args.push(format!("--tiledflow-tile-sizes={ts}"));
                 }
-                if let Some((_, fuse)) = self.build_name().split_once('@') {
-                    args.push(format!("--tiledflow-fuse={fuse}"));
+                match self.build_name().split_once('@') {
+                    Some((_, "tuned")) => args.push("--tiledflow-autotune".to_string()),
+                    Some((_, fuse)) => args.push(format!("--tiledflow-fuse={fuse}")),
+                    None => {}
                 }
                 (bin_dir.join("tiledflow-cc"), args)
             }
@@ -255,6 +259,18 @@ mod tests {
             "{args:?}"
         );
         assert!(Target::parse("tasks@fast").is_err());
+        let (_, args) =
+            Target::parse("tasks@tuned")
+                .unwrap()
+                .build_command(Path::new("bin"), 2, None);
+        assert!(
+            args.contains(&"--tiledflow-autotune".to_string()),
+            "{args:?}"
+        );
+        assert!(
+            !args.iter().any(|a| a.starts_with("--tiledflow-fuse")),
+            "{args:?}"
+        );
         assert!(Target::parse("polly@min").is_err());
         assert!(Target::parse("@min").is_err());
         assert_eq!(Target::parse("tasks").unwrap().name(), "tasks");

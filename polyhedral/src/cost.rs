@@ -713,18 +713,7 @@ pub fn choose_fusion(
             ));
             continue;
         }
-        let time_limit = match fuse {
-            Fuse::Smart => cfg.time_limit,
-            _ => Some(
-                cfg.time_limit
-                    .map_or(CANDIDATE_TIME_LIMIT, |t| t.min(CANDIDATE_TIME_LIMIT)),
-            ),
-        };
-        let cfg = crate::ScheduleConfig {
-            fuse,
-            time_limit,
-            ..cfg.clone()
-        };
+        let cfg = candidate_config(cfg, fuse);
         let cost = crate::schedule(scop, deps, &cfg).and_then(|(sched, _)| {
             let sched = match coarsen {
                 Some(n) => crate::coarsen(&sched, n)?,
@@ -750,6 +739,24 @@ pub fn choose_fusion(
     let weighed: Vec<Candidate> = candidates.iter().map(|(_, c)| c.clone()).collect();
     let chosen = pick(&weighed).map(|k| candidates[k].0.clone());
     Ok((chosen.unwrap_or_else(|| cfg.clone()), weighed))
+}
+
+/// The configuration [`choose_fusion`] schedules `fuse`'s candidate with: `cfg` with that
+/// heuristic and, for the heuristics other than `smart`, at most [`CANDIDATE_TIME_LIMIT`] of
+/// ISL's time. Scheduling with it again gives the candidate's schedule.
+pub fn candidate_config(cfg: &crate::ScheduleConfig, fuse: crate::Fuse) -> crate::ScheduleConfig {
+    let time_limit = match fuse {
+        crate::Fuse::Smart => cfg.time_limit,
+        _ => Some(
+            cfg.time_limit
+                .map_or(CANDIDATE_TIME_LIMIT, |t| t.min(CANDIDATE_TIME_LIMIT)),
+        ),
+    };
+    crate::ScheduleConfig {
+        fuse,
+        time_limit,
+        ..cfg.clone()
+    }
 }
 
 /// Tiled depths closer than this are the same depth (a small nest of two tiled dimensions beside

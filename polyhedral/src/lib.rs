@@ -54,6 +54,7 @@ mod astgen;
 mod chains;
 mod cost;
 mod deps;
+mod extents;
 mod fold;
 mod gpu;
 #[allow(unsafe_code)]
@@ -113,8 +114,11 @@ pub use ast::{
     VectorLanes, PACK_BUFFER, PACK_LANE_START, PACK_RED_START,
 };
 pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
-pub use cost::{choose_fusion, schedule_cost, Candidate, Machine, NestCost, ScheduleCost};
+pub use cost::{
+    candidate_config, choose_fusion, schedule_cost, Candidate, Machine, NestCost, ScheduleCost,
+};
 pub use deps::dependences;
+pub use extents::{run_sizes, RunSizes};
 pub use fold::{fold_element_scalars, Folded};
 use frontend::ir::StmtId;
 pub use gpu::{

@@ -152,7 +152,36 @@ fn pipeline_options(cmd: &CcCommand) -> Result<Options, String> {
             .ok_or_else(|| format!("TILEDFLOW_FUSE={f}: expected auto, min, smart or max"))?,
     };
     fusion.apply(&mut opts);
+    let autotune = cmd.ours.autotune || std::env::var("TILEDFLOW_AUTOTUNE").is_ok_and(|v| v == "1");
+    if autotune && cmd.ours.autotune && !opts.fuse_by_cost {
+        return Err(
+            "--tiledflow-autotune chooses each SCoP's fusion: it cannot be combined with --tiledflow-fuse=min, smart or max".into(),
+        );
+    }
+    // A fixed fusion from TILEDFLOW_FUSE wins over TILEDFLOW_AUTOTUNE=1: both are the build's
+    // environment, and the fixed one is the narrower request.
+    if autotune && opts.fuse_by_cost {
+        let exe = std::env::current_exe().unwrap_or_default();
+        let mut cc = real_compiler();
+        cc.extend(cc::codegen_flags(&cmd.args));
+        opts.autotune = Some(tiledflow::autotune::Autotune {
+            cc,
+            params: Vec::new(),
+            budget: std::time::Duration::from_secs(tiledflow::autotune::DEFAULT_BUDGET),
+            wisdom: tiledflow::autotune::default_wisdom(),
+            runtime: cc::find_runtime(&exe, false),
+        });
+    }
     Ok(opts)
+}
+
+/// The real compiler's command words: `TILEDFLOW_CC`, else `cc`.
+fn real_compiler() -> Vec<String> {
+    let line = std::env::var("TILEDFLOW_CC")
+        .ok()
+        .filter(|c| !c.trim().is_empty())
+        .unwrap_or_else(|| "cc".into());
+    line.split_whitespace().map(String::from).collect()
 }
 
 /// Runs the real compiler on the transformed sources, then repairs dependency files.
@@ -236,11 +265,7 @@ fn compile(
         .map(|(_, obj)| obj.display().to_string())
         .collect();
     add_our_args(cmd, &mut args, runtime.as_deref(), &objects, cxx.is_some());
-    let compiler_line = std::env::var("TILEDFLOW_CC")
-        .ok()
-        .filter(|c| !c.trim().is_empty())
-        .unwrap_or_else(|| "cc".into());
-    let compiler_words: Vec<String> = compiler_line.split_whitespace().map(String::from).collect();
+    let compiler_words = real_compiler();
     let transformed_any = !renames.is_empty() || stdin_text != user_stdin;
     // The transformed sources' diagnostics are held back until the compiler has succeeded on
     // them: if it fails, the user's own sources are compiled instead (below).

@@ -121,6 +121,28 @@ struct Cli {
     /// estimates fastest for each SCoP on this machine
     #[arg(long, value_enum, default_value = "auto")]
     fuse: FuseArg,
+    /// Choose each SCoP's fusion by timing its candidates on this machine instead of by the cost
+    /// model: each candidate's code runs in a program of its own (the SCoP's arrays allocated at
+    /// the sizes of --autotune-param), built with --autotune-cc. The winner is kept in the wisdom
+    /// file (--wisdom), and a later build of the same SCoP on the same machine uses it at once.
+    /// With --fuse auto and C output on the CPU targets
+    #[arg(long)]
+    autotune: bool,
+    /// Parameter values to time the SCoPs at, e.g. `n=2000,m=2600` (default: the largest of
+    /// 1000, 500, 250, ... that the arrays' declared sizes hold)
+    #[arg(long, value_name = "NAME=VALUE", value_delimiter = ',', value_parser = tiledflow::autotune::parse_param)]
+    autotune_param: Vec<(String, i64)>,
+    /// Wall-clock seconds the timing of one SCoP's candidates may take, compiling included
+    #[arg(long, value_name = "SECONDS", default_value_t = tiledflow::autotune::DEFAULT_BUDGET)]
+    autotune_budget: u64,
+    /// C compiler and flags of the timed programs (the streamrt library, -fopenmp and -lm are
+    /// added as the target needs)
+    #[arg(long, value_name = "COMMAND", default_value = tiledflow::autotune::DEFAULT_CC)]
+    autotune_cc: String,
+    /// The wisdom file of --autotune [default: $TILEDFLOW_WISDOM, else
+    /// $XDG_CACHE_HOME/tiledflow/wisdom or ~/.cache/tiledflow/wisdom]
+    #[arg(long, value_name = "FILE")]
+    wisdom: Option<PathBuf>,
     /// Scheduler
     #[arg(long, value_enum, default_value = "auto")]
     schedule: ScheduleArg,
@@ -280,6 +302,28 @@ fn run(cli: &Cli) -> Result<(), Error> {
         FuseArg::Max => Fusion::Fixed(polyhedral::Fuse::Max),
     }
     .apply(&mut opts);
+    if cli.autotune {
+        if !opts.fuse_by_cost {
+            return Err(Error::User(
+                "--autotune chooses each SCoP's fusion: it cannot be combined with --fuse min, smart or max".into(),
+            ));
+        }
+        let exe = std::env::current_exe().unwrap_or_default();
+        opts.autotune = Some(tiledflow::autotune::Autotune {
+            cc: cli
+                .autotune_cc
+                .split_whitespace()
+                .map(String::from)
+                .collect(),
+            params: cli.autotune_param.clone(),
+            budget: std::time::Duration::from_secs(cli.autotune_budget),
+            wisdom: cli
+                .wisdom
+                .clone()
+                .or_else(tiledflow::autotune::default_wisdom),
+            runtime: tiledflow::cc::find_runtime(&exe, false),
+        });
+    }
     let out = tiledflow::compile_file(&cli.input, &opts)?;
     for d in &out.diagnostics {
         eprintln!("{d}");

@@ -7,7 +7,8 @@
 //! Modules: [`program`] (the tile graph's partitions as task classes with fixed inputs),
 //! [`idiom`] (how each dependence is synchronized: the one place that decides), [`task_graph`]
 //! (the class graph, its checks and its Graphviz text), [`private`] (scalars kept per task),
-//! [`emit_c`] and [`c_ast`] (C text), [`emit_cuda`] (CUDA kernels and the GPU control program).
+//! [`emit_c`] and [`c_ast`] (C text), [`emit_cuda`] (CUDA kernels and the GPU control program), [`harness`] (a program that
+//! runs one SCoP on its own, for the driver's autotuner).
 //!
 //! Architecture invariant: taskgen never links ISL. Every polyhedral question (the tile graph,
 //! ASTs of sets and relations) is a call to a `polyhedral` function returning plain data.
@@ -18,6 +19,7 @@ pub mod c_ast;
 pub mod emit_c;
 pub mod emit_cuda;
 pub mod emit_omp;
+pub mod harness;
 pub mod idiom;
 pub mod private;
 pub mod program;

@@ -91,6 +91,8 @@ pub fn tool(name: &str) -> Command {
         "TILEDFLOW_STRICT",
         "TILEDFLOW_RUNTIME",
         "TILEDFLOW_CC_NESTED",
+        "TILEDFLOW_AUTOTUNE",
+        "TILEDFLOW_WISDOM",
     ] {
         cmd.env_remove(var);
     }

@@ -1,0 +1,190 @@
+//! The sizes a SCoP runs at on its own: parameter values and, at those values, how many elements
+//! of each array dimension its accesses reach. A program that runs one SCoP apart from the
+//! user's (the driver's autotuning harness) allocates its arrays from them.
+
+use crate::isl::{Ctx, Set};
+use crate::scop::ScopSets;
+use crate::{Error, Result};
+use frontend::ir::Scop;
+
+/// The values tried, largest first, for a parameter the caller does not give: the cost model's
+/// [`crate::cost::PARAM_VALUE`], halved until the arrays' declared extents hold what the SCoP
+/// touches and the SCoP's context allows them.
+const DEFAULT_VALUES: [i64; 6] = [crate::cost::PARAM_VALUE, 500, 250, 125, 64, 32];
+
+/// A SCoP's sizes on its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunSizes {
+    /// Every parameter of the SCoP's context with its value, in the context's order.
+    pub params: Vec<(String, i64)>,
+    /// Per array ([`Scop::arrays`] order), the number of elements of each dimension that the
+    /// accesses reach (the largest subscript plus one); empty for a scalar.
+    pub extents: Vec<Vec<i64>>,
+}
+
+/// The sizes `scop` runs at with the parameters of `given` set to their values and the others to
+/// the largest of [`DEFAULT_VALUES`] that fits the arrays' constant extents. An error says why
+/// there are none: a given parameter the SCoP does not have, values its context excludes, a
+/// subscript that can be negative or has no bound.
+pub fn run_sizes(scop: &Scop, given: &[(String, i64)]) -> Result<RunSizes> {
+    let ctx = Ctx::shared()?;
+    let sets = ScopSets::parse(ctx, scop)?;
+    let names = sets.context.param_names()?;
+    if let Some((unknown, _)) = given.iter().find(|(n, _)| !names.contains(n)) {
+        return Err(Error::Unsupported(format!(
+            "`{unknown}` is not a parameter of the SCoP (its parameters: {})",
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        )));
+    }
+    let mut why = String::new();
+    for default in DEFAULT_VALUES {
+        let params: Vec<(String, i64)> = names
+            .iter()
+            .map(|n| {
+                let v = given
+                    .iter()
+                    .find(|(g, _)| g == n)
+                    .map_or(default, |(_, v)| *v);
+                (n.clone(), v)
+            })
+            .collect();
+        match extents_at(ctx, scop, &sets, &params)? {
+            Ok(extents) => return Ok(RunSizes { params, extents }),
+            Err(e) => why = e,
+        }
+        if names.iter().all(|n| given.iter().any(|(g, _)| g == n)) {
+            break; // nothing left to choose
+        }
+    }
+    Err(Error::Unsupported(why))
+}
+
+/// The arrays' extents at `params`, `Err` with the reason when they are not usable (the outer
+/// error is ISL's).
+fn extents_at(
+    ctx: &Ctx,
+    scop: &Scop,
+    sets: &ScopSets<'_>,
+    params: &[(String, i64)],
+) -> Result<std::result::Result<Vec<Vec<i64>>, String>> {
+    let shown: Vec<String> = params.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+    let text = match params.is_empty() {
+        true => "{ : }".to_string(),
+        false => {
+            let names: Vec<&str> = params.iter().map(|(n, _)| n.as_str()).collect();
+            format!("[{}] -> {{ : {} }}", names.join(", "), shown.join(" and "))
+        }
+    };
+    let fixed = Set::read(ctx, &text)?;
+    if sets.context.clone().intersect(fixed.clone())?.is_empty()? {
+        return Ok(Err(format!(
+            "the SCoP's context excludes {}",
+            shown.join(", ")
+        )));
+    }
+    let domains = sets.domains.clone().intersect_params(fixed)?;
+    let touched = sets
+        .reads
+        .clone()
+        .union(sets.writes.clone())?
+        .intersect_domain(domains)?
+        .range()?;
+    let mut extents: Vec<Vec<i64>> = scop.arrays.iter().map(|a| vec![0; a.rank]).collect();
+    for set in touched.sets()? {
+        let Some(name) = set.tuple_name() else {
+            continue;
+        };
+        let Some(k) = scop.arrays.iter().position(|a| a.isl_name == name) else {
+            continue;
+        };
+        let array = &scop.arrays[k];
+        let n = set.n_dims()?;
+        for (d, reached) in extents[k].iter_mut().enumerate().take(n) {
+            let Some((lo, hi)) = set.dim_range(d)? else {
+                return Ok(Err(format!(
+                    "subscript {d} of `{}` has no bound at {}",
+                    array.name,
+                    shown.join(", ")
+                )));
+            };
+            if lo < 0 {
+                return Ok(Err(format!(
+                    "subscript {d} of `{}` reaches {lo} at {}",
+                    array.name,
+                    shown.join(", ")
+                )));
+            }
+            *reached = (*reached).max(hi + 1);
+        }
+    }
+    for (array, reached) in scop.arrays.iter().zip(&extents) {
+        for (d, &n) in reached.iter().enumerate() {
+            if let Some(declared) = array.extents.get(d).copied().flatten() {
+                if n as u64 > declared {
+                    return Ok(Err(format!(
+                        "`{}` is declared with {declared} elements in dimension {d}, the SCoP \
+                         reaches {n} at {}",
+                        array.name,
+                        shown.join(", ")
+                    )));
+                }
+            }
+        }
+    }
+    Ok(Ok(extents))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scop(src: &str) -> Scop {
+        let (file, _) = frontend::parse_source("t.c", src, &frontend::Options::default()).unwrap();
+        file.scops.into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn parameters_take_the_largest_value_that_the_declared_extents_hold() {
+        let s = scop(
+            "void f(int n, double A[300][301], double *x) {\n#pragma scop\n\
+             for (int i = 0; i < n; i++) for (int j = 0; j <= i; j++) A[i][j + 1] = x[2 * i];\n\
+             #pragma endscop\n}\n",
+        );
+        let sizes = run_sizes(&s, &[]).unwrap();
+        // 1000 and 500 overflow the 301 elements of A's rows (its first extent is a pointer's); 250 fits.
+        assert_eq!(sizes.params, vec![("n".to_string(), 250)]);
+        let by_name = |name: &str| {
+            let k = s.arrays.iter().position(|a| a.name == name).unwrap();
+            sizes.extents[k].clone()
+        };
+        assert_eq!(by_name("A"), vec![250, 251]);
+        assert_eq!(by_name("x"), vec![499]);
+        let given = run_sizes(&s, &[("n".to_string(), 10)]).unwrap();
+        assert_eq!(given.params, vec![("n".to_string(), 10)]);
+        let err = run_sizes(&s, &[("n".to_string(), 400)])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("declared with 301 elements in dimension 1"),
+            "{err}"
+        );
+        let err = run_sizes(&s, &[("m".to_string(), 4)])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`m` is not a parameter"), "{err}");
+    }
+
+    #[test]
+    fn a_negative_subscript_has_no_sizes() {
+        let s = scop(
+            "void f(int n, double *x) {\n#pragma scop\n\
+             for (int i = 0; i < n; i++) x[i - 1] = 0;\n#pragma endscop\n}\n",
+        );
+        let err = run_sizes(&s, &[]).unwrap_err().to_string();
+        assert!(err.contains("reaches -1"), "{err}");
+    }
+}

@@ -1,0 +1,339 @@
+//! `--autotune`: each SCoP's fusion chosen by timing its candidates on this machine instead of by
+//! the cost model, remembered so that the next build of the same SCoP is instant and gives the
+//! same program.
+//!
+//! For each fusion heuristic that the model could schedule (`polyhedral::choose_fusion`'s
+//! candidates, scheduled under the same limits), the driver generates the SCoP's code as it would
+//! for the user, wraps it in a program of its own (`taskgen::harness`: the SCoP's parameters at
+//! known values, its arrays allocated and filled), compiles that with the build's C compiler and
+//! runs it. Candidates whose code is the same are timed once. The fastest wins; a candidate still
+//! running when it is clearly slower than the best so far, or when the time budget is spent, is
+//! stopped. Nothing of the user's program runs: the harness needs no input and no `main`.
+//!
+//! The winner is kept in the wisdom file (as FFTW keeps its plans), one line per SCoP keyed by a
+//! hash of what decides the measurement: the SCoP's text, the target, the parameter values, the C
+//! compiler with its flags, the machine (processor, threads, caches) and tiledflow's executable. A
+//! later build that finds the key schedules with the remembered heuristic without timing
+//! anything. Correctness does not depend on any of it: every candidate is a schedule the verifier
+//! accepts, and the choice only decides which of them the user gets.
+
+use polyhedral::Fuse;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The settings of `--autotune`.
+#[derive(Clone, Debug)]
+pub struct Autotune {
+    /// The C compiler and the flags to build each harness with (the build's own under
+    /// tiledflow-cc); the runtime library and `-fopenmp` are added as the target needs.
+    pub cc: Vec<String>,
+    /// Parameter values to time at (`--autotune-param n=2000`); a parameter not given takes the
+    /// largest value the arrays' declared extents hold (`polyhedral::run_sizes`).
+    pub params: Vec<(String, i64)>,
+    /// Wall-clock time that timing one SCoP's candidates may take, compiling included.
+    pub budget: Duration,
+    /// The wisdom file; `None` keeps nothing.
+    pub wisdom: Option<PathBuf>,
+    /// The streamrt library that the tasks target's harnesses link, or why there is none.
+    pub runtime: Result<PathBuf, String>,
+}
+
+/// The default of `--autotune-budget`, in seconds: room for three candidates of a kernel that
+/// runs a few seconds.
+pub const DEFAULT_BUDGET: u64 = 60;
+
+/// The C compiler of the harnesses when the build does not name one (`--autotune-cc`).
+pub const DEFAULT_CC: &str = "cc -O3 -march=native";
+
+/// The wisdom file's default place: `$TILEDFLOW_WISDOM`, else `tiledflow/wisdom` under
+/// `$XDG_CACHE_HOME` or `~/.cache`; `None` when there is no home.
+pub fn default_wisdom() -> Option<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(p) = var("TILEDFLOW_WISDOM") {
+        return Some(PathBuf::from(p));
+    }
+    let cache = var("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    Some(cache.join("tiledflow").join("wisdom"))
+}
+
+/// `name=value`, as `--autotune-param` takes it.
+pub fn parse_param(text: &str) -> Result<(String, i64), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}`: expected NAME=VALUE"))?;
+    let value = value
+        .trim()
+        .parse::<i64>()
+        .map_err(|_| format!("`{text}`: the value is not an integer"))?;
+    Ok((name.trim().to_string(), value))
+}
+
+/// The key of one SCoP's measurement in the wisdom file: a 64-bit FNV-1a hash of `parts`
+/// (stable across builds and platforms, unlike the standard library's hasher), in hexadecimal.
+pub fn key(parts: &[&str]) -> String {
+    let mut h: u64 = FNV_OFFSET;
+    for part in parts {
+        for b in part.bytes().chain([0u8]) {
+            h = (h ^ u64::from(b)).wrapping_mul(FNV_PRIME);
+        }
+    }
+    format!("{h:016x}")
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0100_0000_01b3;
+
+/// Which tiledflow generated the code: a hash of its executable (another build may generate
+/// other code for the same SCoP), or its version when the executable cannot be read.
+pub fn compiler_identity() -> String {
+    static IDENTITY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    IDENTITY
+        .get_or_init(|| {
+            std::env::current_exe()
+                .and_then(std::fs::read)
+                .map(|bytes| {
+                    let mut h: u64 = FNV_OFFSET;
+                    for b in bytes {
+                        h = (h ^ u64::from(b)).wrapping_mul(FNV_PRIME);
+                    }
+                    format!("{h:016x}")
+                })
+                .unwrap_or_else(|_| env!("CARGO_PKG_VERSION").to_string())
+        })
+        .clone()
+}
+
+/// What decides a measurement besides the SCoP: processor, threads and caches.
+pub fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.to_string())
+        })
+        .unwrap_or_default();
+    let threads = std::env::var("TILEDFLOW_NUM_THREADS").unwrap_or_default();
+    format!(
+        "{cpu} | {:?} | TILEDFLOW_NUM_THREADS={threads}",
+        polyhedral::Machine::detect()
+    )
+}
+
+/// The heuristic remembered for `key`, if the wisdom file has it.
+pub fn recall(wisdom: &Path, key: &str) -> Option<Fuse> {
+    let text = std::fs::read_to_string(wisdom).ok()?;
+    text.lines().find_map(|line| {
+        let mut words = line.split_whitespace();
+        (words.next() == Some(key))
+            .then(|| words.next().and_then(fuse_of))
+            .flatten()
+    })
+}
+
+/// Keeps `fuse` for `key` in the wisdom file (replacing an older line of the same key), with
+/// `note` after it for a reader. The file is rewritten whole and atomically.
+pub fn remember(wisdom: &Path, key: &str, fuse: Fuse, note: &str) -> std::io::Result<()> {
+    if let Some(dir) = wisdom.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    let old = std::fs::read_to_string(wisdom).unwrap_or_default();
+    let mut text: String = old
+        .lines()
+        .filter(|l| l.split_whitespace().next() != Some(key))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    if text.is_empty() {
+        text.push_str("# tiledflow wisdom: KEY FUSION # what was measured (see `tiledflow --help`, --autotune)\n");
+    }
+    text.push_str(&format!("{key} {} # {note}\n", crate::fuse_name(fuse)));
+    crate::write_atomically(wisdom, &text)
+}
+
+fn fuse_of(name: &str) -> Option<Fuse> {
+    match name {
+        "min" => Some(Fuse::Min),
+        "smart" => Some(Fuse::Smart),
+        "max" => Some(Fuse::Max),
+        _ => None,
+    }
+}
+
+/// One candidate's measurement: the SCoP's seconds, or why there are none.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timing {
+    pub fuse: Fuse,
+    pub seconds: Result<f64, String>,
+}
+
+/// How much slower than the best so far a candidate may run (wall clock, setup included) before
+/// it is stopped: it cannot win then, and waiting for it only spends the budget.
+const SLOWER_STOP: f64 = 1.25;
+/// Extra wall-clock time a candidate gets before it is stopped, for the setup and the noise.
+const SLACK: Duration = Duration::from_millis(250);
+
+/// Compiles and runs each harness (`(heuristic, C text)`, candidates with the same text timed
+/// once) for `target` within `tune`'s budget, and returns every candidate's timing in the order
+/// given.
+pub fn measure(
+    harnesses: &[(Fuse, String)],
+    target: taskgen::Target,
+    tune: &Autotune,
+) -> Vec<Timing> {
+    let deadline = Instant::now() + tune.budget;
+    let mut best_wall: Option<Duration> = None;
+    let mut done: Vec<(&str, Result<f64, String>)> = Vec::new();
+    let mut out = Vec::new();
+    for (fuse, text) in harnesses {
+        let seconds = match done.iter().find(|(t, _)| *t == text.as_str()) {
+            Some((_, s)) => s.clone(),
+            None => {
+                let s = compile_and_run(text, target, tune, deadline, best_wall);
+                if let Ok((_, wall)) = &s {
+                    best_wall = Some(best_wall.map_or(*wall, |b| b.min(*wall)));
+                }
+                let s = s.map(|(seconds, _)| seconds);
+                done.push((text, s.clone()));
+                s
+            }
+        };
+        out.push(Timing {
+            fuse: *fuse,
+            seconds,
+        });
+    }
+    out
+}
+
+/// One harness: the SCoP's seconds it printed and the run's wall-clock time.
+fn compile_and_run(
+    text: &str,
+    target: taskgen::Target,
+    tune: &Autotune,
+    deadline: Instant,
+    best_wall: Option<Duration>,
+) -> Result<(f64, Duration), String> {
+    let dir = tempfile::tempdir().map_err(|e| format!("no temporary directory: {e}"))?;
+    let src = dir.path().join("harness.c");
+    let exe = dir.path().join("harness");
+    std::fs::write(&src, text).map_err(|e| format!("cannot write the harness: {e}"))?;
+    let (cc, flags) = tune
+        .cc
+        .split_first()
+        .ok_or_else(|| "no C compiler given".to_string())?;
+    let mut cmd = Command::new(cc);
+    cmd.args(flags).arg(&src).arg("-o").arg(&exe);
+    match target {
+        taskgen::Target::Tasks | taskgen::Target::Cuda => {
+            let lib = tune.runtime.as_ref().map_err(Clone::clone)?;
+            cmd.arg(lib).args(["-lpthread", "-ldl"]);
+        }
+        taskgen::Target::Omp => {
+            cmd.arg("-fopenmp");
+        }
+        taskgen::Target::Seq => {}
+    }
+    cmd.arg("-lm");
+    let built = cmd
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run {cc}: {e}"))?;
+    if !built.status.success() {
+        let stderr = String::from_utf8_lossy(&built.stderr);
+        let first = stderr
+            .lines()
+            .find(|l| l.contains("error:") || l.contains("undefined reference"))
+            .unwrap_or("")
+            .to_string();
+        return Err(format!("the harness did not compile ({first})"));
+    }
+    let start = Instant::now();
+    let mut child = Command::new(&exe)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot run the harness: {e}"))?;
+    let stop = best_wall.map(|b| start + b.mul_f64(SLOWER_STOP) + SLACK);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) => {}
+            Err(e) => return Err(format!("cannot wait for the harness: {e}")),
+        }
+        let now = Instant::now();
+        if now >= deadline || stop.is_some_and(|s| now >= s) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(match now >= deadline {
+                true => "stopped: the time budget (--autotune-budget) was spent".to_string(),
+                false => "stopped: slower than the best candidate".to_string(),
+            });
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let wall = start.elapsed();
+    let mut stdout = String::new();
+    if let Some(mut out) = child.stdout.take() {
+        let _ = out.read_to_string(&mut stdout);
+    }
+    if !status.success() {
+        return Err(format!("the harness failed ({status})"));
+    }
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(taskgen::harness::SECONDS_LABEL))
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        .map(|s| (s, wall))
+        .ok_or_else(|| "the harness printed no time".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_fnv1a_and_separate_their_parts() {
+        // FNV-1a of the empty string followed by the separator byte 0, by hand:
+        // (0xcbf29ce484222325 ^ 0) * 0x100000001b3 mod 2^64.
+        assert_eq!(
+            key(&[""]),
+            format!(
+                "{:016x}",
+                0xcbf2_9ce4_8422_2325u64.wrapping_mul(0x0100_0000_01b3)
+            )
+        );
+        assert_ne!(key(&["ab", "c"]), key(&["a", "bc"]));
+        assert_eq!(key(&["x", "y"]), key(&["x", "y"]));
+    }
+
+    #[test]
+    fn wisdom_is_recalled_and_replaced_by_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = dir.path().join("sub").join("wisdom");
+        assert_eq!(recall(&w, "k1"), None);
+        remember(&w, "k1", Fuse::Min, "f() line 3").unwrap();
+        remember(&w, "k2", Fuse::Max, "g() line 9").unwrap();
+        assert_eq!(recall(&w, "k1"), Some(Fuse::Min));
+        remember(&w, "k1", Fuse::Smart, "again").unwrap();
+        assert_eq!(recall(&w, "k1"), Some(Fuse::Smart));
+        assert_eq!(recall(&w, "k2"), Some(Fuse::Max));
+        let text = std::fs::read_to_string(&w).unwrap();
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with("k1 ")).count(),
+            1,
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn params_parse_as_name_equals_integer() {
+        assert_eq!(parse_param("n=2000"), Ok(("n".to_string(), 2000)));
+        assert!(parse_param("n").is_err());
+        assert!(parse_param("n=big").is_err());
+    }
+}
