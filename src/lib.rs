@@ -933,10 +933,7 @@ fn autotuned(
     let timings = st.time("autotune", || {
         autotune::measure(&harnesses, opts.target, tune)
     });
-    let fastest = timings
-        .iter()
-        .filter_map(|t| t.seconds.as_ref().ok().map(|s| (t.fuse, *s)))
-        .min_by(|a, b| a.1.total_cmp(&b.1));
+    let fastest = autotune::fastest(&timings, choice.chosen);
     let shown: Vec<String> = timings.iter().map(Tuned::timing).collect();
     let Some((fuse, _)) = fastest else {
         fallback(

@@ -49,7 +49,7 @@ struct Args {
     #[arg(long, value_delimiter = ',')]
     kernels: Vec<String>,
     /// Targets: tiledflow's (seq, tasks, omp, cuda, …), cuda-emu (cuda on the emulated device)
-    /// and the peers polly and graphite. A tiledflow target takes a fusion after `@` (tasks@min)
+    /// and the peers polly and graphite. A tiledflow target takes a fusion after `@` (tasks@min; tasks@tuned: timed, --tiledflow-autotune)
     /// and a thread count after `:` (tasks:1, run on that many threads whatever --threads
     /// says); beside the same target without it, the table ends with its parallel efficiency.
     #[arg(long, value_delimiter = ',', default_value = "seq,tasks")]
