@@ -159,6 +159,7 @@ fn fuse_of(name: &str) -> Option<Fuse> {
         "min" => Some(Fuse::Min),
         "smart" => Some(Fuse::Smart),
         "max" => Some(Fuse::Max),
+        "reuse" => Some(Fuse::Reuse),
         _ => None,
     }
 }

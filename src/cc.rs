@@ -47,7 +47,7 @@ pub const TILEDFLOW_OPTIONS: &[(&str, &str, &str)] = &[
     ),
     (
         "fuse",
-        "auto|min|smart|max",
+        "auto|min|smart|max|reuse",
         "fusion heuristic (default auto: the cost model's choice per SCoP; also TILEDFLOW_FUSE)",
     ),
     (
@@ -389,7 +389,7 @@ fn tiledflow_option(ours: &mut TiledflowOptions, opt: &str) -> Result<(), String
         "autotune" => ours.autotune = true,
         "fuse" => {
             ours.fuse = Some(crate::Fusion::parse(value).ok_or_else(|| {
-                format!("--tiledflow-fuse={value}: expected auto, min, smart or max")
+                format!("--tiledflow-fuse={value}: expected auto, min, smart, max or reuse")
             })?)
         }
         "granularity" => {
@@ -708,7 +708,7 @@ mod tests {
         );
         assert!(parse(&v("--tiledflow-fuse=best a.c"))
             .unwrap_err()
-            .contains("expected auto, min, smart or max"));
+            .contains("expected auto, min, smart, max or reuse"));
         let e = parse(&v("--tiledflow-bogus a.c")).unwrap_err();
         assert!(e.contains("unknown option --tiledflow-bogus"), "{e}");
         assert!(e.contains("--tiledflow-tile-sizes=N[,N...]"), "{e}");

@@ -229,6 +229,7 @@ impl Fusion {
             "min" => Fusion::Fixed(polyhedral::Fuse::Min),
             "smart" => Fusion::Fixed(polyhedral::Fuse::Smart),
             "max" => Fusion::Fixed(polyhedral::Fuse::Max),
+            "reuse" => Fusion::Fixed(polyhedral::Fuse::Reuse),
             _ => return None,
         })
     }
@@ -251,6 +252,7 @@ pub fn fuse_name(fuse: polyhedral::Fuse) -> &'static str {
         polyhedral::Fuse::Min => "min",
         polyhedral::Fuse::Smart => "smart",
         polyhedral::Fuse::Max => "max",
+        polyhedral::Fuse::Reuse => "reuse",
     }
 }
 

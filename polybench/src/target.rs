@@ -16,7 +16,7 @@ pub const GRAPHITE_CC: &str = "gcc";
 /// The fusion heuristics a target may name after `@` (tiledflow-cc's `--tiledflow-fuse`), and
 /// `tuned`: each SCoP's fusion timed on this machine (`--tiledflow-autotune`, remembered in
 /// tiledflow's wisdom file, `TILEDFLOW_WISDOM`).
-pub const FUSIONS: &[&str] = &["auto", "min", "smart", "max", "tuned"];
+pub const FUSIONS: &[&str] = &["auto", "min", "smart", "max", "reuse", "tuned"];
 
 /// The environment variable that chooses the cuda target's device (streamrt's `GPU_ENV`).
 pub const GPU_ENV: &str = "TILEDFLOW_GPU";

@@ -187,6 +187,14 @@ pub enum Fuse {
     Smart,
     /// Fuse all that is legal.
     Max,
+    /// Fuse all that is legal, with the reuse of read-only data between statements as proximity
+    /// and no preference for parallel outer loops: two statements that read the same elements
+    /// (bicg's `s[j] += r[i] * A[i][j]` and `q[i] += A[i][j] * p[j]`) get one band that reads
+    /// them at the same point, so that a tile loads them once, and the tiles run as wavefronts.
+    /// ISL's scheduler sees only dependences otherwise, and nothing relates statements that
+    /// only share inputs; with coincidence it keeps each statement's parallel loop outermost
+    /// (bicg's `s` along `j`, `q` along `i`), which reads the matrix twice.
+    Reuse,
 }
 
 /// How to schedule and tile.

@@ -190,10 +190,15 @@ fn schedule_with(
                 "was not run on the whole SCoP ({n_statements} statements)"
             ))
         } else {
+            let reuse = match cfg.fuse {
+                Fuse::Reuse => Some(read_reuse(scop, &sets)?),
+                _ => None,
+            };
             scheduled_tree(
                 &sets.domains,
                 &sets.context,
                 &deps,
+                reuse.as_ref(),
                 &ScheduleConfig {
                     max_operations: whole_budget,
                     ..cfg.clone()
@@ -250,12 +255,20 @@ fn scheduled_tree<'c>(
     domains: &UnionSet<'c>,
     context: &Set<'c>,
     deps: &UnionMap<'c>,
+    reuse: Option<&UnionMap<'c>>,
     cfg: &ScheduleConfig,
 ) -> Result<std::result::Result<Schedule<'c>, String>> {
     let ctx = domains.ctx();
+    let reuse = match reuse {
+        Some(r) if !r.is_empty()? => r.to_str()?,
+        _ => String::new(),
+    };
     // Fusion heuristics choose how strongly connected components share loops: with one
-    // component they all give the same tree, which is then solved (and kept) once.
-    let fuse = match cfg.fuse != Fuse::Smart && one_component(domains, deps)? {
+    // component they all give the same tree, which is then solved (and kept) once; so does
+    // `Reuse` without pairs of reads.
+    let fuse = match (cfg.fuse != Fuse::Smart && one_component(domains, deps)?)
+        || (cfg.fuse == Fuse::Reuse && reuse.is_empty())
+    {
         true => Fuse::Smart,
         false => cfg.fuse,
     };
@@ -263,6 +276,7 @@ fn scheduled_tree<'c>(
         domains: domains.to_str()?,
         context: context.to_str()?,
         deps: deps.to_str()?,
+        reuse,
         fuse,
         max_operations: cfg.max_operations,
         max_coefficient: cfg.max_coefficient,
@@ -273,9 +287,14 @@ fn scheduled_tree<'c>(
     let outcome = match SOLVED.with(|solved| solved.borrow().get(&key).cloned()) {
         Some(outcome) => Ok(outcome),
         None => {
+            // The copy has no reads to pair (see `parametric`): it is for dependences alone.
+            let parametric = match key.reuse.is_empty() {
+                true => parametric_copy(domains, context, deps)?,
+                false => None,
+            };
             let problem = SchedulingProblem {
                 key: key.clone(),
-                parametric: parametric_copy(domains, context, deps)?,
+                parametric,
             };
             // A problem that did not finish within its limit is kept as failed: under the same
             // limit (part of the key) it would be late again.
@@ -303,6 +322,48 @@ fn scheduled_tree<'c>(
         Ok(Outcome::Late(why)) => Err(why),
         Err(why) => Err(why),
     })
+}
+
+/// Whether two statements of `scop` read the same elements of an array it never writes (what
+/// [`Fuse::Reuse`] schedules for; without such reads it is `Max` without coincidence).
+pub(crate) fn has_read_reuse(scop: &Scop) -> Result<bool> {
+    let ctx = Ctx::shared()?;
+    let sets = ScopSets::parse(ctx, scop)?;
+    Ok(!read_reuse(scop, &sets)?.is_empty()?)
+}
+
+/// For [`Fuse::Reuse`]: the pairs of instances of two different statements that read the same
+/// element of an array the SCoP never writes, the first one before the second in the source
+/// order. As proximity constraints they ask the scheduler to bring the two reads close.
+fn read_reuse<'c>(scop: &Scop, sets: &ScopSets<'c>) -> Result<UnionMap<'c>> {
+    let ctx = sets.domains.ctx();
+    let written: Vec<&str> = scop
+        .arrays
+        .iter()
+        .filter(|a| a.written)
+        .map(|a| a.isl_name.as_str())
+        .collect();
+    let mut reads = UnionMap::empty(ctx)?;
+    for map in sets.reads.maps()? {
+        let read_only = map
+            .tuple_name(crate::isl::Side::Out)
+            .is_some_and(|name| !written.contains(&name.as_str()));
+        if read_only {
+            reads = reads.union(UnionMap::from_map(map)?)?;
+        }
+    }
+    let same = reads.clone().apply_range(reads.reverse()?)?;
+    let mut across = UnionMap::empty(ctx)?;
+    for map in same.maps()? {
+        if map.tuple_name(crate::isl::Side::In) != map.tuple_name(crate::isl::Side::Out) {
+            across = across.union(UnionMap::from_map(map)?)?;
+        }
+    }
+    let before = sets
+        .original
+        .clone()
+        .lex_lt_union_map(sets.original.clone())?;
+    across.intersect(before)
 }
 
 /// Whether the statements of `domains` form one strongly connected component of the dependence
@@ -339,6 +400,8 @@ struct ProblemKey {
     domains: String,
     context: String,
     deps: String,
+    /// Pairs of reads that are proximity constraints too (`Fuse::Reuse`); empty when none.
+    reuse: String,
     fuse: Fuse,
     max_operations: u64,
     max_coefficient: i32,
@@ -479,15 +542,25 @@ impl SchedulingProblem {
                 ctx.set_schedule_parametric(false)?;
             }
             ctx.set_schedule_serialize_sccs(self.key.fuse == Fuse::Min)?;
-            ctx.set_schedule_whole_component(self.key.fuse == Fuse::Max)?;
+            ctx.set_schedule_whole_component(matches!(self.key.fuse, Fuse::Max | Fuse::Reuse))?;
             ctx.set_schedule_option(ScheduleOption::MaxCoefficient, self.key.max_coefficient)?;
             ctx.set_schedule_option(ScheduleOption::MaxConstantTerm, self.key.max_constant_term)?;
             let deps = UnionMap::read(&ctx, deps)?;
+            let proximity = match self.key.reuse.is_empty() {
+                true => deps.clone(),
+                false => deps.clone().union(UnionMap::read(&ctx, &self.key.reuse)?)?,
+            };
             let constraints = ScheduleConstraints::on_domain(UnionSet::read(&ctx, domains)?)?
                 .set_context(Set::read(&ctx, context)?)?
                 .set_validity(deps.clone())?
-                .set_proximity(deps.clone())?
-                .set_coincidence(deps)?;
+                .set_proximity(proximity)?
+                .set_coincidence(match self.key.fuse {
+                    // Coincidence would keep each statement's parallel loop outermost, and the
+                    // reads apart (bicg's `s` along `j`, `q` along `i`); the fused band's tiles
+                    // run as wavefronts instead.
+                    Fuse::Reuse => UnionMap::empty(&ctx)?,
+                    _ => deps,
+                })?;
             ctx.set_max_operations(self.key.max_operations);
             let tree = constraints.compute_schedule();
             ctx.set_max_operations(0);
@@ -569,6 +642,7 @@ fn split_tree<'c>(
                         &domain,
                         &sets.context,
                         &group_deps,
+                        None,
                         &ScheduleConfig {
                             time_limit,
                             ..cfg.clone()
@@ -592,6 +666,7 @@ fn split_tree<'c>(
                 &domain,
                 &sets.context,
                 &group_deps.clone().intersect(same)?,
+                None,
                 cfg,
             )? {
                 Ok(inner) => under_outer_loop(inner, outer, domain.clone(), &group_deps)?,
@@ -1359,6 +1434,35 @@ impl fmt::Display for TiledSchedule {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn reuse_fuses_statements_that_read_the_same_matrix() {
+        // bicg: `s[j] += r[i] * A[i][j]` and `q[i] += A[i][j] * p[j]` share only A. Under `smart`
+        // each keeps its parallel loop outermost, in nests of their own; under `Reuse` both are in
+        // one tiled band of the two loops, at the same point for the same element of A.
+        let scop = crate::polybench_scop("bicg");
+        let deps = crate::dependences(&scop).unwrap();
+        assert!(has_read_reuse(&scop).unwrap());
+        let nests_of = |fuse| {
+            let cfg = ScheduleConfig {
+                fuse,
+                ..ScheduleConfig::default()
+            };
+            let (sched, _) = crate::schedule(&scop, &deps, &cfg).unwrap();
+            sched.nests
+        };
+        let with_both = |nests: &[crate::Nest]| {
+            nests
+                .iter()
+                .filter(|n| n.statements.contains(&StmtId(2)) && n.statements.contains(&StmtId(3)))
+                .map(|n| n.tile_sizes.len())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(with_both(&nests_of(Fuse::Smart)), Vec::<usize>::new());
+        assert_eq!(with_both(&nests_of(Fuse::Reuse)), vec![2]);
+        // gemm's one statement reads A and B alone: nothing to pair.
+        assert!(!has_read_reuse(&crate::polybench_scop("gemm")).unwrap());
+    }
     use super::*;
     use frontend::ir::{Access, AccessKind, Array, ArrayId, Loc, Param, Span, Statement, Storage};
 
@@ -1480,7 +1584,7 @@ mod solved_tests {
         let context = Set::read(&ctx, "{ : }").unwrap();
         let deps = UnionMap::read(&ctx, "{ S0[i] -> S1[i] : 0 <= i <= 99 }").unwrap();
         let tree = |cfg: &ScheduleConfig| -> std::result::Result<String, String> {
-            scheduled_tree(&domains, &context, &deps, cfg)
+            scheduled_tree(&domains, &context, &deps, None, cfg)
                 .unwrap()
                 .map(|t| t.to_str().unwrap())
         };
@@ -1546,7 +1650,7 @@ mod point_order_tests {
                 ctx.set_tile_shift_point_loops(false).unwrap();
                 let sets = ScopSets::parse(&ctx, &scop).unwrap();
                 let all = IslDeps::parse(&ctx, &deps).unwrap().all().unwrap();
-                let tree = scheduled_tree(&sets.domains, &sets.context, &all, &cfg)
+                let tree = scheduled_tree(&sets.domains, &sets.context, &all, None, &cfg)
                     .unwrap()
                     .unwrap();
                 let (once_tree, once) =
@@ -1588,6 +1692,7 @@ mod parametric_tests {
             domains: d.to_str().unwrap(),
             context: c.to_str().unwrap(),
             deps: m.to_str().unwrap(),
+            reuse: String::new(),
             fuse,
             max_operations: 2_000_000,
             max_coefficient: 4,

@@ -123,7 +123,7 @@ fn run(argv: &[String]) -> Result<ExitCode, String> {
     compile(&mut cmd, transformed, stdin_text)
 }
 
-/// The pipeline's options for `cmd`; `TILEDFLOW_FUSE=min|smart|max` chooses the fusion heuristic.
+/// The pipeline's options for `cmd`; `TILEDFLOW_FUSE=min|smart|max|reuse` chooses the fusion heuristic.
 fn pipeline_options(cmd: &CcCommand) -> Result<Options, String> {
     let mut opts = Options {
         clang_args: cc::LENIENT_PARSER_FLAGS
@@ -148,8 +148,9 @@ fn pipeline_options(cmd: &CcCommand) -> Result<Options, String> {
     let fusion = match (cmd.ours.fuse, std::env::var("TILEDFLOW_FUSE")) {
         (Some(fusion), _) => fusion,
         (None, Err(_)) => tiledflow::Fusion::Auto,
-        (None, Ok(f)) => tiledflow::Fusion::parse(&f)
-            .ok_or_else(|| format!("TILEDFLOW_FUSE={f}: expected auto, min, smart or max"))?,
+        (None, Ok(f)) => tiledflow::Fusion::parse(&f).ok_or_else(|| {
+            format!("TILEDFLOW_FUSE={f}: expected auto, min, smart, max or reuse")
+        })?,
     };
     fusion.apply(&mut opts);
     let autotune = cmd.ours.autotune || std::env::var("TILEDFLOW_AUTOTUNE").is_ok_and(|v| v == "1");

@@ -56,6 +56,8 @@ enum FuseArg {
     Min,
     Smart,
     Max,
+    /// smart, with statements that read the same read-only data scheduled to read it together
+    Reuse,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -300,6 +302,7 @@ fn run(cli: &Cli) -> Result<(), Error> {
         FuseArg::Min => Fusion::Fixed(polyhedral::Fuse::Min),
         FuseArg::Smart => Fusion::Fixed(polyhedral::Fuse::Smart),
         FuseArg::Max => Fusion::Fixed(polyhedral::Fuse::Max),
+        FuseArg::Reuse => Fusion::Fixed(polyhedral::Fuse::Reuse),
     }
     .apply(&mut opts);
     if cli.autotune {

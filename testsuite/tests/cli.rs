@@ -796,7 +796,8 @@ fn the_cost_model_distributes_covariance_and_says_why() {
         .args(["-c", "x.c"]));
     assert_eq!(bad.status, Some(1), "{}", bad.said());
     assert!(
-        bad.stderr.contains("expected auto, min, smart or max"),
+        bad.stderr
+            .contains("expected auto, min, smart, max or reuse"),
         "{}",
         bad.said()
     );
