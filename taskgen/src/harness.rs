@@ -59,15 +59,15 @@ pub fn harness(
             .iter()
             .find(|(n, _)| *n == p.name)
             .map_or(0, |(_, v)| *v);
-        match p.storage {
-            Storage::File => {
-                let _ = writeln!(head, "static {} {};", p.c_type, p.name);
-                let _ = writeln!(body, "  {} = {value};", p.name);
-            }
-            _ => {
-                let _ = writeln!(body, "  {} {} = {value};", p.c_type, p.name);
-            }
-        }
+        let decl = format!("{} {}", p.c_type, p.name);
+        declare(
+            &mut head,
+            &mut body,
+            p.storage,
+            &decl,
+            &p.name,
+            &value.to_string(),
+        );
     }
     for (a, reached) in declared.arrays.iter().zip(&sizes.extents) {
         if a.storage == Storage::Block {
@@ -75,15 +75,15 @@ pub fn harness(
         }
         let t = &a.elem_type;
         if a.rank == 0 {
-            match a.storage {
-                Storage::File => {
-                    let _ = writeln!(head, "static {t} {};", a.name);
-                    let _ = writeln!(body, "  {} = ({t})1;", a.name);
-                }
-                _ => {
-                    let _ = writeln!(body, "  {t} {} = ({t})1;", a.name);
-                }
-            }
+            let decl = format!("{t} {}", a.name);
+            declare(
+                &mut head,
+                &mut body,
+                a.storage,
+                &decl,
+                &a.name,
+                &format!("({t})1"),
+            );
             continue;
         }
         let dims: Vec<i64> = (0..a.rank)
@@ -99,15 +99,8 @@ pub fn harness(
             .collect::<Vec<_>>()
             .join(" * ");
         let alloc = format!("({t} (*){inner})calloc((size_t){total}, sizeof({t}))");
-        match a.storage {
-            Storage::File => {
-                let _ = writeln!(head, "static {t} (*{}){inner};", a.name);
-                let _ = writeln!(body, "  {} = {alloc};", a.name);
-            }
-            _ => {
-                let _ = writeln!(body, "  {t} (*{}){inner} = {alloc};", a.name);
-            }
-        }
+        let decl = format!("{t} (*{}){inner}", a.name);
+        declare(&mut head, &mut body, a.storage, &decl, &a.name, &alloc);
         let _ = writeln!(
             body,
             "  if (!{n}) return 3;\n  for (long tf_k = 0; tf_k < (long){total}; tf_k++) (({t} *){n})[tf_k] = ({t})(tf_k % 5 + 1);",
@@ -156,4 +149,26 @@ pub fn harness(
         ..opts.clone()
     };
     emit_file(&file, &[placed], &opts)
+}
+
+/// Declares `decl` (`double (*A)[20]`, naming `name`) and sets it to `init` in `main`: at file
+/// scope (`head`) when the user's variable is there, since the task code names it directly;
+/// otherwise in `main`'s `body`, from which the emitted code captures it.
+fn declare(
+    head: &mut String,
+    body: &mut String,
+    storage: Storage,
+    decl: &str,
+    name: &str,
+    init: &str,
+) {
+    match storage {
+        Storage::File => {
+            let _ = writeln!(head, "static {decl};");
+            let _ = writeln!(body, "  {name} = {init};");
+        }
+        _ => {
+            let _ = writeln!(body, "  {decl} = {init};");
+        }
+    }
 }

@@ -39,6 +39,24 @@ fn build_tuned(dir: &Path, src: &Path, wisdom: &Path, exe: &str) -> String {
     .said()
 }
 
+/// `tiledflow ARGS src -o dir/OUT` (with `TILEDFLOW_WISDOM=wisdom` when given), which must
+/// succeed; returns what it said.
+fn tiledflow_on<'a>(
+    dir: &'a Path,
+    src: &'a Path,
+    wisdom: Option<&'a Path>,
+) -> impl Fn(&[&str], &str) -> String + 'a {
+    move |args, out| {
+        let mut cmd = tool("tiledflow");
+        if let Some(w) = wisdom {
+            cmd.env("TILEDFLOW_WISDOM", w);
+        }
+        run(cmd.args(args).arg(src).arg("-o").arg(dir.join(out)))
+            .expect(0)
+            .said()
+    }
+}
+
 fn output_of(exe: &Path) -> String {
     run(&mut std::process::Command::new(exe)).expect(0).stdout
 }
@@ -97,16 +115,7 @@ fn a_remembered_choice_is_the_schedule_built() {
     let dir = tempfile::tempdir().unwrap();
     let src = data("autotune/storage.c");
     let wisdom = dir.path().join("wisdom");
-    let tiledflow = |args: &[&str], out: &str| {
-        run(tool("tiledflow")
-            .env("TILEDFLOW_WISDOM", &wisdom)
-            .args(args)
-            .arg(&src)
-            .arg("-o")
-            .arg(dir.path().join(out)))
-        .expect(0)
-        .said()
-    };
+    let tiledflow = tiledflow_on(dir.path(), &src, Some(&wisdom));
     let said = tiledflow(&["--autotune", "-v"], "tuned.c");
     assert!(said.contains("autotuned: "), "{said}");
     let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
@@ -160,15 +169,7 @@ fn without_a_working_compiler_the_models_choice_stands() {
     let dir = tempfile::tempdir().unwrap();
     let src = data("autotune/storage.c");
     let wisdom = dir.path().join("wisdom");
-    let build = |args: &[&str], out: &str| {
-        run(tool("tiledflow")
-            .args(args)
-            .arg(&src)
-            .arg("-o")
-            .arg(dir.path().join(out)))
-        .expect(0)
-        .said()
-    };
+    let build = tiledflow_on(dir.path(), &src, None);
     let said = build(
         &[
             "--autotune",
