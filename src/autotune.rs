@@ -6,9 +6,10 @@
 //! candidates, scheduled under the same limits), the driver generates the SCoP's code as it would
 //! for the user, wraps it in a program of its own (`taskgen::harness`: the SCoP's parameters at
 //! known values, its arrays allocated and filled), compiles that with the build's C compiler and
-//! runs it. Candidates whose code is the same are timed once. The fastest wins; a candidate still
-//! running when it is clearly slower than the best so far, or when the time budget is spent, is
-//! stopped. Nothing of the user's program runs: the harness needs no input and no `main`.
+//! runs it. Candidates whose code is the same are timed once. The fastest wins; a candidate one
+//! of whose runs of the SCoP takes clearly longer than the best candidate's fastest run, or that
+//! is still running when the time budget is spent, is stopped. Nothing of the user's program
+//! runs: the harness needs no input and no `main`.
 //!
 //! The winner is kept in the wisdom file (as FFTW keeps its plans), one line per SCoP keyed by a
 //! hash of what decides the measurement: the SCoP's text, the target, the parameter values, the C
@@ -18,7 +19,6 @@
 //! accepts, and the choice only decides which of them the user gets.
 
 use polyhedral::Fuse;
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -192,11 +192,11 @@ pub fn fastest(timings: &[Timing], chosen: Fuse) -> Option<(Fuse, f64)> {
     }
 }
 
-/// How much slower than the best so far a candidate may run (wall clock, setup included) before
-/// it is stopped: it cannot win then, and waiting for it only spends the budget.
+/// How much longer than the best candidate's fastest run one run of a candidate may take before
+/// the candidate is stopped: it cannot win then, and waiting for it only spends the budget.
 const SLOWER_STOP: f64 = 1.25;
-/// Extra wall-clock time a candidate gets before it is stopped, for the setup and the noise.
-const SLACK: Duration = Duration::from_millis(250);
+/// Extra time a run gets before it is stopped, for the noise.
+const SLACK: Duration = Duration::from_millis(100);
 
 /// Compiles and runs each harness (`(heuristic, C text)`, candidates with the same text timed
 /// once) for `target` within `tune`'s budget, and returns every candidate's timing in the order
@@ -207,18 +207,18 @@ pub fn measure(
     tune: &Autotune,
 ) -> Vec<Timing> {
     let deadline = Instant::now() + tune.budget;
-    let mut best_wall: Option<Duration> = None;
+    let mut best: Option<f64> = None;
     let mut done: Vec<(&str, Result<f64, String>)> = Vec::new();
     let mut out = Vec::new();
     for (fuse, text) in harnesses {
         let seconds = match done.iter().find(|(t, _)| *t == text.as_str()) {
             Some((_, s)) => s.clone(),
             None => {
-                let s = compile_and_run(text, target, tune, deadline, best_wall);
-                if let Ok((_, wall)) = &s {
-                    best_wall = Some(best_wall.map_or(*wall, |b| b.min(*wall)));
+                let run_limit = best.map(|b| Duration::from_secs_f64(b * SLOWER_STOP) + SLACK);
+                let s = compile_and_run(text, target, tune, deadline, run_limit);
+                if let Ok(s) = &s {
+                    best = Some(best.map_or(*s, |b| b.min(*s)));
                 }
-                let s = s.map(|(seconds, _)| seconds);
                 done.push((text, s.clone()));
                 s
             }
@@ -231,14 +231,15 @@ pub fn measure(
     out
 }
 
-/// One harness: the SCoP's seconds it printed and the run's wall-clock time.
+/// One harness: the SCoP's seconds it printed, or why there are none. A run of the SCoP that
+/// takes longer than `run_limit` stops it, as does the `deadline`.
 fn compile_and_run(
     text: &str,
     target: taskgen::Target,
     tune: &Autotune,
     deadline: Instant,
-    best_wall: Option<Duration>,
-) -> Result<(f64, Duration), String> {
+    run_limit: Option<Duration>,
+) -> Result<f64, String> {
     let dir = tempfile::tempdir().map_err(|e| format!("no temporary directory: {e}"))?;
     let src = dir.path().join("harness.c");
     let exe = dir.path().join("harness");
@@ -273,22 +274,45 @@ fn compile_and_run(
             .to_string();
         return Err(format!("the harness did not compile ({first})"));
     }
-    let start = Instant::now();
     let mut child = Command::new(&exe)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot run the harness: {e}"))?;
-    let stop = best_wall.map(|b| start + b.mul_f64(SLOWER_STOP) + SLACK);
+    // Its lines as they come, each with when it came: a run starts at its START_LABEL.
+    let (tx, lines) = std::sync::mpsc::channel::<(Instant, String)>();
+    if let Some(out) = child.stdout.take() {
+        std::thread::spawn(move || {
+            for line in std::io::BufRead::lines(std::io::BufReader::new(out)).map_while(Result::ok)
+            {
+                if tx.send((Instant::now(), line)).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    let mut run_started: Option<Instant> = None;
+    let mut seconds = None;
     let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) => {}
-            Err(e) => return Err(format!("cannot wait for the harness: {e}")),
+        let exited = child
+            .try_wait()
+            .map_err(|e| format!("cannot wait for the harness: {e}"))?;
+        for (at, line) in lines.try_iter() {
+            if line == taskgen::harness::START_LABEL {
+                run_started = Some(at);
+            } else if let Some(s) = line.strip_prefix(taskgen::harness::SECONDS_LABEL) {
+                seconds = s.trim().parse::<f64>().ok();
+            }
+        }
+        if let Some(status) = exited {
+            break status;
         }
         let now = Instant::now();
-        if now >= deadline || stop.is_some_and(|s| now >= s) {
+        let slow = run_started
+            .zip(run_limit)
+            .is_some_and(|(start, limit)| now >= start + limit);
+        if now >= deadline || slow {
             let _ = child.kill();
             let _ = child.wait();
             return Err(match now >= deadline {
@@ -298,20 +322,16 @@ fn compile_and_run(
         }
         std::thread::sleep(Duration::from_millis(2));
     };
-    let wall = start.elapsed();
-    let mut stdout = String::new();
-    if let Some(mut out) = child.stdout.take() {
-        let _ = out.read_to_string(&mut stdout);
-    }
     if !status.success() {
         return Err(format!("the harness failed ({status})"));
     }
-    stdout
-        .lines()
-        .find_map(|l| l.strip_prefix(taskgen::harness::SECONDS_LABEL))
-        .and_then(|s| s.trim().parse::<f64>().ok())
-        .map(|s| (s, wall))
-        .ok_or_else(|| "the harness printed no time".to_string())
+    // The reader may still hold the last lines.
+    for (_, line) in lines.iter() {
+        if let Some(s) = line.strip_prefix(taskgen::harness::SECONDS_LABEL) {
+            seconds = s.trim().parse::<f64>().ok();
+        }
+    }
+    seconds.ok_or_else(|| "the harness printed no time".to_string())
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@
 //! values of a [`polyhedral::RunSizes`], its arrays with constant extents (the declared ones
 //! where the user's type has them, otherwise what the SCoP reaches at those values), allocated
 //! and filled with small positive numbers before the clock starts, and its scalars. A short SCoP
-//! runs several times and its fastest run counts ([`MAX_RUNS`]). Variables
+//! runs several times, a longer one up to three times, and its fastest run counts ([`MAX_RUNS`],
+//! [`MIN_RUNS`]). Variables
 //! that the user declared at file scope are declared at file scope here too, since the task code
 //! names them directly. The values do not matter for the schedule's speed, only their kind:
 //! no zeros to divide by, no subnormal numbers.
@@ -20,18 +21,30 @@ use std::fmt::Write as _;
 /// What the harness prints before the SCoP's seconds.
 pub const SECONDS_LABEL: &str = "tiledflow-harness-seconds";
 
-/// A SCoP that runs shorter than [`MIN_SECONDS`] runs again (on the arrays as it left them),
+/// The line the harness prints (and flushes) as each run of the SCoP starts, so that whoever
+/// watches it can tell how long the current run has taken.
+pub const START_LABEL: &str = "tiledflow-harness-start";
+
+/// A SCoP runs again (on the arrays as it left them) until its runs add up to [`MIN_SECONDS`],
 /// up to this many times, and the fastest run counts: one run of a few microseconds says more
 /// about the clock than about the schedule.
 const MAX_RUNS: u32 = 1000;
 /// See [`MAX_RUNS`].
 const MIN_SECONDS: f64 = 0.05;
+/// A SCoP runs at least this many times while its runs add up to less than [`FEW_SECONDS`]: on a
+/// shared machine one run of a few tenths of a second varies by several percent (ludcmp's and
+/// gemm's candidates swapped places from one build to the next), more than what separates
+/// candidates whose code differs little.
+const MIN_RUNS: u32 = 3;
+/// See [`MIN_RUNS`].
+const FEW_SECONDS: f64 = 1.0;
 
 /// Where the emitted SCoP goes in the harness's text.
 const REGION: &str = "  /* the SCoP */\n";
 
 /// The C text of a program that runs `code`'s SCoP at `sizes` and prints [`SECONDS_LABEL`] and
-/// the SCoP's wall-clock seconds (its fastest run) on one line. `declared` is the SCoP as the user wrote it (before
+/// the SCoP's wall-clock seconds (its fastest run) on one line, after a [`START_LABEL`] line
+/// for each run. `declared` is the SCoP as the user wrote it (before
 /// the compiler renamed or added variables): its variables are the ones the harness declares;
 /// `sizes.extents` follows its arrays.
 pub fn harness(
@@ -109,8 +122,8 @@ pub fn harness(
     }
     let _ = write!(
         body,
-        "  double tf_best = 1e300, tf_total = 0;\n  for (int tf_rep = 0; tf_rep < {MAX_RUNS} && (tf_rep == 0 || tf_total < {MIN_SECONDS}); tf_rep++) {{\n  \
-         struct timespec tf_t0, tf_t1;\n  clock_gettime(CLOCK_MONOTONIC, &tf_t0);\n"
+        "  double tf_best = 1e300, tf_total = 0;\n  for (int tf_rep = 0; tf_rep < {MAX_RUNS} && (tf_rep == 0 || tf_total < {MIN_SECONDS} || (tf_rep < {MIN_RUNS} && tf_total < {FEW_SECONDS:?})); tf_rep++) {{\n  \
+         struct timespec tf_t0, tf_t1;\n  puts(\"{START_LABEL}\");\n  fflush(stdout);\n  clock_gettime(CLOCK_MONOTONIC, &tf_t0);\n"
     );
     let mut text = head;
     let insert_at = text.len();
