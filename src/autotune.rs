@@ -75,17 +75,20 @@ pub fn parse_param(text: &str) -> Result<(String, i64), String> {
 /// The key of one SCoP's measurement in the wisdom file: a 64-bit FNV-1a hash of `parts`
 /// (stable across builds and platforms, unlike the standard library's hasher), in hexadecimal.
 pub fn key(parts: &[&str]) -> String {
-    let mut h: u64 = FNV_OFFSET;
-    for part in parts {
-        for b in part.bytes().chain([0u8]) {
-            h = (h ^ u64::from(b)).wrapping_mul(FNV_PRIME);
-        }
-    }
+    let h = parts
+        .iter()
+        .fold(FNV_OFFSET, |h, part| fnv1a(fnv1a(h, part.as_bytes()), &[0]));
     format!("{h:016x}")
 }
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-const FNV_PRIME: u64 = 0x0100_0000_01b3;
+
+/// `h` extended by `bytes` (64-bit FNV-1a).
+fn fnv1a(h: u64, bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
 
 /// Which tiledflow generated the code: a hash of its executable (another build may generate
 /// other code for the same SCoP), or its version when the executable cannot be read.
@@ -95,13 +98,7 @@ pub fn compiler_identity() -> String {
         .get_or_init(|| {
             std::env::current_exe()
                 .and_then(std::fs::read)
-                .map(|bytes| {
-                    let mut h: u64 = FNV_OFFSET;
-                    for b in bytes {
-                        h = (h ^ u64::from(b)).wrapping_mul(FNV_PRIME);
-                    }
-                    format!("{h:016x}")
-                })
+                .map(|bytes| format!("{:016x}", fnv1a(FNV_OFFSET, &bytes)))
                 .unwrap_or_else(|_| env!("CARGO_PKG_VERSION").to_string())
         })
         .clone()
@@ -154,13 +151,11 @@ pub fn remember(wisdom: &Path, key: &str, fuse: Fuse, note: &str) -> std::io::Re
     crate::write_atomically(wisdom, &text)
 }
 
+/// The heuristic a wisdom line names (`min`, ... as `--fuse` takes them).
 fn fuse_of(name: &str) -> Option<Fuse> {
-    match name {
-        "min" => Some(Fuse::Min),
-        "smart" => Some(Fuse::Smart),
-        "max" => Some(Fuse::Max),
-        "reuse" => Some(Fuse::Reuse),
-        _ => None,
+    match crate::Fusion::parse(name)? {
+        crate::Fusion::Fixed(fuse) => Some(fuse),
+        crate::Fusion::Auto => None,
     }
 }
 

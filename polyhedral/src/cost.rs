@@ -319,15 +319,12 @@ pub fn schedule_cost(
 /// The parameter values of the estimate, as a parameter set, or an error when the context
 /// excludes them.
 pub(crate) fn fixed_params<'c>(ctx: &'c Ctx, context: &Set<'c>) -> Result<Set<'c>> {
-    let names = context.param_names()?;
-    let fixed: Vec<String> = names
-        .iter()
-        .map(|n| format!("{n} = {PARAM_VALUE}"))
+    let values: Vec<(String, i64)> = context
+        .param_names()?
+        .into_iter()
+        .map(|n| (n, PARAM_VALUE))
         .collect();
-    let text = match names.is_empty() {
-        true => "{ : }".to_string(),
-        false => format!("[{}] -> {{ : {} }}", names.join(", "), fixed.join(" and ")),
-    };
+    let text = params_text(&values);
     let params = Set::read(ctx, &text)?;
     if context.clone().intersect(params.clone())?.is_empty()? {
         return Err(Error::Unsupported(format!(
@@ -335,6 +332,16 @@ pub(crate) fn fixed_params<'c>(ctx: &'c Ctx, context: &Set<'c>) -> Result<Set<'c
         )));
     }
     Ok(params)
+}
+
+/// The parameter set `[n, m] -> { : n = 1000 and m = 1000 }` of `values` (`{ : }` for none).
+pub(crate) fn params_text(values: &[(String, i64)]) -> String {
+    if values.is_empty() {
+        return "{ : }".to_string();
+    }
+    let names: Vec<&str> = values.iter().map(|(n, _)| n.as_str()).collect();
+    let fixed: Vec<String> = values.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+    format!("[{}] -> {{ : {} }}", names.join(", "), fixed.join(" and "))
 }
 
 /// One nest's schedule walked block by block (see the module documentation).

@@ -72,14 +72,7 @@ fn extents_at(
     params: &[(String, i64)],
 ) -> Result<std::result::Result<Vec<Vec<i64>>, String>> {
     let shown: Vec<String> = params.iter().map(|(n, v)| format!("{n} = {v}")).collect();
-    let text = match params.is_empty() {
-        true => "{ : }".to_string(),
-        false => {
-            let names: Vec<&str> = params.iter().map(|(n, _)| n.as_str()).collect();
-            format!("[{}] -> {{ : {} }}", names.join(", "), shown.join(" and "))
-        }
-    };
-    let fixed = Set::read(ctx, &text)?;
+    let fixed = Set::read(ctx, &crate::cost::params_text(params))?;
     if sets.context.clone().intersect(fixed.clone())?.is_empty()? {
         return Ok(Err(format!(
             "the SCoP's context excludes {}",
