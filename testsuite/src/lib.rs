@@ -18,6 +18,15 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+/// The machine that tests reading the compiler's choices (tile sizes, kernels, fusion) assume:
+/// the cost model reads the core count and cache sizes of the machine it runs on, so such a test
+/// sets these (two cores, 48 KiB L1, 2 MiB L2, 32 MiB last level) to see the same choices on any.
+pub const REFERENCE_MACHINE: [(&str, &str); 4] = [
+    ("TILEDFLOW_NUM_THREADS", "2"),
+    ("TILEDFLOW_L1_BYTES", "49152"),
+    ("TILEDFLOW_L2_BYTES", "2097152"),
+    ("TILEDFLOW_LLC_BYTES", "33554432"),
+];
 pub mod compare;
 pub mod differential;
 pub mod dump;

@@ -128,6 +128,7 @@ fn vector_widths() -> Vec<&'static [&'static str]> {
 fn verbose(file: &str, args: &[&str]) -> String {
     let tiledflow = tool_path("tiledflow").expect("the workspace is built");
     let out = std::process::Command::new(tiledflow)
+        .envs(testsuite::REFERENCE_MACHINE)
         .args(["-v", "-o", "-"])
         .args(args)
         .arg(data(file))
