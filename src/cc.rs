@@ -66,6 +66,12 @@ pub const TILEDFLOW_OPTIONS: &[(&str, &str, &str)] = &[
         "also write each transformed source to DIR (which must exist)",
     ),
     (
+        "report",
+        "FILE",
+        "append one JSON line per source to FILE: its SCoPs, those left as written and why, the \
+         nests that are not SCoPs and why, whether it was compiled as written (also TILEDFLOW_REPORT)",
+    ),
+    (
         "autotune",
         "",
         "time each SCoP's fusion candidates on this machine with this compiler and flags, keep the fastest \
@@ -108,6 +114,8 @@ pub struct TiledflowOptions {
     pub fuse: Option<crate::Fusion>,
     pub verbose: bool,
     pub keep: Option<PathBuf>,
+    /// `--tiledflow-report` (or `TILEDFLOW_REPORT`).
+    pub report: Option<PathBuf>,
     /// `--tiledflow-autotune` (or `TILEDFLOW_AUTOTUNE=1`).
     pub autotune: bool,
     pub help: bool,
@@ -126,6 +134,7 @@ impl Default for TiledflowOptions {
             fuse: None,
             verbose: false,
             keep: None,
+            report: None,
             autotune: false,
             help: false,
         }
@@ -374,6 +383,7 @@ fn tiledflow_option(ours: &mut TiledflowOptions, opt: &str) -> Result<(), String
         "verbose" => ours.verbose = true,
         "help" => ours.help = true,
         "keep" => ours.keep = Some(PathBuf::from(value)),
+        "report" => ours.report = Some(PathBuf::from(value)),
         "scop-time-limit" => {
             ours.scop_time_limit = value.parse().map_err(|_| {
                 format!("--tiledflow-scop-time-limit={value}: expected a number of seconds")

@@ -15,7 +15,10 @@
 pub mod autotune;
 pub mod cc;
 pub mod cc_cuda;
+pub mod diagnostic;
 pub mod text;
+
+pub use diagnostic::{Cause, Diagnostic, Kind};
 
 use frontend::ir::SourceFile;
 use polyhedral::{Dependences, ScheduleConfig, TiledSchedule};
@@ -376,7 +379,7 @@ pub struct Output {
     /// The requested text (C, or a printed intermediate form).
     pub text: String,
     /// Warnings and notes, already formatted `file:line:col: warning: ...`.
-    pub diagnostics: Vec<String>,
+    pub diagnostics: Vec<Diagnostic>,
     pub reports: Vec<ScopReport>,
     /// With `--target cuda`: the text of the kernel file (`out.cu` beside `out.c`).
     pub cuda: Option<String>,
@@ -503,12 +506,12 @@ pub fn compile_source(path: &str, text: &str, opts: &Options) -> Result<Output, 
     compile_parsed(file, frontend_diagnostics(&diags, opts), opts, stages)
 }
 
-/// The frontend's diagnostics as text; its notes only when asked for.
-fn frontend_diagnostics(diags: &[frontend::Diagnostic], opts: &Options) -> Vec<String> {
+/// The frontend's diagnostics; its notes only when asked for.
+fn frontend_diagnostics(diags: &[frontend::Diagnostic], opts: &Options) -> Vec<Diagnostic> {
     diags
         .iter()
         .filter(|d| opts.notes || d.severity != frontend::Severity::Note)
-        .map(|d| d.to_string())
+        .map(Diagnostic::from_frontend)
         .collect()
 }
 
@@ -521,20 +524,25 @@ fn frontend_error(e: frontend::Error) -> Error {
 
 fn compile_parsed(
     file: SourceFile,
-    mut diagnostics: Vec<String>,
+    mut diagnostics: Vec<Diagnostic>,
     opts: &Options,
     mut stages: StageTimes,
 ) -> Result<Output, Error> {
     if opts.strict {
-        if let Some(w) = diagnostics.iter().find(|d| d.contains("warning:")) {
-            return Err(Error::User(w.clone()));
+        if let Some(w) = diagnostics
+            .iter()
+            .find(|d| d.severity == diagnostic::Severity::Warning)
+        {
+            return Err(Error::User(w.to_string()));
         }
     }
     if file.scops.is_empty() {
-        diagnostics.push(format!(
-            "{}: note: no static control part found; the file is unchanged",
-            file.path
-        ));
+        diagnostics.push(Diagnostic {
+            severity: diagnostic::Severity::Note,
+            file: file.path.clone(),
+            loc: None,
+            kind: Kind::NoScop,
+        });
     }
     if opts.emit == Emit::Scop {
         let text = file
@@ -570,15 +578,19 @@ fn compile_parsed(
             .unwrap_or_else(|panic| Err(Error::Internal(panic_message(&*panic))));
             (result, diags, stages)
         });
+        let mut late = false;
         let (result, scop_diags, scop_stages) = match bounded {
             Ok(done) => done,
-            Err(why) => (
-                Err(Error::User(format!(
-                    "compiling it {why} (the limit is --scop-time-limit)"
-                ))),
-                Vec::new(),
-                StageTimes::default(),
-            ),
+            Err(why) => {
+                late = true;
+                (
+                    Err(Error::User(format!(
+                        "compiling it {why} (the limit is --scop-time-limit)"
+                    ))),
+                    Vec::new(),
+                    StageTimes::default(),
+                )
+            }
         };
         diagnostics.extend(scop_diags);
         match result {
@@ -615,27 +627,37 @@ fn compile_parsed(
                 compiled.push((seen, c));
             }
             Err(e) => {
-                let why = match &e {
-                    Error::User(m) => m.clone(),
+                let (cause, why) = match &e {
+                    Error::User(m) if late => (Cause::TimeLimit, m.clone()),
+                    Error::User(m) => (Cause::Unsupported, m.clone()),
                     Error::Internal(m) => {
-                        let stage = scop_stages
-                            .last()
+                        let stage = scop_stages.last().map(|st| st.to_string());
+                        let shown = stage
+                            .as_ref()
                             .map(|st| format!(" (stage `{st}`)"))
                             .unwrap_or_default();
-                        format!("internal error{stage} (a tiledflow bug; please report it): {m}")
+                        (
+                            Cause::Internal { stage },
+                            format!(
+                                "internal error{shown} (a tiledflow bug; please report it): {m}"
+                            ),
+                        )
                     }
                 };
-                let msg = format!(
-                    "{}:{}:{}: warning: SCoP left as written: {why}",
-                    file.path, scop.loc.line, scop.loc.col
+                let left = Diagnostic::at(
+                    diagnostic::Severity::Warning,
+                    &file.path,
+                    scop.loc.line,
+                    scop.loc.col,
+                    Kind::ScopLeft { cause, why },
                 );
                 if opts.strict {
                     return Err(match e {
-                        Error::User(_) => Error::User(msg),
-                        Error::Internal(_) => Error::Internal(msg),
+                        Error::User(_) => Error::User(left.to_string()),
+                        Error::Internal(_) => Error::Internal(left.to_string()),
                     });
                 }
-                diagnostics.push(msg);
+                diagnostics.push(left);
             }
         }
     }
@@ -704,7 +726,7 @@ fn compile_scop(
     path: &str,
     scop: &frontend::ir::Scop,
     opts: &Options,
-    diagnostics: &mut Vec<String>,
+    diagnostics: &mut Vec<Diagnostic>,
     st: &mut StageTimes,
 ) -> Result<Compiled, Error> {
     // Scalars that stand for an array element are folded into it first
@@ -729,7 +751,7 @@ fn compile_folded(
     path: &str,
     scop: &frontend::ir::Scop,
     opts: &Options,
-    diagnostics: &mut Vec<String>,
+    diagnostics: &mut Vec<Diagnostic>,
     st: &mut StageTimes,
 ) -> Result<Compiled, Error> {
     let candidates = match opts.no_privatize {
@@ -846,16 +868,19 @@ fn autotuned(
     tune: &autotune::Autotune,
     base: &ScheduleConfig,
     model: Pass,
-    diagnostics: &mut Vec<String>,
+    diagnostics: &mut Vec<Diagnostic>,
     st: &mut StageTimes,
 ) -> Result<Compiled, Error> {
     let Some(choice) = model.fusion.clone() else {
         return compile_pass(path, scop, opts, model, diagnostics, st);
     };
-    let fallback = |why: String, diagnostics: &mut Vec<String>| {
-        diagnostics.push(format!(
-            "{path}:{}:{}: note: --autotune: the cost model's choice stands: {why}",
-            scop.loc.line, scop.loc.col
+    let fallback = |why: String, diagnostics: &mut Vec<Diagnostic>| {
+        diagnostics.push(Diagnostic::at(
+            diagnostic::Severity::Note,
+            path,
+            scop.loc.line,
+            scop.loc.col,
+            Kind::Autotune(format!("the cost model's choice stands: {why}")),
         ));
     };
     let sizes = match polyhedral::run_sizes(scop, &tune.params) {
@@ -956,11 +981,12 @@ fn autotuned(
             shown.join(", ")
         );
         if let Err(e) = autotune::remember(w, &key, fuse, &note) {
-            diagnostics.push(format!(
-                "{path}:{}:{}: warning: --autotune: cannot keep the result in {}: {e}",
+            diagnostics.push(Diagnostic::at(
+                diagnostic::Severity::Warning,
+                path,
                 scop.loc.line,
                 scop.loc.col,
-                w.display()
+                Kind::Autotune(format!("cannot keep the result in {}: {e}", w.display())),
             ));
         }
     }
@@ -997,7 +1023,7 @@ fn compile_pass(
     scop: &frontend::ir::Scop,
     opts: &Options,
     pass: Pass,
-    diagnostics: &mut Vec<String>,
+    diagnostics: &mut Vec<Diagnostic>,
     st: &mut StageTimes,
 ) -> Result<Compiled, Error> {
     let Pass {
@@ -1125,9 +1151,12 @@ fn compile_pass(
                     continue;
                 }
                 if let (Err(why), true) = (&plan.gpu, opts.notes) {
-                    diagnostics.push(format!(
-                        "{path}:{}:{}: note: SCoP stays on the CPU (--target cuda): {why}",
-                        scop.loc.line, scop.loc.col
+                    diagnostics.push(Diagnostic::at(
+                        diagnostic::Severity::Note,
+                        path,
+                        scop.loc.line,
+                        scop.loc.col,
+                        Kind::StaysOnCpu(why.to_string()),
                     ));
                 }
                 Some(plan)
@@ -1135,9 +1164,12 @@ fn compile_pass(
             _ => None,
         };
         for w in warnings {
-            diagnostics.push(format!(
-                "{path}:{}:{}: warning: {}",
-                scop.loc.line, scop.loc.col, w.0
+            diagnostics.push(Diagnostic::at(
+                diagnostic::Severity::Warning,
+                path,
+                scop.loc.line,
+                scop.loc.col,
+                Kind::Polyhedral(w.0.to_string()),
             ));
         }
         return Ok(Compiled {

@@ -753,7 +753,7 @@ impl<'t> Lowerer<'t> {
                 severity,
                 file,
                 loc,
-                message,
+                kind: crate::diagnostic::Kind::Clang(message),
             });
         }
         out

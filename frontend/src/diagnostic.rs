@@ -30,7 +30,28 @@ pub struct Diagnostic {
     /// The file as named by the user (or by libclang, for headers).
     pub file: String,
     pub loc: Loc,
-    pub message: String,
+    pub kind: Kind,
+}
+
+/// What a [`Diagnostic`] says, by kind (so that tools can tell them apart without reading the
+/// rendered text).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A region (a pragma region, or a loop nest under `--scop auto`) that is not a static control
+    /// part: the offending construct as written (`what`) and the reason (`why`).
+    NotScop { what: String, why: String },
+    /// One of libclang's own diagnostics, as it words it.
+    Clang(String),
+}
+
+impl Diagnostic {
+    /// The message as the user reads it, without the place and the severity.
+    pub fn message(&self) -> String {
+        match &self.kind {
+            Kind::NotScop { what, why } => format!("not a static control part: {what} ({why})"),
+            Kind::Clang(message) => message.clone(),
+        }
+    }
 }
 
 impl fmt::Display for Diagnostic {
@@ -38,7 +59,11 @@ impl fmt::Display for Diagnostic {
         write!(
             f,
             "{}:{}:{}: {}: {}",
-            self.file, self.loc.line, self.loc.col, self.severity, self.message
+            self.file,
+            self.loc.line,
+            self.loc.col,
+            self.severity,
+            self.message()
         )
     }
 }

@@ -40,7 +40,7 @@ mod text;
 
 use std::path::Path;
 
-pub use diagnostic::{Diagnostic, Error, Severity};
+pub use diagnostic::{Diagnostic, Error, Kind as DiagnosticKind, Severity};
 pub use print::scop_to_string;
 
 /// Where the SCoPs of a file are.

@@ -74,7 +74,10 @@ impl Refusal {
             severity: Severity::Warning,
             file: path.to_string(),
             loc: lines.loc(self.offset),
-            message: format!("not a static control part: {} ({})", self.what, self.why),
+            kind: crate::diagnostic::Kind::NotScop {
+                what: self.what.clone(),
+                why: self.why.clone(),
+            },
         }
     }
 }

@@ -62,7 +62,13 @@ fn run(argv: &[String]) -> Result<ExitCode, String> {
         return Ok(ExitCode::SUCCESS);
     }
     cmd.ours.strict |= std::env::var("TILEDFLOW_STRICT").is_ok_and(|v| v == "1");
+    if cmd.ours.report.is_none() {
+        cmd.ours.report = std::env::var_os("TILEDFLOW_REPORT")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from);
+    }
     let opts = pipeline_options(&cmd)?;
+    let mut report = Vec::new();
     let mut stdin_text: Option<Vec<u8>> = None;
     let mut transformed = Vec::new();
     for &arg in &cmd.sources {
@@ -95,10 +101,21 @@ fn run(argv: &[String]) -> Result<ExitCode, String> {
                 for d in out
                     .diagnostics
                     .iter()
-                    .filter(|d| shown_notes || !d.contains(": note: "))
+                    .filter(|d| shown_notes || d.severity != tiledflow::diagnostic::Severity::Note)
                 {
                     eprintln!("{d}");
                 }
+                report.push(serde_json::json!({
+                    "source": shown,
+                    "scops": out.reports.len()
+                        + out
+                            .diagnostics
+                            .iter()
+                            .filter(|d| matches!(d.kind, tiledflow::Kind::ScopLeft { .. }))
+                            .count(),
+                    "transformed": out.reports.len(),
+                    "diagnostics": out.diagnostics.iter().map(|d| d.json()).collect::<Vec<_>>(),
+                }));
                 if cmd.ours.verbose {
                     for r in &out.reports {
                         eprintln!("{}", r.line(shown));
@@ -117,10 +134,52 @@ fn run(argv: &[String]) -> Result<ExitCode, String> {
                 }
                 let first = e.to_string().lines().next().unwrap_or_default().to_string();
                 eprintln!("tiledflow-cc: warning: {shown}: compiled without tiledflow: {first}");
+                report.push(serde_json::json!({
+                    "source": shown,
+                    "scops": 0,
+                    "transformed": 0,
+                    "diagnostics": [],
+                    "as_written": first,
+                }));
             }
         }
     }
-    compile(&mut cmd, transformed, stdin_text)
+    let mut as_written = None;
+    let code = compile(&mut cmd, transformed, stdin_text, &mut as_written);
+    if let Some(path) = &cmd.ours.report {
+        write_report(path, report, as_written.as_deref())?;
+    }
+    code
+}
+
+/// Appends the sources' records to the report file `path` (`--tiledflow-report`), one JSON line
+/// each, written with one `write` to a file opened for appending (so that the records of
+/// concurrent commands, `make -j`, do not interleave); `as_written`: why the command's
+/// transformed sources were replaced by the user's (the compiler rejected them).
+fn write_report(
+    path: &Path,
+    records: Vec<serde_json::Value>,
+    as_written: Option<&str>,
+) -> Result<(), String> {
+    let mut text = String::new();
+    for mut r in records {
+        if let (Some(why), None) = (as_written, r.get("as_written")) {
+            if r["transformed"] != 0 {
+                r["as_written"] = why.into();
+            }
+        }
+        text.push_str(&r.to_string());
+        text.push('\n');
+    }
+    if text.is_empty() {
+        return Ok(());
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| format!("--tiledflow-report={}: {e}", path.display()))
 }
 
 /// The pipeline's options for `cmd`; `TILEDFLOW_FUSE=min|smart|max|reuse` chooses the fusion heuristic.
@@ -133,7 +192,7 @@ fn pipeline_options(cmd: &CcCommand) -> Result<Options, String> {
             .collect(),
         line_directives: true,
         strict: cmd.ours.strict,
-        notes: cmd.ours.verbose,
+        notes: cmd.ours.verbose || cmd.ours.report.is_some(),
         target: cmd.ours.target,
         scop: cmd.ours.scop,
         granularity: cmd.ours.granularity,
@@ -190,6 +249,7 @@ fn compile(
     cmd: &mut CcCommand,
     transformed: Vec<Transformed>,
     stdin_text: Option<Vec<u8>>,
+    as_written: &mut Option<String>,
 ) -> Result<ExitCode, String> {
     let tmp = tempfile::Builder::new()
         .prefix("tiledflow-cc.")
@@ -272,7 +332,15 @@ fn compile(
     // them: if it fails, the user's own sources are compiled instead (below).
     let (status, held) = run_compiler(&compiler_words, &args, stdin_text, transformed_any)?;
     if !status.success() && transformed_any {
-        return compile_as_written(cmd, &compiler_words, user_args, user_stdin, runtime, &held);
+        return compile_as_written(
+            cmd,
+            &compiler_words,
+            user_args,
+            user_stdin,
+            runtime,
+            &held,
+            as_written,
+        );
     }
     std::io::stderr()
         .write_all(&held)
@@ -395,6 +463,7 @@ fn compile_as_written(
     stdin_text: Option<Vec<u8>>,
     runtime: Option<String>,
     held: &[u8],
+    as_written: &mut Option<String>,
 ) -> Result<ExitCode, String> {
     let messages = String::from_utf8_lossy(held);
     let first = messages
@@ -415,6 +484,7 @@ fn compile_as_written(
             "tiledflow-cc: warning: compiled without tiledflow: the transformed source does not compile \
              (a tiledflow bug; please report it): {first}"
         );
+        *as_written = Some(format!("the transformed source does not compile: {first}"));
     }
     Ok(exit_code(status))
 }

@@ -68,6 +68,16 @@ enum ScopArg {
     Pragma,
 }
 
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+enum DiagnosticsArg {
+    /// `file:line:col: severity: message`, as compilers print them
+    #[default]
+    Text,
+    /// One JSON object per line: file, line, column, severity, kind, message, and the construct,
+    /// reason or stage where the kind has them (notes included, as with -v)
+    Json,
+}
+
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum ScheduleArg {
     /// The ISL scheduler (PLuTo-style: tiling and outer parallelism)
@@ -167,6 +177,9 @@ struct Cli {
     /// Print one line per SCoP on stderr: statements, bands, tile dependences, task classes, idioms, time
     #[arg(short, long)]
     verbose: bool,
+    /// How diagnostics are printed on stderr
+    #[arg(long, value_enum, default_value_t)]
+    diagnostics: DiagnosticsArg,
     /// Print on stderr where the compile time went: per SCoP, the time of each stage
     /// (dependences, scheduling, privatization, verification, tile dependences, ...), and the
     /// time of parsing and printing the file
@@ -287,7 +300,7 @@ fn run(cli: &Cli) -> Result<(), Error> {
             Some(ScopArg::Auto) => frontend::ScopMode::Auto,
             Some(ScopArg::Pragma) => frontend::ScopMode::Pragma,
         },
-        notes: cli.verbose,
+        notes: cli.verbose || cli.diagnostics == DiagnosticsArg::Json,
         no_privatize: cli.no_privatize,
         ..Options::default()
     };
@@ -329,7 +342,10 @@ fn run(cli: &Cli) -> Result<(), Error> {
     }
     let out = tiledflow::compile_file(&cli.input, &opts)?;
     for d in &out.diagnostics {
-        eprintln!("{d}");
+        match cli.diagnostics {
+            DiagnosticsArg::Text => eprintln!("{d}"),
+            DiagnosticsArg::Json => eprintln!("{}", d.json()),
+        }
     }
     if cli.verbose {
         for r in &out.reports {

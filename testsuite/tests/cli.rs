@@ -480,9 +480,26 @@ fn cc_compiles_the_users_sources_when_the_transformed_ones_do_not_compile() {
         r.said()
     );
     assert_eq!(output_of(d, "prog").lines().last(), Some("2340"));
-    // Objects too; and under strict it is an error that shows the compiler's messages.
-    with_picky(&["-c", "two.c", "-o", "two.o"]).expect(0);
+    // Objects too (and the report says the source was compiled as written, and why); under
+    // strict it is an error that shows the compiler's messages.
+    with_picky(&[
+        "-c",
+        "two.c",
+        "-o",
+        "two.o",
+        "--tiledflow-report=report.jsonl",
+    ])
+    .expect(0);
     assert!(d.join("two.o").exists());
+    let lines = json_lines(&std::fs::read_to_string(d.join("report.jsonl")).unwrap());
+    assert_eq!(lines.len(), 1);
+    assert!(
+        lines[0]["as_written"]
+            .as_str()
+            .is_some_and(|w| w.contains("does not compile") && w.contains("picky says no")),
+        "{}",
+        lines[0]
+    );
     let r = with_picky(&["two.c", "-o", "strict", "--tiledflow-strict"]).expect(1);
     assert!(
         r.stderr
@@ -583,6 +600,25 @@ fn a_scop_the_compiler_fails_on_is_left_as_written_and_the_others_are_transforme
         assert!(!r.stderr.contains("SCoP in k1()"), "{}", r.said());
         assert!(r.stderr.contains("SCoP in k2()"), "{}", r.said());
         assert_eq!(output_of(d, "prog").lines().last(), Some("2340"));
+        // The report counts the SCoP as found and not transformed, and says why by kind.
+        let report = d.join(format!("{}.jsonl", fault.replace(':', "-")));
+        with_fault(&[
+            "two.c",
+            "-o",
+            "prog",
+            &format!("--tiledflow-report={}", report.display()),
+        ])
+        .expect(0);
+        let lines = json_lines(&std::fs::read_to_string(&report).unwrap());
+        assert_eq!(lines.len(), 1);
+        assert_eq!(
+            (lines[0]["scops"].as_u64(), lines[0]["transformed"].as_u64()),
+            (Some(2), Some(1))
+        );
+        let left = &lines[0]["diagnostics"][0];
+        assert_eq!(left["kind"], "scop-left", "{left}");
+        assert_eq!(left["reason"], "internal error", "{left}");
+        assert_eq!(left["line"], 6, "{left}");
         let r = run(tool("tiledflow")
             .current_dir(d)
             .env("TILEDFLOW_INJECT_FAULT", fault)
@@ -739,12 +775,7 @@ fn the_cost_model_distributes_covariance_and_says_why() {
         .join("polybench");
     let kernel = root.join("kernels/covariance/covariance.c");
     let utilities = root.join("utilities");
-    let machine = [
-        ("TILEDFLOW_NUM_THREADS", "2"),
-        ("TILEDFLOW_L1_BYTES", "49152"),
-        ("TILEDFLOW_L2_BYTES", "1048576"),
-        ("TILEDFLOW_LLC_BYTES", "33554432"),
-    ];
+    let machine = testsuite::REFERENCE_MACHINE;
     let args = |extra: &[&str]| -> Vec<String> {
         let mut a = vec![
             kernel.display().to_string(),
@@ -867,4 +898,99 @@ fn the_tile_code_says_what_it_did() {
         "{}",
         symm.said()
     );
+}
+
+/// A nest that is a SCoP (`f`) and one that is not (`g`: a data-dependent subscript at line 5,
+/// column 48), without pragmas, and a main whose first loop is a SCoP too.
+const AUTO_NESTS: &str = r#"#include <stdio.h>
+double A[100], B[100];
+int idx[100];
+void f(void) { for (int i = 0; i < 100; i++) A[i] = 2.0 * B[i]; }
+void g(void) { for (int i = 0; i < 100; i++) A[idx[i]] = B[i]; }
+int main(void) {
+  for (int i = 0; i < 100; i++) { B[i] = i; idx[i] = 99 - i; }
+  f(); g();
+  printf("%g %g\n", A[0], A[99]);
+  return 0;
+}
+"#;
+
+/// The JSON objects of `text`, one a line.
+fn json_lines(text: &str) -> Vec<serde_json::Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+#[test]
+fn diagnostics_as_json_say_the_kind_the_place_and_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "auto.c", AUTO_NESTS);
+    let r = tiledflow(d, &["auto.c", "-o", "out.c", "--diagnostics", "json"]).expect(0);
+    let diags = json_lines(&r.stderr);
+    assert_eq!(diags.len(), 1, "{}", r.said());
+    let g = &diags[0];
+    assert_eq!(g["kind"], "not-scop");
+    assert_eq!(g["severity"], "note");
+    assert_eq!(
+        (g["line"].as_u64(), g["column"].as_u64()),
+        (Some(5), Some(48))
+    );
+    assert_eq!(g["construct"], "`idx[i]`");
+    assert!(
+        g["reason"]
+            .as_str()
+            .is_some_and(|w| w.starts_with("subscript is not affine")),
+        "{g}"
+    );
+    // The text form: notes only with -v.
+    let r = tiledflow(d, &["auto.c", "-o", "out.c"]).expect(0);
+    assert_eq!(r.stderr, "", "{}", r.said());
+}
+
+#[test]
+fn tiledflow_cc_appends_one_report_line_per_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "auto.c", AUTO_NESTS);
+    let report = d.join("report.jsonl");
+    // Twice, by option and by environment: the second command's line follows the first's.
+    tiledflow_cc(
+        d,
+        &[
+            "auto.c",
+            "-o",
+            "p1",
+            &format!("--tiledflow-report={}", report.display()),
+        ],
+    )
+    .expect(0);
+    let r = run(tool("tiledflow-cc")
+        .current_dir(d)
+        .env("TILEDFLOW_REPORT", &report)
+        .args(["auto.c", "-o", "p2"]))
+    .expect(0);
+    // The notes go to the report, not to the terminal.
+    assert!(!r.stderr.contains("note:"), "{}", r.said());
+    assert_eq!(output_of(d, "p1"), "99 0\n");
+    assert_eq!(output_of(d, "p2"), "99 0\n");
+    let lines = json_lines(&std::fs::read_to_string(&report).unwrap());
+    assert_eq!(lines.len(), 2);
+    for l in &lines {
+        assert_eq!(l["source"], "auto.c");
+        assert_eq!(
+            (l["scops"].as_u64(), l["transformed"].as_u64()),
+            (Some(2), Some(2)),
+            "{l}"
+        );
+        assert!(l.get("as_written").is_none(), "{l}");
+        let kinds: Vec<&str> = l["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|d| d["kind"].as_str())
+            .collect();
+        assert_eq!(kinds, ["not-scop"], "{l}");
+    }
 }
