@@ -4,7 +4,7 @@
 CARGO ?= cargo
 BIN_DIR := target/debug
 
-.PHONY: all deps build demo test clean install bench-runtime compile-times peers random-programs
+.PHONY: all deps build demo test clean install bench-runtime compile-times peers random-programs corpus
 
 all: build
 
@@ -35,6 +35,14 @@ compile-times: deps
 random-programs: build
 	TILEDFLOW_RANDOM_PROGRAMS=$(or $(COUNT),200) TILEDFLOW_RANDOM_SEED=$(or $(SEED),0) \
 		$(CARGO) test -p testsuite --test random_programs -- --nocapture
+
+# Real C projects (zlib, bzip2, lz4, zstd, SQLite, ERFA) built with tiledflow-cc as CC, their
+# tests or smoke runs compared with the build by cc, and a table of SCoPs found, transformed and
+# left as written (scripts/corpus.sh; sources fetched once into ~/.cache/tiledflow/corpus).
+# PROJECTS="zlib erfa" picks some.
+corpus: deps
+	$(CARGO) build --release -p tiledflow -p streamrt
+	bash scripts/corpus.sh $(or $(CARGO_TARGET_DIR),target)/release/tiledflow-cc
 
 clean:
 	$(CARGO) clean
