@@ -61,8 +61,13 @@ pub const MAX_MEMORY_THREADS: f64 = 8.0;
 pub const LLC_BANDWIDTH: f64 = 40e9;
 /// Bytes per second one thread reads from L2.
 pub const L2_BANDWIDTH: f64 = 40e9;
-/// Seconds the runtime spends on one task (spawn, dependences, scheduling).
-pub const SECONDS_PER_TASK: f64 = 2e-6;
+/// Seconds the runtime spends on one task (spawn, dependences, scheduling): `make
+/// bench-runtime` measures 0.24 to 0.54 µs of wall time per task on 2 threads (a wavefront of
+/// empty tasks, independent ones), so a microsecond of one thread's time. (It was 2 µs, which
+/// kept bicg at EXTRALARGE from its `reuse` candidate on a 512 KiB-L2 machine: 9.1 ms under
+/// `smart` against 5.2 ms, medians of 15 runs, gcc's original 5.3 ms; no other kernel's choice
+/// changed.)
+pub const SECONDS_PER_TASK: f64 = 1e-6;
 /// The most last-level cache one thread counts on. Virtual machines report the sum of every
 /// cache slice of the host (260 MiB over 2 cores on this project's 2-core VMs), of which a thread
 /// gets a few MiB; real processors have 1.5 to 4 MiB per core.
