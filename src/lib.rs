@@ -475,6 +475,15 @@ fn polyhedral_error(e: polyhedral::Error) -> Error {
     }
 }
 
+/// The task builder's failures: a polyhedral analysis it ran fails as the polyhedral stage's
+/// own do; an inconsistent task graph is a compiler bug.
+fn taskgen_error(e: taskgen::Error) -> Error {
+    match e {
+        taskgen::Error::Polyhedral(e) => polyhedral_error(e),
+        e @ taskgen::Error::InconsistentGraph(_) => Error::Internal(e.to_string()),
+    }
+}
+
 /// How the frontend parses for `opts`: only CUDA kernels, compiled apart from the user's file,
 /// need the macros the statements use.
 fn frontend_options(opts: &Options) -> frontend::Options {
@@ -1128,24 +1137,24 @@ fn compile_pass(
                     bodies,
                 )
             })
-            .map_err(polyhedral_error)?;
+            .map_err(taskgen_error)?;
         let omp = match (opts.emit, opts.target) {
             (Emit::C, Target::Omp) => Some(
                 st.time("omp plan", || {
                     taskgen::emit_omp::plan(&expanded, &deps, &sched)
                 })
-                .map_err(polyhedral_error)?,
+                .map_err(taskgen_error)?,
             ),
             _ => None,
         };
-        let private = taskgen::private_scalars(scop, &private).map_err(polyhedral_error)?;
+        let private = taskgen::private_scalars(scop, &private).map_err(taskgen_error)?;
         let cuda = match (opts.emit, opts.target) {
             (Emit::C, Target::Cuda) => {
                 let plan = st
                     .time("gpu plan", || {
                         taskgen::emit_cuda::plan(scop, &expanded, &deps, &sched, &program, &private)
                     })
-                    .map_err(polyhedral_error)?;
+                    .map_err(taskgen_error)?;
                 if !plan.not_thread_private.is_empty() {
                     candidates.retain(|c| !plan.not_thread_private.contains(&c.array));
                     continue;

@@ -254,7 +254,7 @@ pub fn plan(
     sched: &TiledSchedule,
     program: &TaskProgram,
     private: &[PrivateScalar],
-) -> polyhedral::Result<CudaPlan> {
+) -> crate::Result<CudaPlan> {
     let names = scop
         .params
         .iter()

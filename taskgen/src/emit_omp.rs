@@ -39,7 +39,7 @@ pub struct OmpNest {
 }
 
 /// Asks polyhedral which tile loops of each nest of `sched` are parallel and builds their loops.
-pub fn plan(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> polyhedral::Result<OmpPlan> {
+pub fn plan(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> crate::Result<OmpPlan> {
     let nests = polyhedral::parallel_tiles(scop, deps, sched)?
         .into_iter()
         .map(|p| {

@@ -7,6 +7,7 @@
 //! Modules: [`program`] (the tile graph's partitions as task classes with fixed inputs),
 //! [`idiom`] (how each dependence is synchronized: the one place that decides), [`task_graph`]
 //! (the class graph, its checks and its Graphviz text), [`private`] (scalars kept per task),
+//! [`error`] (the builder's own errors),
 //! [`emit_c`] and [`c_ast`] (C text), [`emit_cuda`] (CUDA kernels and the GPU control program), [`harness`] (a program that
 //! runs one SCoP on its own, for the driver's autotuner).
 //!
@@ -19,6 +20,7 @@ pub mod c_ast;
 pub mod emit_c;
 pub mod emit_cuda;
 pub mod emit_omp;
+pub mod error;
 pub mod harness;
 pub mod idiom;
 pub mod private;
@@ -27,5 +29,6 @@ pub mod task_graph;
 
 pub use emit_c::{emit_file, EmitOptions, ScopCode, Target};
 pub use emit_omp::OmpPlan;
+pub use error::{Error, Result};
 pub use private::{private_scalars, PrivateScalar};
 pub use program::{build, Granularity, TaskClass, TaskProgram, TileBodies};

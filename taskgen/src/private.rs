@@ -24,10 +24,7 @@ pub struct PrivateScalar {
 }
 
 /// The private scalars of `scop` with their copy-out code.
-pub fn private_scalars(
-    scop: &Scop,
-    private: &[TaskPrivate],
-) -> polyhedral::Result<Vec<PrivateScalar>> {
+pub fn private_scalars(scop: &Scop, private: &[TaskPrivate]) -> crate::Result<Vec<PrivateScalar>> {
     private
         .iter()
         .map(|p| {

@@ -166,7 +166,7 @@ pub fn build(
     sched: &TiledSchedule,
     tile_deps: &[TileDep],
     bodies: TileBodies<'_>,
-) -> polyhedral::Result<TaskProgram> {
+) -> crate::Result<TaskProgram> {
     let _ = deps;
     // The task bodies need only the schedule: ISL generates them on a second thread (each query
     // has its own ISL context) while this one builds the tile graph and the control code. For a
@@ -192,10 +192,7 @@ pub fn build(
     }
     let problems = crate::task_graph::check(&program);
     if !problems.is_empty() {
-        return Err(polyhedral::Error::InvalidInput(format!(
-            "the task graph is inconsistent (a compiler bug):\n{}",
-            problems.join("\n")
-        )));
+        return Err(crate::Error::InconsistentGraph(problems));
     }
     Ok(program)
 }
