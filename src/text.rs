@@ -3,7 +3,7 @@
 //! Every form starts with a header naming the SCoP (function and line) and prints ISL text as the
 //! stage produced it, one relation per line, in id order, so that outputs are deterministic.
 
-use frontend::ir::{AccessKind, BodyPiece, Scop};
+use frontend::ir::Scop;
 use polyhedral::{Dependences, TiledSchedule};
 use std::fmt::Write;
 use taskgen::TaskProgram;
@@ -12,55 +12,13 @@ fn header(s: &mut String, scop: &Scop) {
     let _ = writeln!(s, "# SCoP in {}() at line {}", scop.function, scop.loc.line);
 }
 
-/// Domains, schedules, accesses, parameters and arrays of a SCoP.
+/// Domains, schedules, accesses, parameters and arrays of a SCoP: the header, then the IR's own
+/// text form ([`frontend::scop_to_string`], the one printer of a SCoP: `${i}` an iterator piece of
+/// a body, `@{A}` an array piece).
 pub fn scop(scop: &Scop) -> String {
     let mut s = String::new();
     header(&mut s, scop);
-    let params: Vec<String> = scop
-        .params
-        .iter()
-        .map(|p| format!("{} {}", p.c_type, p.name))
-        .collect();
-    let _ = writeln!(s, "params: [{}]", params.join(", "));
-    let _ = writeln!(s, "context: {}", scop.context);
-    for a in &scop.arrays {
-        let storage = a.storage.name();
-        let _ = writeln!(
-            s,
-            "array {}: {} {} rank {} ({storage}{})",
-            a.id,
-            a.elem_type,
-            a.name,
-            a.rank,
-            if a.written { ", written" } else { "" }
-        );
-    }
-    for st in &scop.statements {
-        let _ = writeln!(s, "{}: line {}", st.id, st.loc.line);
-        let _ = writeln!(s, "  domain:   {}", st.domain);
-        let _ = writeln!(s, "  schedule: {}", st.schedule);
-        for acc in &st.accesses {
-            let kind = match acc.kind {
-                AccessKind::Read => "read ",
-                AccessKind::Write => "write",
-            };
-            let _ = writeln!(s, "  {kind}:    {}", acc.relation);
-        }
-        let body: String = st
-            .body
-            .iter()
-            .map(|p| match p {
-                BodyPiece::Text(t) => t.clone(),
-                BodyPiece::Iter(k) => st.iterators.get(*k).cloned().unwrap_or_default(),
-                BodyPiece::Var(id) => scop.array(*id).name.clone(),
-            })
-            .collect();
-        let _ = writeln!(
-            s,
-            "  body:     {}",
-            body.split_whitespace().collect::<Vec<_>>().join(" ")
-        );
-    }
+    s.push_str(&frontend::scop_to_string(scop));
     s
 }
 
