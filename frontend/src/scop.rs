@@ -1336,21 +1336,30 @@ impl<'a> Builder<'a> {
                 "the statement is not written in this file",
             ));
         }
-        let end = self
-            .statement_end(n.span.start, n.span.end)
-            .ok_or_else(|| {
-                Refusal::new(
-                    n.span.start,
-                    self.code(n),
-                    "the statement's text is not delimited by its own `;` (macro?)",
-                )
-            })?;
-        let span = Span {
-            start: n.span.start,
-            end,
-        };
+        // A statement that is a function-like macro's whole expansion (`UPD(C, i);`) starts,
+        // as written, at the macro's name: libclang's extent starts at the first argument the
+        // expansion spells.
+        let call = self.macro_call_start(n.span.start);
+        let start = call.as_ref().map_or(n.span.start, |(start, _)| *start);
+        let end = self.statement_end(start, n.span.end).ok_or_else(|| {
+            let why = match &call {
+                Some((_, name)) => format!(
+                    "the call of macro `{name}` is not followed by its own `;` (the `;` comes from the macro's definition): write `{name}(...);`"
+                ),
+                None => "the statement's text is not delimited by its own `;` (macro?)".to_string(),
+            };
+            Refusal::new(n.span.start, self.code(n), why)
+        })?;
+        let span = Span { start, end };
         let top = strip_parens(n);
         if splits(top) {
+            if let Some((at, name)) = &call {
+                return Err(Refusal::new(
+                    *at,
+                    format!("`{name}(...)`"),
+                    format!("the comma expression or chained assignment that macro `{name}` expands to cannot be split into its statements from the written text"),
+                ));
+            }
             return self.split_expression(top);
         }
         let accesses = self.effect(n, top)?;
@@ -1634,6 +1643,43 @@ impl<'a> Builder<'a> {
 
     /// End (after the `;`) of the expression statement starting at `start`: the first `;` at
     /// bracket depth 0, which must not come before the expression's end.
+    /// Where the function-like macro call whose arguments hold offset `start` begins (its name),
+    /// and the name, when `start` (the start of an expression statement's extent) lies inside
+    /// such a call: a written statement never starts inside parentheses, so an unmatched `(`
+    /// before it, within the statement (no `;`, `{` or `}` in between), right after an
+    /// identifier, is a macro's call. For nested calls (`OUTER(INNER(x, i))`), the outermost.
+    fn macro_call_start(&self, start: usize) -> Option<(usize, String)> {
+        let mut found = None;
+        let mut at = self.tokens.partition_point(|t| t.span.start < start);
+        'outer: loop {
+            let mut depth = 0i32;
+            for j in (0..at).rev() {
+                let t = &self.tokens[j];
+                if t.kind != TokenKind::Punctuation {
+                    continue;
+                }
+                match t.spelling.as_str() {
+                    ";" | "{" | "}" => break 'outer,
+                    ")" | "]" => depth += 1,
+                    "[" => depth -= 1,
+                    "(" if depth > 0 => depth -= 1,
+                    "(" => {
+                        let name = j.checked_sub(1).map(|k| &self.tokens[k])?;
+                        if name.kind != TokenKind::Identifier {
+                            return None;
+                        }
+                        found = Some((name.span.start, name.spelling.clone()));
+                        at = j - 1;
+                        continue 'outer;
+                    }
+                    _ => {}
+                }
+            }
+            break;
+        }
+        found
+    }
+
     fn statement_end(&self, start: usize, min_end: usize) -> Option<usize> {
         let first = self.tokens.partition_point(|t| t.span.start < start);
         let mut depth = 0i32;

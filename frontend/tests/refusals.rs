@@ -263,6 +263,41 @@ fn statement_hidden_in_a_macro() {
 }
 
 #[test]
+fn macro_call_whose_definition_holds_the_semicolon_written_without_one() {
+    // `BUMP(B, i)` expands to a whole statement, `;` included; written without a `;` of its
+    // own, its text cannot be re-emitted as a statement.
+    assert_eq!(
+        refused(
+            "\n#define BUMP(a, k) a[k] = a[k] + 1.0;",
+            "  for (i = 0; i < n; i++) {\n    BUMP(B, i)\n  }\n"
+        ),
+        warning(
+            8,
+            10,
+            "`B, i)`",
+            "the call of macro `BUMP` is not followed by its own `;` (the `;` comes from the macro's definition): write `BUMP(...);`"
+        )
+    );
+}
+
+#[test]
+fn chained_assignment_made_by_a_macro_call() {
+    // The two assignments cannot be cut out of the written text `SET2(B[i], A[i][0], x);`.
+    assert_eq!(
+        refused(
+            "\n#define SET2(p, q, v) p = q = (v)",
+            "  for (i = 0; i < n; i++)\n    SET2(B[i], A[i][0], x);\n"
+        ),
+        warning(
+            8,
+            5,
+            "`SET2(...)`",
+            "the comma expression or chained assignment that macro `SET2` expands to cannot be split into its statements from the written text"
+        )
+    );
+}
+
+#[test]
 fn iterator_hidden_in_a_macro() {
     // `AT(k)` reads B[i] although `i` is not written in the statement: the text cannot be
     // re-emitted with `i` substituted.

@@ -84,6 +84,17 @@ fn chained_assignments_commas_increments_calls_and_conditionals() {
     );
 }
 
+/// Statements written as function-like macro calls (the whole statement one call, a call
+/// whose definition ends with the `;`, calls in arguments) are re-emitted as written.
+#[test]
+fn statements_written_as_macro_calls() {
+    check(
+        "macros.c",
+        &[&[], &["-DN=9"], &["-DN=2"]],
+        "SCoP in kernel() at line 20: 4 statements",
+    );
+}
+
 /// The vector extensions of this machine's processor that the generated code may use.
 fn cpu_flags() -> Vec<String> {
     let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
