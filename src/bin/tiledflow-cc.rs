@@ -146,8 +146,11 @@ fn run(argv: &[String]) -> Result<ExitCode, String> {
     }
     let mut as_written = None;
     let code = compile(&mut cmd, transformed, stdin_text, &mut as_written);
+    // The report is for the user's tools: failing to write it does not fail the build.
     if let Some(path) = &cmd.ours.report {
-        write_report(path, report, as_written.as_deref())?;
+        if let Err(e) = write_report(path, report, as_written.as_deref()) {
+            eprintln!("tiledflow-cc: warning: {e}");
+        }
     }
     code
 }

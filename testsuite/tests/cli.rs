@@ -975,6 +975,24 @@ fn tiledflow_cc_appends_one_report_line_per_source() {
     assert!(!r.stderr.contains("note:"), "{}", r.said());
     assert_eq!(output_of(d, "p1"), "99 0\n");
     assert_eq!(output_of(d, "p2"), "99 0\n");
+    // A report that cannot be written is a warning: the build still succeeds.
+    let r = tiledflow_cc(
+        d,
+        &[
+            "auto.c",
+            "-o",
+            "p3",
+            "--tiledflow-report=no/such/dir/r.jsonl",
+        ],
+    )
+    .expect(0);
+    assert!(
+        r.stderr
+            .contains("tiledflow-cc: warning: --tiledflow-report="),
+        "{}",
+        r.said()
+    );
+    assert_eq!(output_of(d, "p3"), "99 0\n");
     let lines = json_lines(&std::fs::read_to_string(&report).unwrap());
     assert_eq!(lines.len(), 2);
     for l in &lines {
