@@ -378,7 +378,7 @@ impl ScopReport {
 pub struct Output {
     /// The requested text (C, or a printed intermediate form).
     pub text: String,
-    /// Warnings and notes, already formatted `file:line:col: warning: ...`.
+    /// Warnings and notes, typed ([`Diagnostic`]; `Display` gives `file:line:col: warning: ...`).
     pub diagnostics: Vec<Diagnostic>,
     pub reports: Vec<ScopReport>,
     /// With `--target cuda`: the text of the kernel file (`out.cu` beside `out.c`).
