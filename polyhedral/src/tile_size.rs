@@ -5,10 +5,17 @@
 //! [`MIN_SIZE`, `MAX_SIZE`] whose estimated footprint fits the budget: [`FOOTPRINT_BUDGET`] bytes
 //! (half of a 128 KiB share of L2 per core, leaving room for the rest of the tile's working set)
 //! unless [`crate::ScheduleConfig::tile_footprint`] says otherwise. The driver sets it to a
-//! sixteenth of the machine's L2 (clamped to 32-256 KiB): on a core with 2 MiB of L2, 128 KiB,
-//! so gemm-like 3-D bands over three `double` matrices get 64 instead of 32, which with their
-//! jammed tile code (`tile_code`) ran gemm 18%, 2mm 23% and 3mm 21% faster at LARGE (syr2k and
-//! correlation within 5% either way). The
+//! quarter of the machine's L2, clamped to 32-128 KiB (`cost::Machine::tile_footprint`): 128 KiB
+//! on both machines measured. On a Xeon with 2 MiB of L2, 128 KiB against 64 gave gemm-like 3-D
+//! bands over three `double` matrices 64 instead of 32, which with their jammed tile code
+//! (`tile_code`) ran gemm 18%, 2mm 23% and 3mm 21% faster at LARGE (syr2k and correlation
+//! within 5% either way). On an AMD EPYC (Zen 3, 512 KiB of L2), where the earlier rule (a
+//! sixteenth of L2) gave 32 KiB, 128 KiB ran (tasks, 2 threads, medians of 5 runs in rounds,
+//! LARGE; EXTRALARGE for trisolv): gramschmidt 0.86 s -> 0.42, trisolv 14.2 ms -> 8.9, heat-3d
+//! 2.06 s -> 1.69, covariance -17%, trmm, symm, correlation, jacobi-2d, 2mm, syr2k, syrk
+//! -11 to -15%, gemm, ludcmp -9%; gesummv +8% (EXTRALARGE, 11 runs), atax, gemver and doitgen
+//! within noise (their reruns went either way). 256 KiB ran heat-3d another 15% and symm 9%
+//! faster but correlation, covariance and gesummv 7-18% slower. The
 //! footprint of one tile is estimated as `Σ_A size_of(elem(A)) · T^min(rank(A), depth)` over the
 //! distinct arrays `A` the band's statements access: an access of rank `r` touches at most `T`
 //! values per subscript that follows a band member, and at most `depth` subscripts can. Scalars
