@@ -172,10 +172,13 @@ pub fn packed_refusal(
 }
 
 /// Whether an occurrence can be packed for lanes along `q` and the reduction along `r`: an
-/// element of an array that the SCoP never writes, whose subscripts mention no variable and no
-/// iterator but `q` and `r`, `q` once, as a whole subscript other than the last (`A[j][k]` for
-/// lanes `j`): a copy of the elements the kernel reads, laid out with the lanes contiguous,
-/// then gives the same values as vectors.
+/// element of an array of rank 2 or more that the SCoP never writes, whose subscripts mention
+/// no variable and no iterator but `q` and `r`, `q` once, as a whole subscript (`A[j][k]` or
+/// `B[k][j]` for lanes `j`): a copy of the elements the kernel reads, laid out with the lanes
+/// contiguous, then gives the same values as vectors. An occurrence already contiguous along
+/// the lanes (`B[k][j]`) is packed too: its rows start wherever the array's allocation put
+/// them (`malloc` aligns to 16 bytes), so half of its 32-byte loads straddle two cache lines,
+/// where the buffer's are aligned and its rows adjacent (see `polyhedral::kernel`).
 fn packable(scop: &Scop, toks: &[Tok], occ: &Occurrence, q: usize, r: usize) -> bool {
     let Tok::Var(id) = toks[occ.start] else {
         return false;
@@ -204,7 +207,7 @@ fn packable(scop: &Scop, toks: &[Tok], occ: &Occurrence, q: usize, r: usize) -> 
             lane_at = Some(k);
         }
     }
-    lane_at.is_some_and(|k| k + 1 < occ.subscripts.len())
+    lane_at.is_some()
 }
 
 /// The occurrences of `body` that are packed for lanes along `q` and the reduction along `r`
@@ -532,7 +535,7 @@ mod tests {
     /// `A`, `B`, `C`, a `float` array `F`, scalars `alpha` and `k2`, and `n`).
     fn statements(body: &str) -> Scop {
         let text = format!(
-            "double sqrt(double);\nvoid f(int n, double alpha, int k2, double A[n][n], double B[n][n], double C[n][n], float F[n][n]) {{\n#pragma scop\n{body}\n#pragma endscop\n}}\n"
+            "double sqrt(double);\nvoid f(int n, double alpha, int k2, double A[n][n], double B[n][n], double C[n][n], float F[n][n], double x[n]) {{\n#pragma scop\n{body}\n#pragma endscop\n}}\n"
         );
         let (file, _) = crate::parse_source("t.c", &text, &crate::Options::default()).unwrap();
         file.scops.into_iter().next().expect("a SCoP")
@@ -617,10 +620,21 @@ mod tests {
             )),
             Ok("TF_V(C[i][j]) += P0[k][j] * alpha * B[i][k] + P1[k][j] * alpha * A[i][k]; / A[j][k], B[j][ k ]".into())
         );
-        // Nothing to pack; an array the SCoP writes; another iterator in the occurrence; the
-        // lanes in the last subscript as well.
+        // Occurrences contiguous along the lanes are packed as well (for aligned rows), with
+        // an offset along the lanes or the reduction as written.
+        assert_eq!(
+            packed(&format!("{loops}C[i][j] += alpha * A[i][k] * B[k][j];")),
+            Ok("TF_V(C[i][j]) += alpha * A[i][k] * P0[k][j]; / B[k][j]".into())
+        );
+        assert_eq!(
+            packed(&format!("{loops}C[i][j] += A[j][k] * B[k + 1][j - 1];")),
+            Ok("TF_V(C[i][j]) += P0[k][j] * P1[k][j]; / A[j][k], B[k + 1][j - 1]".into())
+        );
+        // Nothing to pack (a row's operand, a vector of rank 1); an array the SCoP writes;
+        // another iterator in the occurrence; the lanes in the last subscript as well.
         for (stmt, why) in [
-            ("C[i][j] += A[i][k] * B[k][j];", "no occurrence to pack"),
+            ("C[i][j] += A[i][k] * x[j];", "no occurrence to pack"),
+            ("C[i][j] += C[k][j] * A[i][k];", "no occurrence to pack"),
             ("C[i][j] += C[j][k] * A[i][k];", "subscript"),
             ("C[i][j] += A[j][i] * B[i][k];", "subscript"),
             ("C[i][j] += A[j][j] * B[i][k];", "subscript"),

@@ -6,12 +6,14 @@ mod common;
 use polyhedral::{dependences, schedule, tile_body_ast, Ast, ScheduleConfig};
 
 #[test]
-fn syrks_products_across_the_lanes_are_packed() {
+fn read_only_operands_along_the_lanes_are_packed() {
     // `C[i][j] += alpha * A[i][k] * A[j][k]`: along the lanes `j`, `A[j][k]` walks down a
     // column. The kernel copies the tile's block of `A` with `j` contiguous first; syr2k's
     // reduction `k`, innermost in the tile's own order, moves out of the lanes' way. At SMALL
-    // (N = 80, M = 60) with 16-wide tiles, the tiles below the diagonal are full.
-    for (kernel, want) in [("syrk", 1), ("syr2k", 2)] {
+    // (N = 80, M = 60) with 16-wide tiles, the tiles below the diagonal are full. gemm's
+    // `B[k][j]`, contiguous along the lanes already, is copied for aligned rows (`C` and `A`,
+    // written or invariant along the lanes, are not).
+    for (kernel, want) in [("syrk", 1), ("syr2k", 2), ("gemm", 1)] {
         let scop = common::kernel_scop(kernel, &["SMALL_DATASET"]);
         let deps = dependences(&scop).unwrap();
         let cfg = ScheduleConfig {
