@@ -155,9 +155,10 @@ pub fn refusal(scop: &Scop, stmt: &Statement, q: usize, elem: &str) -> Option<St
     check(scop, stmt, q, None, elem).err()
 }
 
-/// Like [`refusal`], with the occurrences that walk memory across the lanes packed (see
-/// [`packed`]): the number of such occurrences when the statement can run so along `q`, with
-/// `r` its reduction iterator; why not otherwise (also when nothing needs packing).
+/// Like [`refusal`], with the occurrences that [`packable`] accepts (read-only operands along
+/// the lanes and the reduction) packed: the number of such occurrences when the statement can
+/// run so along `q`, with `r` its reduction iterator; why not otherwise (also when nothing can
+/// be packed).
 pub fn packed_refusal(
     scop: &Scop,
     stmt: &Statement,
@@ -171,23 +172,22 @@ pub fn packed_refusal(
     }
 }
 
-/// Whether an occurrence can be packed for lanes along `q` and the reduction along `r`: an
-/// element of an array of rank 2 or more that the SCoP never writes, whose subscripts mention
+/// Whether an occurrence in `stmt` can be packed for lanes along `q` and the reduction along
+/// `r`: an element of an array of rank 2 or more that `stmt` does not write, whose subscripts mention
 /// no variable and no iterator but `q` and `r`, `q` once, as a whole subscript (`A[j][k]` or
 /// `B[k][j]` for lanes `j`): a copy of the elements the kernel reads, laid out with the lanes
 /// contiguous, then gives the same values as vectors. An occurrence already contiguous along
 /// the lanes (`B[k][j]`) is packed too: its rows start wherever the array's allocation put
 /// them (`malloc` aligns to 16 bytes), so half of its 32-byte loads straddle two cache lines,
 /// where the buffer's are aligned and its rows adjacent (see `polyhedral::kernel`).
-fn packable(scop: &Scop, toks: &[Tok], occ: &Occurrence, q: usize, r: usize) -> bool {
+fn packable(stmt: &Statement, toks: &[Tok], occ: &Occurrence, q: usize, r: usize) -> bool {
     let Tok::Var(id) = toks[occ.start] else {
         return false;
     };
-    let written = scop.statements.iter().any(|s| {
-        s.accesses
-            .iter()
-            .any(|a| a.array == id && a.kind == crate::ir::AccessKind::Write)
-    });
+    let written = stmt
+        .accesses
+        .iter()
+        .any(|a| a.array == id && a.kind == crate::ir::AccessKind::Write);
     if written || occ.subscripts.len() < 2 {
         return false;
     }
@@ -212,11 +212,11 @@ fn packable(scop: &Scop, toks: &[Tok], occ: &Occurrence, q: usize, r: usize) -> 
 
 /// The occurrences of `body` that are packed for lanes along `q` and the reduction along `r`
 /// ([`packable`]), in text order, as (start, end) token positions.
-fn packed_occurrences(scop: &Scop, toks: &[Tok], q: usize, r: usize) -> Vec<(usize, usize)> {
+fn packed_occurrences(stmt: &Statement, toks: &[Tok], q: usize, r: usize) -> Vec<(usize, usize)> {
     occurrences(toks)
         .unwrap_or_default()
         .iter()
-        .filter(|o| packable(scop, toks, o, q, r))
+        .filter(|o| packable(stmt, toks, o, q, r))
         .map(|o| (o.start, o.end))
         .collect()
 }
@@ -241,7 +241,7 @@ fn check(
     let packs: Vec<&Occurrence> = match pack {
         Some(r) => occs
             .iter()
-            .filter(|o| packable(scop, &toks, o, q, r))
+            .filter(|o| packable(stmt, &toks, o, q, r))
             .collect(),
         None => Vec::new(),
     };
@@ -327,8 +327,7 @@ fn check(
 /// [`render`] prints them.
 #[allow(clippy::too_many_arguments)]
 pub fn render_packed(
-    scop: &Scop,
-    body: &[BodyPiece],
+    stmt: &Statement,
     q: usize,
     r: usize,
     iter: &dyn Fn(usize) -> String,
@@ -336,8 +335,8 @@ pub fn render_packed(
     wrap: &dyn Fn(ArrayId) -> (String, String),
     packed: &dyn Fn(usize) -> String,
 ) -> String {
-    let toks = tokens(body);
-    let packs = packed_occurrences(scop, &toks, q, r);
+    let toks = tokens(&stmt.body);
+    let packs = packed_occurrences(stmt, &toks, q, r);
     let mut out = String::new();
     let mut k = 0;
     let mut piece = Vec::new();
@@ -362,16 +361,15 @@ pub fn render_packed(
 /// The text of packed occurrence `n` (see [`render_packed`]) of `body`, iterators and variables
 /// printed by `iter` and `var`; empty when there is none.
 pub fn packed_text(
-    scop: &Scop,
-    body: &[BodyPiece],
+    stmt: &Statement,
     q: usize,
     r: usize,
     n: usize,
     iter: &dyn Fn(usize) -> String,
     var: &dyn Fn(ArrayId) -> String,
 ) -> String {
-    let toks = tokens(body);
-    let Some(&(a, b)) = packed_occurrences(scop, &toks, q, r).get(n) else {
+    let toks = tokens(&stmt.body);
+    let Some(&(a, b)) = packed_occurrences(stmt, &toks, q, r).get(n) else {
         return String::new();
     };
     toks[a..b]
@@ -592,8 +590,7 @@ mod tests {
         let iter = |k: usize| stmt.iterators[k].clone();
         let var = |v: ArrayId| scop.array(v).name.clone();
         let text = render_packed(
-            &scop,
-            &stmt.body,
+            stmt,
             q,
             r,
             &iter,
@@ -602,7 +599,7 @@ mod tests {
             &|n| format!("P{n}[k][j]"),
         );
         let fills: Vec<String> = (0..n)
-            .map(|m| packed_text(&scop, &stmt.body, q, r, m, &iter, &var))
+            .map(|m| packed_text(stmt, q, r, m, &iter, &var))
             .collect();
         Ok(format!("{text} / {}", fills.join(", ")))
     }
@@ -630,8 +627,18 @@ mod tests {
             packed(&format!("{loops}C[i][j] += A[j][k] * B[k + 1][j - 1];")),
             Ok("TF_V(C[i][j]) += P0[k][j] * P1[k][j]; / A[j][k], B[k + 1][j - 1]".into())
         );
-        // Nothing to pack (a row's operand, a vector of rank 1); an array the SCoP writes;
-        // another iterator in the occurrence; the lanes in the last subscript as well.
+        // An array another statement writes is packed (it is not written while the kernel
+        // runs).
+        assert_eq!(
+            packed(
+                "for (int i = 0; i < n; i++) for (int k = 0; k < n; k++)\n  B[i][k] = 2 * A[i][k];\n\
+                 for (int i = 0; i < n; i++) for (int k = 0; k < n; k++) for (int j = 0; j < n; j++)\n  \
+                 C[i][j] += A[i][k] * B[k][j];"
+            ),
+            Ok("TF_V(C[i][j]) += A[i][k] * P0[k][j]; / B[k][j]".into())
+        );
+        // Nothing to pack (a row's operand, a vector of rank 1); the array the statement
+        // writes; another iterator in the occurrence; the lanes in the last subscript as well.
         for (stmt, why) in [
             ("C[i][j] += A[i][k] * x[j];", "no occurrence to pack"),
             ("C[i][j] += C[k][j] * A[i][k];", "no occurrence to pack"),

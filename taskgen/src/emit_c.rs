@@ -559,8 +559,7 @@ pub(crate) fn statement(
             };
             let packed = |n: usize| format!("{open}{}{close}", pack_element(n, &iter(r), &iter(q)));
             out.push_str(&frontend::lanes::render_packed(
-                scop,
-                &stmt.body,
+                stmt,
                 q,
                 r,
                 &iter,
@@ -574,7 +573,7 @@ pub(crate) fn statement(
                 out,
                 "{} = {};",
                 pack_element(n, &iter(r), &iter(q)),
-                frontend::lanes::packed_text(scop, &stmt.body, q, r, n, &iter, &var)
+                frontend::lanes::packed_text(stmt, q, r, n, &iter, &var)
             );
         }
         None => {
