@@ -173,10 +173,10 @@ pub fn packed_refusal(
 }
 
 /// Whether an occurrence in `stmt` can be packed for lanes along `q` and the reduction along
-/// `r`: an element of an array of rank 2 or more that `stmt` does not write, whose subscripts mention
-/// no variable and no iterator but `q` and `r`, `q` once, as a whole subscript (`A[j][k]` or
-/// `B[k][j]` for lanes `j`): a copy of the elements the kernel reads, laid out with the lanes
-/// contiguous, then gives the same values as vectors. An occurrence already contiguous along
+/// `r`: an element of an array of rank 2 or more that `stmt` does not write, whose subscripts
+/// mention no variable and no iterator but `q` and `r`, `q` once, as a whole subscript
+/// (`A[j][k]` or `B[k][j]` for lanes `j`): a copy of the elements the kernel reads, laid out
+/// with the lanes contiguous, then gives the same values as vectors. An occurrence already contiguous along
 /// the lanes (`B[k][j]`) is packed too: its rows start wherever the array's allocation put
 /// them (`malloc` aligns to 16 bytes), so half of its 32-byte loads straddle two cache lines,
 /// where the buffer's are aligned and its rows adjacent (see `polyhedral::kernel`).
@@ -637,8 +637,8 @@ mod tests {
             ),
             Ok("TF_V(C[i][j]) += A[i][k] * P0[k][j]; / B[k][j]".into())
         );
-        // Nothing to pack (a row's operand, a vector of rank 1); the array the statement
-        // writes; another iterator in the occurrence; the lanes in the last subscript as well.
+        // Nothing to pack (a row's operand, a vector of rank 1, the array the statement
+        // writes); another iterator in the occurrence; the lanes in two subscripts.
         for (stmt, why) in [
             ("C[i][j] += A[i][k] * x[j];", "no occurrence to pack"),
             ("C[i][j] += C[k][j] * A[i][k];", "no occurrence to pack"),
