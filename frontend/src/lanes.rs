@@ -605,7 +605,7 @@ mod tests {
     }
 
     #[test]
-    fn occurrences_across_the_lanes_of_arrays_never_written_are_packed() {
+    fn read_only_occurrences_along_the_lanes_are_packed() {
         let loops = "for (int i = 0; i < n; i++) for (int k = 0; k < n; k++) for (int j = 0; j <= i; j++)\n  ";
         assert_eq!(
             packed(&format!("{loops}C[i][j] += alpha * A[i][k] * A[j][k];")),

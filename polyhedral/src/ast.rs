@@ -74,8 +74,9 @@ pub struct VectorLanes {
     pub elem_bytes: i64,
     /// The vector sizes (bytes) the kernel was checked for; other sizes run the fallback.
     pub widths: Vec<i64>,
-    /// Occurrences that walk memory across the lanes (`A[j][k]` for lanes `j`), copied before
-    /// the kernel's loops into buffers with the lanes contiguous; `None` when there are none.
+    /// Read-only occurrences along the lanes and the reduction (`A[j][k]` or `B[k][j]` for lanes
+    /// `j`: `frontend::lanes::packed_refusal`), copied before the kernel's loops into aligned
+    /// buffers with the lanes contiguous; `None` when there are none.
     pub packs: Option<Packs>,
 }
 
