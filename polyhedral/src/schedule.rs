@@ -98,11 +98,18 @@
 //! no nest.
 //!
 //! Tiles under a sequential loop (`inner_tiles`): a nest whose outermost band is one member that
-//! carries a dependence (adi's time loop: its tiles would be a chain) over a sequence of children
-//! whose bands have a member free within one outer iteration (adi's sweeps, each parallel over
-//! `i`) is tiled by phases instead: tiles `(t, child, ⌊i / T⌋)`, sizes `[1, 1, T]`, in the order
-//! of the untiled schedule (so legal as it is), when a phase has enough instances to be worth
-//! cutting. adi at LARGE, tasks on 2 threads: 1.00x -> 2.03x over gcc -O3 (the same on omp).
+//! carries a dependence (adi's time loop, floyd-warshall's `k`: its tiles would be a chain) over
+//! a sequence of children or over one band, where a child band has a member whose blocks depend
+//! on each other within one outer iteration in at most three waves (adi's sweeps, each parallel
+//! over `i`; floyd-warshall's rows, which meet only at row `k`), is tiled by phases instead:
+//! tiles `(t, child, ⌊i / T⌋)`, sizes `[1, 1, T]`, in the order of the untiled schedule (so
+//! legal as it is), when a phase has enough instances to be worth cutting. adi at LARGE, tasks
+//! on 2 threads: 1.00x -> 2.03x over gcc -O3 (the same on omp). floyd-warshall at LARGE, tasks,
+//! paired medians of 3 on the AMD machine: 11.4 s -> 6.55 s on 2 threads (44 chained `k` tiles
+//! before; now 123 200 tasks, average parallelism 21.8 by `--emit tasks`), the same on one
+//! (10.0 s, 10.2 s); blocks of 16 to 256 rows all within 3% (each `k` streams the whole
+//! matrix, 31 MB, through L3 whatever the block). The omp target cannot use the waves (its
+//! block loop is not parallel: row `k`'s block sits between the others) and stays at 11 s.
 //!
 //! With [`ScheduleConfig::whole_carrying_members`] (the cuda target with its default tiles), a
 //! member of a tiled band that carries a dependence inside the nest is not cut when another
@@ -1037,17 +1044,23 @@ fn tile_nests<'c>(
 const MIN_INNER_INSTANCES: f64 = 65536.0;
 
 /// Tiles under a sequential loop: when the nest at `node` is a one-member band whose member
-/// carries a dependence (its tiles would be a chain, adi's time loop) over a sequence (or set)
-/// of children, of which some are bands whose first member carries no dependence within one
-/// iteration of the outer loop (adi's sweeps, parallel over `i`), the nest's tiles are the
-/// phases `(t, s, ⌊i / T⌋)`: one outer iteration, one child, a block of `T` of that member
-/// (children that are not such bands are one tile each). The flat schedule is `[t, s, ⌊i/T⌋, t,
-/// s, i, ..]` with tile sizes `[1, 1, T]`: the tiled program runs the instances in the order of
-/// the untiled schedule, so the tiling is legal as it is, and the blocks of one phase have no
-/// dependence between them, which the tile graph finds. Only where a phase holds at least
-/// [`MIN_INNER_INSTANCES`] instances with the parameters known (a phase of durbin's inner loops
-/// is a few thousand instances: cutting those would only add tasks). `size` is the user's tile
-/// size for the member; the default is the band's for one member.
+/// carries a dependence (its tiles would be a chain: adi's time loop, floyd-warshall's `k`) over
+/// a sequence (or set) of children or over one band, and a child is a band whose first member
+/// of its own blocks well within one iteration of the outer loop (adi's sweeps, parallel over
+/// `i`; floyd-warshall's rows, which depend on each other only through row `k`), the nest's tiles
+/// are the phases `(t, s, ⌊i / T⌋)`: one outer iteration, one child (`s` is 0 under a band), a
+/// block of `T` of that member (children that are not such bands are one tile each). The flat
+/// schedule is `[t, s, ⌊i/T⌋, t, s, i, ..]` with tile sizes `[1, 1, T]`.
+///
+/// A member blocks well when no dependence within one outer iteration and one child goes back
+/// along it (so that the blocks' order, then the untiled schedule inside a block, is legal) and
+/// the dependences between its blocks make paths of at most two steps (so that a phase's blocks
+/// run as at most three waves: floyd-warshall's rows above `k`, the block of row `k`, the rows
+/// below it; a recurrence along the member would be a chain of blocks and is not cut). Only
+/// where a phase holds at least [`MIN_INNER_INSTANCES`] instances with the parameters known (a
+/// phase of durbin's inner loops is a few thousand instances: cutting those would only add
+/// tasks). `size` is the user's tile size for the member; the default is the band's for one
+/// member.
 fn inner_tiles<'c>(
     scop: &Scop,
     node: &ScheduleNode<'c>,
@@ -1060,32 +1073,51 @@ fn inner_tiles<'c>(
         return Ok(None);
     }
     let below = node.child(0)?;
-    if !matches!(below.kind()?, NodeKind::Sequence | NodeKind::Set) {
-        return Ok(None);
-    }
     let band = node
         .subtree_schedule_union_map()?
         .intersect_domain(domain.clone())?;
-    if free_members(band.clone(), 1, deps)?[0] {
+    let (flat, depth) = pad_to_common_depth(band.clone())?;
+    let ctx = flat.ctx();
+    let o = names("o", depth);
+    // Each child: its part of the flat schedule and its subtree, with the flat schedule's
+    // second dimension the child's position.
+    let (depth, children) = match below.kind()? {
+        NodeKind::Sequence | NodeKind::Set => {
+            let mut children = Vec::new();
+            for pos in 0..below.n_children()? {
+                let filter = below.child(pos)?;
+                if filter.n_children()? != 1 {
+                    return Ok(None);
+                }
+                let part = flat.clone().intersect_domain(filter.domain()?)?;
+                children.push((part, filter.child(0)?));
+            }
+            (depth, children)
+        }
+        NodeKind::Band => {
+            let mut to = vec![o[0].clone(), "0".to_string()];
+            to.extend(o[1..].iter().cloned());
+            let map = format!("{{ {} -> {} }}", tuple("", &o), tuple("", &to));
+            let flat = flat.apply_range(UnionMap::read(ctx, &map)?)?;
+            (depth + 1, vec![(flat, below)])
+        }
+        _ => return Ok(None),
+    };
+    if free_members(band, 1, deps)?[0] {
         return Ok(None); // the outer loop is parallel: its own tiles are
     }
-    let (flat, depth) = pad_to_common_depth(band)?;
     if depth < 3 {
         return Ok(None);
     }
-    let ctx = flat.ctx();
     let o = names("o", depth);
     let o2: Vec<String> = o.iter().map(|v| format!("{v}_")).collect();
+    let same_phase = format!("{} = {} and {} = {}", o2[0], o[0], o2[1], o[1]);
     let same_outer = UnionMap::read(
         ctx,
         &format!(
-            "{{ {} -> {} : {} = {} and {} = {} }}",
+            "{{ {} -> {} : {same_phase} }}",
             tuple("", &o),
-            tuple("", &o2),
-            o2[0],
-            o[0],
-            o2[1],
-            o[1]
+            tuple("", &o2)
         ),
     )?;
     let mut out = UnionMap::empty(ctx)?;
@@ -1093,33 +1125,24 @@ fn inner_tiles<'c>(
     // The block size reported for the third tile dimension: the largest one used (children's
     // defaults may differ).
     let mut used = 1;
-    for pos in 0..below.n_children()? {
-        let filter = below.child(pos)?;
-        if filter.n_children()? != 1 {
-            return Ok(None);
-        }
-        let part = flat.clone().intersect_domain(filter.domain()?)?;
-        let child = filter.child(0)?;
-        let mut tiled = None;
+    for (part, child) in children {
         // The child band's first member that is a loop of its own (ISL's band under a kept
         // outer loop repeats it first: adi's sweeps are `(t, i)` bands under `t`).
         let member = match child.kind()? {
             NodeKind::Band => own_member(&part, 2, (2 + child.band_n_member()?).min(depth))?,
             _ => None,
         };
+        let mut tiled = None;
         if let Some(d) = member {
-            let moves = UnionSet::read(
-                ctx,
-                &format!("{{ {} : {v} < 0 or {v} > 0 }}", tuple("", &o), v = o[d]),
-            )?;
-            let carried = deps
+            let within = deps
                 .clone()
                 .apply_domain(part.clone())?
                 .apply_range(part.clone())?
-                .intersect(same_outer.clone())?
-                .deltas()?
-                .intersect(moves)?;
-            if carried.is_empty()? && inner_instances(&part, depth)? >= MIN_INNER_INSTANCES {
+                .intersect(same_outer.clone())?;
+            let back = UnionSet::read(ctx, &format!("{{ {} : {} < 0 }}", tuple("", &o), o[d]))?;
+            if within.clone().deltas()?.intersect(back)?.is_empty()?
+                && inner_instances(&part, depth)? >= MIN_INNER_INSTANCES
+            {
                 let stmts: Vec<StmtId> = part
                     .clone()
                     .domain()?
@@ -1127,9 +1150,12 @@ fn inner_tiles<'c>(
                     .iter()
                     .filter_map(|s| s.tuple_name().as_deref().and_then(stmt_of_name))
                     .collect();
-                tiled = Some(size.unwrap_or_else(|| {
+                let t = size.unwrap_or_else(|| {
                     crate::tile_size::default_tile_size_within(scop, &stmts, 1, budget)
-                }));
+                });
+                if blocks_in_three_waves(&within, &o, d, t)? {
+                    tiled = Some(t);
+                }
             }
         }
         let tile = match (tiled, member) {
@@ -1152,10 +1178,37 @@ fn inner_tiles<'c>(
     Ok(Some((out, sizes)))
 }
 
+/// Whether the dependences `within` one phase (between points of a flat schedule over `o`)
+/// relate its blocks `⌊o[d] / t⌋` by paths of at most two steps: the blocks then run as at most
+/// three waves, however many there are.
+fn blocks_in_three_waves(within: &UnionMap<'_>, o: &[String], d: usize, t: i64) -> Result<bool> {
+    let ctx = within.ctx();
+    let blocks = format!(
+        "{{ {} -> [{}, {}, floor({} / {t})] }}",
+        tuple("", o),
+        o[0],
+        o[1],
+        o[d]
+    );
+    let blocks = UnionMap::read(ctx, &blocks)?;
+    let between = within
+        .clone()
+        .apply_domain(blocks.clone())?
+        .apply_range(blocks)?
+        .subtract(UnionMap::read(ctx, "{ [b0, b1, b2] -> [b0, b1, b2] }")?)?
+        .coalesce()?;
+    let three = between
+        .clone()
+        .apply_range(between.clone())?
+        .apply_range(between)?;
+    three.is_empty()
+}
+
 /// The first dimension in `from .. to` of `part` (a flat schedule) that is a loop of its own:
-/// the dimensions before it are each a copy of dimension 0 or a constant, so that ordering by a
-/// block of the loop first keeps the order of the instances within one iteration of the first
-/// two dimensions. `None` when there is no such dimension.
+/// the dimensions before it each take one value in an iteration of the first two dimensions (a
+/// copy of dimension 0, a function of it such as nussinov's `1 + i` under `-i`, or a constant),
+/// so that ordering by a block of the loop first keeps the order of the instances within one
+/// iteration of the first two dimensions. `None` when there is no such dimension.
 fn own_member(part: &UnionMap<'_>, from: usize, to: usize) -> Result<Option<usize>> {
     let range = part.clone().range()?;
     let ctx = range.ctx();
@@ -1164,20 +1217,15 @@ fn own_member(part: &UnionMap<'_>, from: usize, to: usize) -> Result<Option<usiz
         None => return Ok(None),
     };
     let o = names("o", depth);
+    let phase = UnionMap::read(
+        ctx,
+        &format!("{{ {} -> [{}, {}] }}", tuple("", &o), o[0], o[1]),
+    )?
+    .intersect_domain(range)?
+    .reverse()?;
     for d in from..to {
-        let copy = UnionSet::read(
-            ctx,
-            &format!("{{ {} : {} = {} }}", tuple("", &o), o[d], o[0]),
-        )?;
-        if range.is_subset(&copy)? {
-            continue;
-        }
-        let fixed = range
-            .sets()?
-            .iter()
-            .map(|s| Ok(s.dim_range(d)?.is_some_and(|(lo, hi)| lo == hi)))
-            .collect::<Result<Vec<bool>>>()?;
-        if fixed.iter().all(|&f| f) {
+        let value = UnionMap::read(ctx, &format!("{{ {} -> [{}] }}", tuple("", &o), o[d]))?;
+        if phase.clone().apply_range(value)?.is_single_valued()? {
             continue;
         }
         return Ok(Some(d));

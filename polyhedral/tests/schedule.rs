@@ -503,3 +503,50 @@ fn gemm_tiles_run_the_contiguous_parallel_loop_innermost() {
     );
     verify(&scop, &deps, &sched).unwrap();
 }
+
+/// floyd-warshall: ISL gives a one-member band `k` (it carries every dependence) over the band
+/// `(i, j)`. Tiled whole it would be a chain of `k` tiles; instead each `k` is a phase whose rows
+/// are cut in blocks of 64 (`inner_tiles`): rows depend on each other within a phase only
+/// through row `k` (the rows above it read row `k` before its block stores it, the rows below
+/// read it after), so the blocks run as three waves.
+#[test]
+fn floyd_warshall_rows_are_cut_in_blocks_under_k() {
+    let scop = common::kernel_scop("floyd-warshall", &["N=300"]);
+    let deps = dependences(&scop).unwrap();
+    let (sched, _) = schedule(&scop, &deps, &ScheduleConfig::default()).unwrap();
+    assert_eq!(sched.nests.len(), 1, "{sched}");
+    let nest = &sched.nests[0];
+    assert_eq!(nest.tile_sizes, vec![1, 1, 64], "{sched}");
+    let want = "{ S0[k, i, j] -> N0[k, 0, b] : 0 <= k < 300 and 0 <= i < 300 and 0 <= j < 300 and 64b <= i <= 64b + 63 }";
+    assert!(
+        maps_equal(&nest.tile_map, want).unwrap(),
+        "tile map {}",
+        nest.tile_map
+    );
+    verify(&scop, &deps, &sched).unwrap();
+}
+
+/// nussinov scheduled inside its outermost loop (as `--fuse auto` does when the whole SCoP is
+/// past its operation budget) is also a one-member band (`-i`, carrying) over a band, but its
+/// rows are a recurrence along `j` (`table[i][j]` reads `table[i][j - 1]`): blocks of `j` would
+/// be a chain, so the phases are not cut; and `1 + i`, which ISL's inner band repeats and which
+/// is one value per phase, is not taken for a member to cut.
+#[test]
+fn nussinov_rows_are_not_cut_into_a_chain_of_blocks() {
+    let scop = common::kernel_scop("nussinov", &["N=300"]);
+    let deps = dependences(&scop).unwrap();
+    let config = ScheduleConfig {
+        fuse: Fuse::Min,
+        max_whole_statements: 1,
+        ..ScheduleConfig::default()
+    };
+    let (sched, _) = schedule(&scop, &deps, &config).unwrap();
+    assert!(sched.tree.contains("-i"), "{sched}");
+    for nest in &sched.nests {
+        assert!(
+            nest.tile_sizes.len() != 3 || nest.tile_sizes[..2] != [1, 1],
+            "{sched}"
+        );
+    }
+    verify(&scop, &deps, &sched).unwrap();
+}

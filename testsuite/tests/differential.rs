@@ -107,6 +107,15 @@ fn floyd_warshall_cut_loops() {
     );
 }
 
+/// floyd-warshall's rows cut in blocks under its sequential `k` loop (`polyhedral::schedule`'s
+/// inner tiles: `(k, 0, block of i)`, three waves per `k` around row `k`'s block), at a size
+/// whose phases are large enough to be cut (260² instances), with blocks that divide the rows
+/// and blocks that do not.
+#[test]
+fn floyd_warshall_rows_in_blocks_under_k() {
+    check("floyd-warshall", &[&[("N", "260")]], &["65", "37"]);
+}
+
 /// gramschmidt's `j` point loop is moved below its `i` loops in each tile (`polyhedral::sink`),
 /// in full tiles and in the diagonal ones, where the normalization and the updates share a tile.
 #[test]
