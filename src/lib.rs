@@ -1086,6 +1086,11 @@ fn compile_pass(
             if private.len() + materialized.len() == candidates.len() {
                 st.time("verify", || polyhedral::verify(&expanded, &deps, &fine))
                     .map_err(polyhedral_error)?;
+                if opts.granularity.tile_dims().is_some() {
+                    // Code is generated from the coarsened schedule: it is checked too.
+                    st.time("verify", || polyhedral::verify(&expanded, &deps, &sched))
+                        .map_err(polyhedral_error)?;
+                }
                 break (expanded, deps, fine, sched, private, materialized, warnings);
             }
             candidates.retain(|c| {

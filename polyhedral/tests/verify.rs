@@ -5,7 +5,7 @@ mod common;
 
 use frontend::ir::StmtId;
 use polyhedral::{
-    dependences, schedule, tile_dependences, verify, Error, Fuse, Nest, ScheduleConfig,
+    coarsen, dependences, schedule, tile_dependences, verify, Error, Fuse, Nest, ScheduleConfig,
     TiledSchedule,
 };
 
@@ -54,6 +54,11 @@ fn computed_schedules_are_accepted() {
                     let (sched, _) = schedule(&scop, &deps, &config).unwrap();
                     if let Err(err) = verify(&scop, &deps, &sched) {
                         panic!("{config:?}: {err}\n{sched}");
+                    }
+                    // Coarser tasks (`--granularity`) keep the instances' order.
+                    let coarse = coarsen(&sched, 1).unwrap();
+                    if let Err(err) = verify(&scop, &deps, &coarse) {
+                        panic!("{config:?}, coarsened: {err}\n{coarse}");
                     }
                 }
             }
