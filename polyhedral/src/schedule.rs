@@ -1076,7 +1076,10 @@ fn inner_tiles<'c>(
     let band = node
         .subtree_schedule_union_map()?
         .intersect_domain(domain.clone())?;
-    let (flat, depth) = pad_to_common_depth(band.clone())?;
+    if free_members(band.clone(), 1, deps)?[0] {
+        return Ok(None); // the outer loop is parallel: its own tiles are
+    }
+    let (flat, depth) = pad_to_common_depth(band)?;
     let ctx = flat.ctx();
     let o = names("o", depth);
     // Each child: its part of the flat schedule and its subtree, with the flat schedule's
@@ -1103,21 +1106,21 @@ fn inner_tiles<'c>(
         }
         _ => return Ok(None),
     };
-    if free_members(band, 1, deps)?[0] {
-        return Ok(None); // the outer loop is parallel: its own tiles are
-    }
     if depth < 3 {
         return Ok(None);
     }
     let o = names("o", depth);
     let o2: Vec<String> = o.iter().map(|v| format!("{v}_")).collect();
-    let same_phase = format!("{} = {} and {} = {}", o2[0], o[0], o2[1], o[1]);
     let same_outer = UnionMap::read(
         ctx,
         &format!(
-            "{{ {} -> {} : {same_phase} }}",
+            "{{ {} -> {} : {} = {} and {} = {} }}",
             tuple("", &o),
-            tuple("", &o2)
+            tuple("", &o2),
+            o2[0],
+            o[0],
+            o2[1],
+            o[1]
         ),
     )?;
     let mut out = UnionMap::empty(ctx)?;
