@@ -513,6 +513,93 @@ fn box_bytes(touched: &UnionSet<'_>, elem: &BTreeMap<String, u64>) -> Result<f64
     Ok(bytes)
 }
 
+/// The smallest and largest value of each of the first `members` dimensions of `band` (a band's
+/// subtree schedule, not yet tiled) over the SCoP's instances, at the cost model's parameter
+/// values. `None` when the parameters cannot take [`PARAM_VALUE`] or a member is unbounded.
+pub fn member_ranges(
+    scop: &Scop,
+    band: &UnionMap<'_>,
+    members: usize,
+) -> Result<Option<Vec<(i64, i64)>>> {
+    let sets = ScopSets::parse(band.ctx(), scop)?;
+    Ok(fixed_band(&sets, band, members)?.map(|(_, ranges)| ranges))
+}
+
+/// The arrays that the instances of `band` (a band's subtree schedule) access at the cost model's
+/// parameter values, each as its rank, element bytes and the number of values its last
+/// subscript takes (its rows' length; 1 for a scalar). `None` when the parameters cannot take
+/// [`PARAM_VALUE`] or a last subscript is unbounded.
+pub fn accessed_rows(scop: &Scop, band: &UnionMap<'_>) -> Result<Option<Vec<(usize, u64, i64)>>> {
+    let ctx = band.ctx();
+    let sets = ScopSets::parse(ctx, scop)?;
+    let Ok(params) = fixed_params(ctx, &sets.context) else {
+        return Ok(None);
+    };
+    let instances = band
+        .clone()
+        .domain()?
+        .intersect(sets.domains.clone())?
+        .intersect_params(params)?;
+    let reached = sets
+        .reads
+        .clone()
+        .union(sets.writes.clone())?
+        .intersect_domain(instances)?
+        .range()?;
+    let mut rows = Vec::new();
+    for set in reached.sets()? {
+        let name = set.tuple_name();
+        let Some(array) = scop
+            .arrays
+            .iter()
+            .find(|a| Some(&a.isl_name) == name.as_ref())
+        else {
+            continue;
+        };
+        let n = set.n_dims()?;
+        let length = match n {
+            0 => 1,
+            _ => match set.dim_range(n - 1)? {
+                Some((l, h)) => h - l + 1,
+                None => return Ok(None),
+            },
+        };
+        rows.push((n, element_bytes(&array.elem_type), length));
+    }
+    Ok(Some(rows))
+}
+
+/// A band restricted to the instances at the cost model's parameter values, and the range of each
+/// of its members there ([`fixed_band`]).
+type FixedBand<'c> = (UnionMap<'c>, Vec<(i64, i64)>);
+
+/// `band` restricted to the instances at the cost model's parameter values, and the range of
+/// each of its first `members` dimensions there ([`member_ranges`]).
+fn fixed_band<'c>(
+    sets: &ScopSets<'c>,
+    band: &UnionMap<'c>,
+    members: usize,
+) -> Result<Option<FixedBand<'c>>> {
+    let Ok(params) = fixed_params(band.ctx(), &sets.context) else {
+        return Ok(None);
+    };
+    let domains = sets.domains.clone().intersect_params(params)?;
+    let band = band.clone().intersect_domain(domains)?;
+    let mut ranges = vec![(i64::MAX, i64::MIN); members];
+    for set in band.clone().range()?.sets()? {
+        if set.n_dims()? < members {
+            return Ok(None);
+        }
+        for (m, range) in ranges.iter_mut().enumerate() {
+            match set.dim_range(m)? {
+                Some((l, h)) => *range = (range.0.min(l), range.1.max(h)),
+                None => return Ok(None),
+            }
+        }
+    }
+    Ok(Some((band, ranges)))
+}
+
 /// What one tile of a band touches ([`BandTiles::boxes`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TileBoxes {
@@ -548,30 +635,16 @@ impl<'c> BandTiles<'c> {
     pub fn new(scop: &Scop, band: &UnionMap<'c>, members: usize) -> Result<Option<Self>> {
         let ctx = band.ctx();
         let sets = ScopSets::parse(ctx, scop)?;
-        let Ok(params) = fixed_params(ctx, &sets.context) else {
+        let Some((band, ranges)) = fixed_band(&sets, band, members)? else {
             return Ok(None);
         };
-        let domains = sets.domains.clone().intersect_params(params)?;
-        let band = band.clone().intersect_domain(domains)?;
-        let mut lo = vec![i64::MAX; members];
-        let mut hi = vec![i64::MIN; members];
+        let lo: Vec<i64> = ranges.iter().map(|r| r.0).collect();
+        let hi: Vec<i64> = ranges.iter().map(|r| r.1).collect();
         let mut widths = Vec::new();
         for set in band.clone().range()?.sets()? {
             let n = set.n_dims()?;
-            if n < members {
-                return Ok(None);
-            }
             if !widths.contains(&n) {
                 widths.push(n);
-            }
-            for m in 0..members {
-                match set.dim_range(m)? {
-                    Some((l, h)) => {
-                        lo[m] = lo[m].min(l);
-                        hi[m] = hi[m].max(h);
-                    }
-                    None => return Ok(None),
-                }
             }
         }
         let accesses = sets.reads.clone().union(sets.writes.clone())?;

@@ -123,7 +123,7 @@
 //! schedule`: 0.22 s to 0.18 s of CPU). It serves both the default sizes ([`lengthen_inner`])
 //! and the reordering of the points. On the GPU it is asked of the tiled schedule as well.
 
-use crate::cost::BandTiles;
+use crate::cost::{accessed_rows, member_ranges, BandTiles};
 use crate::deps::IslDeps;
 use crate::isl::{
     this_thread_cpu_time, Ctx, NodeKind, Schedule, ScheduleConstraints, ScheduleNode,
@@ -135,8 +135,8 @@ use crate::point_order::point_order;
 use crate::scop::{stmt_of_name, ScopSets};
 use crate::tile_size::{
     coarsen_carried, default_tile_size_within, lengthen_inner_within, lengthen_runs,
-    lengthen_time_tiled, tile_work, time_tiled, MIN_RUN_BYTES, MIN_TASK_WORK, MIN_TILE_WORK,
-    SHORT_INNER,
+    lengthen_time_tiled, tile_work, time_tiled, MIN_INNER, MIN_RUN_BYTES, MIN_TASK_WORK,
+    MIN_TILE_WORK, SHORT_INNER,
 };
 use crate::{Dependences, Error, Fuse, Nest, Result, ScheduleConfig, TiledSchedule, Warning};
 use frontend::ir::{Scop, StmtId};
@@ -1256,7 +1256,9 @@ fn inner_instances(part: &UnionMap<'_>, depth: usize) -> Result<f64> {
 
 /// The default tile sizes of the `p`-member band at `node` (not yet tiled) over `statements`:
 /// [`default_tile_size`] for every member, with the member that [`point_order`] puts innermost
-/// lengthened by [`lengthen_inner`] when that size is short. `order` is the band's point order
+/// lengthened by [`lengthen_inner`] when that size is short, or, in a short band with a time
+/// loop ([`time_loops`]), one tile over its whole range (see `tile_size`'s module doc: whole
+/// rows under a time loop). `order` is the band's point order
 /// when the caller has it; otherwise it is asked of the band as one tile, and only for such
 /// short sizes.
 #[allow(clippy::too_many_arguments)]
@@ -1281,8 +1283,110 @@ fn default_sizes<'c>(
         None => one_tile_order(scop, node, domain, p, deps, parallel_outer)?,
     };
     let inner = order.last().copied().unwrap_or(p - 1);
+    if size < SHORT_INNER && p >= 3 && time_loops(node.ctx(), scop, statements, p)? {
+        let band = node
+            .subtree_schedule_union_map()?
+            .intersect_domain(domain.clone())?;
+        let ranges = member_ranges(scop, &band, p)?;
+        let whole = ranges.and_then(|r| r.get(inner).and_then(|&r| one_tile_over(r)));
+        if let (Some(whole), Some(rows)) = (whole, accessed_rows(scop, &band)?) {
+            // One tile's rows, with `outer` values along each other member.
+            let footprint = |outer: u64| -> u64 {
+                rows.iter()
+                    .map(|&(rank, bytes, length)| {
+                        let others = rank.min(p).saturating_sub(1) as u32;
+                        bytes
+                            .saturating_mul(outer.saturating_pow(others))
+                            .saturating_mul(length.max(1) as u64)
+                    })
+                    .fold(0u64, u64::saturating_add)
+            };
+            let mut outer = size;
+            while outer > MIN_WHOLE_ROW_OUTER && footprint(outer as u64) > ROWS_BUDGET * budget {
+                outer /= 2;
+            }
+            if footprint(outer as u64) <= ROWS_BUDGET * budget {
+                let mut sizes = vec![outer; p];
+                sizes[inner] = whole;
+                return Ok(sizes);
+            }
+        }
+    }
     let sizes = lengthen_inner_within(scop, statements, size, p, inner, budget);
     Ok(lengthen_time_tiled(scop, statements, sizes, inner, budget))
+}
+
+/// Whether each of `statements` has `depth` iterators, one of which no subscript of its accesses
+/// depends on (a time loop: stepping it alone reaches the same elements).
+fn time_loops(ctx: &Ctx, scop: &Scop, statements: &[StmtId], depth: usize) -> Result<bool> {
+    for id in statements {
+        let Some(stmt) = scop.statements.get(id.index()) else {
+            return Ok(false);
+        };
+        let n = stmt.iterators.len();
+        if n != depth {
+            return Ok(false);
+        }
+        let name = format!("S{}", id.index());
+        let x = names("x", n);
+        let mut timeless = vec![true; n];
+        for access in &stmt.accesses {
+            let reached = UnionMap::read(ctx, &access.relation)?;
+            for (k, timeless) in timeless.iter_mut().enumerate().filter(|(_, t)| **t) {
+                // Instances that differ in iterator `k` alone, mapped to the elements they reach.
+                let y: Vec<String> = (0..n)
+                    .map(|d| {
+                        if d == k {
+                            "y".to_string()
+                        } else {
+                            x[d].clone()
+                        }
+                    })
+                    .collect();
+                let step = UnionMap::read(
+                    ctx,
+                    &format!("{{ {} -> {} }}", tuple(&name, &x), tuple(&name, &y)),
+                )?;
+                let deltas = step
+                    .apply_domain(reached.clone())?
+                    .apply_range(reached.clone())?
+                    .deltas()?;
+                for set in deltas.sets()? {
+                    for d in 0..set.n_dims()? {
+                        if set.dim_range(d)? != Some((0, 0)) {
+                            *timeless = false;
+                        }
+                    }
+                }
+            }
+        }
+        if !timeless.contains(&true) {
+            return Ok(false);
+        }
+    }
+    Ok(!statements.is_empty())
+}
+
+/// The largest tile [`one_tile_over`] gives a member: 2^16 values.
+const MAX_WHOLE_ROW_TILE: i64 = 1 << 16;
+/// The smallest size the other members of a band with whole rows take.
+const MIN_WHOLE_ROW_OUTER: i64 = 4;
+/// How many times the tile budget one tile's whole rows may take: the budget is a quarter of L2
+/// (`cost::Machine::tile_footprint`), and whole rows are laid out in runs the prefetcher follows.
+const ROWS_BUDGET: u64 = 4;
+
+/// The smallest power of two, at least [`MIN_INNER`], whose tiles put every value of
+/// `(lo, hi)` in one tile (`floor(lo / t) = floor(hi / t)`); `None` above
+/// [`MAX_WHOLE_ROW_TILE`].
+fn one_tile_over((lo, hi): (i64, i64)) -> Option<i64> {
+    let mut t = MIN_INNER;
+    while t <= MAX_WHOLE_ROW_TILE {
+        if lo.div_euclid(t) == hi.div_euclid(t) {
+            return Some(t);
+        }
+        t *= 2;
+    }
+    None
 }
 
 /// The default `sizes` of the band at `node` (not yet tiled) over `statements`, changed where
@@ -1485,6 +1589,39 @@ impl fmt::Display for TiledSchedule {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// A time loop is an iterator that no subscript of the statement depends on: heat-3d's and
+    /// jacobi-2d's `t`; doitgen's product (`r, q, p, s` each in some subscript) and gemm's update
+    /// have none; a band of another depth than the statements' loops has none either.
+    #[test]
+    fn time_loops_are_loops_that_no_subscript_follows() {
+        let ctx = Ctx::new().unwrap();
+        // The statements of `kernel` with `loops` iterators.
+        let with_loops = |scop: &Scop, loops: usize| -> Vec<StmtId> {
+            scop.statements
+                .iter()
+                .filter(|s| s.iterators.len() == loops)
+                .map(|s| s.id)
+                .collect()
+        };
+        for (kernel, loops, depth, expected) in [
+            ("heat-3d", 4, 4, true),
+            ("heat-3d", 4, 3, false),
+            ("jacobi-2d", 3, 3, true),
+            ("gemm", 3, 3, false),
+            ("doitgen", 4, 4, false),
+        ] {
+            let scop = crate::polybench_scop(kernel);
+            let stmts = with_loops(&scop, loops);
+            assert!(!stmts.is_empty(), "{kernel}");
+            assert_eq!(
+                time_loops(&ctx, &scop, &stmts, depth).unwrap(),
+                expected,
+                "{kernel} at depth {depth}"
+            );
+        }
+    }
 
     #[test]
     fn reuse_fuses_statements_that_read_the_same_matrix() {
@@ -1514,7 +1651,6 @@ mod tests {
         // gemm's one statement reads A and B alone: nothing to pair.
         assert!(!has_read_reuse(&crate::polybench_scop("gemm")).unwrap());
     }
-    use super::*;
     use frontend::ir::{Access, AccessKind, Array, ArrayId, Loc, Param, Span, Statement, Storage};
 
     /// jacobi-1d, two statements in a time loop (`polyhedral/tests/common` has the same SCoP):

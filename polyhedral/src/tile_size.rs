@@ -40,6 +40,24 @@
 //! the 30 PolyBench kernels only heat-3d's band is below [`SHORT_INNER`]; the sizes of every
 //! other band are unchanged by this rule.
 //!
+//! Whole rows under a time loop (`schedule`'s default sizes, before [`lengthen_inner`]): when
+//! such a short band has a time loop (an iterator of every statement that no subscript follows)
+//! and at least three members, skewing shifts each row of the innermost loop against the tile
+//! boundaries by a step per time step, so a tile `W` wide cuts a row of `n` values into
+//! `1 + (n - 1) / W` runs on average: heat-3d's rows of 118 ran 41 values at a time with
+//! `W = 64`, each run entering and leaving the vector loop and the tile's bounds. The innermost
+//! member instead gets one tile over its whole range (at the cost model's parameter values, a
+//! power of two: 2048 at LARGE, where `2t + k` runs over 3..=1119) and the others keep the cube
+//! size while one tile's whole rows (`Σ_A size_of(elem(A)) · T^(rank(A) - 1) · n_A`) take at most
+//! four budgets (the L2 the budget is a quarter of), halving otherwise (to 4 at the least, else
+//! the rule is not taken). The other three members keep plenty of tiles: heat-3d at LARGE gets
+//! `16, 16, 16, 2048` (3 102 tasks, average parallelism 18), at EXTRALARGE `8, 8, 8, 4096`.
+//! Paired on the AMD EPYC (medians, LARGE): 1.51 s -> 0.84 on 2 threads, 2.24 -> 1.54 on one; at
+//! EXTRALARGE 15.1 s -> 9.0 on 2 threads. Longer inner tiles without whole rows gained less
+//! (`8, 16, 16, 256`: 1.10 s), and 2-D stencils, whose rows are long and whose bands are not
+//! short, gain nothing from it (jacobi-2d and fdtd-2d within noise with whole rows, seidel-2d
+//! 1.8x slower, its wavefronts along rows lost): the rule is limited to short bands.
+//!
 //! Small time tiles ([`lengthen_time_tiled`]): a band with a member that subscripts no array
 //! (a time loop) holds `T^depth` instances in a footprint of about `T^rank`, so the cube rule
 //! gives it tiles far below the budget and little work: jacobi-1d's `64 × 64` tiles, 4 096

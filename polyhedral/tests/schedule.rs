@@ -400,16 +400,32 @@ fn short_innermost_point_loops_are_lengthened() {
     assert_eq!(lengthen_inner(&gemm, &s0, 32, 3, 2), vec![32, 32, 32]);
 }
 
-/// heat-3d's time-skewed band (t, i, j, k) keeps k, contiguous, innermost in its tiles, so that
-/// is the member lengthened.
+/// heat-3d's time-skewed band (t, 2t + i, 2t + j, 2t + k) keeps k, contiguous, innermost in its
+/// tiles, and gives that member one tile over its whole range (rows of k are not cut: see
+/// `polyhedral::schedule`'s default sizes); the others keep the cube size (16) while one tile's
+/// rows take at most four budgets, else halve. At MINI (`N` 10, 20 steps) `2t + k` (`1 + 2t + k`
+/// for the second statement) runs over 3..=49: one tile of 64; rows of 10 doubles in two arrays,
+/// `2 · 8 · 16² · 10` bytes, fit. At LARGE (`N` 120, 500 steps) it runs over 3..=1119: 2048;
+/// `2 · 8 · 16² · 120 = 480 KiB` fits four budgets of 128 KiB, not four of 64 KiB (the default
+/// budget), where `2 · 8 · 8² · 120` does.
 #[test]
-fn heat_3d_tiles_have_a_long_innermost_point_loop() {
+fn heat_3d_tiles_have_whole_innermost_rows() {
     let scop = common::kernel_scop("heat-3d", &["MINI_DATASET"]);
     let deps = dependences(&scop).unwrap();
     let (sched, _) = schedule(&scop, &deps, &ScheduleConfig::default()).unwrap();
     assert_eq!(sched.nests.len(), 1, "{sched}");
-    assert_eq!(sched.nests[0].tile_sizes, vec![8, 8, 8, 64], "{sched}");
+    assert_eq!(sched.nests[0].tile_sizes, vec![16, 16, 16, 64], "{sched}");
     verify(&scop, &deps, &sched).unwrap();
+    let scop = common::kernel_scop("heat-3d", &["LARGE_DATASET"]);
+    let deps = dependences(&scop).unwrap();
+    let (sched, _) = schedule(&scop, &deps, &ScheduleConfig::default()).unwrap();
+    assert_eq!(sched.nests[0].tile_sizes, vec![8, 8, 8, 2048], "{sched}");
+    let wide = ScheduleConfig {
+        tile_footprint: 128 << 10,
+        ..ScheduleConfig::default()
+    };
+    let (sched, _) = schedule(&scop, &deps, &wide).unwrap();
+    assert_eq!(sched.nests[0].tile_sizes, vec![16, 16, 16, 2048], "{sched}");
 }
 
 /// jacobi-1d's band (t, i) subscripts its rank-1 arrays with one member only: its 64 × 64 tiles

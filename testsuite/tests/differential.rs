@@ -160,6 +160,28 @@ fn adi_inner_tiles_under_the_time_loop() {
     check("adi", &[&[("N", "260"), ("TSTEPS", "3")]], &["64", "37"]);
 }
 
+/// heat-3d with its default tile sizes (no `--tiledflow-tile-sizes`): its innermost member is
+/// one tile over its whole range and the others 16 or 8 (`polyhedral::schedule`'s default
+/// sizes); at these sizes there are tiles along time and both outer space dimensions, partial
+/// ones at every border.
+#[test]
+fn heat_3d_default_tiles_with_whole_rows() {
+    for defines in [
+        [("N", "40"), ("TSTEPS", "20")],
+        [("N", "37"), ("TSTEPS", "37")],
+    ] {
+        let tasks = |threads: &str| {
+            Variant::tiledflow_cc(format!("tasks, default tiles, {threads} thread(s)"))
+                .expect("tiledflow-cc is built")
+                .arg("--tiledflow-strict")
+                .env("TILEDFLOW_NUM_THREADS", threads)
+        };
+        if let Err(e) = differential("heat-3d", &defines, &[tasks("1"), tasks("2")]) {
+            panic!("{e:#}");
+        }
+    }
+}
+
 /// Skewed tiles of unequal sizes (7 in time, 3 in space): computing their tile dependences and
 /// their shapes once took minutes (`polyhedral::tile`, `polyhedral::tile_graph`).
 #[test]
