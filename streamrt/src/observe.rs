@@ -112,6 +112,8 @@ pub(crate) struct Observer {
     slots: Box<[CachePadded<SlotLog>]>,
     trace: Option<Mutex<TraceFile>>,
     graphs: AtomicU64,
+    /// When the latest graph began (from `now`): idle time before it is not counted.
+    graph_began: AtomicU64,
 }
 
 impl Observer {
@@ -129,6 +131,7 @@ impl Observer {
             slots: (0..n_threads).map(|_| CachePadded::default()).collect(),
             trace,
             graphs: AtomicU64::new(0),
+            graph_began: AtomicU64::new(0),
         })
     }
 
@@ -163,9 +166,21 @@ impl Observer {
         self.slots[slot].steals.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// The thread of `slot` was idle (looking for work or asleep) for `ns` nanoseconds.
-    pub(crate) fn idle(&self, slot: usize, ns: u64) {
+    /// The thread of `slot` was idle (looking for work or asleep) from `since` (from `now`)
+    /// until now. Only the part after the latest graph began counts: a worker asleep between
+    /// graphs (while the program initializes its data) was not idle in the next one. With
+    /// several graphs at once on one runtime, the latest one's beginning is the bound.
+    pub(crate) fn idle(&self, slot: usize, since: u64) {
+        let from = since.max(self.graph_began.load(Ordering::Relaxed));
+        let ns = self.now().saturating_sub(from);
         self.slots[slot].idle_ns.fetch_add(ns, Ordering::Relaxed);
+    }
+
+    /// A graph begins: returns the time (from `now`) to give [`Observer::graph_end`].
+    pub(crate) fn graph_begin(&self) -> u64 {
+        let now = self.now();
+        self.graph_began.fetch_max(now, Ordering::Relaxed);
+        now
     }
 
     /// The end of a graph that started at `began` (from `now`): appends the buffered events to

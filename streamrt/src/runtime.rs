@@ -397,7 +397,7 @@ impl Inner {
         } else if self.obs.on {
             let since = self.obs.now();
             let guard = sleep.wait(guard);
-            self.obs.idle(0, self.obs.now().saturating_sub(since));
+            self.obs.idle(0, since);
             guard
         } else {
             sleep.wait(guard)
@@ -437,9 +437,7 @@ fn worker_main(inner: &Inner, local: &Worker<TaskRef>, index: usize) {
     'work: loop {
         if let Some(mut task) = inner.find_work_worker(local, index, &mut rng) {
             if let Some(since) = idle_since.take() {
-                inner
-                    .obs
-                    .idle(index + 1, inner.obs.now().saturating_sub(since));
+                inner.obs.idle(index + 1, since);
             }
             // Run the chain of tasks that each finishing task makes ready first.
             while let Some(next) = task.run(inner, &sink) {

@@ -476,7 +476,7 @@ pub(crate) struct Core<'env> {
 impl<'env> Core<'env> {
     /// A new, empty graph on runtime `rt`.
     pub(crate) fn new(rt: Arc<Inner>) -> Core<'env> {
-        let began = if rt.obs.on { rt.obs.now() } else { 0 };
+        let began = if rt.obs.on { rt.obs.graph_begin() } else { 0 };
         Core {
             began,
             rt,

@@ -12,7 +12,8 @@ use std::ptr;
 
 use serde_json::Value;
 use streamrt::ffi::{
-    tf_graph_begin, tf_graph_end, tf_stream_new, tf_task_begin, tf_task_end, tf_task_input,
+    tf_graph_begin, tf_graph_end, tf_runtime_start, tf_stream_new, tf_task_begin, tf_task_end,
+    tf_task_input,
 };
 
 const CHILD_ENV: &str = "STREAMRT_OBSERVE_CHILD";
@@ -21,16 +22,25 @@ const M: c_long = 17;
 
 unsafe extern "C" fn nop(_env: *const c_void, _coords: *const c_long) {}
 
-/// Two graphs: an N x M wavefront on stream "Tile", then a 0-dimensional task "Sum" waiting for
-/// M tasks of stream "Row". N*M + M + 1 tasks in all.
+/// A task long enough that both threads take some of a wavefront's.
+unsafe extern "C" fn pause(_env: *const c_void, _coords: *const c_long) {
+    std::thread::sleep(std::time::Duration::from_micros(200));
+}
+
+/// After a pause of 100 ms with the runtime started, two graphs: an N x M wavefront on stream
+/// "Tile" (tasks of 200 µs), then a 0-dimensional task "Sum" waiting for M tasks of stream "Row". N*M + M + 1
+/// tasks in all.
 fn scenario() {
     unsafe {
+        // The worker starts and sleeps while the program prepares: not idle time of a graph.
+        tf_runtime_start();
+        std::thread::sleep(std::time::Duration::from_millis(100));
         let g = tf_graph_begin();
         let (lo, hi) = ([0 as c_long, 0], [N - 1, M - 1]);
         let s = tf_stream_new(g, c"Tile".as_ptr(), 2, lo.as_ptr(), hi.as_ptr());
         for i in 0..N {
             for j in 0..M {
-                tf_task_begin(g, s, [i, j].as_ptr(), Some(nop), ptr::null());
+                tf_task_begin(g, s, [i, j].as_ptr(), Some(pause), ptr::null());
                 if i > 0 {
                     tf_task_input(g, s, [i - 1, j].as_ptr());
                 }
@@ -182,6 +192,11 @@ fn stats_name_every_thread_and_add_up() {
         let header = format!("streamrt: stats: graph {graph}: {tasks} tasks in ");
         assert!(block[0].starts_with(&header), "{} lacks {header}", block[0]);
         assert!(block[0].ends_with(" s on 2 thread(s)"), "{}", block[0]);
+        let wall: f64 = block[0][header.len()..]
+            .split_whitespace()
+            .next()
+            .and_then(|w| w.parse().ok())
+            .unwrap_or_else(|| panic!("no wall time in {}", block[0]));
         let mut sum = 0;
         for (slot, role) in [(0, "control"), (1, "worker")] {
             let prefix = format!("streamrt: stats:   thread {slot} ({role}): ");
@@ -193,7 +208,10 @@ fn stats_name_every_thread_and_add_up() {
             assert_eq!(fields[1], "tasks,", "{rest}");
             assert_eq!(fields[3], "steals,", "{rest}");
             assert_eq!(fields[4], "idle", "{rest}");
-            assert!(fields[5].parse::<f64>().unwrap() >= 0.0);
+            let idle = fields[5].parse::<f64>().unwrap();
+            assert!(idle >= 0.0);
+            // Idle time falls inside the graph (the first follows a 100 ms pause).
+            assert!(idle <= wall, "idle {idle} s in a graph of {wall} s: {rest}");
             sum += fields[0].parse::<i64>().unwrap();
         }
         assert_eq!(sum, tasks, "thread task counts add up to the graph's");
