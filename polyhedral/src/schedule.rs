@@ -1257,8 +1257,8 @@ fn inner_instances(part: &UnionMap<'_>, depth: usize) -> Result<f64> {
 /// The default tile sizes of the `p`-member band at `node` (not yet tiled) over `statements`:
 /// [`default_tile_size`] for every member, with the member that [`point_order`] puts innermost
 /// lengthened by [`lengthen_inner`] when that size is short, or, in a short band with a time
-/// loop ([`time_loops`]), one tile over its whole range (see `tile_size`'s module doc: whole
-/// rows under a time loop). `order` is the band's point order
+/// loop ([`time_loops`]) off the GPU, one tile over its whole range (see `tile_size`'s module
+/// doc: whole rows under a time loop). `order` is the band's point order
 /// when the caller has it; otherwise it is asked of the band as one tile, and only for such
 /// short sizes.
 #[allow(clippy::too_many_arguments)]
@@ -1283,7 +1283,12 @@ fn default_sizes<'c>(
         None => one_tile_order(scop, node, domain, p, deps, parallel_outer)?,
     };
     let inner = order.last().copied().unwrap_or(p - 1);
-    if size < SHORT_INNER && p >= 3 && time_loops(node.ctx(), scop, statements, p)? {
+    // Off the GPU only: there the members' sizes shape the thread blocks.
+    if size < SHORT_INNER
+        && p >= 3
+        && !parallel_outer
+        && time_loops(node.ctx(), scop, statements, p)?
+    {
         let band = node
             .subtree_schedule_union_map()?
             .intersect_domain(domain.clone())?;
