@@ -71,8 +71,10 @@ impl Observe {
     }
 }
 
-/// One finished task, as the trace shows it.
+/// One finished task, or one graph from its beginning to its end, as the trace shows it.
 struct Event {
+    /// A graph's span (category `graph`, on the control thread's track) rather than a task's.
+    graph: bool,
     name: Arc<str>,
     key: [i64; MAX_DIMS],
     ndims: u8,
@@ -148,6 +150,7 @@ impl Observer {
             let mut k = [0; MAX_DIMS];
             k[..key.len()].copy_from_slice(key);
             let event = Event {
+                graph: false,
                 name: Arc::clone(name),
                 key: k,
                 ndims: key.len() as u8,
@@ -189,7 +192,19 @@ impl Observer {
         let graph = self.graphs.fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(trace) = &self.trace {
             let mut trace = trace.lock().unwrap_or_else(PoisonError::into_inner);
-            let mut events = Vec::new();
+            // The graph's own span, on the track of the thread that ends it (its control
+            // thread, slot 0): what it did before its first task and after its last shows.
+            let mut events = vec![(
+                0,
+                Event {
+                    graph: true,
+                    name: Arc::from(format!("graph {graph}")),
+                    key: [0; MAX_DIMS],
+                    ndims: 0,
+                    start: began,
+                    end: self.now(),
+                },
+            )];
             for (slot, log) in self.slots.iter().enumerate() {
                 let mut buf = log.events.lock().unwrap_or_else(PoisonError::into_inner);
                 events.extend(buf.drain(..).map(|e| (slot, e)));
@@ -302,7 +317,8 @@ impl TraceFile {
             serde_json::to_writer(&mut line, &*e.name)?;
             write!(
                 line,
-                ",\"cat\":\"task\",\"ph\":\"X\",\"pid\":1,\"tid\":{slot},\"ts\":{:.3},\"dur\":{:.3},\"args\":{{\"key\":[",
+                ",\"cat\":\"{}\",\"ph\":\"X\",\"pid\":1,\"tid\":{slot},\"ts\":{:.3},\"dur\":{:.3},\"args\":{{\"key\":[",
+                if e.graph { "graph" } else { "task" },
                 e.start as f64 / 1e3,
                 (e.end - e.start) as f64 / 1e3
             )?;

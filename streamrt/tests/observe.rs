@@ -1,5 +1,6 @@
 //! `TILEDFLOW_TRACE` and `TILEDFLOW_STATS` through the C ABI: the trace is valid JSON with one
-//! complete event per task (worker, stream name, key), each starting after its inputs ended;
+//! complete event per task (worker, stream name, key), each starting after its inputs ended, and
+//! one per graph holding its tasks;
 //! the statistics name every thread and add up to the tasks of each graph.
 //!
 //! The runtime reads the environment once, when the process-wide runtime starts: each test
@@ -117,8 +118,10 @@ fn trace_has_one_event_per_task_after_its_inputs() {
     let doc: Value = serde_json::from_str(&text).expect("the trace is valid JSON");
     let events = doc["traceEvents"].as_array().expect("a traceEvents array");
 
-    // (name, key) -> (start, end, tid) of every complete event.
+    // (name, key) -> (start, end, tid) of every complete event of a task.
     let mut tasks: HashMap<(String, Vec<i64>), (f64, f64, i64)> = HashMap::new();
+    // name -> (start, end) of each graph's span.
+    let mut graphs: HashMap<String, (f64, f64)> = HashMap::new();
     let mut thread_names = 0;
     for e in events {
         match e["ph"].as_str() {
@@ -126,7 +129,17 @@ fn trace_has_one_event_per_task_after_its_inputs() {
                 assert_eq!(e["name"], "thread_name");
                 thread_names += 1;
             }
+            Some("X") if e["cat"] == "graph" => {
+                let (ts, dur) = (e["ts"].as_f64().unwrap(), e["dur"].as_f64().unwrap());
+                assert_eq!(
+                    e["tid"], 0,
+                    "a graph's span is on the control thread's track: {e}"
+                );
+                let name = e["name"].as_str().expect("a graph name").to_string();
+                assert!(graphs.insert(name, (ts, ts + dur)).is_none(), "{e}");
+            }
             Some("X") => {
+                assert_eq!(e["cat"], "task", "{e}");
                 let name = e["name"].as_str().expect("an event name").to_string();
                 let key: Vec<i64> = e["args"]["key"]
                     .as_array()
@@ -149,6 +162,16 @@ fn trace_has_one_event_per_task_after_its_inputs() {
     }
     assert_eq!(thread_names, threads);
     assert_eq!(tasks.len() as i64, N * M + M + 1, "one event per task");
+    // One span per graph, holding its tasks (the trace's times are rounded to nanoseconds).
+    assert_eq!(graphs.len(), 2, "{graphs:?}");
+    for ((name, _), &(start, end, _)) in &tasks {
+        let graph = if name == "Tile" { "graph 1" } else { "graph 2" };
+        let (g_start, g_end) = graphs[graph];
+        assert!(
+            g_start <= start + 1e-3 && end <= g_end + 1e-3,
+            "{name} ran outside {graph}"
+        );
+    }
     for i in 0..N {
         for j in 0..M {
             let (start, _, _) = tasks[&("Tile".to_string(), vec![i, j])];
