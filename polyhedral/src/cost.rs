@@ -565,38 +565,21 @@ fn box_bytes(touched: &UnionSet<'_>, elem: &BTreeMap<String, u64>) -> Result<f64
     Ok(bytes)
 }
 
-/// The smallest and largest value of each of the first `members` dimensions of `band` (a band's
-/// subtree schedule, not yet tiled) over the SCoP's instances, at the cost model's parameter
-/// values. `None` when the parameters cannot take [`PARAM_VALUE`] or a member is unbounded.
-pub fn member_ranges(
-    scop: &Scop,
-    band: &UnionMap<'_>,
-    members: usize,
-) -> Result<Option<Vec<(i64, i64)>>> {
+/// The range of each of the first `members` dimensions of `band` (a band's subtree schedule, not
+/// yet tiled) over the SCoP's instances, and the arrays those instances access, each as its
+/// rank, element bytes and the number of values its last subscript takes (its rows' length; 1
+/// for a scalar), at the cost model's parameter values. `None` when the parameters cannot take
+/// [`PARAM_VALUE`], or a member or a last subscript is unbounded.
+pub fn band_rows(scop: &Scop, band: &UnionMap<'_>, members: usize) -> Result<Option<BandRows>> {
     let sets = ScopSets::parse(band.ctx(), scop)?;
-    Ok(fixed_band(&sets, band, members)?.map(|(_, ranges)| ranges))
-}
-
-/// The arrays that the instances of `band` (a band's subtree schedule) access at the cost model's
-/// parameter values, each as its rank, element bytes and the number of values its last
-/// subscript takes (its rows' length; 1 for a scalar). `None` when the parameters cannot take
-/// [`PARAM_VALUE`] or a last subscript is unbounded.
-pub fn accessed_rows(scop: &Scop, band: &UnionMap<'_>) -> Result<Option<Vec<(usize, u64, i64)>>> {
-    let ctx = band.ctx();
-    let sets = ScopSets::parse(ctx, scop)?;
-    let Ok(params) = fixed_params(ctx, &sets.context) else {
+    let Some((band, ranges)) = fixed_band(&sets, band, members)? else {
         return Ok(None);
     };
-    let instances = band
-        .clone()
-        .domain()?
-        .intersect(sets.domains.clone())?
-        .intersect_params(params)?;
     let reached = sets
         .reads
         .clone()
         .union(sets.writes.clone())?
-        .intersect_domain(instances)?
+        .intersect_domain(band.domain()?)?
         .range()?;
     let mut rows = Vec::new();
     for set in reached.sets()? {
@@ -618,7 +601,15 @@ pub fn accessed_rows(scop: &Scop, band: &UnionMap<'_>) -> Result<Option<Vec<(usi
         };
         rows.push((n, element_bytes(&array.elem_type), length));
     }
-    Ok(Some(rows))
+    Ok(Some(BandRows { ranges, rows }))
+}
+
+/// What [`band_rows`] finds of a band.
+pub struct BandRows {
+    /// The smallest and largest value of each member.
+    pub ranges: Vec<(i64, i64)>,
+    /// Each accessed array's rank, element bytes and rows' length.
+    pub rows: Vec<(usize, u64, i64)>,
 }
 
 /// A band restricted to the instances at the cost model's parameter values, and the range of each
@@ -626,7 +617,7 @@ pub fn accessed_rows(scop: &Scop, band: &UnionMap<'_>) -> Result<Option<Vec<(usi
 type FixedBand<'c> = (UnionMap<'c>, Vec<(i64, i64)>);
 
 /// `band` restricted to the instances at the cost model's parameter values, and the range of
-/// each of its first `members` dimensions there ([`member_ranges`]).
+/// each of its first `members` dimensions there ([`band_rows`], [`BandTiles::new`]).
 fn fixed_band<'c>(
     sets: &ScopSets<'c>,
     band: &UnionMap<'c>,

@@ -123,7 +123,7 @@
 //! schedule`: 0.22 s to 0.18 s of CPU). It serves both the default sizes ([`lengthen_inner`])
 //! and the reordering of the points. On the GPU it is asked of the tiled schedule as well.
 
-use crate::cost::{accessed_rows, member_ranges, BandTiles};
+use crate::cost::{band_rows, BandRows, BandTiles};
 use crate::deps::IslDeps;
 use crate::isl::{
     this_thread_cpu_time, Ctx, NodeKind, Schedule, ScheduleConstraints, ScheduleNode,
@@ -1292,9 +1292,9 @@ fn default_sizes<'c>(
         let band = node
             .subtree_schedule_union_map()?
             .intersect_domain(domain.clone())?;
-        let ranges = member_ranges(scop, &band, p)?;
-        let whole = ranges.and_then(|r| r.get(inner).and_then(|&r| one_tile_over(r)));
-        if let (Some(whole), Some(rows)) = (whole, accessed_rows(scop, &band)?) {
+        let shape = band_rows(scop, &band, p)?;
+        let whole = shape.as_ref().and_then(|b| b.ranges.get(inner).copied());
+        if let (Some(whole), Some(BandRows { rows, .. })) = (whole.and_then(one_tile_over), shape) {
             // One tile's rows, with `outer` values along each other member.
             let footprint = |outer: u64| -> u64 {
                 rows.iter()
