@@ -66,6 +66,7 @@ mod parallel;
 mod parametric;
 mod point_order;
 mod privatize;
+mod reversal;
 mod schedule;
 mod scop;
 mod sink;

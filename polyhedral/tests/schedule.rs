@@ -566,3 +566,27 @@ fn nussinov_rows_are_not_cut_into_a_chain_of_blocks() {
     }
     verify(&scop, &deps, &sched).unwrap();
 }
+
+/// deriche's six passes (34 statements, scheduled inside their outermost loops) each tile in two
+/// dimensions: the anti-causal passes, whose inner loops count down after statements that reset
+/// the filter state, through the mirror the scheduler sees them in (`reversal`), and the column
+/// passes without the second copy of their outer loop that ISL's band repeated once joined
+/// (`[j, j, i]`, tiled on its diagonal). Before, the anti-causal passes were tiled along their
+/// outer loop only (whole columns per tile, `N[i0, i0]`) and the causal passes in three
+/// dimensions.
+#[test]
+fn deriche_passes_tile_in_two_dimensions() {
+    // As the driver schedules it: the filter states expanded first.
+    let scop = common::kernel_scop("deriche", &["SMALL_DATASET"]);
+    let expansions = polyhedral::scalar_expansions(&scop).unwrap();
+    let scop = polyhedral::expand_scalars(&scop, &expansions).unwrap();
+    let deps = dependences(&scop).unwrap();
+    let (sched, _) = schedule(&scop, &deps, &ScheduleConfig::default()).unwrap();
+    assert_eq!(sched.nests.len(), 6, "{sched}");
+    for nest in &sched.nests {
+        assert_eq!(nest.tile_sizes.len(), 2, "{sched}");
+        // Two tile coordinates that vary apart (not `N[i0, i0]`, one repeated).
+        assert!(!nest.tile_domain.contains("i0, i0]"), "{sched}");
+    }
+    verify(&scop, &deps, &sched).unwrap();
+}

@@ -160,6 +160,15 @@ fn adi_inner_tiles_under_the_time_loop() {
     check("adi", &[&[("N", "260"), ("TSTEPS", "3")]], &["64", "37"]);
 }
 
+/// deriche's anti-causal passes, whose inner loops count down, are tiled along those loops
+/// through the mirror the scheduler sees them in (`polyhedral::reversal`), and its column passes
+/// run their columns side by side: tiles of 8 and of 5 × 3 cut both directions of every pass,
+/// with partial tiles at every border (W and H not multiples of them).
+#[test]
+fn deriche_tiled_along_its_backward_loops() {
+    check("deriche", &[&[("W", "37"), ("H", "29")]], &["8", "5,3"]);
+}
+
 /// heat-3d with its default tile sizes (no `--tiledflow-tile-sizes`): its innermost member is
 /// one tile over its whole range and the others 16 or 8 (`polyhedral::schedule`'s default
 /// sizes); at these sizes there are tiles along time and both outer space dimensions, partial

@@ -39,6 +39,7 @@ opaque!(
     isl_id,
     isl_id_list,
     isl_multi_union_pw_aff,
+    isl_union_pw_multi_aff,
     isl_union_access_info,
     isl_union_flow,
     isl_schedule_constraints,
@@ -421,6 +422,13 @@ unsafe extern "C" {
     pub fn isl_multi_union_pw_aff_from_union_map(
         umap: *mut isl_union_map,
     ) -> *mut isl_multi_union_pw_aff; // take
+    pub fn isl_union_pw_multi_aff_from_union_map(
+        umap: *mut isl_union_map,
+    ) -> *mut isl_union_pw_multi_aff; // take
+    pub fn isl_schedule_pullback_union_pw_multi_aff(
+        schedule: *mut isl_schedule,
+        upma: *mut isl_union_pw_multi_aff,
+    ) -> *mut isl_schedule; // take, take
     pub fn isl_printer_to_str(ctx: *mut isl_ctx) -> *mut isl_printer; // give
     pub fn isl_printer_set_yaml_style(p: *mut isl_printer, yaml_style: c_int) -> *mut isl_printer; // take
     pub fn isl_printer_print_schedule(

@@ -124,6 +124,20 @@ impl<'c> Schedule<'c> {
         Schedule::from_raw(ctx, raw)
     }
 
+    /// The tree over the domain of `map`: each instance `x` runs when `self` runs `map(x)`.
+    /// `map` must be a function (single-valued), from instances to `self`'s instances.
+    pub fn pullback(self, map: UnionMap<'c>) -> Result<Self> {
+        let ctx = self.ctx();
+        // SAFETY: `map` is given to ISL (take); the result is owned.
+        let upma = unsafe { ffi::isl_union_pw_multi_aff_from_union_map(map.into_raw()) };
+        if upma.is_null() {
+            return Err(ctx.take_error());
+        }
+        // SAFETY: `self` and `upma` are given to ISL (take, take); the result is owned.
+        let raw = unsafe { ffi::isl_schedule_pullback_union_pw_multi_aff(self.into_raw(), upma) };
+        Schedule::from_raw(ctx, raw)
+    }
+
     /// `self` then `other` (their domains must be disjoint).
     pub fn sequence(self, other: Schedule<'c>) -> Result<Self> {
         let ctx = self.ctx();
