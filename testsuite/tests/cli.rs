@@ -888,7 +888,7 @@ fn the_tile_code_says_what_it_did() {
     // M = 20, N = 30 at MINI: one copy per (i, j), freed after its last value is copied back.
     assert!(
         symm.stdout.contains(
-            "double (*tf_x_temp2)[30] = (double (*)[30])__builtin_malloc(sizeof(double[20][30]));"
+            "double (*tf_x_temp2)[30] = (double (*)[30])tf_copies_alloc(sizeof(double[20][30]));"
         ),
         "{}",
         symm.said()
@@ -903,6 +903,14 @@ fn the_tile_code_says_what_it_did() {
         "{}",
         symm.said()
     );
+    // The allocator is defined once, in files that have arrays of copies only.
+    assert_eq!(
+        symm.stdout.matches("static void *tf_copies_alloc(").count(),
+        1,
+        "{}",
+        symm.said()
+    );
+    assert!(!fw.stdout.contains("tf_copies_alloc"), "{}", fw.said());
 }
 
 /// A nest that is a SCoP (`f`) and one that is not (`g`: a data-dependent subscript at line 5,

@@ -169,6 +169,18 @@ fn deriche_tiled_along_its_backward_loops() {
     check("deriche", &[&[("W", "37"), ("H", "29")]], &["8", "5,3"]);
 }
 
+/// doitgen's `sum`, expanded to one copy per `(r, q)` and kept in an array of copies of 4.3 MB:
+/// past 4 MiB, so its 2 MiB-aligned middle is advised to be backed by huge pages
+/// (`tf_copies_alloc`); the values are the same.
+#[test]
+fn doitgen_with_copies_on_huge_pages() {
+    check(
+        "doitgen",
+        &[&[("NR", "64"), ("NQ", "64"), ("NP", "130")]],
+        &["32"],
+    );
+}
+
 /// heat-3d with its default tile sizes (no `--tiledflow-tile-sizes`): its innermost member is
 /// one tile over its whole range and the others 16 or 8 (`polyhedral::schedule`'s default
 /// sizes); at these sizes there are tiles along time and both outer space dimensions, partial
