@@ -115,7 +115,7 @@ pub fn parse_source(
     {
         return Err(Error::Parse(parsed.diagnostics));
     }
-    let (mut scops, diagnostics) = scop::extract(path_for_messages, text, &parsed, opts.scop);
+    let (mut scops, diagnostics) = extract(path_for_messages, text, &parsed, opts.scop);
     if opts.skip_macros {
         for scop in &mut scops {
             scop.macros.clear();
@@ -154,6 +154,38 @@ pub fn may_skip_code(text: &str) -> bool {
             .iter()
             .any(|p| rest.starts_with(p))
     })
+}
+
+/// Extracts the SCoPs of the file: its `#pragma scop` regions ([`scop::pragma_regions`]), or, in
+/// auto mode, the maximal affine loop nests of every function ([`auto::find`]), whose refusals
+/// are notes (a loop that is not a SCoP there is no mistake of the user's).
+fn extract(
+    path: &str,
+    text: &str,
+    parsed: &clang::ParsedFile,
+    mode: ScopMode,
+) -> (Vec<ir::Scop>, Vec<Diagnostic>) {
+    let lines = text::LineIndex::new(text);
+    let directives = pragma::directives(&parsed.tokens, &parsed.skipped, &lines);
+    let auto = match mode {
+        ScopMode::Auto => true,
+        ScopMode::Pragma => false,
+        ScopMode::PragmaIfPresent => !directives
+            .iter()
+            .any(|d| d.pragma.as_deref() == Some("scop")),
+    };
+    if !auto {
+        return scop::pragma_regions(path, text, parsed, &directives, &lines);
+    }
+    let (scops, refusals) = auto::find(text, parsed, &directives, &lines);
+    let notes = refusals
+        .iter()
+        .map(|r| Diagnostic {
+            severity: Severity::Note,
+            ..r.diagnostic(path, &lines)
+        })
+        .collect();
+    (scops, notes)
 }
 
 #[cfg(test)]

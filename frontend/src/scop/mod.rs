@@ -1,6 +1,6 @@
 //! SCoP extraction: turns each `#pragma scop` region of the lowered AST into an [`ir::Scop`](crate::ir::Scop),
 //! or into one diagnostic saying why the region is not a static control part. The same rules
-//! ([`build_statements`]) decide for the runs of statements that [`crate::auto`] proposes.
+//! ([`build_statements`]) decide for the runs of statements that `crate::auto` proposes.
 //!
 //! A region is accepted only if everything in it is understood exactly:
 //! - control: `for` loops whose counter starts at an affine value, moves by a constant step and
@@ -108,42 +108,23 @@ pub(crate) enum Aliasing {
     Checked,
 }
 
-/// Extracts the SCoPs of the file: the pragma regions, or, when `auto` is set, the maximal
-/// affine loop nests of every function (see [`crate::auto`]).
-pub(crate) fn extract(
+/// The SCoPs of the file's `#pragma scop` regions (`directives`), and a warning for each region
+/// that is not one.
+pub(crate) fn pragma_regions(
     path: &str,
     text: &str,
     parsed: &ParsedFile,
-    mode: crate::ScopMode,
+    directives: &[pragma::Directive],
+    lines: &LineIndex,
 ) -> (Vec<Scop>, Vec<Diagnostic>) {
-    let lines = LineIndex::new(text);
-    let directives = pragma::directives(&parsed.tokens, &parsed.skipped, &lines);
-    let auto = match mode {
-        crate::ScopMode::Auto => true,
-        crate::ScopMode::Pragma => false,
-        crate::ScopMode::PragmaIfPresent => !directives
-            .iter()
-            .any(|d| d.pragma.as_deref() == Some("scop")),
-    };
-    if auto {
-        let (scops, refusals) = crate::auto::find(text, parsed, &directives, &lines);
-        let notes = refusals
-            .iter()
-            .map(|r| Diagnostic {
-                severity: Severity::Note,
-                ..r.diagnostic(path, &lines)
-            })
-            .collect();
-        return (scops, notes);
-    }
-    let (regions, problems) = pragma::regions(&directives, &lines);
+    let (regions, problems) = pragma::regions(directives, lines);
     let mut refusals: Vec<Refusal> = problems
         .into_iter()
         .map(|p| Refusal::new(p.offset, p.what, p.why))
         .collect();
     let mut scops = Vec::new();
     for region in &regions {
-        match build(text, parsed, &directives, region, &lines) {
+        match build(text, parsed, directives, region, lines) {
             Ok(scop) => scops.push(scop),
             Err(r) => refusals.push(r),
         }
@@ -151,10 +132,7 @@ pub(crate) fn extract(
     refusals.sort_by_key(|r| r.offset);
     (
         scops,
-        refusals
-            .iter()
-            .map(|r| r.diagnostic(path, &lines))
-            .collect(),
+        refusals.iter().map(|r| r.diagnostic(path, lines)).collect(),
     )
 }
 
