@@ -131,6 +131,23 @@ impl PointSchedule<'static> {
 }
 
 impl<'c> PointSchedule<'c> {
+    /// An iterator name for one more dimension: the last one's, numbered one further (`c7`
+    /// after `c6`), when that is not a parameter.
+    pub(crate) fn fresh_iterator(&self) -> Result<Option<String>> {
+        let Some(last) = self.iterators.last() else {
+            return Ok(None);
+        };
+        let stem = last.trim_end_matches(|c: char| c.is_ascii_digit());
+        let Ok(n) = last[stem.len()..].parse::<usize>() else {
+            return Ok(None);
+        };
+        let name = format!("{stem}{}", n + 1);
+        if self.context.param_names()?.contains(&name) || self.iterators.contains(&name) {
+            return Ok(None);
+        }
+        Ok(Some(name))
+    }
+
     /// Whether the band's members are the first dimensions, in band order (no member was moved
     /// by [`crate::sink`]).
     pub(crate) fn band_in_order(&self) -> bool {

@@ -32,8 +32,8 @@
 use crate::astgen::PointSchedule;
 use crate::isl::UnionMap;
 use crate::maps::{names, tuple};
-use crate::point_order::{classify, statement_of, Shapes, INVARIANT};
-use crate::sink::{next_instances, order_kept, unit_steps};
+use crate::sink::order_kept;
+use crate::steps::{classify, next_instances, statement_of, unit_steps, Shapes, INVARIANT};
 use crate::Result;
 use frontend::ir::{AccessKind, ArrayId, Scop};
 
@@ -131,7 +131,7 @@ pub(crate) fn interleave_chains<'c>(
     let mut candidates: Vec<usize> = (0..depth).filter(|&m| weights[m] > 0.0).collect();
     // The heaviest first; among equals the innermost (its chains share the most data).
     candidates.sort_by(|&a, &b| weights[b].total_cmp(&weights[a]).then(b.cmp(&a)));
-    let Some(name) = fresh_iterator(points)? else {
+    let Some(name) = points.fresh_iterator()? else {
         return Ok(None);
     };
     for m in candidates {
@@ -202,23 +202,6 @@ fn recurrent<'c>(
         }
     }
     Ok(false)
-}
-
-/// An iterator name for one more dimension of `points`: the last one's, numbered one further
-/// (`c7` after `c6`), when that is not a parameter.
-pub(crate) fn fresh_iterator(points: &PointSchedule<'_>) -> Result<Option<String>> {
-    let Some(last) = points.iterators.last() else {
-        return Ok(None);
-    };
-    let stem = last.trim_end_matches(|c: char| c.is_ascii_digit());
-    let Ok(n) = last[stem.len()..].parse::<usize>() else {
-        return Ok(None);
-    };
-    let name = format!("{stem}{}", n + 1);
-    if points.context.param_names()?.contains(&name) || points.iterators.contains(&name) {
-        return Ok(None);
-    }
-    Ok(Some(name))
 }
 
 #[cfg(test)]

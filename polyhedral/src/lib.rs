@@ -70,6 +70,7 @@ mod reversal;
 mod schedule;
 mod scop;
 mod sink;
+mod steps;
 mod tile;
 mod tile_code;
 mod tile_graph;

@@ -28,15 +28,12 @@
 //!
 //! This module only chooses the order; `schedule` applies it to the nest's flat schedule.
 
-use crate::isl::{Ctx, Set, Side, UnionMap, UnionSet};
+use crate::isl::{Ctx, UnionMap, UnionSet};
 use crate::maps::{names, tuple};
-use crate::scop::stmt_of_name;
+use crate::steps::{classify, statement_of, Shapes, INVARIANT};
 use crate::Result;
 use frontend::ir::{AccessKind, Scop, StmtId};
 
-const CONTIGUOUS: i64 = 2;
-pub(crate) const INVARIANT: i64 = 1;
-const STRIDED: i64 = -4;
 const PARALLEL: i64 = 2;
 
 /// The order of the `p` point dimensions (positions `p .. 2p` of the `depth`-dimensional flat
@@ -219,7 +216,7 @@ pub(crate) fn aliased_invariant_reads(
         let step = if q < 2 * p {
             step_map(&o, p, q - p)
         } else {
-            crate::sink::step(&o, q)
+            crate::steps::step(&o, q)
         };
         let step = UnionMap::read(ctx, &step)?;
         let sched = UnionMap::from_map(stmt_map)?;
@@ -307,18 +304,6 @@ fn parallel_first(
     ))
 }
 
-/// The statement a map of a nest's flat schedule schedules.
-pub(crate) fn statement_of<'s>(
-    scop: &'s Scop,
-    stmt_map: &crate::isl::Map<'_>,
-) -> Option<&'s frontend::ir::Statement> {
-    stmt_map
-        .tuple_name(Side::In)
-        .as_deref()
-        .and_then(stmt_of_name)
-        .and_then(|s| scop.statements.get(s.index()))
-}
-
 /// The statement `stmt_map` schedules when its innermost loop is in the band (every dimension
 /// of the `depth`-dimensional flat schedule below the `p` tile and `p` point dimensions is a
 /// constant for it).
@@ -367,56 +352,4 @@ fn carried_by(o: &[String], p: usize, m: usize) -> String {
         .collect();
     parts.push(format!("({v} < 0 or {v} > 0)", v = o[p + m]));
     parts.join(" and ")
-}
-
-/// The sets [`classify`] compares differences with, by rank, read once per [`point_order`] (or
-/// `crate::sink`) call.
-#[derive(Default)]
-pub(crate) struct Shapes<'c> {
-    by_rank: std::collections::HashMap<usize, (Set<'c>, Option<Set<'c>>)>,
-}
-
-impl<'c> Shapes<'c> {
-    /// For differences of rank `rank` (as the set `A[x..]`): no difference, and when `rank > 0`
-    /// a difference of `±1` in the last subscript only.
-    fn of_rank(&mut self, ctx: &'c Ctx, rank: usize) -> Result<&(Set<'c>, Option<Set<'c>>)> {
-        if let std::collections::hash_map::Entry::Vacant(entry) = self.by_rank.entry(rank) {
-            let x = names("x", rank);
-            let zero: Vec<String> = (0..rank).map(|k| format!("{} = 0", x[k])).collect();
-            let read = |cond: String| -> Result<Set<'c>> {
-                let cond = if cond.is_empty() {
-                    String::new()
-                } else {
-                    format!(" : {cond}")
-                };
-                Set::read(ctx, &format!("{{ {}{cond} }}", tuple("A", &x)))
-            };
-            let invariant = read(zero.join(" and "))?;
-            let contiguous = if rank > 0 {
-                let mut unit = zero[..rank - 1].to_vec();
-                unit.push(format!("({v} = 1 or {v} = -1)", v = x[rank - 1]));
-                Some(read(unit.join(" and "))?)
-            } else {
-                None
-            };
-            entry.insert((invariant, contiguous));
-        }
-        Ok(&self.by_rank[&rank])
-    }
-}
-
-/// The score of one access whose element differences along one step are `diff`.
-pub(crate) fn classify<'c>(ctx: &'c Ctx, diff: Set<'c>, shapes: &mut Shapes<'c>) -> Result<i64> {
-    let rank = diff.n_dims()?;
-    let diff = diff.set_tuple_name("A")?;
-    let (invariant, contiguous) = shapes.of_rank(ctx, rank)?;
-    if diff.clone().subtract(invariant.clone())?.is_empty()? {
-        return Ok(INVARIANT);
-    }
-    if let Some(contiguous) = contiguous {
-        if diff.subtract(contiguous.clone())?.is_empty()? {
-            return Ok(CONTIGUOUS);
-        }
-    }
-    Ok(STRIDED)
 }

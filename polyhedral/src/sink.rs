@@ -58,7 +58,7 @@
 use crate::astgen::{uncopied_dims, PointSchedule};
 use crate::isl::{Ctx, Side, UnionMap, UnionSet};
 use crate::maps::{names, projection, tuple};
-use crate::point_order::{classify, statement_of, Shapes};
+use crate::steps::{classify, next_instances, statement_of, step, unit_steps, Shapes};
 use crate::Result;
 use frontend::ir::{AccessKind, ArrayId, Scop};
 
@@ -189,7 +189,7 @@ pub(crate) fn distribute_innermost<'c>(
     // shifted statements) get a dimension for their rank, with an iterator name of its own.
     let mut iterators: Vec<String> = kept.iter().map(|&d| points.iterators[d].clone()).collect();
     if depth == p {
-        let Some(name) = crate::chains::fresh_iterator(points)? else {
+        let Some(name) = points.fresh_iterator()? else {
             return Ok(None);
         };
         iterators.push(name);
@@ -471,47 +471,6 @@ fn accesses<'c>(
         }
     }
     Ok((writes, reads))
-}
-
-/// One step of each dimension of the space `[o..]` (see [`step`]), in order.
-pub(crate) fn unit_steps<'c>(ctx: &'c Ctx, o: &[String]) -> Result<Vec<UnionMap<'c>>> {
-    (0..o.len())
-        .map(|q| UnionMap::read(ctx, &step(o, q)))
-        .collect()
-}
-
-/// For each step of `steps` (one per dimension of `sched`, a statement's schedule), the map from
-/// an instance to the instance that step leads to; `None` where the step does not move the
-/// statement (no loop of it on that dimension).
-pub(crate) fn next_instances<'c>(
-    sched: &UnionMap<'c>,
-    steps: &[UnionMap<'c>],
-) -> Result<Vec<Option<UnionMap<'c>>>> {
-    let mut next = Vec::with_capacity(steps.len());
-    for step in steps {
-        let n = sched
-            .clone()
-            .apply_range(step.clone())?
-            .apply_range(sched.clone().reverse()?)?;
-        next.push((!n.is_empty()?).then_some(n));
-    }
-    Ok(next)
-}
-
-/// `{ [o..] -> [o'..] }`: one step of dimension `q`, the others unchanged.
-pub(crate) fn step(o: &[String], q: usize) -> String {
-    let out: Vec<String> = o
-        .iter()
-        .enumerate()
-        .map(|(k, v)| {
-            if k == q {
-                format!("{v} + 1")
-            } else {
-                v.clone()
-            }
-        })
-        .collect();
-    format!("{{ {} -> {} }}", tuple("", o), tuple("", &out))
 }
 
 #[cfg(test)]
