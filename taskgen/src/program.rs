@@ -269,20 +269,54 @@ fn nest_bodies(
     sched: &TiledSchedule,
     bodies: TileBodies<'_>,
 ) -> polyhedral::Result<Vec<(Ast, polyhedral::TileCode)>> {
-    (0..sched.nests.len())
-        .map(|k| {
-            let coords = names(KEY_NAME, sched.nests[k].tile_sizes.len());
-            match bodies {
-                TileBodies::Plain => Ok((
-                    polyhedral::nest_body_ast(scop, sched, k, &coords, BODY_ITER)?,
-                    polyhedral::TileCode::default(),
-                )),
-                TileBodies::Cpu(private) => {
-                    polyhedral::tile_body_ast(scop, sched, k, &coords, BODY_ITER, private)
-                }
+    let body = |k: usize| {
+        let coords = names(KEY_NAME, sched.nests[k].tile_sizes.len());
+        match bodies {
+            TileBodies::Plain => Ok((
+                polyhedral::nest_body_ast(scop, sched, k, &coords, BODY_ITER)?,
+                polyhedral::TileCode::default(),
+            )),
+            TileBodies::Cpu(private) => {
+                polyhedral::tile_body_ast(scop, sched, k, &coords, BODY_ITER, private)
             }
-        })
-        .collect()
+        }
+    };
+    // The nests are independent: with several, a second thread takes its share (each thread has
+    // its own ISL context; a nest's code does not depend on which thread builds it), the next
+    // nest going to whichever thread is free; the results are put back in nest order.
+    let n = sched.nests.len();
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    if cores < 2 || n < 2 {
+        return (0..n).map(body).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let take = || {
+        let mut done = Vec::new();
+        loop {
+            let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if k >= n {
+                return done;
+            }
+            done.push((k, body(k)));
+        }
+    };
+    let mut done = std::thread::scope(|scope| {
+        let helper = std::thread::Builder::new()
+            .name("task-bodies".into())
+            .spawn_scoped(scope, take);
+        // Without a helper this thread takes every nest.
+        let mut done = take();
+        if let Ok(handle) = helper {
+            done.extend(
+                handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            );
+        }
+        done
+    });
+    done.sort_by_key(|(k, _)| *k);
+    done.into_iter().map(|(_, result)| result).collect()
 }
 
 /// The partitions of nest `k` and the code enumerating its tiles: the tile graph's classes
