@@ -874,8 +874,8 @@ pub fn choose_fusion(
     machine: &Machine,
 ) -> Result<(crate::ScheduleConfig, Vec<Candidate>)> {
     use crate::Fuse;
-    let mut candidates = Vec::new();
-    let mut seen: Vec<(TiledSchedule, ScheduleCost)> = Vec::new();
+    let mut tried = Vec::new();
+    let mut skipped = Vec::new();
     for fuse in PREFERENCE {
         if fuse == Fuse::Reuse && !crate::schedule::has_read_reuse(scop)? {
             continue; // it would be `max` without coincidence, for nothing
@@ -885,41 +885,106 @@ pub fn choose_fusion(
         {
             // A SCoP scheduled inside its outer loops fuses only within them: `max` costs its
             // scheduling time there (deriche 0.16 s, ludcmp 0.25 s) and was never chosen.
-            candidates.push((
-                cfg.clone(),
-                Candidate {
-                    fuse,
-                    cost: Err("not tried: the SCoP is scheduled inside its outermost loops".into()),
-                },
-            ));
+            skipped.push(fuse);
             continue;
         }
-        let cfg = candidate_config(cfg, fuse);
-        let cost = crate::schedule(scop, deps, &cfg).and_then(|(sched, _)| {
-            let sched = match coarsen {
-                Some(n) => crate::coarsen(&sched, n)?,
-                None => sched,
-            };
-            // Heuristics often agree (one strongly connected component): a schedule seen
-            // before has the same estimate.
-            if let Some((_, cost)) = seen.iter().find(|(s, _)| *s == sched) {
-                return Ok(cost.clone());
-            }
-            let cost = schedule_cost(scop, deps, &sched, machine)?;
-            seen.push((sched, cost.clone()));
-            Ok(cost)
-        });
+        tried.push(candidate_config(cfg, fuse));
+    }
+    // Each candidate is scheduled, and then estimated, on a thread of its own (ISL contexts are
+    // one per thread). The scheduler's outcomes are shared by every thread (`schedule`'s memo):
+    // the problems that candidates have in common run once, and scheduling the chosen one again
+    // costs no second run. The estimates wait until every schedule is known: heuristics often
+    // agree (one strongly connected component), and a schedule seen before has the same estimate.
+    let schedules = on_threads(&tried, |cfg| {
+        crate::schedule(scop, deps, cfg).and_then(|(sched, _)| match coarsen {
+            Some(n) => crate::coarsen(&sched, n),
+            None => Ok(sched),
+        })
+    });
+    let first_seen: Vec<Option<usize>> = (0..schedules.len())
+        .map(|k| match &schedules[k] {
+            Ok(sched) => (0..k).find(|&j| schedules[j].as_ref().ok() == Some(sched)),
+            Err(_) => None,
+        })
+        .collect();
+    let fresh: Vec<(usize, &TiledSchedule)> = (0..schedules.len())
+        .filter(|&k| first_seen[k].is_none())
+        .filter_map(|k| schedules[k].as_ref().ok().map(|sched| (k, sched)))
+        .collect();
+    let estimates = on_threads(&fresh, |(_, sched)| {
+        schedule_cost(scop, deps, sched, machine)
+    });
+    let estimate = |k: usize| -> std::result::Result<ScheduleCost, String> {
+        let k = first_seen[k].unwrap_or(k);
+        match (&schedules[k], fresh.iter().position(|&(f, _)| f == k)) {
+            (Err(e), _) => Err(e.to_string()),
+            (Ok(_), Some(at)) => match &estimates[at] {
+                Ok(cost) => Ok(cost.clone()),
+                Err(e) => Err(e.to_string()),
+            },
+            (Ok(_), None) => Err("no estimate".into()),
+        }
+    };
+    let mut candidates: Vec<(crate::ScheduleConfig, Candidate)> = tried
+        .iter()
+        .enumerate()
+        .map(|(k, cfg)| {
+            let cost = estimate(k);
+            (
+                cfg.clone(),
+                Candidate {
+                    fuse: cfg.fuse,
+                    cost,
+                },
+            )
+        })
+        .collect();
+    for fuse in skipped {
         candidates.push((
-            cfg,
+            cfg.clone(),
             Candidate {
                 fuse,
-                cost: cost.map_err(|e| e.to_string()),
+                cost: Err("not tried: the SCoP is scheduled inside its outermost loops".into()),
             },
         ));
     }
+    // In the order of the heuristics, as `pick` breaks ties.
+    candidates.sort_by_key(|(_, c)| PREFERENCE.iter().position(|&f| f == c.fuse));
     let weighed: Vec<Candidate> = candidates.iter().map(|(_, c)| c.clone()).collect();
     let chosen = pick(&weighed).map(|k| candidates[k].0.clone());
     Ok((chosen.unwrap_or_else(|| cfg.clone()), weighed))
+}
+
+/// `work` on each item, each on a thread of its own (one alone runs on this thread), in order.
+/// Where no thread can be started, the item runs here.
+fn on_threads<I: Sync, T: Send>(
+    items: &[I],
+    work: impl Fn(&I) -> Result<T> + Sync,
+) -> Vec<Result<T>> {
+    if items.len() <= 1 || std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+        return items.iter().map(&work).collect();
+    }
+    let work = &work;
+    std::thread::scope(|scope| {
+        let spawned: Vec<_> = items
+            .iter()
+            .map(|item| {
+                std::thread::Builder::new()
+                    .name("fusion-candidate".into())
+                    .spawn_scoped(scope, move || work(item))
+            })
+            .collect();
+        spawned
+            .into_iter()
+            .zip(items)
+            .map(|(handle, item)| match handle {
+                Ok(handle) => handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Err(_) => work(item),
+            })
+            .collect()
+    })
 }
 
 /// The configuration [`choose_fusion`] schedules `fuse`'s candidate with: `cfg` with that

@@ -259,11 +259,13 @@ fn schedule_with(
 /// runs out (its result is dropped): ISL cannot be interrupted from another thread without a data
 /// race on the context.
 ///
-/// An outcome received within the time limit is kept for the rest of the thread's work
-/// ([`SOLVED`]): the same problem, as text, under the same options and limits, gets it again
-/// without a second run (deriche's second privatization pass schedules 5 of its 6 groups as the
-/// first did). ISL's scheduler is deterministic on a fresh context, so the outcome is the one a
-/// second run would give.
+/// An outcome is kept for the rest of the process, whichever thread asks next ([`SOLVED`]): the
+/// same problem, as text, under the same options and limits, gets it again without a second run
+/// (deriche's second privatization pass schedules 5 of its 6 groups as the first did; the fusion
+/// candidates, scheduled on threads of their own, share the groups of a SCoP scheduled inside
+/// its outer loops, and the chosen one is scheduled again by the driver). A thread that asks for
+/// a problem another one is running waits for that run. ISL's scheduler is deterministic on a
+/// fresh context, so the outcome is the one a second run would give.
 fn scheduled_tree<'c>(
     domains: &UnionSet<'c>,
     context: &Set<'c>,
@@ -334,8 +336,9 @@ fn scheduled_tree_as_given<'c>(
         outer_coincidence: cfg.parallel_point_loops_outer,
         time_limit: cfg.time_limit,
     };
-    let outcome = match SOLVED.with(|solved| solved.borrow().get(&key).cloned()) {
-        Some(outcome) => Ok(outcome),
+    let slot = solved_slot(&key);
+    let outcome = match slot.get() {
+        Some(outcome) => Ok(outcome.clone()),
         None => {
             // The copy has no reads to pair (see `parametric`): it is for dependences alone.
             let parametric = match key.reuse.is_empty() {
@@ -347,19 +350,14 @@ fn scheduled_tree_as_given<'c>(
                 parametric,
             };
             // A problem that did not finish within its limit is kept as failed: under the same
-            // limit (part of the key) it would be late again.
-            let outcome = run_scheduler(problem, cfg.time_limit)
-                .or_else(|why| Ok::<_, String>(Outcome::Late(why)));
-            if let Ok(outcome) = &outcome {
-                SOLVED.with(|solved| {
-                    let mut solved = solved.borrow_mut();
-                    if solved.len() >= MAX_SOLVED {
-                        solved.clear();
-                    }
-                    solved.insert(key, outcome.clone());
-                });
-            }
-            outcome
+            // limit (part of the key) it would be late again. Another thread that asks for the
+            // same problem meanwhile waits for this run's outcome.
+            Ok(slot
+                .get_or_init(|| {
+                    RUNS.with(|runs| runs.set(runs.get() + 1));
+                    run_scheduler(problem, cfg.time_limit).unwrap_or_else(Outcome::Late)
+                })
+                .clone())
         }
     };
     Ok(match outcome {
@@ -464,9 +462,35 @@ struct ProblemKey {
 /// How many outcomes [`SOLVED`] keeps at most (it starts over when full).
 const MAX_SOLVED: usize = 64;
 
+/// The outcome of one problem: set once, by the thread that runs it.
+type Slot = std::sync::Arc<std::sync::OnceLock<Outcome>>;
+
+/// The outcomes of the scheduler runs of every thread, by problem (see [`scheduled_tree`]), and
+/// how many times the store started over.
+static SOLVED: std::sync::LazyLock<
+    std::sync::Mutex<(std::collections::HashMap<ProblemKey, Slot>, u64)>,
+> = std::sync::LazyLock::new(Default::default);
+
 thread_local! {
-    /// The outcomes of this thread's scheduler runs that came within their time limit.
-    static SOLVED: std::cell::RefCell<std::collections::HashMap<ProblemKey, Outcome>> = std::cell::RefCell::new(std::collections::HashMap::new());
+    /// Scheduler runs this thread started (tests read it).
+    static RUNS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// The slot of `key` in [`SOLVED`]: the outcome when some thread has it, else an empty slot
+/// that the first thread to run the problem fills.
+fn solved_slot(key: &ProblemKey) -> Slot {
+    // A thread that panicked while holding the lock left the map whole (inserts are atomic).
+    let mut solved = SOLVED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(slot) = solved.0.get(key) {
+        return slot.clone();
+    }
+    if solved.0.len() >= MAX_SOLVED {
+        solved.0.clear();
+        solved.1 += 1;
+    }
+    solved.0.entry(key.clone()).or_default().clone()
 }
 
 /// Runs `problem` on a scheduler thread of its own (see [`scheduled_tree`]); `Err(why)` when no
@@ -1829,33 +1853,40 @@ mod tests {
 mod solved_tests {
     use super::*;
 
-    /// A scheduling problem solved a second time on one thread gets the first outcome back; the
-    /// same problem under another option or a shorter time limit is not served from it.
+    /// Scheduler runs started by this thread, and how many times the store of outcomes started
+    /// over (tests running beside this one fill it too).
+    fn runs() -> (u64, u64) {
+        let generation = SOLVED.lock().map(|s| s.1).unwrap_or_default();
+        (RUNS.with(|r| r.get()), generation)
+    }
+
+    /// A scheduling problem solved a second time gets the first outcome back; the same problem
+    /// under another option or a shorter time limit is not served from it.
     #[test]
     fn outcomes_are_reused_only_for_the_same_problem_and_limits() {
         let ctx = Ctx::new().unwrap();
         // A producer loop and its consumer: fused under `Max`, separate nests under `Min`.
         let domains =
-            UnionSet::read(&ctx, "{ S0[i] : 0 <= i <= 99; S1[i] : 0 <= i <= 99 }").unwrap();
+            UnionSet::read(&ctx, "{ S0[i] : 0 <= i <= 98; S1[i] : 0 <= i <= 98 }").unwrap();
         let context = Set::read(&ctx, "{ : }").unwrap();
-        let deps = UnionMap::read(&ctx, "{ S0[i] -> S1[i] : 0 <= i <= 99 }").unwrap();
+        let deps = UnionMap::read(&ctx, "{ S0[i] -> S1[i] : 0 <= i <= 98 }").unwrap();
         let tree = |cfg: &ScheduleConfig| -> std::result::Result<String, String> {
             scheduled_tree(&domains, &context, &deps, None, None, cfg)
                 .unwrap()
                 .map(|t| t.to_str().unwrap())
         };
-        let solved = || SOLVED.with(|s| s.borrow().len());
-        let before = solved();
         let max = ScheduleConfig {
             fuse: Fuse::Max,
             ..ScheduleConfig::default()
         };
+        let (before, _) = runs();
         let first = tree(&max).unwrap();
-        assert_eq!(solved(), before + 1);
+        let (after_first, generation) = runs();
+        assert_eq!(after_first, before + 1);
         assert_eq!(tree(&max).unwrap(), first);
-        assert_eq!(
-            solved(),
-            before + 1,
+        let (after_second, generation_now) = runs();
+        assert!(
+            after_second == after_first || generation_now != generation,
             "the second run was served from the first"
         );
         let min = tree(&ScheduleConfig {
@@ -1865,13 +1896,59 @@ mod solved_tests {
         .unwrap();
         assert_ne!(min, first, "Min keeps the loops apart");
         assert!(min.contains("sequence"), "{min}");
-        assert_eq!(solved(), before + 2);
+        assert_eq!(runs().0, after_second + 1);
         // Under a time limit too short for any run the outcome in store is not used.
         let late = tree(&ScheduleConfig {
             time_limit: Some(std::time::Duration::from_nanos(1)),
             ..max.clone()
         });
         assert!(late.unwrap_err().contains("did not finish"));
+    }
+
+    /// Threads that ask for one problem at once share one run: the others wait for its outcome.
+    #[test]
+    fn threads_asking_for_one_problem_share_one_run() {
+        let ask = || {
+            let ctx = Ctx::shared().unwrap();
+            let domains =
+                UnionSet::read(ctx, "{ S0[i, j] : 0 <= i, j <= 57; S1[i] : 0 <= i <= 57 }")
+                    .unwrap();
+            let context = Set::read(ctx, "{ : }").unwrap();
+            let deps = UnionMap::read(ctx, "{ S0[i, j] -> S1[i] : 0 <= i, j <= 57 }").unwrap();
+            let (before, generation) = runs();
+            let tree = scheduled_tree(
+                &domains,
+                &context,
+                &deps,
+                None,
+                None,
+                &ScheduleConfig::default(),
+            )
+            .unwrap()
+            .map(|t| t.to_str().unwrap())
+            .unwrap();
+            let (after, generation_now) = runs();
+            (tree, after - before, generation_now != generation)
+        };
+        let barrier = std::sync::Barrier::new(3);
+        let asked: Vec<_> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..3)
+                .map(|_| {
+                    scope.spawn(|| {
+                        barrier.wait();
+                        ask()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(asked.iter().all(|(tree, _, _)| *tree == asked[0].0));
+        let started: u64 = asked.iter().map(|(_, runs, _)| runs).sum();
+        let started_over = asked.iter().any(|(_, _, over)| *over);
+        assert!(
+            started == 1 || started_over,
+            "{started} runs for one problem"
+        );
     }
 }
 
