@@ -24,8 +24,8 @@ test: build
 bench-runtime:
 	$(CARGO) bench -p streamrt --bench runtime
 
-# Compile time per PolyBench kernel (user+sys, best of 3) of the release build; BASE=<tiledflow
-# binary> adds that binary's times and the ratio, measured side by side. SIZE=MINI|...|LARGE.
+# Compile time per PolyBench kernel (wall and user+sys, best of 3) of the release build;
+# BASE=<tiledflow binary> adds that binary's times and the ratio, measured side by side. SIZE=MINI|...|LARGE.
 compile-times: deps
 	$(CARGO) build --release -p tiledflow
 	SIZE=$(or $(SIZE),LARGE) bash scripts/compile-times.sh $(or $(CARGO_TARGET_DIR),target)/release/tiledflow $(BASE)
