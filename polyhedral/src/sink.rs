@@ -56,7 +56,7 @@
 //! original order, and the result passes the same memory-based check as a sinking.
 
 use crate::astgen::{uncopied_dims, PointSchedule};
-use crate::isl::{Ctx, Side, UnionMap, UnionSet};
+use crate::isl::{Ctx, Set, Side, UnionMap, UnionSet};
 use crate::maps::{names, projection, tuple};
 use crate::steps::{classify, next_instances, statement_of, step, unit_steps, Shapes};
 use crate::Result;
@@ -397,7 +397,46 @@ pub(crate) fn order_kept<'c>(
 ) -> Result<bool> {
     let before = conflicts(ctx, scop, private, old)?
         .intersect(old.clone().lex_lt_union_map(old.clone())?)?;
-    before.is_subset(&new.clone().lex_lt_union_map(new.clone())?)
+    let lt = || new.clone().lex_lt_union_map(new.clone());
+    // The pairs' distances in `new`'s order must all be lexicographically positive: checked in
+    // the schedule's space (one point per distance) rather than against every pair of instances
+    // `new` orders (a union over the depth, each with the strips' `mod` of `crate::chains`): the
+    // check of adi's jammed rows took 0.33 s that way, 0.16 s this way.
+    let distances = before
+        .clone()
+        .apply_domain(new.clone())?
+        .apply_range(new.clone())?
+        .deltas()?;
+    for set in distances.sets()? {
+        if set.tuple_name().is_some() {
+            // Not a schedule space of this crate's (they are anonymous): the pairs themselves.
+            return before.is_subset(&lt()?);
+        }
+        let d = names("d", set.n_dims()?);
+        let mut not_after: Vec<String> = (0..d.len())
+            .map(|k| {
+                let mut terms: Vec<String> = d[..k].iter().map(|x| format!("{x} = 0")).collect();
+                terms.push(format!("{} < 0", d[k]));
+                terms.join(" and ")
+            })
+            .collect();
+        not_after.push(match d.is_empty() {
+            true => "true".into(),
+            false => d
+                .iter()
+                .map(|x| format!("{x} = 0"))
+                .collect::<Vec<_>>()
+                .join(" and "),
+        });
+        let not_after = Set::read(
+            ctx,
+            &format!("{{ [{}] : {} }}", d.join(", "), not_after.join(" or ")),
+        )?;
+        if !set.intersect(not_after)?.is_empty()? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// The pairs of instances scheduled by `schedule` that access one element, at least one of them
