@@ -18,8 +18,9 @@
 //!   which ISL schedules in small numbers;
 //! - [`work_span`] (`work_span`): the work, span and average parallelism of a tile graph at
 //!   given parameter values;
-//! - [`schedule_cost`], [`choose_fusion`] (`cost`): the estimated run time of a tiled schedule
-//!   on a [`Machine`], and the fusion heuristic whose schedule it finds cheapest;
+//! - [`schedule_cost`] (`cost`): the estimated run time of a tiled schedule on a [`Machine`];
+//! - [`choose_fusion`] (`fusion`): the fusion heuristic whose schedule the cost model finds
+//!   cheapest, its candidates scheduled on threads of their own;
 //! - [`default_tile_size`] (`tile_size`): the default tile size of a band;
 //! - `point_order`: which point loop of a tiled band runs innermost (for the C compiler);
 //! - `sink`: a band member moved below the loops under the band inside a tile, when the
@@ -56,6 +57,7 @@ mod cost;
 mod deps;
 mod extents;
 mod fold;
+mod fusion;
 mod gpu;
 #[allow(unsafe_code)]
 mod isl;
@@ -116,13 +118,12 @@ pub use ast::{
     VectorLanes, PACK_BUFFER, PACK_LANE_START, PACK_RED_START,
 };
 pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
-pub use cost::{
-    candidate_config, choose_fusion, schedule_cost, Candidate, Machine, NestCost, ScheduleCost,
-};
+pub use cost::{schedule_cost, Machine, NestCost, ScheduleCost};
 pub use deps::dependences;
 pub use extents::{run_sizes, RunSizes};
 pub use fold::{fold_element_scalars, Folded};
 use frontend::ir::StmtId;
+pub use fusion::{candidate_config, choose_fusion, Candidate};
 pub use gpu::{
     array_slabs, body_loops, parallel_loops, thread_private, ArraySlab, BodyLoop, KernelScope,
     SLAB_NAME,
