@@ -8,7 +8,7 @@
 //! became 16 tasks in a chain). Instead, the expanded scalar can be what the scheduler saw: an
 //! array `tf_x_<name>[i][j]` indexed by the iterators of its outer loops. The dependences, the
 //! schedule and the tiles are then exactly those computed for the expanded SCoP, so nothing new
-//! needs proving; the cost is memory, bounded by [`MAX_BYTES`].
+//! needs proving; the cost is memory, bounded by [`MAX_COPIES_BYTES`].
 //!
 //! A temporary array (doitgen's `sum[p]`, expanded to `sum[r, q, p]`) is kept the same way, its
 //! own subscripts after the copies' (`tf_x_sum[r][q][p]`: the statement's text keeps its
@@ -28,7 +28,7 @@
 //!   loop that counts down), so the subscript is that iterator, printed from the statement's own
 //!   text;
 //! - the iterators' ranges are constants (the SCoP's parameters are fixed), so the array has a
-//!   fixed size, at most [`MAX_BYTES`];
+//!   fixed size, at most [`MAX_COPIES_BYTES`];
 //! - the last write (in the original order) writes one known element, whose value is copied to
 //!   the user's scalar after the SCoP, as a private scalar's last value is; for an array, the
 //!   last writes of all its elements write one copy, and every element from 0 to the largest
@@ -36,14 +36,11 @@
 
 use crate::isl::{Ctx, UnionMap, UnionSet};
 use crate::maps::input_error;
-use crate::privatize::ScalarExpansion;
+use crate::privatize::{ScalarExpansion, MAX_COPIES_BYTES};
 use crate::scop::ScopSets;
 use crate::tile_size::element_bytes;
 use crate::Result;
 use frontend::ir::{ArrayId, BodyPiece, Scop, StmtId, Storage};
-
-/// The largest array of copies a scalar may get.
-pub const MAX_BYTES: u64 = 256 << 20;
 
 /// A scalar kept in an array of copies (see the module doc).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -261,7 +258,7 @@ pub fn materialization(scop: &Scop, e: &ScalarExpansion) -> Result<Option<Materi
         own_rank: array.rank,
         signs,
     };
-    if m.extents.contains(&0) || m.bytes() > MAX_BYTES {
+    if m.extents.contains(&0) || m.bytes() > MAX_COPIES_BYTES {
         return Ok(None);
     }
     Ok(Some(m))

@@ -22,7 +22,7 @@
 //! loops accessing all the elements any iteration accesses (doitgen's `sum[p]`, filled and read
 //! by each `(r, q)`: `sum[r, q, p]`; atax's `tmp[i]`, one element per iteration, is not one).
 //! Their copies can only be kept in an array of copies ([`crate::materialize`]), so an array
-//! whose copies would take more than [`crate::materialize::MAX_BYTES`] (bounded before its
+//! whose copies would take more than [`MAX_COPIES_BYTES`] (bounded before its
 //! dataflow is computed) is not a candidate.
 //!
 //! What code generation does with an expansion ([`task_private`]): the SCoP is scheduled and tiled
@@ -64,6 +64,9 @@ use crate::maps::{input_error, nest_of_name, pad_to_common_depth, projection};
 use crate::scop::ScopSets;
 use crate::{Result, TiledSchedule};
 use frontend::ir::{Array, ArrayId, Scop};
+
+/// The largest array of copies a scalar may get ([`crate::materialize`]).
+pub const MAX_COPIES_BYTES: u64 = 256 << 20;
 
 /// A scalar that may be expanded: each iteration of the outermost `loops` loops around its
 /// statements gets its own copy.
@@ -134,7 +137,7 @@ pub fn scalar_expansions(scop: &Scop) -> Result<Vec<ScalarExpansion>> {
 }
 
 /// Whether an array's copies, one per iteration of its outermost loop, may fit the bound of an
-/// array of copies ([`crate::materialize::MAX_BYTES`], where an expanded array can only go):
+/// array of copies ([`MAX_COPIES_BYTES`], where an expanded array can only go):
 /// the bounding box of the elements accessed times the loop's extent, with the parameters'
 /// values known. Checked before the array's dataflow, which is most of the time of this
 /// analysis for arrays (heat-3d's `B` is a temporary of each time step, whose 500 copies would
@@ -174,7 +177,7 @@ fn copies_may_fit<'c>(
         };
         bytes *= (hi - lo + 1) as f64;
     }
-    Ok(bytes <= crate::materialize::MAX_BYTES as f64)
+    Ok(bytes <= MAX_COPIES_BYTES as f64)
 }
 
 /// Whether every iteration of the outermost `loops` loops of `original` (padded, `depth`
