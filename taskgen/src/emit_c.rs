@@ -83,10 +83,20 @@ pub struct ScopCode<'a> {
     /// The scalars each task keeps in a variable of its own.
     pub private: &'a [PrivateScalar],
     /// For [`Target::Cuda`]: whether and how the SCoP runs on the GPU.
-    pub cuda: Option<&'a crate::emit_cuda::CudaScop>,
+    pub cuda: Option<&'a CudaScop>,
     /// Scalars kept in arrays of copies (`scop` already names the arrays): allocated before the
     /// SCoP runs, the last value copied to the scalar and the array freed after.
     pub materialized: &'a [polyhedral::Materialized],
+}
+
+/// The GPU side of one SCoP as the control program runs it: text that [`crate::emit_cuda`]
+/// writes and this emitter places (it links no knowledge of the kernels).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CudaScop {
+    /// The GPU control program (inside `if (tf_gpu_mod) { ... }`), or `None` (CPU only).
+    pub host: Option<String>,
+    /// Why the SCoP is not on the GPU.
+    pub note: Option<String>,
 }
 
 /// Writes the output file: `file.text` with every SCoP of `scops` (in source order) replaced.

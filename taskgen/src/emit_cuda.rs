@@ -116,7 +116,7 @@
 //! the NVRTC tests); the emulated build is compiled with `-ffp-contract=off` too.
 
 use crate::c_ast;
-use crate::emit_c::{self, EmitOptions, ScopCode};
+use crate::emit_c::{self, CudaScop, EmitOptions, ScopCode};
 use crate::emit_omp::{canonical_bound, mentions_id};
 use crate::private::PrivateScalar;
 use crate::program::{names, TaskProgram, BODY_ITER, KEY_NAME};
@@ -235,14 +235,6 @@ pub struct GpuScop {
     pub thread_local: Vec<PrivateScalar>,
 }
 
-/// The emitted GPU side of one SCoP, for [`emit_c`]'s control program.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CudaScop {
-    /// The GPU control program (inside `if (tf_gpu_mod) { ... }`), or `None` (CPU only).
-    pub host: Option<String>,
-    /// Why the SCoP is not on the GPU.
-    pub note: Option<String>,
-}
 
 /// Decides whether `scop` runs on the GPU: `expanded`, `deps`, `sched`, `program` and
 /// `private` (the scalars private to each task) are the pipeline's (with private scalars

@@ -31,4 +31,24 @@ pub use emit_c::{emit_file, EmitOptions, ScopCode, Target};
 pub use emit_omp::OmpPlan;
 pub use error::{Error, Result};
 pub use private::{private_scalars, PrivateScalar};
-pub use program::{build, Granularity, TaskClass, TaskProgram, TileBodies};
+pub use program::{Granularity, TaskClass, TaskProgram, TileBodies};
+
+use frontend::ir::Scop;
+use polyhedral::{Dependences, TileDep, TiledSchedule};
+
+/// Builds the task program of a scheduled SCoP ([`program::build_unchecked`]) and checks its task
+/// graph ([`task_graph::check`]): a graph the checks reject is an error, never emitted.
+pub fn build(
+    scop: &Scop,
+    deps: &Dependences,
+    sched: &TiledSchedule,
+    tile_deps: &[TileDep],
+    bodies: TileBodies<'_>,
+) -> Result<TaskProgram> {
+    let program = program::build_unchecked(scop, deps, sched, tile_deps, bodies)?;
+    let problems = task_graph::check(&program);
+    if !problems.is_empty() {
+        return Err(Error::InconsistentGraph(problems));
+    }
+    Ok(program)
+}

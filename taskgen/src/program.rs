@@ -159,8 +159,8 @@ pub enum TileBodies<'a> {
     Cpu(&'a [frontend::ir::ArrayId]),
 }
 
-/// Builds the task program of a scheduled SCoP.
-pub fn build(
+/// Builds the task program of a scheduled SCoP, unchecked ([`crate::build`] checks it).
+pub fn build_unchecked(
     scop: &Scop,
     deps: &Dependences,
     sched: &TiledSchedule,
@@ -189,10 +189,6 @@ pub fn build(
     for (class, (body, code)) in program.classes.iter_mut().zip(bodies?) {
         class.body = body;
         class.code = code;
-    }
-    let problems = crate::task_graph::check(&program);
-    if !problems.is_empty() {
-        return Err(crate::Error::InconsistentGraph(problems));
     }
     Ok(program)
 }
