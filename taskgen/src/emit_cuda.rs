@@ -235,7 +235,6 @@ pub struct GpuScop {
     pub thread_local: Vec<PrivateScalar>,
 }
 
-
 /// Decides whether `scop` runs on the GPU: `expanded`, `deps`, `sched`, `program` and
 /// `private` (the scalars private to each task) are the pipeline's (with private scalars
 /// expanded), `scop` the SCoP as written.
