@@ -1,7 +1,8 @@
 //! C source to [`ir::Scop`]: parses with libclang 19 and extracts static control parts.
 //!
 //! Owns: libclang (all of it lives in the `clang` module), SCoP detection, affine expression
-//! extraction, diagnostics with `file:line:col`. Produces plain data ([`ir`]); never links ISL.
+//! extraction, diagnostics with `file:line:col`. Produces plain data ([`ir`], the `scop-ir` crate,
+//! re-exported here with its printer and [`lanes`]); never links ISL.
 //!
 //! Pipeline inside the crate: `clang` lowers the translation unit to owned data; `pragma` finds
 //! the `#pragma scop` / `#pragma endscop` regions in the main file's tokens, or, without them
@@ -11,7 +12,7 @@
 //! its statements need to compile outside the file (kernels of other targets). A region that
 //! is not a static control part is dropped with a [`Diagnostic`] (a warning for a pragma
 //! region, a note for a nest found automatically) and stays as written. [`scop_to_string`]
-//! prints a SCoP as text (`--emit scop`, tests).
+//! (`scop-ir`'s) prints a SCoP as text (`--emit scop`, tests).
 //!
 //! Semantics: every ISL string describes exactly what the C code does. In particular C's `/`
 //! and `%` truncate towards zero: a dividend proven non-negative uses `floor`/`mod` directly,
@@ -30,18 +31,16 @@ mod affine;
 mod auto;
 mod clang;
 mod diagnostic;
-pub mod ir;
-pub mod lanes;
 mod macros;
 mod pragma;
-mod print;
 mod scop;
 mod text;
 
 use std::path::Path;
 
 pub use diagnostic::{Diagnostic, Error, Kind as DiagnosticKind, Severity};
-pub use print::scop_to_string;
+pub use scop_ir as ir;
+pub use scop_ir::{lanes, scop_to_string};
 
 /// Where the SCoPs of a file are.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -75,7 +75,7 @@ pub struct VectorLanes {
     /// The vector sizes (bytes) the kernel was checked for; other sizes run the fallback.
     pub widths: Vec<i64>,
     /// Read-only occurrences along the lanes and the reduction (`A[j][k]` or `B[k][j]` for lanes
-    /// `j`: `frontend::lanes::packed_refusal`), copied before the kernel's loops into aligned
+    /// `j`: `scop_ir::lanes::packed_refusal`), copied before the kernel's loops into aligned
     /// buffers with the lanes contiguous; `None` when there are none.
     pub packs: Option<Packs>,
 }
@@ -87,7 +87,7 @@ pub const PACK_RED_START: &str = "tf_pack_r0";
 /// The constant holding the lane loop's first iteration.
 pub const PACK_LANE_START: &str = "tf_pack_q0";
 
-/// The packed occurrences of a vector kernel (`frontend::lanes::packed_refusal`): `count`
+/// The packed occurrences of a vector kernel (`scop_ir::lanes::packed_refusal`): `count`
 /// buffers `tf_pack<n>[depth][lanes]`, filled for the reduction loop's and the lane loop's
 /// ranges (the loops' bounds, which the row loop does not move), read as vectors at
 /// `[reduction - start][lane - start]`.

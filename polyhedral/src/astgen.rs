@@ -13,7 +13,7 @@ use crate::isl::{
 use crate::maps::{fixed_prefix, input_error, names, pad_to_common_depth, projection, tuple};
 use crate::scop::parse_context;
 use crate::{Error, Result, TileDep, TiledSchedule};
-use frontend::ir::Scop;
+use scop_ir::Scop;
 use std::collections::HashSet;
 
 /// Code for the instances of one tile of nest `nest`: the nest's schedule with its first

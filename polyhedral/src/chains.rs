@@ -35,7 +35,7 @@ use crate::maps::{names, tuple};
 use crate::sink::order_kept;
 use crate::steps::{classify, next_instances, statement_of, unit_steps, Shapes, INVARIANT};
 use crate::Result;
-use frontend::ir::{AccessKind, ArrayId, Scop};
+use scop_ir::{AccessKind, ArrayId, Scop};
 
 /// How many reduction chains one jammed loop runs.
 pub const CHAINS: i64 = 4;
@@ -169,7 +169,7 @@ pub(crate) fn interleave_chains<'c>(
 /// share its loop.
 fn recurrent<'c>(
     ctx: &'c crate::isl::Ctx,
-    stmt: &frontend::ir::Statement,
+    stmt: &scop_ir::Statement,
     next: &Option<UnionMap<'c>>,
     private: &[ArrayId],
 ) -> Result<bool> {

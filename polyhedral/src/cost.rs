@@ -59,7 +59,7 @@ use crate::maps::input_error;
 use crate::scop::ScopSets;
 use crate::tile_size::element_bytes;
 use crate::{parallel_tiles, Dependences, Error, Result, TiledSchedule};
-use frontend::ir::Scop;
+use scop_ir::Scop;
 use std::collections::BTreeMap;
 
 /// The value every parameter takes for the estimate.

@@ -32,7 +32,7 @@ use crate::isl::{AccessInfo, Ctx, Map, Schedule, Side, UnionMap, UnionSet};
 use crate::maps::projection;
 use crate::scop::ScopSets;
 use crate::{Dependences, Error, Result};
-use frontend::ir::Scop;
+use scop_ir::Scop;
 use std::collections::BTreeMap;
 use std::fmt;
 

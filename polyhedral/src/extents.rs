@@ -5,7 +5,7 @@
 use crate::isl::{Ctx, Set};
 use crate::scop::ScopSets;
 use crate::{Error, Result};
-use frontend::ir::Scop;
+use scop_ir::Scop;
 
 /// The values tried, largest first, for a parameter the caller does not give: the cost model's
 /// [`crate::cost::PARAM_VALUE`], halved until the arrays' declared extents hold what the SCoP

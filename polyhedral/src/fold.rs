@@ -35,7 +35,7 @@ use crate::isl::{AccessInfo, Ctx, Side, UnionMap, UnionSet};
 use crate::maps::projection;
 use crate::scop::{stmt_of_name, ScopSets};
 use crate::Result;
-use frontend::ir::{Access, AccessKind, ArrayId, BodyPiece, Scop, StmtId};
+use scop_ir::{Access, AccessKind, ArrayId, BodyPiece, Scop, StmtId};
 
 /// A SCoP with webs folded, and one line per folded web (`w into A[i][j] (lines 65-68)`).
 #[derive(Clone, Debug)]
@@ -519,7 +519,7 @@ fn rename_tuple(text: &str, old: &str, new: &str) -> String {
 mod tests {
     use super::*;
 
-    fn text(scop: &Scop, stmt: &frontend::ir::Statement) -> String {
+    fn text(scop: &Scop, stmt: &scop_ir::Statement) -> String {
         stmt.body
             .iter()
             .map(|p| match p {

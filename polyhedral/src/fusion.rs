@@ -9,7 +9,7 @@
 
 use crate::cost::{schedule_cost, Machine, ScheduleCost};
 use crate::{Dependences, Result, TiledSchedule};
-use frontend::ir::Scop;
+use scop_ir::Scop;
 
 /// The CPU time ISL may spend scheduling a candidate other than the default (`smart`) for
 /// [`choose_fusion`]; one that needs more is not chosen (3mm under `max` needs 27 s at LARGE).

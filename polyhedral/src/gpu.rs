@@ -47,7 +47,7 @@ use crate::isl::{Ctx, Set, UnionMap, UnionSet};
 use crate::maps::{input_error, names, pad_to_common_depth, projection, tuple};
 use crate::scop::ScopSets;
 use crate::{Dependences, Result, TiledSchedule};
-use frontend::ir::{ArrayId, Scop};
+use scop_ir::{ArrayId, Scop};
 
 /// Tuple name of the user nodes of [`ArraySlab`]'s code.
 pub const SLAB_NAME: &str = "Slab";

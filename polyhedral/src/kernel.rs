@@ -14,7 +14,7 @@
 //!
 //! where `W` elements make one vector of the machine (`TF_VBYTES` bytes, set by the generated
 //! file from the compiler's target macros) and `TF_VD` reads an element and the `W - 1` after it
-//! as one vector of GCC's and clang's vector extension ([`frontend::lanes`] says which
+//! as one vector of GCC's and clang's vector extension ([`scop_ir::lanes`] says which
 //! occurrences are vectors and refuses text whose meaning would change). The 16 accumulators
 //! (`C`'s elements, invariant along `k`) stay in registers for the whole `k` loop: one vector
 //! load of `B` and one broadcast of `A` per row feed four multiplications and additions, where
@@ -48,7 +48,7 @@
 //! has no vector load. When the statement does not write its array (no other statement runs
 //! between the copy and the kernel's end, so other writers, in other nests or before the kernel
 //! in the tile, have written it already) and its subscripts mention only the lane and
-//! reduction iterators (`frontend::lanes::packed_refusal`), the kernel first
+//! reduction iterators (`scop_ir::lanes::packed_refusal`), the kernel first
 //! copies the elements it will read, over the reduction and lane loops' ranges (which the row
 //! loop does not move), into a buffer on the task's stack with the lanes contiguous
 //! (`tf_pack0[k - k0][j - j0] = A[j][k]`), and reads that buffer as vectors: a copy of 64 x 64
@@ -80,7 +80,7 @@
 //! accesses may reach it) and runs one chain of dependent additions. The accumulator kernel runs
 //! [`CHAIN_ROWS`] rows at once, each row's element in a local variable loaded before the
 //! reduction loop and stored after it; the statement's text has the element's occurrences
-//! replaced by that variable ([`frontend::lanes::render_accumulated`]). Checked: the new order
+//! replaced by that variable ([`scop_ir::lanes::render_accumulated`]). Checked: the new order
 //! keeps every conflicting pair's, and no other access of the tile reaches an element while a
 //! block of rows holds it (same outer iteration, same block of rows). The reduction loop gets
 //! `TF_SCALAR_LOOP`: GCC 12 otherwise vectorizes it as in-order reductions with a shuffle per
@@ -95,7 +95,7 @@ use crate::sink::{conflicts, order_kept};
 use crate::steps::{classify, next_instances, unit_steps, Shapes, INVARIANT};
 use crate::tile_size::element_bytes;
 use crate::Result;
-use frontend::ir::{Access, AccessKind, ArrayId, Scop, Statement};
+use scop_ir::{Access, AccessKind, ArrayId, Scop, Statement};
 
 /// Rows one kernel iteration runs.
 pub const ROWS: i64 = 4;
@@ -145,7 +145,7 @@ pub(crate) fn vector_kernel(
     if out.rank == 0 {
         return Ok(None);
     }
-    let refused = frontend::lanes::refusal(scop, stmt, lane, &out.elem_type).is_some();
+    let refused = scop_ir::lanes::refusal(scop, stmt, lane, &out.elem_type).is_some();
     let elem = element_bytes(&out.elem_type) as i64;
     // The dimensions of the three loops, and which of the outer two is the reduction: the one
     // along which the statement writes one element again.
@@ -233,7 +233,7 @@ pub(crate) fn vector_kernel(
         return Ok(None);
     };
     // Read-only operands along the lanes and the reduction are packed, where the statement
-    // allows it (see `frontend::lanes::packed_refusal`) and the buffers can be filled before
+    // allows it (see `scop_ir::lanes::packed_refusal`) and the buffers can be filled before
     // the row loop: those that walk memory across the lanes must be (or there is no kernel),
     // those contiguous along them are for aligned rows (see the module doc).
     let packs = packs_for(
@@ -319,7 +319,7 @@ fn packs_for(
         return None;
     }
     let depth = trip_count(points, &found.loops, red)?;
-    let count = frontend::lanes::packed_refusal(scop, stmt, lane, r, elem_type).ok()?;
+    let count = scop_ir::lanes::packed_refusal(scop, stmt, lane, r, elem_type).ok()?;
     if count as i64 * depth * lane_len * elem > MAX_PACK_BYTES {
         return None;
     }
@@ -360,7 +360,7 @@ pub(crate) fn accumulator_kernel(
         .collect();
     relations.sort_unstable();
     relations.dedup();
-    if frontend::lanes::accumulator_refusal(scop, stmt, relations.len()).is_some() {
+    if scop_ir::lanes::accumulator_refusal(scop, stmt, relations.len()).is_some() {
         return Ok(None);
     }
     let (Some(row), Some(red)) = (

@@ -83,7 +83,7 @@ mod work_span;
 /// The SCoPs of a PolyBench kernel of this repository at MINI, as the frontend extracts them (for
 /// the unit tests that check a stage on real kernels).
 #[cfg(test)]
-fn polybench_scops(name: &str) -> Vec<frontend::ir::Scop> {
+fn polybench_scops(name: &str) -> Vec<scop_ir::Scop> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("..")
         .join("polybench");
@@ -106,7 +106,7 @@ fn polybench_scops(name: &str) -> Vec<frontend::ir::Scop> {
 
 /// The first SCoP of [`polybench_scops`]`(name)`.
 #[cfg(test)]
-fn polybench_scop(name: &str) -> frontend::ir::Scop {
+fn polybench_scop(name: &str) -> scop_ir::Scop {
     polybench_scops(name)
         .into_iter()
         .next()
@@ -122,7 +122,6 @@ pub use cost::{schedule_cost, Machine, NestCost, ScheduleCost};
 pub use deps::dependences;
 pub use extents::{run_sizes, RunSizes};
 pub use fold::{fold_element_scalars, Folded};
-use frontend::ir::StmtId;
 pub use fusion::{candidate_config, choose_fusion, Candidate};
 pub use gpu::{
     array_slabs, body_loops, parallel_loops, thread_private, ArraySlab, BodyLoop, KernelScope,
@@ -135,6 +134,7 @@ pub use privatize::{
     ScalarExpansion, TaskPrivate,
 };
 pub use schedule::{run_bounded, schedule};
+use scop_ir::StmtId;
 pub use tile::tile_dependences;
 pub use tile_code::{tile_body_ast, unroll_and_jam, TileCode, SCALAR_LOOP_USER};
 pub use tile_graph::{

@@ -40,7 +40,7 @@ use crate::privatize::{ScalarExpansion, MAX_COPIES_BYTES};
 use crate::scop::ScopSets;
 use crate::tile_size::element_bytes;
 use crate::Result;
-use frontend::ir::{ArrayId, BodyPiece, Scop, StmtId, Storage};
+use scop_ir::{ArrayId, BodyPiece, Scop, StmtId, Storage};
 
 /// A scalar kept in an array of copies (see the module doc).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -28,7 +28,7 @@ use crate::isl::{Ctx, UnionMap, UnionSet};
 use crate::maps::{input_error, names, tuple};
 use crate::scop::ScopSets;
 use crate::{Dependences, Result, TiledSchedule};
-use frontend::ir::Scop;
+use scop_ir::Scop;
 
 /// How the tiles of one nest are enumerated and which of the loops may be parallel.
 #[derive(Clone, Debug, PartialEq, Eq)]

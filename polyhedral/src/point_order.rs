@@ -32,7 +32,7 @@ use crate::isl::{Ctx, UnionMap, UnionSet};
 use crate::maps::{names, tuple};
 use crate::steps::{classify, statement_of, Shapes, INVARIANT};
 use crate::Result;
-use frontend::ir::{AccessKind, Scop, StmtId};
+use scop_ir::{AccessKind, Scop, StmtId};
 
 const PARALLEL: i64 = 2;
 
@@ -312,7 +312,7 @@ fn innermost_in_band<'s>(
     stmt_map: &crate::isl::Map<'_>,
     p: usize,
     depth: usize,
-) -> Result<Option<&'s frontend::ir::Statement>> {
+) -> Result<Option<&'s scop_ir::Statement>> {
     let Some(stmt) = statement_of(scop, stmt_map) else {
         return Ok(None);
     };

@@ -63,7 +63,7 @@ use crate::isl::{AccessInfo, Ctx, UnionMap, UnionSet};
 use crate::maps::{input_error, nest_of_name, pad_to_common_depth, projection};
 use crate::scop::ScopSets;
 use crate::{Result, TiledSchedule};
-use frontend::ir::{Array, ArrayId, Scop};
+use scop_ir::{Array, ArrayId, Scop};
 
 /// The largest array of copies a scalar may get ([`crate::materialize`]).
 pub const MAX_COPIES_BYTES: u64 = 256 << 20;

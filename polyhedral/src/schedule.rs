@@ -143,7 +143,7 @@ use crate::tile_size::{
     MIN_TILE_WORK, SHORT_INNER,
 };
 use crate::{Dependences, Error, Fuse, Nest, Result, ScheduleConfig, TiledSchedule, Warning};
-use frontend::ir::{Scop, StmtId};
+use scop_ir::{Scop, StmtId};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::mpsc;
@@ -667,7 +667,7 @@ fn writes_scalar(scop: &Scop, stmts: &[StmtId]) -> bool {
         .filter_map(|&s| scop.statements.get(s.index()))
         .any(|stmt| {
             stmt.accesses.iter().any(|a| {
-                a.kind == frontend::ir::AccessKind::Write
+                a.kind == scop_ir::AccessKind::Write
                     && scop
                         .arrays
                         .get(a.array.0 as usize)
@@ -1744,7 +1744,7 @@ mod tests {
         // gemm's one statement reads A and B alone: nothing to pair.
         assert!(!has_read_reuse(&crate::polybench_scop("gemm")).unwrap());
     }
-    use frontend::ir::{Access, AccessKind, Array, ArrayId, Loc, Param, Span, Statement, Storage};
+    use scop_ir::{Access, AccessKind, Array, ArrayId, Loc, Param, Span, Statement, Storage};
 
     /// jacobi-1d, two statements in a time loop (`polyhedral/tests/common` has the same SCoP):
     /// `B[i] = (A[i-1] + A[i] + A[i+1]) / 3` (S0) and `A[i] = (B[i-1] + B[i] + B[i+1]) / 3` (S1).

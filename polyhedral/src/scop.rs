@@ -3,7 +3,7 @@
 
 use crate::isl::{Ctx, Map, Set, Side, UnionMap, UnionSet};
 use crate::{Error, Result};
-use frontend::ir::{AccessKind, Scop, Statement, StmtId};
+use scop_ir::{AccessKind, Scop, Statement, StmtId};
 
 /// The polyhedral description of a SCoP, every relation restricted to the statement domains and
 /// to the context.
@@ -143,7 +143,7 @@ fn read_domain<'c>(ctx: &'c Ctx, idx: usize, stmt: &Statement) -> Result<Set<'c>
 #[cfg(test)]
 mod parse_domains_tests {
     use super::*;
-    use frontend::ir::{Access, Array, ArrayId, Loc, Param, Span, Statement, Storage};
+    use scop_ir::{Access, Array, ArrayId, Loc, Param, Span, Statement, Storage};
 
     /// A SCoP with parameters `[N, M]`, context `context` and one statement per domain (each
     /// reading and writing one array, scheduled in text order).

@@ -60,7 +60,7 @@ use crate::isl::{Ctx, Set, Side, UnionMap, UnionSet};
 use crate::maps::{names, projection, tuple};
 use crate::steps::{classify, next_instances, statement_of, step, unit_steps, Shapes};
 use crate::Result;
-use frontend::ir::{AccessKind, ArrayId, Scop};
+use scop_ir::{AccessKind, ArrayId, Scop};
 
 /// A statement with `l` loops counts `WEIGHT^l` in the gain of a sinking.
 pub(crate) const WEIGHT: f64 = 100.0;

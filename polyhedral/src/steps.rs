@@ -8,7 +8,7 @@ use crate::isl::{Ctx, Set, Side, UnionMap};
 use crate::maps::{names, tuple};
 use crate::scop::stmt_of_name;
 use crate::Result;
-use frontend::ir::Scop;
+use scop_ir::Scop;
 
 /// The score of an access whose element moves by one in its last subscript along a step.
 pub(crate) const CONTIGUOUS: i64 = 2;
@@ -21,7 +21,7 @@ pub(crate) const STRIDED: i64 = -4;
 pub(crate) fn statement_of<'s>(
     scop: &'s Scop,
     stmt_map: &crate::isl::Map<'_>,
-) -> Option<&'s frontend::ir::Statement> {
+) -> Option<&'s scop_ir::Statement> {
     stmt_map
         .tuple_name(Side::In)
         .as_deref()

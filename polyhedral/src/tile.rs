@@ -7,7 +7,7 @@ use crate::isl::{Ctx, Side, UnionMap};
 use crate::maps::{input_error, lex_lt, nest_of_name};
 use crate::scop::parse_domains;
 use crate::{Dependences, Error, Result, TileDep, TiledSchedule};
-use frontend::ir::Scop;
+use scop_ir::Scop;
 
 /// The dependences between the tiles of `sched`, one [`TileDep`] per (source nest, target nest)
 /// pair that has any, ordered by that pair. Each relation goes forward: to a later nest, or to a

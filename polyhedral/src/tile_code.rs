@@ -54,7 +54,7 @@ use crate::point_order::{accumulates, aliased_invariant_reads};
 use crate::sink::order_kept;
 use crate::sink::{distribute_innermost, sink_band_member};
 use crate::{Error, Result, TiledSchedule};
-use frontend::ir::{AccessKind, ArrayId, Scop};
+use scop_ir::{AccessKind, ArrayId, Scop};
 
 /// How many consecutive iterations of the accumulating loop one iteration of the jammed loop
 /// runs.
@@ -347,11 +347,11 @@ fn coefficient(e: &Expr, iter: &str) -> Option<i64> {
 }
 
 /// The `*` operators of a statement's text outside brackets (multiplications, not subscripts).
-fn top_level_products(body: &[frontend::ir::BodyPiece]) -> usize {
+fn top_level_products(body: &[scop_ir::BodyPiece]) -> usize {
     let mut depth = 0usize;
     let mut products = 0;
     for piece in body {
-        if let frontend::ir::BodyPiece::Text(text) = piece {
+        if let scop_ir::BodyPiece::Text(text) = piece {
             for c in text.chars() {
                 match c {
                     '[' => depth += 1,
@@ -935,7 +935,7 @@ fn full_tiles<'c>(
 /// Whether a statement of `stmts` accesses a scalar whose accesses must keep their order inside
 /// a task: one of `private` (kept in one variable per task; the SCoP given here has it
 /// expanded) or a scalar written in the SCoP.
-fn keeps_order(scop: &Scop, stmts: &[frontend::ir::StmtId], private: &[ArrayId]) -> bool {
+fn keeps_order(scop: &Scop, stmts: &[scop_ir::StmtId], private: &[ArrayId]) -> bool {
     stmts
         .iter()
         .filter_map(|s| scop.statements.get(s.index()))
@@ -1166,8 +1166,8 @@ fn substitute(e: &mut Expr, iter: &str, by: i64) {
 }
 
 /// The statements scheduled by `points`.
-fn statements_of(points: &PointSchedule<'_>) -> Result<Vec<frontend::ir::StmtId>> {
-    let mut out: Vec<frontend::ir::StmtId> = points
+fn statements_of(points: &PointSchedule<'_>) -> Result<Vec<scop_ir::StmtId>> {
+    let mut out: Vec<scop_ir::StmtId> = points
         .schedule
         .maps()?
         .iter()

@@ -58,7 +58,7 @@ use crate::isl::{Ctx, Map, Set, Side, UnionMap, UnionSet};
 use crate::maps::{input_error, names, nest_of_name, tuple};
 use crate::scop::parse_context;
 use crate::{Error, Nest, Result, TileDep, TiledSchedule};
-use frontend::ir::{Scop, StmtId};
+use scop_ir::{Scop, StmtId};
 
 /// The most distances a tile dependence is split into by uniformization.
 pub const MAX_UNIFORM: usize = 16;

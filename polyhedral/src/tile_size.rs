@@ -94,7 +94,7 @@
 //! mvt 12.7 ms to 11.1, gemver 21.3 to 18.5, deriche 131 to 126; 2mm, 3mm, bicg, symm, trmm,
 //! correlation and covariance, whose initializations changed, within 1%.
 
-use frontend::ir::{Array, Scop, StmtId};
+use scop_ir::{Array, Scop, StmtId};
 use std::collections::BTreeSet;
 
 /// Bytes one tile's data should take.

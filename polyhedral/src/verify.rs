@@ -15,7 +15,7 @@ use crate::isl::{Ctx, Map, Set, Side, UnionMap, UnionSet};
 use crate::maps::{names, pad_to_common_depth, projection, tuple};
 use crate::scop::parse_domains;
 use crate::{Dependences, Error, Result, TiledSchedule};
-use frontend::ir::Scop;
+use scop_ir::Scop;
 use std::collections::HashMap;
 
 /// Checks `sched` against the domains of `scop` and the dependences `deps` (of `scop`, as

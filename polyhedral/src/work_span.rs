@@ -19,7 +19,7 @@ use crate::isl::{Ctx, Set, UnionMap, UnionSet};
 use crate::maps::input_error;
 use crate::scop::ScopSets;
 use crate::{Result, TileGraph};
-use frontend::ir::Scop;
+use scop_ir::Scop;
 use std::collections::HashMap;
 
 /// The most tiles, and the most dependence pairs, that [`work_span`] enumerates.

@@ -25,9 +25,9 @@
 use crate::c_ast::{self, HELPERS};
 use crate::private::PrivateScalar;
 use crate::program::{names, Barrier, InputKind, TaskClass, TaskProgram, DST_NAME, KEY_NAME};
-use frontend::ir::{Array, ArrayId, BodyPiece, Scop, SourceFile, Storage};
 use polyhedral::Expr;
 use polyhedral::KernelPart;
+use scop_ir::{Array, ArrayId, BodyPiece, Scop, SourceFile, Storage};
 use std::fmt::Write;
 
 /// Around the task functions: GCC's warnings about loop trip counts derived from array bounds
@@ -538,15 +538,15 @@ pub(crate) fn statement(
     let acc = |r: usize| format!("tf_acc{r}");
     match part {
         Some(KernelPart::Load(r)) => {
-            let element = frontend::lanes::render_accumulated(&stmt.body, &iter, &var, "", true);
+            let element = scop_ir::lanes::render_accumulated(&stmt.body, &iter, &var, "", true);
             let _ = write!(out, "{} {} = {element};", elem_type(&stmt.body), acc(r));
         }
         Some(KernelPart::Store(r)) => {
-            let element = frontend::lanes::render_accumulated(&stmt.body, &iter, &var, "", true);
+            let element = scop_ir::lanes::render_accumulated(&stmt.body, &iter, &var, "", true);
             let _ = write!(out, "{element} = {};", acc(r));
         }
         Some(KernelPart::Accumulate(r)) => {
-            out.push_str(&frontend::lanes::render_accumulated(
+            out.push_str(&scop_ir::lanes::render_accumulated(
                 &stmt.body,
                 &iter,
                 &var,
@@ -556,7 +556,7 @@ pub(crate) fn statement(
         }
         // A kernel's copy: the occurrences along the lane iterator as vectors.
         Some(KernelPart::Lanes(q)) => {
-            out.push_str(&frontend::lanes::render(
+            out.push_str(&scop_ir::lanes::render(
                 &stmt.body,
                 q,
                 &iter,
@@ -571,7 +571,7 @@ pub(crate) fn statement(
                 _ => ("TF_VD(", ")"),
             };
             let packed = |n: usize| format!("{open}{}{close}", pack_element(n, &iter(r), &iter(q)));
-            out.push_str(&frontend::lanes::render_packed(
+            out.push_str(&scop_ir::lanes::render_packed(
                 stmt,
                 q,
                 r,
@@ -586,7 +586,7 @@ pub(crate) fn statement(
                 out,
                 "{} = {};",
                 pack_element(n, &iter(r), &iter(q)),
-                frontend::lanes::packed_text(stmt, q, r, n, &iter, &var)
+                scop_ir::lanes::packed_text(stmt, q, r, n, &iter, &var)
             );
         }
         None => {

@@ -120,8 +120,8 @@ use crate::emit_c::{self, CudaScop, EmitOptions, ScopCode};
 use crate::emit_omp::{canonical_bound, mentions_id};
 use crate::private::PrivateScalar;
 use crate::program::{names, TaskProgram, BODY_ITER, KEY_NAME};
-use frontend::ir::{AccessKind, ArrayId, Scop, SourceFile};
 use polyhedral::{ArraySlab, Ast, BodyLoop, Dependences, Expr, KernelScope, TiledSchedule};
+use scop_ir::{AccessKind, ArrayId, Scop, SourceFile};
 use std::fmt::Write;
 
 /// The tile size of every band member when the cuda target chooses (see the module doc).

@@ -17,8 +17,8 @@
 use crate::c_ast;
 use crate::program::TaskProgram;
 use crate::program::TILE_ITER;
-use frontend::ir::Scop;
 use polyhedral::{Ast, Dependences, Expr, OpKind, TiledSchedule};
+use scop_ir::Scop;
 use std::fmt::Write;
 
 /// The OpenMP control program's plan for one SCoP: one entry per nest, in execution order.

@@ -14,8 +14,8 @@
 //! no zeros to divide by, no subnormal numbers.
 
 use crate::emit_c::{emit_file, EmitOptions, ScopCode};
-use frontend::ir::{Scop, SourceFile, Span, Storage};
 use polyhedral::RunSizes;
+use scop_ir::{Scop, SourceFile, Span, Storage};
 use std::fmt::Write as _;
 
 /// What the harness prints before the SCoP's seconds.

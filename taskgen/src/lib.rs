@@ -33,8 +33,8 @@ pub use error::{Error, Result};
 pub use private::{private_scalars, PrivateScalar};
 pub use program::{Granularity, TaskClass, TaskProgram, TileBodies};
 
-use frontend::ir::Scop;
 use polyhedral::{Dependences, TileDep, TiledSchedule};
+use scop_ir::Scop;
 
 /// Builds the task program of a scheduled SCoP ([`program::build_unchecked`]) and checks its task
 /// graph ([`task_graph::check`]): a graph the checks reject is an error, never emitted.

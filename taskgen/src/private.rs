@@ -5,8 +5,8 @@
 //! This module only turns the copy-out tiles into code; whether a scalar may be private to a
 //! task is polyhedral's decision, never taken here.
 
-use frontend::ir::{ArrayId, Scop};
 use polyhedral::{Ast, TaskPrivate};
+use scop_ir::{ArrayId, Scop};
 
 /// Iterators of the copy-out code (they enumerate at most one tile).
 pub const COPY_OUT_ITER: &str = "tf_w";

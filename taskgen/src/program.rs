@@ -17,8 +17,8 @@
 //! Everything here is plain data; the polyhedral questions are answered by `polyhedral`.
 
 use crate::idiom::{self, Idiom};
-use frontend::ir::{Scop, StmtId};
 use polyhedral::{Ast, Dependences, Signature, TileDep, TileGraph, TiledSchedule};
+use scop_ir::{Scop, StmtId};
 use std::fmt::Write;
 
 /// Prefix of the iterators of task bodies.
@@ -156,7 +156,7 @@ pub enum TileBodies<'a> {
     Plain,
     /// For the CPU: full tiles apart, the accumulating loop unrolled and jammed
     /// ([`polyhedral::tile_body_ast`]); the scalars kept in one variable per task.
-    Cpu(&'a [frontend::ir::ArrayId]),
+    Cpu(&'a [scop_ir::ArrayId]),
 }
 
 /// Builds the task program of a scheduled SCoP, unchecked ([`crate::build`] checks it).

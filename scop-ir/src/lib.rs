@@ -9,6 +9,16 @@
 //! - arrays live in the space named by [`Array::isl_name`] (the C name unless it would clash with a
 //!   statement name or an ISL keyword); scalars are rank-0 arrays (`alpha[]`);
 //! - parameters use their C names, which the frontend guarantees are valid ISL identifiers.
+//!
+//! This crate holds the IR alone, with its one text form ([`scop_to_string`], for `--emit scop`
+//! and the golden tests) and the reading of a statement's text as vector code ([`lanes`], for the
+//! tile code's kernels), so that the polyhedral and task stages depend on it and not on the
+//! frontend, which links libclang. The frontend re-exports it as `frontend::ir`.
+
+pub mod lanes;
+mod print;
+
+pub use print::scop_to_string;
 
 use std::fmt;
 

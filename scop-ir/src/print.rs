@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use crate::ir::{AccessKind, BodyPiece, Scop, Storage};
+use crate::{AccessKind, BodyPiece, Scop, Storage};
 
 /// Renders `scop` as text: header, parameters, arrays, then one block per statement.
 pub fn scop_to_string(scop: &Scop) -> String {

@@ -1,0 +1,158 @@
+//! The statements of real C read as vector code (`frontend::lanes`, defined in `scop-ir`): which
+//! occurrences become vectors, packed buffers and accumulators, and what is refused. The tests
+//! parse C, so they live with the frontend rather than with the IR crate.
+
+use frontend::ir::{ArrayId, Scop};
+use frontend::lanes::*;
+
+/// The statements of the first SCoP of `body` (inside `void f(...)` over `double` arrays
+/// `A`, `B`, `C`, a `float` array `F`, scalars `alpha` and `k2`, and `n`).
+fn statements(body: &str) -> Scop {
+    let text = format!(
+        "double sqrt(double);\nvoid f(int n, double alpha, int k2, double A[n][n], double B[n][n], double C[n][n], float F[n][n], double x[n]) {{\n#pragma scop\n{body}\n#pragma endscop\n}}\n"
+    );
+    let (file, _) = frontend::parse_source("t.c", &text, &frontend::Options::default()).unwrap();
+    file.scops.into_iter().next().expect("a SCoP")
+}
+
+/// The statement's text with `TF_V(..)` around its vector occurrences along its last
+/// iterator, or the reason it is refused.
+fn vectorized(body: &str) -> Result<String, String> {
+    let scop = statements(body);
+    let stmt = scop.statements.last().unwrap();
+    let q = stmt.iterators.len() - 1;
+    let elem = scop
+        .arrays
+        .iter()
+        .find(|a| a.written)
+        .map(|a| a.elem_type.clone())
+        .unwrap();
+    if let Some(why) = refusal(&scop, stmt, q, &elem) {
+        return Err(why);
+    }
+    Ok(render(
+        &stmt.body,
+        q,
+        &|k| stmt.iterators[k].clone(),
+        &|v| scop.array(v).name.clone(),
+        &|_| ("TF_V(".into(), ")".into()),
+    ))
+}
+
+#[test]
+fn occurrences_along_the_lane_iterator_become_vectors() {
+    assert_eq!(
+        vectorized(
+            "for (int i = 0; i < n; i++) for (int k = 0; k < n; k++) for (int j = 0; j < n; j++)\n  C[i][j] += alpha * A[i][k] * B[k][j];"
+        ),
+        Ok("TF_V(C[i][j]) += alpha * A[i][k] * TF_V(B[k][j]);".into())
+    );
+    assert_eq!(
+        vectorized(
+            "for (int i = 0; i < n; i++) for (int j = 1; j < n - 1; j++)\n  C[i][j] = 0.5 * (A[i][j - 1] + A[i][ j+1 ]) - 2 * B[i][i];"
+        ),
+        Ok("TF_V(C[i][j]) = 0.5 * (TF_V(A[i][j - 1]) + TF_V(A[i][ j+1 ])) - 2 * B[i][i];".into())
+    );
+}
+
+/// The statement (the SCoP's last) printed with its packed occurrences along its iterator
+/// `j` (lanes) and `k` (reduction) as `P<n>[k][j]`, or why it cannot be.
+fn packed(body: &str) -> Result<String, String> {
+    let scop = statements(body);
+    let stmt = scop.statements.last().unwrap();
+    let pos = |name: &str| stmt.iterators.iter().position(|i| i == name).unwrap();
+    let (q, r) = (pos("j"), pos("k"));
+    let n = packed_refusal(&scop, stmt, q, r, "double")?;
+    let iter = |k: usize| stmt.iterators[k].clone();
+    let var = |v: ArrayId| scop.array(v).name.clone();
+    let text = render_packed(
+        stmt,
+        q,
+        r,
+        &iter,
+        &var,
+        &|_| ("TF_V(".into(), ")".into()),
+        &|n| format!("P{n}[k][j]"),
+    );
+    let fills: Vec<String> = (0..n)
+        .map(|m| packed_text(stmt, q, r, m, &iter, &var))
+        .collect();
+    Ok(format!("{text} / {}", fills.join(", ")))
+}
+
+#[test]
+fn read_only_occurrences_along_the_lanes_are_packed() {
+    let loops =
+        "for (int i = 0; i < n; i++) for (int k = 0; k < n; k++) for (int j = 0; j <= i; j++)\n  ";
+    assert_eq!(
+        packed(&format!("{loops}C[i][j] += alpha * A[i][k] * A[j][k];")),
+        Ok("TF_V(C[i][j]) += alpha * A[i][k] * P0[k][j]; / A[j][k]".into())
+    );
+    assert_eq!(
+        packed(&format!(
+            "{loops}C[i][j] += A[j][k] * alpha * B[i][k] + B[j][ k ] * alpha * A[i][k];"
+        )),
+        Ok("TF_V(C[i][j]) += P0[k][j] * alpha * B[i][k] + P1[k][j] * alpha * A[i][k]; / A[j][k], B[j][ k ]".into())
+    );
+    // Occurrences contiguous along the lanes are packed as well (for aligned rows), with
+    // an offset along the lanes or the reduction as written.
+    assert_eq!(
+        packed(&format!("{loops}C[i][j] += alpha * A[i][k] * B[k][j];")),
+        Ok("TF_V(C[i][j]) += alpha * A[i][k] * P0[k][j]; / B[k][j]".into())
+    );
+    assert_eq!(
+        packed(&format!("{loops}C[i][j] += A[j][k] * B[k + 1][j - 1];")),
+        Ok("TF_V(C[i][j]) += P0[k][j] * P1[k][j]; / A[j][k], B[k + 1][j - 1]".into())
+    );
+    // An array another statement writes is packed (it is not written while the kernel
+    // runs).
+    assert_eq!(
+        packed(
+            "for (int i = 0; i < n; i++) for (int k = 0; k < n; k++)\n  B[i][k] = 2 * A[i][k];\n\
+             for (int i = 0; i < n; i++) for (int k = 0; k < n; k++) for (int j = 0; j < n; j++)\n  \
+             C[i][j] += A[i][k] * B[k][j];"
+        ),
+        Ok("TF_V(C[i][j]) += A[i][k] * P0[k][j]; / B[k][j]".into())
+    );
+    // Nothing to pack (a row's operand, a vector of rank 1, the array the statement
+    // writes); another iterator in the occurrence; the lanes in two subscripts.
+    for (stmt, why) in [
+        ("C[i][j] += A[i][k] * x[j];", "no occurrence to pack"),
+        ("C[i][j] += C[k][j] * A[i][k];", "no occurrence to pack"),
+        ("C[i][j] += C[j][k] * A[i][k];", "subscript"),
+        ("C[i][j] += A[j][i] * B[i][k];", "subscript"),
+        ("C[i][j] += A[j][j] * B[i][k];", "subscript"),
+    ] {
+        let got = packed(&format!("{loops}{stmt}"));
+        assert!(
+            matches!(&got, Err(e) if e.contains(why)),
+            "{stmt}: {got:?}, expected a refusal mentioning {why}"
+        );
+    }
+}
+
+#[test]
+fn text_without_the_same_meaning_on_vectors_is_refused() {
+    let loops = "for (int i = 0; i < n; i++) for (int j = 0; j < n; j++)\n  ";
+    for (stmt, why) in [
+        ("C[i][j] = A[j][i];", "subscript"),
+        ("C[i][j] = A[i][2 * j];", "subscript"),
+        ("C[i][j] = A[i][j] * j;", "outside a subscript"),
+        ("C[i][j] = A[i][j] > 0 ? 1.0 : 2.0;", "`>`"),
+        ("C[i][j] = sqrt(A[i][j]);", "`s`"),
+        ("C[i][j] = (double)k2 * A[i][j];", "type `int`"),
+        ("C[i][j] = A[i][j] * 2.0f;", "`f`"),
+        ("F[i][j] = F[i][j] * 0.5;", "floating literal"),
+        ("F[i][j] = F[i][j] * alpha;", "type `double`"),
+    ] {
+        let got = vectorized(&format!("{loops}{stmt}"));
+        assert!(
+            matches!(&got, Err(e) if e.contains(why)),
+            "{stmt}: {got:?}, expected a refusal mentioning {why}"
+        );
+    }
+    assert_eq!(
+        vectorized(&format!("{loops}F[i][j] = F[i][j] * 2 + F[i][i];")),
+        Ok("TF_V(F[i][j]) = TF_V(F[i][j]) * 2 + F[i][i];".into())
+    );
+}
