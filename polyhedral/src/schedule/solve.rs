@@ -1,0 +1,431 @@
+//! Solving a scheduling problem with ISL, bounded: the problem (domains, context and
+//! dependences as text, options and limits) is run on a thread of its own under a CPU-time limit
+//! and an operation budget, and its outcome kept in a process-wide memo, so that a problem asked
+//! again (the fusion candidates of split SCoPs, privatization's second pass) is solved once and a
+//! thread asking for a problem another thread is running waits for that run.
+
+use super::*;
+
+/// Everything the outcome of one scheduler run depends on: the problem as text, the options, and
+/// the limits (an outcome that came in time under one limit says nothing of a shorter one).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(super) struct ProblemKey {
+    pub(super) domains: String,
+    pub(super) context: String,
+    pub(super) deps: String,
+    /// Pairs of reads that are proximity constraints too (`Fuse::Reuse`); empty when none.
+    pub(super) reuse: String,
+    pub(super) fuse: Fuse,
+    pub(super) max_operations: u64,
+    pub(super) max_coefficient: i32,
+    pub(super) max_constant_term: i32,
+    /// `schedule_outer_coincidence` (the GPU; see the module documentation).
+    pub(super) outer_coincidence: bool,
+    pub(super) time_limit: Option<std::time::Duration>,
+}
+
+/// How many outcomes [`SOLVED`] keeps at most (it starts over when full).
+pub(super) const MAX_SOLVED: usize = 64;
+
+/// The outcome of one problem: set once, by the thread that runs it.
+pub(super) type Slot = std::sync::Arc<std::sync::OnceLock<Outcome>>;
+
+/// The outcomes of the scheduler runs of every thread, by problem (see [`scheduled_tree`]), and
+/// how many times the store started over.
+pub(super) static SOLVED: std::sync::LazyLock<
+    std::sync::Mutex<(std::collections::HashMap<ProblemKey, Slot>, u64)>,
+> = std::sync::LazyLock::new(Default::default);
+
+thread_local! {
+    /// Scheduler runs this thread started (tests read it).
+    pub(super) static RUNS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// The slot of `key` in [`SOLVED`]: the outcome when some thread has it, else an empty slot
+/// that the first thread to run the problem fills.
+pub(super) fn solved_slot(key: &ProblemKey) -> Slot {
+    // A thread that panicked while holding the lock left the map whole (inserts are atomic).
+    let mut solved = SOLVED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(slot) = solved.0.get(key) {
+        return slot.clone();
+    }
+    if solved.0.len() >= MAX_SOLVED {
+        solved.0.clear();
+        solved.1 += 1;
+    }
+    solved.0.entry(key.clone()).or_default().clone()
+}
+
+/// Runs `problem` on a scheduler thread of its own (see [`scheduled_tree`]); `Err(why)` when no
+/// outcome came within `time_limit`.
+pub(super) fn run_scheduler(
+    problem: SchedulingProblem,
+    time_limit: Option<std::time::Duration>,
+) -> std::result::Result<Outcome, String> {
+    run_bounded("isl-scheduler", time_limit, move || problem.solve())
+}
+
+/// Runs `work` on a thread of its own named `name`, and returns its result if it comes within
+/// `limit` of that thread's CPU time (`None`: no limit); where the system has no thread clock,
+/// within `limit` of wall-clock time. A result that took more is late too, so that the outcome
+/// does not depend on how often the caller looked, nor on the machine's load. A late thread is
+/// left to finish on its own (ISL cannot be interrupted); its result is dropped.
+pub fn run_bounded<T: Send + 'static>(
+    name: &str,
+    limit: Option<std::time::Duration>,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> std::result::Result<T, String> {
+    let (tx, rx) = mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name(name.into())
+        .spawn(move || {
+            let outcome = work();
+            // The receiver may be gone (time limit passed): nothing to do then.
+            let _ = tx.send((outcome, this_thread_cpu_time()));
+        });
+    let thread = match spawned {
+        Ok(thread) => thread,
+        Err(err) => return Err(format!("could not start ({err})")),
+    };
+    match limit {
+        Some(limit) => wait_within(&thread, &rx, limit),
+        None => rx
+            .recv()
+            .map(|(outcome, _)| outcome)
+            .map_err(|_| "stopped without a result".to_string()),
+    }
+}
+
+/// The thread's outcome, if it comes within `limit` (see [`run_bounded`]).
+pub(super) fn wait_within<T>(
+    thread: &std::thread::JoinHandle<()>,
+    rx: &mpsc::Receiver<(T, Option<std::time::Duration>)>,
+    limit: std::time::Duration,
+) -> std::result::Result<T, String> {
+    const POLL: std::time::Duration = std::time::Duration::from_millis(5);
+    let start = std::time::Instant::now();
+    let clock = ThreadCpuClock::of(thread);
+    let late = || format!("did not finish within {limit:?} of CPU time");
+    loop {
+        match rx.recv_timeout(POLL) {
+            Ok((outcome, used)) => {
+                return match used.or_else(|| clock.is_none().then(|| start.elapsed())) {
+                    Some(used) if used > limit => Err(late()),
+                    _ => Ok(outcome),
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let used = match &clock {
+                    Some(clock) => clock.used(),
+                    None => Some(start.elapsed()),
+                };
+                if used.is_some_and(|used| used > limit) {
+                    return Err(late());
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err("stopped without a result".to_string())
+            }
+        }
+    }
+}
+
+/// A scheduling problem as text, so that it can move to the scheduler's thread.
+pub(super) struct SchedulingProblem {
+    /// The problem, its options and its limits.
+    pub(super) key: ProblemKey,
+    /// The problem with its sizes as parameters, scheduled first (see `parametric`).
+    pub(super) parametric: Option<ParametricProblem>,
+}
+
+/// What the scheduler's thread reports.
+#[derive(Clone)]
+pub(super) enum Outcome {
+    /// The schedule tree, printed.
+    Done(String),
+    OverBudget,
+    Failed(String),
+    /// No outcome within the time limit (or the thread stopped): why.
+    Late(String),
+}
+
+impl SchedulingProblem {
+    /// Runs the ISL scheduler (validity = proximity = coincidence = all dependences) in a fresh
+    /// context with the options of the module documentation: on the parametric copy first, and on
+    /// the problem itself when there is no copy or the copy's schedule depends on its sizes.
+    fn solve(&self) -> Outcome {
+        if let Some(copy) = &self.parametric {
+            if let Outcome::Done(tree) =
+                self.solve_one(&copy.domains, &copy.context, &copy.deps, copy.own_params)
+            {
+                if let Some(tree) = concrete_tree(&tree, &copy.names, &self.key.domains) {
+                    return Outcome::Done(tree);
+                }
+            }
+        }
+        self.solve_one(&self.key.domains, &self.key.context, &self.key.deps, true)
+    }
+
+    /// [`SchedulingProblem::solve`] on the given domains, context and dependences (ISL text), with
+    /// or without parameter coefficients in the schedule (`parametric`).
+    fn solve_one(&self, domains: &str, context: &str, deps: &str, parametric: bool) -> Outcome {
+        let ctx = match Ctx::new() {
+            Ok(ctx) => ctx,
+            Err(err) => return Outcome::Failed(err.to_string()),
+        };
+        let run = || -> Result<String> {
+            ctx.set_schedule_outer_coincidence(self.key.outer_coincidence)?;
+            if !parametric {
+                ctx.set_schedule_parametric(false)?;
+            }
+            ctx.set_schedule_serialize_sccs(self.key.fuse == Fuse::Min)?;
+            ctx.set_schedule_whole_component(matches!(self.key.fuse, Fuse::Max | Fuse::Reuse))?;
+            ctx.set_schedule_option(ScheduleOption::MaxCoefficient, self.key.max_coefficient)?;
+            ctx.set_schedule_option(ScheduleOption::MaxConstantTerm, self.key.max_constant_term)?;
+            let deps = UnionMap::read(&ctx, deps)?;
+            let proximity = match self.key.reuse.is_empty() {
+                true => deps.clone(),
+                false => deps.clone().union(UnionMap::read(&ctx, &self.key.reuse)?)?,
+            };
+            let constraints = ScheduleConstraints::on_domain(UnionSet::read(&ctx, domains)?)?
+                .set_context(Set::read(&ctx, context)?)?
+                .set_validity(deps.clone())?
+                .set_proximity(proximity)?
+                .set_coincidence(match self.key.fuse {
+                    // Coincidence would keep each statement's parallel loop outermost, and the
+                    // reads apart (bicg's `s` along `j`, `q` along `i`); the fused band's tiles
+                    // run as wavefronts instead.
+                    Fuse::Reuse => UnionMap::empty(&ctx)?,
+                    _ => deps,
+                })?;
+            ctx.set_max_operations(self.key.max_operations);
+            let tree = constraints.compute_schedule();
+            ctx.set_max_operations(0);
+            tree?.to_str()
+        };
+        match run() {
+            Ok(text) => Outcome::Done(text),
+            Err(_) if ctx.quota_hit() => Outcome::OverBudget,
+            Err(err) => Outcome::Failed(err.to_string()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod solved_tests {
+    use super::*;
+
+    /// Scheduler runs started by this thread, and how many times the store of outcomes started
+    /// over (tests running beside this one fill it too).
+    fn runs() -> (u64, u64) {
+        let generation = SOLVED.lock().map(|s| s.1).unwrap_or_default();
+        (RUNS.with(|r| r.get()), generation)
+    }
+
+    /// A scheduling problem solved a second time gets the first outcome back; the same problem
+    /// under another option or a shorter time limit is not served from it.
+    #[test]
+    fn outcomes_are_reused_only_for_the_same_problem_and_limits() {
+        let ctx = Ctx::new().unwrap();
+        // A producer loop and its consumer: fused under `Max`, separate nests under `Min`.
+        let domains =
+            UnionSet::read(&ctx, "{ S0[i] : 0 <= i <= 98; S1[i] : 0 <= i <= 98 }").unwrap();
+        let context = Set::read(&ctx, "{ : }").unwrap();
+        let deps = UnionMap::read(&ctx, "{ S0[i] -> S1[i] : 0 <= i <= 98 }").unwrap();
+        let tree = |cfg: &ScheduleConfig| -> std::result::Result<String, String> {
+            scheduled_tree(&domains, &context, &deps, None, None, cfg)
+                .unwrap()
+                .map(|t| t.to_str().unwrap())
+        };
+        let max = ScheduleConfig {
+            fuse: Fuse::Max,
+            ..ScheduleConfig::default()
+        };
+        let (before, _) = runs();
+        let first = tree(&max).unwrap();
+        let (after_first, generation) = runs();
+        assert_eq!(after_first, before + 1);
+        assert_eq!(tree(&max).unwrap(), first);
+        let (after_second, generation_now) = runs();
+        assert!(
+            after_second == after_first || generation_now != generation,
+            "the second run was served from the first"
+        );
+        let min = tree(&ScheduleConfig {
+            fuse: Fuse::Min,
+            ..max.clone()
+        })
+        .unwrap();
+        assert_ne!(min, first, "Min keeps the loops apart");
+        assert!(min.contains("sequence"), "{min}");
+        assert_eq!(runs().0, after_second + 1);
+        // Under a time limit too short for any run the outcome in store is not used.
+        let late = tree(&ScheduleConfig {
+            time_limit: Some(std::time::Duration::from_nanos(1)),
+            ..max.clone()
+        });
+        assert!(late.unwrap_err().contains("did not finish"));
+    }
+
+    /// Threads that ask for one problem at once share one run: the others wait for its outcome.
+    #[test]
+    fn threads_asking_for_one_problem_share_one_run() {
+        let ask = || {
+            let ctx = Ctx::shared().unwrap();
+            let domains =
+                UnionSet::read(ctx, "{ S0[i, j] : 0 <= i, j <= 57; S1[i] : 0 <= i <= 57 }")
+                    .unwrap();
+            let context = Set::read(ctx, "{ : }").unwrap();
+            let deps = UnionMap::read(ctx, "{ S0[i, j] -> S1[i] : 0 <= i, j <= 57 }").unwrap();
+            let (before, generation) = runs();
+            let tree = scheduled_tree(
+                &domains,
+                &context,
+                &deps,
+                None,
+                None,
+                &ScheduleConfig::default(),
+            )
+            .unwrap()
+            .map(|t| t.to_str().unwrap())
+            .unwrap();
+            let (after, generation_now) = runs();
+            (tree, after - before, generation_now != generation)
+        };
+        let barrier = std::sync::Barrier::new(3);
+        let asked: Vec<_> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..3)
+                .map(|_| {
+                    scope.spawn(|| {
+                        barrier.wait();
+                        ask()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(asked.iter().all(|(tree, _, _)| *tree == asked[0].0));
+        let started: u64 = asked.iter().map(|(_, runs, _)| runs).sum();
+        let started_over = asked.iter().any(|(_, _, over)| *over);
+        assert!(
+            started == 1 || started_over,
+            "{started} runs for one problem"
+        );
+    }
+}
+
+#[cfg(test)]
+mod parametric_tests {
+    use super::*;
+
+    /// jacobi-1d at PolyBench's LARGE sizes (T = 500, N = 2000), its dependences as the
+    /// `dependences` stage prints them.
+    const DOMAINS: &str = "{ S0[t, i] : 0 <= t <= 499 and 0 < i <= 1998; S1[t, i] : 0 <= t <= 499 and 0 < i <= 1998 }";
+    const DEPS: &str =
+        "{ S1[t, i] -> S0[t' = 1 + t, i' = 1 + i] : 0 <= t <= 498 and 0 < i <= 1997; \
+        S1[t, i] -> S0[t' = 1 + t, i' = i] : 0 <= t <= 498 and 0 < i <= 1998; \
+        S1[t, i] -> S0[t' = 1 + t, i' = -1 + i] : 0 <= t <= 498 and 2 <= i <= 1998; \
+        S0[t, i] -> S1[t' = t, i' = 1 + i] : 0 <= t <= 499 and 0 < i <= 1997; \
+        S0[t, i] -> S1[t' = t, i' = i] : 0 <= t <= 499 and 0 < i <= 1998; \
+        S0[t, i] -> S1[t' = t, i' = -1 + i] : 0 <= t <= 499 and 2 <= i <= 1998; \
+        S0[t, i] -> S0[t' = 1 + t, i' = i] : 0 <= t <= 498 and 0 < i <= 1998; \
+        S1[t, i] -> S1[t' = 1 + t, i' = i] : 0 <= t <= 498 and 0 < i <= 1998 }";
+
+    fn problem(ctx: &Ctx, domains: &str, deps: &str, fuse: Fuse) -> SchedulingProblem {
+        let d = UnionSet::read(ctx, domains).unwrap();
+        let c = Set::read(ctx, "{ : }").unwrap();
+        let m = UnionMap::read(ctx, deps).unwrap();
+        let key = ProblemKey {
+            domains: d.to_str().unwrap(),
+            context: c.to_str().unwrap(),
+            deps: m.to_str().unwrap(),
+            reuse: String::new(),
+            fuse,
+            max_operations: 2_000_000,
+            max_coefficient: 4,
+            max_constant_term: 8,
+            outer_coincidence: false,
+            time_limit: None,
+        };
+        SchedulingProblem {
+            key,
+            parametric: parametric_copy(&d, &c, &m).unwrap(),
+        }
+    }
+
+    fn tree(outcome: Outcome) -> String {
+        match outcome {
+            Outcome::Done(tree) => tree,
+            Outcome::OverBudget => panic!("over budget"),
+            Outcome::Failed(m) => panic!("failed: {m}"),
+            Outcome::Late(why) => panic!("late: {why}"),
+        }
+    }
+
+    /// A stencil's copy (sizes as parameters) gets the same schedule tree, on the original
+    /// domains, as the original problem, under every fusion heuristic.
+    #[test]
+    fn stencil_copy_gets_the_original_schedule() {
+        let ctx = Ctx::new().unwrap();
+        for fuse in [Fuse::Min, Fuse::Smart, Fuse::Max] {
+            let p = problem(&ctx, DOMAINS, DEPS, fuse);
+            let copy = p.parametric.as_ref().expect("jacobi-1d at LARGE has sizes");
+            assert_eq!(copy.names, ["tf_size0", "tf_size1"]);
+            let original = tree(p.solve_one(&p.key.domains, &p.key.context, &p.key.deps, true));
+            assert_eq!(tree(p.solve()), original, "{fuse:?}");
+            // The copy's own tree mentions its sizes, so the test above went through
+            // `concrete_tree`.
+            let copied = tree(p.solve_one(&copy.domains, &copy.context, &copy.deps, false));
+            assert!(copied.contains("tf_size"), "{copied}");
+        }
+    }
+
+    /// A dependence that is not a translation (S0[i] feeds every S1[i, j]) leaves the problem
+    /// without a copy: it is scheduled as it is.
+    #[test]
+    fn problems_with_other_dependences_are_not_copied() {
+        let ctx = Ctx::new().unwrap();
+        let p = problem(
+            &ctx,
+            "{ S0[i] : 0 <= i <= 999; S1[i, j] : 0 <= i <= 999 and 0 <= j <= 999 }",
+            "{ S0[i] -> S1[i, j] : 0 <= i <= 999 and 0 <= j <= 999 }",
+            Fuse::Smart,
+        );
+        assert_eq!(p.parametric, None);
+    }
+
+    /// Without parameter coefficients the copy of a reversed loop after its initialization (as in
+    /// deriche) is scheduled as the original (`-j`), so it is used; with them ISL picks
+    /// `tf_size0 - j`, which would send `solve` back to the original problem.
+    #[test]
+    fn copy_is_scheduled_without_parameter_coefficients() {
+        let ctx = Ctx::new().unwrap();
+        let domains = "{ S0[i] : 0 <= i <= 999; S1[i, j] : 0 <= i <= 999 and 0 <= j <= 499 }";
+        let deps = "{ S0[i] -> S1[i, j = 499] : 0 <= i <= 999; S1[i, j] -> S1[i, j' = j - 1] : 0 <= i <= 999 and 1 <= j <= 499 }";
+        let mut p = problem(&ctx, domains, deps, Fuse::Smart);
+        let copy = ParametricProblem {
+            domains: "[tf_size0, tf_size1] -> { S0[i] : 0 <= i <= tf_size1; S1[i, j] : 0 <= i <= tf_size1 and 0 <= j <= tf_size0 }".into(),
+            context: "[tf_size0, tf_size1] -> { : tf_size0 >= 499 and tf_size1 >= 999 }".into(),
+            deps: "[tf_size0, tf_size1] -> { S0[i] -> S1[i, j = tf_size0] : 0 <= i <= tf_size1; S1[i, j] -> S1[i, j' = j - 1] : 0 <= i <= tf_size1 and 1 <= j <= tf_size0 }".into(),
+            names: vec!["tf_size0".into(), "tf_size1".into()],
+            own_params: false,
+        };
+        let with = tree(p.solve_one(&copy.domains, &copy.context, &copy.deps, true));
+        assert_eq!(
+            concrete_tree(&with, &copy.names, &p.key.domains),
+            None,
+            "{with}"
+        );
+        let without = tree(p.solve_one(&copy.domains, &copy.context, &copy.deps, false));
+        let original = tree(p.solve_one(&p.key.domains, &p.key.context, &p.key.deps, true));
+        assert_eq!(
+            concrete_tree(&without, &copy.names, &p.key.domains).as_deref(),
+            Some(original.as_str()),
+            "{without}"
+        );
+        p.parametric = Some(copy);
+        assert_eq!(tree(p.solve()), original);
+    }
+}
