@@ -15,7 +15,8 @@
 //! - arrays are not assumed to be distinct: a nest that writes through a pointer that may point
 //!   into another array of the nest is refused ([`scop::Aliasing::Checked`]);
 //! - a statement directly after a `#pragma` or `_Pragma(...)` (such as `#pragma omp parallel
-//!   for`) is neither replaced nor searched, since the pragma applies to it as written;
+//!   for`) is neither replaced nor searched, nor joined to the run of the nests before it,
+//!   since the pragma applies to it as written;
 //! - a nest that is not a SCoP is expected code, not a problem: its refusal is returned for a
 //!   note (shown under `-v`), not a warning.
 //!
@@ -149,7 +150,15 @@ impl Finder<'_> {
         k: usize,
         alone: Scop,
     ) -> (usize, Scop) {
-        let limit = k + seq[k..].iter().take_while(|n| n.in_main_file).count() - 1;
+        // The window ends before a statement of another file, and before one that a pragma
+        // applies to: replaced with the run, the pragma would be dropped with its code.
+        let limit = k
+            + 1
+            + seq[k + 1..]
+                .iter()
+                .take_while(|n| n.in_main_file && self.pragma_before(n.span.start).is_none())
+                .count()
+            - 1;
         let (mut good, mut good_scop) = (k, alone);
         let mut bad = limit + 1;
         let mut step = 1;

@@ -324,6 +324,46 @@ void f(void)
 }
 
 #[test]
+fn a_run_stops_before_a_nest_under_a_pragma() {
+    // A nest that a pragma applies to does not join the run of the nests before it either:
+    // replacing the run would drop the pragma with the code it was written for.
+    let src = "double A[10], B[10], C[10];
+void f(void)
+{
+  int i;
+  for (i = 0; i < 10; i++)
+    A[i] = i;
+#pragma omp parallel for
+  for (i = 0; i < 10; i++)
+    B[i] = A[i];
+  for (i = 0; i < 10; i++)
+    C[i] = B[i];
+#ifdef _OPENMP
+#pragma omp simd
+#endif
+  for (i = 0; i < 10; i++)
+    A[i] = C[i];
+}
+";
+    let (texts, notes) = auto(src);
+    assert_eq!(
+        texts,
+        vec![
+            "  for (i = 0; i < 10; i++)\n    A[i] = i;\n".to_string(),
+            "  for (i = 0; i < 10; i++)\n    C[i] = B[i];\n".to_string(),
+        ]
+    );
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(notes[0].starts_with("test.c:8:3: note: not a static control part: the loop nest under `#pragma omp parallel for`"), "{notes:?}");
+    assert!(
+        notes[1].starts_with(
+            "test.c:15:3: note: not a static control part: the loop nest under `#pragma omp simd`"
+        ),
+        "{notes:?}"
+    );
+}
+
+#[test]
 fn a_run_stops_where_the_next_statement_breaks_it() {
     // `k` is assigned between the nests, so the second nest (bounded by `k`) cannot join the
     // first; it is a SCoP on its own, and the assignment stays as written.
