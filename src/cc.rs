@@ -46,6 +46,11 @@ pub const TILEDFLOW_OPTIONS: &[(&str, &str, &str)] = &[
         "where the SCoPs are (default: pragma if the file has #pragma scop, else auto)",
     ),
     (
+        "replace-pragmas",
+        "",
+        "under auto, transform the loop nests that carry their own pragmas too, replacing the pragmas (also TILEDFLOW_REPLACE_PRAGMAS=1)",
+    ),
+    (
         "fuse",
         "auto|min|smart|max|reuse",
         "fusion heuristic (default auto: the cost model's choice per SCoP; also TILEDFLOW_FUSE)",
@@ -109,6 +114,8 @@ pub struct TiledflowOptions {
     /// `--tiledflow-scop-time-limit`, in CPU seconds (0: none).
     pub scop_time_limit: u64,
     pub scop: frontend::ScopMode,
+    /// `--tiledflow-replace-pragmas` (or `TILEDFLOW_REPLACE_PRAGMAS=1`).
+    pub replace_pragmas: bool,
     pub granularity: taskgen::Granularity,
     /// `--tiledflow-fuse`; `None` when not given (then `TILEDFLOW_FUSE`, else auto).
     pub fuse: Option<crate::Fusion>,
@@ -130,6 +137,7 @@ impl Default for TiledflowOptions {
             no_tile: false,
             scop_time_limit: crate::DEFAULT_SCOP_TIME_LIMIT,
             scop: frontend::ScopMode::default(),
+            replace_pragmas: false,
             granularity: taskgen::Granularity::default(),
             fuse: None,
             verbose: false,
@@ -397,6 +405,7 @@ fn tiledflow_option(ours: &mut TiledflowOptions, opt: &str) -> Result<(), String
             }
         }
         "autotune" => ours.autotune = true,
+        "replace-pragmas" => ours.replace_pragmas = true,
         "fuse" => {
             ours.fuse = Some(crate::Fusion::parse(value).ok_or_else(|| {
                 format!("--tiledflow-fuse={value}: expected auto, min, smart, max or reuse")

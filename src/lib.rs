@@ -56,6 +56,9 @@ pub struct Options {
     pub granularity: taskgen::Granularity,
     /// Where the SCoPs are: `#pragma scop` regions or maximal affine loop nests.
     pub scop: frontend::ScopMode,
+    /// Under auto mode, transform loop nests that carry the user's pragmas too, replacing the
+    /// pragmas (`frontend::Options::replace_pragmas`).
+    pub replace_pragmas: bool,
     /// Also report, as notes, the loop nests that `ScopMode::Auto` left as written and why.
     pub notes: bool,
     /// Keep every dependence through scalars written in a SCoP instead of giving each task its
@@ -490,6 +493,7 @@ fn frontend_options(opts: &Options) -> frontend::Options {
     frontend::Options {
         clang_args: opts.clang_args.clone(),
         scop: opts.scop,
+        replace_pragmas: opts.replace_pragmas,
         // The CUDA kernels and the autotuner's harnesses compile statements outside the user's file.
         skip_macros: opts.target != Target::Cuda && opts.autotune.is_none(),
     }

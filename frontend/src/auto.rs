@@ -36,12 +36,14 @@ pub(crate) fn find(
     parsed: &ParsedFile,
     directives: &[Directive],
     lines: &LineIndex,
+    replace_pragmas: bool,
 ) -> (Vec<Scop>, Vec<Refusal>) {
     let mut finder = Finder {
         text,
         parsed,
         directives,
         lines,
+        replace_pragmas,
         scops: Vec::new(),
         refusals: Vec::new(),
     };
@@ -62,6 +64,8 @@ struct Finder<'a> {
     parsed: &'a ParsedFile,
     directives: &'a [Directive],
     lines: &'a LineIndex,
+    /// Nests under the user's pragmas are candidates too, their pragmas replaced with them.
+    replace_pragmas: bool,
     scops: Vec<Scop>,
     refusals: Vec<Refusal>,
 }
@@ -113,12 +117,21 @@ impl Finder<'_> {
                 continue;
             }
             if let Some(pragma) = self.pragma_before(n.span.start) {
-                // The pragma applies to the statement as written: neither replaced nor searched.
-                self.refusals.push(Refusal {
-                    offset: n.span.start,
-                    what: format!("the loop nest under `{pragma}`"),
-                    why: "the pragma applies to it as written".to_string(),
-                });
+                // The pragma applies to the statement as written: neither replaced nor searched,
+                // unless the user asked for their pragmas to be replaced.
+                let what = format!("the loop nest under `{pragma}`");
+                let annotated = match self.replace_pragmas {
+                    true => self.annotated(function, n, &what),
+                    false => Err(Refusal {
+                        offset: n.span.start,
+                        what,
+                        why: "the pragma applies to it as written".to_string(),
+                    }),
+                };
+                match annotated {
+                    Ok(scop) => self.scops.push(scop),
+                    Err(r) => self.refusals.push(r),
+                }
                 k += 1;
                 continue;
             }
@@ -230,6 +243,83 @@ impl Finder<'_> {
             k = first;
         }
         None
+    }
+
+    /// The nest `n` under a pragma (`what` names both) as a SCoP whose region also covers the
+    /// pragma and the conditional lines around it ([`Finder::annotation_start`]), so that the
+    /// code replacing the nest replaces them too.
+    fn annotated(&self, function: &Function, n: &Node, what: &str) -> Result<Scop, Refusal> {
+        let start = self.annotation_start(n.span.start).map_err(|why| Refusal {
+            offset: n.span.start,
+            what: what.to_string(),
+            why,
+        })?;
+        let mut scop = self.try_build(function, &[n])?;
+        scop.region = self.whole_lines(Span {
+            start,
+            end: scop.region.end,
+        });
+        Ok(scop)
+    }
+
+    /// Where the annotation of the statement at `offset` starts: the `_Pragma(...)` right before
+    /// it, or, among the `#pragma` and conditional lines (`#if`, `#ifdef`, `#ifndef`, `#elif`,
+    /// `#else`, `#endif`) right before it, the latest one from which every conditional opens and
+    /// closes before the nest and no pragma is left out. `Err`: why the annotation cannot go with
+    /// the nest (another directive between it and the nest, or a conditional around the pragma
+    /// that holds other code and ends before the nest).
+    fn annotation_start(&self, offset: usize) -> Result<usize, String> {
+        let tokens = &self.parsed.tokens;
+        let mut k = tokens.partition_point(|t| t.span.start < offset);
+        if k >= 4 && tokens[k - 1].spelling == ")" && tokens[k - 4].spelling == "_Pragma" {
+            return Ok(tokens[k - 4].span.start);
+        }
+        // The directive lines right before the statement, last first.
+        let mut lines: Vec<(usize, String)> = Vec::new();
+        while let Some(prev) = k.checked_sub(1) {
+            let line = self.lines.line_start(tokens[prev].span.start);
+            let first = tokens.partition_point(|t| t.span.start < line);
+            if tokens[first].spelling != "#" {
+                break;
+            }
+            let word = tokens
+                .get(first + 1)
+                .filter(|t| self.lines.line_start(t.span.start) == line)
+                .map_or(String::new(), |t| t.spelling.clone());
+            match word.as_str() {
+                "pragma" | "if" | "ifdef" | "ifndef" | "elif" | "else" | "endif" => {}
+                _ if lines.iter().any(|(_, w)| w == "pragma") => break,
+                _ => return Err(format!("`#{word}` lies between its pragma and the nest")),
+            }
+            lines.push((tokens[first].span.start, word));
+            k = first;
+        }
+        // Forward, from the latest line that leaves every conditional of the rest balanced and
+        // no pragma before it: the least that goes with the nest.
+        lines.reverse();
+        let Some(first_pragma) = lines.iter().position(|(_, w)| w == "pragma") else {
+            return Err("no pragma found before it".to_string());
+        };
+        let balanced = |from: usize| {
+            let mut depth = 0usize;
+            for (_, word) in &lines[from..] {
+                match word.as_str() {
+                    "if" | "ifdef" | "ifndef" => depth += 1,
+                    "elif" | "else" if depth == 0 => return false,
+                    "endif" => match depth.checked_sub(1) {
+                        Some(d) => depth = d,
+                        None => return false,
+                    },
+                    _ => {}
+                }
+            }
+            depth == 0
+        };
+        (0..=first_pragma)
+            .rev()
+            .find(|&from| balanced(from))
+            .map(|from| lines[from].0)
+            .ok_or_else(|| "its pragma is in a conditional that holds other code".to_string())
     }
 
     fn try_build(&self, function: &Function, run: &[&Node]) -> Result<Scop, Refusal> {

@@ -74,6 +74,12 @@ pub struct Options {
     /// preprocessor's work, a third of its parse of a PolyBench kernel; without them the record is
     /// kept only when the file may have code the preprocessor skips (see [`may_skip_code`]).
     pub skip_macros: bool,
+    /// In [`ScopMode::Auto`], a loop nest under a pragma of the user's (`#pragma omp parallel
+    /// for`, `#pragma GCC ivdep`, any other, or `_Pragma(...)`) is a candidate like any other, and
+    /// a SCoP made of it replaces the pragma too, with the conditional lines around it
+    /// (`#ifdef _OPENMP` ... `#endif`) when they hold nothing else. By default such a nest is left
+    /// as written, since the pragma applies to it.
+    pub replace_pragmas: bool,
 }
 
 /// Reads and parses the C file at `path`; returns its SCoPs and the diagnostics about regions
@@ -114,7 +120,7 @@ pub fn parse_source(
     {
         return Err(Error::Parse(parsed.diagnostics));
     }
-    let (mut scops, diagnostics) = extract(path_for_messages, text, &parsed, opts.scop);
+    let (mut scops, diagnostics) = extract(path_for_messages, text, &parsed, opts);
     if opts.skip_macros {
         for scop in &mut scops {
             scop.macros.clear();
@@ -162,11 +168,11 @@ fn extract(
     path: &str,
     text: &str,
     parsed: &clang::ParsedFile,
-    mode: ScopMode,
+    opts: &Options,
 ) -> (Vec<ir::Scop>, Vec<Diagnostic>) {
     let lines = text::LineIndex::new(text);
     let directives = pragma::directives(&parsed.tokens, &parsed.skipped, &lines);
-    let auto = match mode {
+    let auto = match opts.scop {
         ScopMode::Auto => true,
         ScopMode::Pragma => false,
         ScopMode::PragmaIfPresent => !directives
@@ -176,7 +182,7 @@ fn extract(
     if !auto {
         return scop::pragma_regions(path, text, parsed, &directives, &lines);
     }
-    let (scops, refusals) = auto::find(text, parsed, &directives, &lines);
+    let (scops, refusals) = auto::find(text, parsed, &directives, &lines, opts.replace_pragmas);
     let notes = refusals
         .iter()
         .map(|r| Diagnostic {

@@ -3,8 +3,8 @@
 
 mod common;
 
-use common::parse_with;
-use frontend::{ir, ScopMode, Severity};
+use common::{parse_opts, parse_with};
+use frontend::{ir, Options, ScopMode, Severity};
 use pretty_assertions::assert_eq;
 
 /// The text each SCoP of `src` replaces, in order, and the notes, under `mode`.
@@ -25,6 +25,24 @@ fn regions(src: &str, mode: ScopMode) -> (Vec<String>, Vec<String>) {
 
 fn auto(src: &str) -> (Vec<String>, Vec<String>) {
     regions(src, ScopMode::Auto)
+}
+
+/// [`auto`] with the user's pragmas replaced (`Options::replace_pragmas`).
+fn auto_replacing(src: &str) -> (Vec<String>, Vec<String>) {
+    let (file, diags) = parse_opts(
+        src,
+        &Options {
+            scop: ScopMode::Auto,
+            replace_pragmas: true,
+            ..Options::default()
+        },
+    );
+    let texts = file
+        .scops
+        .iter()
+        .map(|s| src[s.region.start..s.region.end].to_string())
+        .collect();
+    (texts, diags.iter().map(|d| d.to_string()).collect())
 }
 
 const TWO_NESTS: &str = "double A[10][10], B[10][10];
@@ -361,6 +379,69 @@ void f(void)
         ),
         "{notes:?}"
     );
+}
+
+#[test]
+fn replaced_pragmas_go_with_their_nests() {
+    // With the option, a nest under a pragma is a SCoP like any other, and what replaces it
+    // replaces the pragma and the conditional lines that hold only the pragma; a directive
+    // between the pragma and the nest, or a conditional that holds the pragma and other code
+    // but not the nest, keeps it as written.
+    let src = "double A[10], B[10], C[10];
+void f(void)
+{
+  int i;
+#pragma omp parallel for
+  for (i = 0; i < 10; i++)
+    A[i] = i;
+#ifdef FOO
+  i = 0;
+#endif
+#ifdef _OPENMP
+#pragma omp simd
+#endif
+  for (i = 0; i < 10; i++)
+    B[i] = A[i];
+  _Pragma(\"GCC ivdep\") for (i = 0; i < 10; i++)
+    C[i] = B[i];
+#ifndef SERIAL
+#pragma omp parallel for
+  for (i = 0; i < 10; i++)
+    A[i] = C[i];
+#endif
+#pragma GCC ivdep
+#define TWICE(x) (2 * (x))
+  for (i = 0; i < 10; i++)
+    B[i] = TWICE(A[i]);
+#ifdef FOO
+  i = 1;
+#pragma omp parallel for
+#endif
+  for (i = 0; i < 10; i++)
+    C[i] = 1.0;
+}
+";
+    let (texts, notes) = auto_replacing(src);
+    assert_eq!(
+        texts,
+        vec![
+            "#pragma omp parallel for\n  for (i = 0; i < 10; i++)\n    A[i] = i;\n".to_string(),
+            "#ifdef _OPENMP\n#pragma omp simd\n#endif\n  for (i = 0; i < 10; i++)\n    B[i] = A[i];\n"
+                .to_string(),
+            "  _Pragma(\"GCC ivdep\") for (i = 0; i < 10; i++)\n    C[i] = B[i];\n".to_string(),
+            // The conditional holds the nest too: it stays, around the code that replaces both.
+            "#pragma omp parallel for\n  for (i = 0; i < 10; i++)\n    A[i] = C[i];\n".to_string(),
+        ]
+    );
+    assert_eq!(
+        notes,
+        vec![
+            "test.c:25:3: note: not a static control part: the loop nest under `#pragma GCC ivdep` (`#define` lies between its pragma and the nest)",
+            "test.c:31:3: note: not a static control part: the loop nest under `#pragma omp parallel for` (its pragma is in a conditional that holds other code)",
+        ]
+    );
+    // Without the option, every one of them stays as written.
+    assert_eq!(auto(src).0, Vec::<String>::new());
 }
 
 #[test]

@@ -62,6 +62,7 @@ fn run(argv: &[String]) -> Result<ExitCode, String> {
         return Ok(ExitCode::SUCCESS);
     }
     cmd.ours.strict |= std::env::var("TILEDFLOW_STRICT").is_ok_and(|v| v == "1");
+    cmd.ours.replace_pragmas |= std::env::var("TILEDFLOW_REPLACE_PRAGMAS").is_ok_and(|v| v == "1");
     if cmd.ours.report.is_none() {
         cmd.ours.report = std::env::var_os("TILEDFLOW_REPORT")
             .filter(|v| !v.is_empty())
@@ -198,6 +199,7 @@ fn pipeline_options(cmd: &CcCommand) -> Result<Options, String> {
         notes: cmd.ours.verbose || cmd.ours.report.is_some(),
         target: cmd.ours.target,
         scop: cmd.ours.scop,
+        replace_pragmas: cmd.ours.replace_pragmas,
         granularity: cmd.ours.granularity,
         scop_time_limit: tiledflow::scop_time_limit(cmd.ours.scop_time_limit),
         ..Options::default()

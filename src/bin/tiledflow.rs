@@ -164,6 +164,11 @@ struct Cli {
     /// `restrict`; under `pragma`, the pragma promises that arrays do not overlap
     #[arg(long, value_enum)]
     scop: Option<ScopArg>,
+    /// Under `auto`, also transform the loop nests that carry a pragma of their own (OpenMP,
+    /// `GCC ivdep`, `unroll`, any other), replacing the pragma with them (and the `#ifdef`
+    /// lines around it that hold nothing else); by default such a nest stays as written
+    #[arg(long)]
+    replace_pragmas: bool,
     /// Emit #line directives pointing at the input file
     #[arg(long)]
     line_directives: bool,
@@ -300,6 +305,7 @@ fn run(cli: &Cli) -> Result<(), Error> {
             Some(ScopArg::Auto) => frontend::ScopMode::Auto,
             Some(ScopArg::Pragma) => frontend::ScopMode::Pragma,
         },
+        replace_pragmas: cli.replace_pragmas,
         notes: cli.verbose || cli.diagnostics == DiagnosticsArg::Json,
         no_privatize: cli.no_privatize,
         ..Options::default()

@@ -517,18 +517,24 @@ fn cc_compiles_the_users_sources_when_the_transformed_ones_do_not_compile() {
     assert!(r.stderr.contains("bad.c:"), "{}", r.said());
 }
 
-#[test]
-fn cc_leaves_loops_under_the_users_pragmas_as_written_even_under_conditionals() {
-    // With -fopenmp the compiler defines `_OPENMP`, the parser does not: the pragma must stay
-    // in front of the loop it was written for (it was left before the replaced code, and gcc
-    // failed with "for statement expected").
-    let src = TWO_SCOPS.replace(
+/// [`TWO_SCOPS`] without its SCoP pragmas, with OpenMP pragmas under `#ifdef _OPENMP` on the
+/// loop of `k2` and on a loop of `main`.
+fn omp_annotated() -> String {
+    TWO_SCOPS.replace(
         "#pragma scop\n  for (int i = 1;",
         "#pragma scop\n#ifdef _OPENMP\n#pragma omp simd\n#endif\n  for (int i = 1;",
     ).replace("#pragma scop\n", "").replace("#pragma endscop\n", "").replace(
         "  k1();",
         "  k1();\n#ifdef _OPENMP\n#pragma omp parallel for\n#endif\n  for (int i = 0; i < N; i++)\n    A[i][0] += 1;",
-    );
+    )
+}
+
+#[test]
+fn cc_leaves_loops_under_the_users_pragmas_as_written_even_under_conditionals() {
+    // With -fopenmp the compiler defines `_OPENMP`, the parser does not: the pragma must stay
+    // in front of the loop it was written for (it was left before the replaced code, and gcc
+    // failed with "for statement expected").
+    let src = omp_annotated();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     write(d, "omp.c", &src);
@@ -563,6 +569,46 @@ fn cc_leaves_loops_under_the_users_pragmas_as_written_even_under_conditionals() 
             "{}",
             r.said()
         );
+        assert_eq!(output_of(d, "prog"), expected);
+    }
+}
+
+#[test]
+fn cc_replaces_the_users_pragmas_when_asked() {
+    // --tiledflow-replace-pragmas (or TILEDFLOW_REPLACE_PRAGMAS=1): the annotated loops are
+    // transformed too, and their pragmas, with the `#ifdef _OPENMP` lines around them, go with
+    // them; the program computes what the original does, with or without -fopenmp.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "omp.c", &omp_annotated());
+    std::fs::create_dir(d.join("kept")).unwrap();
+    run(reference_cc()
+        .current_dir(d)
+        .args(["-fopenmp", "omp.c", "-o", "reference"]))
+    .expect(0);
+    let expected = output_of(d, "reference");
+    for (openmp, by_env) in [("-fopenmp", false), ("-O2", true)] {
+        let mut cmd = tool("tiledflow-cc");
+        cmd.current_dir(d).args([
+            openmp,
+            "omp.c",
+            "-o",
+            "prog",
+            "--tiledflow-verbose",
+            "--tiledflow-keep=kept",
+        ]);
+        match by_env {
+            true => cmd.env("TILEDFLOW_REPLACE_PRAGMAS", "1"),
+            false => cmd.arg("--tiledflow-replace-pragmas"),
+        };
+        let r = run(&mut cmd).expect(0);
+        assert!(!r.stderr.contains("warning"), "{}", r.said());
+        for scop in ["SCoP in k1()", "SCoP in k2()", "SCoP in main()"] {
+            assert!(r.stderr.contains(scop), "{scop}: {}", r.said());
+        }
+        assert!(!r.stderr.contains("the loop nest under"), "{}", r.said());
+        let kept = std::fs::read_to_string(d.join("kept/omp.c")).unwrap();
+        assert!(!kept.contains("#pragma omp"), "{kept}");
         assert_eq!(output_of(d, "prog"), expected);
     }
 }

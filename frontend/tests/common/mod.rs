@@ -12,11 +12,18 @@ pub fn parse(src: &str) -> (ir::SourceFile, Vec<Diagnostic>) {
 
 /// Parses `src` as `test.c` looking for SCoPs as `mode` says.
 pub fn parse_with(src: &str, mode: ScopMode) -> (ir::SourceFile, Vec<Diagnostic>) {
-    let opts = Options {
-        scop: mode,
-        ..Options::default()
-    };
-    match parse_source("test.c", src, &opts) {
+    parse_opts(
+        src,
+        &Options {
+            scop: mode,
+            ..Options::default()
+        },
+    )
+}
+
+/// Parses `src` as `test.c` with `opts`.
+pub fn parse_opts(src: &str, opts: &Options) -> (ir::SourceFile, Vec<Diagnostic>) {
+    match parse_source("test.c", src, opts) {
         Ok(r) => r,
         Err(e) => panic!("unexpected error:\n{e}"),
     }
