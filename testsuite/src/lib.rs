@@ -9,6 +9,9 @@
 //!
 //! [`random_program`] generates random affine C programs for the same comparison.
 //!
+//! [`golden`] runs the stage tests held as data (`testsuite/data/stages/`): printed forms of
+//! the compiler's stages against expectations in files.
+//!
 //! [`nvrtc`] compiles CUDA source for a GPU architecture with NVRTC (from `make deps`), for the
 //! cuda target's tests.
 //!
@@ -30,6 +33,7 @@ pub const REFERENCE_MACHINE: [(&str, &str); 4] = [
 pub mod compare;
 pub mod differential;
 pub mod dump;
+pub mod golden;
 pub mod nvrtc;
 pub mod paths;
 pub mod process;

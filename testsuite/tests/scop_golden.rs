@@ -1,7 +1,8 @@
 //! Golden tests of `tiledflow --emit scop` for the 30 PolyBench kernels at MINI size: the
 //! printed SCoP (parameters, arrays, and per statement its domain, original schedule, accesses
-//! and body) must equal `testsuite/data/scop/<kernel>.expected`. `TILEDFLOW_BLESS=1` rewrites
-//! the files instead of comparing; review the diff.
+//! and body) must equal `testsuite/data/scop/<kernel>.expected`, compared as every stage file is
+//! (`testsuite::golden`); `TILEDFLOW_BLESS=1` rewrites the files instead of comparing; review the
+//! diff.
 //!
 //! Oracles: a handful of files were checked by hand against the kernels' loops (see
 //! `testsuite/data/scop/README.md`); for all 30, `tests/round_trip.rs` regenerates each kernel
@@ -9,6 +10,7 @@
 
 use std::process::Command;
 
+use testsuite::golden::compare_or_bless;
 use testsuite::{kernel_names, kernel_path, repo_root, tool_path, utilities_dir};
 
 fn emit_scop(kernel: &str) -> String {
@@ -34,7 +36,6 @@ fn emit_scop(kernel: &str) -> String {
 #[test]
 fn every_kernel_prints_its_golden_scop() {
     let dir = repo_root().join("testsuite/data/scop");
-    let bless = std::env::var_os("TILEDFLOW_BLESS").is_some_and(|v| v == "1");
     let names = kernel_names().expect("kernels are listed");
     assert_eq!(names.len(), 30, "the 30 PolyBench kernels: {names:?}");
     let mut mismatches = Vec::new();
@@ -47,18 +48,8 @@ fn every_kernel_prints_its_golden_scop() {
             "{kernel}: output differs between runs"
         );
         let path = dir.join(format!("{kernel}.expected"));
-        if bless {
-            std::fs::create_dir_all(&dir).expect("create the data directory");
-            std::fs::write(&path, &actual).expect("write the golden file");
-            continue;
-        }
-        let expected = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e} (TILEDFLOW_BLESS=1 creates it)", path.display()));
-        if expected != actual {
-            mismatches.push(format!(
-                "{kernel}: --emit scop differs from {}\n--- expected\n{expected}\n--- actual\n{actual}",
-                path.display()
-            ));
+        if let Err(mismatch) = compare_or_bless(&format!("{kernel}: --emit scop"), &actual, &path) {
+            mismatches.push(mismatch);
         }
     }
     assert!(
