@@ -15,7 +15,9 @@
 //! - [`Runtime`] (module `runtime`): the threads, deques and the sleep/wake protocol.
 //! - [`Observe`] (module `observe`): trace and statistics.
 //! - module `task`: tasks, token slots, soft barriers, the record pool and the dependence
-//!   protocol (all the unsafe code but FFI); its submodule `loom_model` model-checks the protocol.
+//!   protocol (all the unsafe code but FFI), in files by part (records and protocol steps, graph
+//!   state, the control thread's side, the pool); its submodule `loom_model` model-checks the
+//!   protocol.
 //! - module `stream`: key boxes and their linearization.
 //! - module `sync`: the protocol's atomics (loom's under `--cfg loom`).
 //! - [`ffi`]: the C ABI of `include/streamrt.h`; errors there print `streamrt: error: ...` and

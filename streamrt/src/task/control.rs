@@ -1,0 +1,416 @@
+//! The control thread's side of one graph ([`Core`]): its streams, which tokens have a producer,
+//! spawning (validation, the task's record, its waits on its inputs), counted barriers, helping
+//! the workers when ahead of them, and the end-of-graph wait.
+
+use super::*;
+
+/// The control thread's side of one graph: streams, producers, spawn count, end-of-graph wait.
+///
+/// `'env` bounds the data that task bodies borrow. Every task is run or freed before the core
+/// is dropped ([`Core::finish`], also called by `Drop`), so a `Core<'env>` that is dropped
+/// (never leaked) keeps bodies from outliving `'env`. The public API hands out graphs with a
+/// non-`'static` `'env` only by `&mut` (see [`crate::scope`]), so they cannot be leaked.
+pub(crate) struct Core<'env> {
+    rt: Arc<Inner>,
+    state: Arc<GraphState>,
+    streams: Vec<Arc<Stream>>,
+    /// Per stream, one bit per key: a task producing this token was spawned.
+    claimed: Vec<Vec<u64>>,
+    spawned: u64,
+    finished: bool,
+    /// When the graph began (observer's clock; 0 when not observing).
+    began: u64,
+    /// Task records of this graph.
+    pool: Pool,
+    /// The counted barriers, by (stream, slot index).
+    barriers: HashMap<(u32, usize), Counted>,
+    /// Invariant in `'env` (so `Core<'static>` cannot stand in for a `Core<'env>`).
+    _env: PhantomData<fn(&'env ()) -> &'env ()>,
+}
+
+impl<'env> Core<'env> {
+    /// A new, empty graph on runtime `rt`.
+    pub(crate) fn new(rt: Arc<Inner>) -> Core<'env> {
+        let began = if rt.obs.on { rt.obs.graph_begin() } else { 0 };
+        Core {
+            began,
+            rt,
+            state: Arc::new(GraphState::new()),
+            streams: Vec::new(),
+            claimed: Vec::new(),
+            spawned: 0,
+            finished: false,
+            pool: Pool::default(),
+            barriers: HashMap::new(),
+            _env: PhantomData,
+        }
+    }
+
+    /// The runtime this graph runs on.
+    pub(crate) fn runtime(&self) -> &Inner {
+        &self.rt
+    }
+
+    /// Declares a stream and returns its id (its position).
+    pub(crate) fn add_stream(&mut self, name: &str, lo: &[i64], hi: &[i64]) -> Result<u32, Error> {
+        let id = u32::try_from(self.streams.len())
+            .map_err(|_| Error::Misuse(format!("too many streams (at most {})", u32::MAX)))?;
+        let stream = Stream::new(id, name, lo, hi)?;
+        self.claimed.push(vec![0u64; stream.len().div_ceil(64)]);
+        self.streams.push(Arc::new(stream));
+        Ok(id)
+    }
+
+    /// The stream with id `id`, if declared.
+    pub(crate) fn stream(&self, id: usize) -> Option<&Stream> {
+        self.streams.get(id).map(|s| &**s)
+    }
+
+    /// Number of streams declared.
+    pub(crate) fn n_streams(&self) -> usize {
+        self.streams.len()
+    }
+
+    fn is_claimed(&self, stream: u32, idx: usize) -> bool {
+        self.claimed[stream as usize][idx / 64] & (1 << (idx % 64)) != 0
+    }
+
+    /// Declares a counted barrier: a bodiless task producing `out` once `count` tasks spawned
+    /// later arrive at it (see [`Core::spawn`]'s `arrivals`).
+    pub(crate) fn counted_barrier(&mut self, out: (u32, usize), count: u64) -> Result<(), Error> {
+        let max = (usize::MAX / 2) as u64;
+        if count > max {
+            return Err(Error::Misuse(format!(
+                "counted barrier {}: count {count} is larger than {max}",
+                self.token_name(out)
+            )));
+        }
+        // `count` fake inputs: the arrivals decrement them. Validation and the spawn proper are
+        // shared with tasks; the barrier is registered only once the spawn succeeded.
+        let record =
+            self.spawn_record(out, &mut Vec::new(), &mut [], count as usize, Body::empty())?;
+        self.barriers.insert(
+            out,
+            Counted {
+                record,
+                count,
+                arrivals: 0,
+            },
+        );
+        self.release(record, 0);
+        self.help_if_ahead();
+        Ok(())
+    }
+
+    /// Spawns a task producing `out` (stream id, slot index) that waits for `inputs` (sorted and
+    /// deduplicated here) and, when it finishes, arrives at the counted barriers `arrivals`
+    /// (each entry is one arrival). The task may start before this returns.
+    pub(crate) fn spawn(
+        &mut self,
+        out: (u32, usize),
+        inputs: &mut Vec<(u32, usize)>,
+        arrivals: &mut [(u32, usize)],
+        body: Body<'env>,
+    ) -> Result<(), Error> {
+        let task = self.spawn_record(out, inputs, arrivals, 0, body)?;
+        let satisfied = self.register_inputs(task, inputs);
+        self.release(task, satisfied);
+        self.help_if_ahead();
+        Ok(())
+    }
+
+    fn token_name(&self, (stream, idx): (u32, usize)) -> String {
+        self.streams[stream as usize].token_name(idx)
+    }
+
+    /// Validates a spawn and sets up its record (`extra` more to count down than inputs, for a
+    /// counted barrier), with the guard held: nothing is published yet. On error nothing
+    /// changed.
+    fn spawn_record(
+        &mut self,
+        out: (u32, usize),
+        inputs: &mut Vec<(u32, usize)>,
+        arrivals: &mut [(u32, usize)],
+        extra: usize,
+        body: Body<'env>,
+    ) -> Result<*mut Task, Error> {
+        if self.finished {
+            return Err(Error::Misuse(
+                "task spawned after the graph ended".to_string(),
+            ));
+        }
+        if self.spawned >= MAX_TASKS {
+            return Err(Error::TooManyTasks { max: MAX_TASKS });
+        }
+        // Validate everything before publishing anything: a failed spawn leaves no trace.
+        let in_range = |&(s, idx): &(u32, usize)| {
+            self.streams
+                .get(s as usize)
+                .is_some_and(|st| idx < st.len())
+        };
+        if !in_range(&out) || !inputs.iter().all(in_range) || !arrivals.iter().all(in_range) {
+            return Err(Error::Misuse(
+                "internal: unchecked stream or key in spawn".to_string(),
+            ));
+        }
+        if self.is_claimed(out.0, out.1) {
+            let token = self.streams[out.0 as usize].token_name(out.1);
+            return Err(Error::ProducedTwice { token });
+        }
+        arrivals.sort_unstable();
+        for group in arrivals.chunk_by(|a, b| a == b) {
+            let barrier = group[0];
+            let Some(b) = self.barriers.get(&barrier) else {
+                return Err(Error::Misuse(format!(
+                    "task {} arrives at {}, which is not a counted barrier declared before it \
+                     (tf_barrier_counted)",
+                    self.token_name(out),
+                    self.token_name(barrier)
+                )));
+            };
+            if b.arrivals + group.len() as u64 > b.count {
+                return Err(Error::Misuse(format!(
+                    "task {} arrives at the counted barrier {} beyond its count of {}",
+                    self.token_name(out),
+                    self.token_name(barrier),
+                    b.count
+                )));
+            }
+        }
+        self.claimed[out.0 as usize][out.1 / 64] |= 1 << (out.1 % 64);
+        inputs.sort_unstable();
+        inputs.dedup();
+
+        let n_inputs = inputs.len();
+        // SAFETY (for the erasure): `Core::finish` runs or drops every body before the core is
+        // dropped, and a `Core<'env>` is never leaked (see the type doc).
+        let body = unsafe { body.erase() };
+        let task = self.pool.take(&self.state);
+        // SAFETY: a vacant record from the pool: the control thread owns it until the guard
+        // release below, and no node of it is published.
+        unsafe {
+            (*task)
+                .missing
+                .store(n_inputs + extra + 1, Ordering::Relaxed);
+            (*task).link = ptr::null_mut();
+            (*task).graph = Arc::as_ptr(&self.state);
+            (*task).stream = Arc::as_ptr(&self.streams[out.0 as usize]);
+            (*task).idx = out.1;
+            (*task).body = Some(body);
+            (*task).n_waits = n_inputs;
+            if n_inputs > INLINE_WAITS {
+                (*task).spill.clear();
+                (*task).spill.resize(n_inputs, WaitNode::NONE);
+            }
+            (*task).arrive.clear();
+        }
+        for barrier in arrivals.iter() {
+            let b = self
+                .barriers
+                .get_mut(barrier)
+                .expect("arrival at a counted barrier checked above");
+            b.arrivals += 1;
+            // SAFETY: as above. The barrier's record is alive: it has fewer than `count`
+            // arrivals, so it cannot have run.
+            unsafe { (*task).arrive.push(b.record) };
+        }
+        self.spawned += 1;
+        Ok(task)
+    }
+
+    /// Pushes the waiter nodes of the registering record `task` for `inputs`; returns how many
+    /// inputs were found produced already.
+    fn register_inputs(&mut self, task: *mut Task, inputs: &[(u32, usize)]) -> usize {
+        let mut satisfied = 0;
+        for (i, &(s, idx)) in inputs.iter().enumerate() {
+            let slot = &self.streams[s as usize].slots[idx];
+            // SAFETY: `i < n_waits`, set by `spawn_record`; our guard in `missing` keeps the
+            // record ours, and node `i` is not published yet.
+            if unsafe { wait_on(slot, task, Task::node(task, i)) } {
+                satisfied += 1;
+            }
+        }
+        satisfied
+    }
+
+    /// Releases the guard of the registering record `task` together with `satisfied` inputs
+    /// found produced; pushes the task if that made it ready.
+    fn release(&mut self, task: *mut Task, satisfied: usize) {
+        // SAFETY: the guard keeps the record ours up to this decrement.
+        if unsafe { release_guard(task, satisfied) } {
+            // SAFETY: records are never null.
+            let t = TaskRef(unsafe { NonNull::new_unchecked(task) });
+            let n = self.rt.n_threads();
+            if n == 1 || self.rt.queued() > HELP_AHEAD as usize * n {
+                // Ahead of the workers (or alone): run it here, with no deque operation and no
+                // shared counter update before it; a successor it makes ready is queued.
+                if let Some(next) = t.run_inline(&self.rt) {
+                    self.rt.push(&Sink::Global, next);
+                    self.rt.notify_work(1);
+                }
+            } else {
+                // Count it active before it can run (the push publishes the increment).
+                self.state.activate_one();
+                self.rt.push(&Sink::Global, t);
+                self.rt.notify_work(1);
+            }
+        }
+    }
+
+    /// The spawning thread helps when it is ahead: when more of this graph's tasks are ready or
+    /// running than a small multiple of the thread count, it runs ready tasks until that is no
+    /// longer so. Checked after every spawn on a single thread (tasks then run as soon as they
+    /// are ready, in program order where they can), every [`HELP_PERIOD`] spawns otherwise (the
+    /// graph word is shared with the workers).
+    fn help_if_ahead(&mut self) {
+        let n = self.rt.n_threads() as u64;
+        if n > 1 && self.spawned & (HELP_PERIOD - 1) != 0 {
+            return;
+        }
+        let limit = if n == 1 { 0 } else { HELP_AHEAD * n };
+        self.rt.help(&self.state, limit);
+    }
+
+    /// Runs tasks until every spawned task finished (or none can make progress), then reports the
+    /// first panic of a body or the tasks that can never run. Idempotent: later calls return
+    /// `Ok(())`. After it returns, no thread touches this graph's tasks or streams.
+    pub(crate) fn finish(&mut self) -> Result<(), Error> {
+        if self.finished {
+            return Ok(());
+        }
+        self.finished = true;
+        // A panic escaping the wait would drop the streams under running tasks: make it fatal.
+        let guard = crate::runtime::FatalOnUnwind("waiting for the end of a graph");
+        let end = self.rt.wait_graph(&self.state, self.spawned);
+        let stuck = match end {
+            GraphEnd::Done => None,
+            GraphEnd::Stuck => Some(self.reclaim_stuck()),
+        };
+        std::mem::forget(guard);
+        if self.rt.obs.on {
+            self.rt.obs.graph_end(self.began);
+        }
+        if let Some((task, message)) = self.state.take_panic() {
+            return Err(Error::TaskPanicked { task, message });
+        }
+        match stuck {
+            Some(report) => Err(Error::Stuck(report)),
+            None => Ok(()),
+        }
+    }
+
+    /// Lists and frees the tasks of a graph that can make no more progress.
+    fn reclaim_stuck(&mut self) -> StuckReport {
+        let (finished, active) = self.state.snapshot();
+        // `wait_graph` returned Stuck: no task is ready or running and none can be spawned, so no
+        // other thread touches this graph's tasks or slots any more.
+        assert_eq!(active, 0, "reclaim_stuck with active tasks");
+        let mut waits: Vec<(u32, usize, u32, usize)> = Vec::new();
+        let mut tasks: Vec<*mut Task> = Vec::new();
+        for stream in &self.streams {
+            for (idx, slot) in stream.slots.iter().enumerate() {
+                let word = slot.load(Ordering::Acquire);
+                if word == EMPTY || word == PRODUCED {
+                    continue;
+                }
+                let mut node = word.cast::<WaitNode>();
+                while !node.is_null() {
+                    // SAFETY: quiescent graph (above): every node in a list belongs to a task that
+                    // never ran, so it is alive; nothing else reads or writes it.
+                    let (next, task) = unsafe { ((*node).next, (*node).task) };
+                    // SAFETY: as above.
+                    let (task_stream, task_idx) = unsafe { ((*(*task).stream).id, (*task).idx) };
+                    waits.push((task_stream, task_idx, stream.id, idx));
+                    tasks.push(task);
+                    node = next;
+                }
+            }
+        }
+        tasks.sort_unstable();
+        tasks.dedup();
+        // Counted barriers wait for arrivals, not in slot lists: those not produced are stuck.
+        let mut barriers: Vec<(u32, usize, u64, u64)> = self
+            .barriers
+            .iter()
+            .filter(|(&(s, idx), _)| {
+                self.streams[s as usize].slots[idx].load(Ordering::Acquire) != PRODUCED
+            })
+            .map(|(&(s, idx), b)| (s, idx, b.count, b.arrivals))
+            .collect();
+        barriers.sort_unstable();
+        debug_assert_eq!(
+            (tasks.len() + barriers.len()) as u64,
+            self.spawned - finished
+        );
+        let n_tasks = tasks.len() + barriers.len();
+        for task in tasks {
+            // SAFETY: quiescent graph (above); each stuck task's body is dropped once
+            // (deduplicated), unrun. The records are freed with the pool.
+            drop(unsafe { (*task).body.take() });
+        }
+        for stream in &self.streams {
+            for slot in stream.slots.iter() {
+                if slot.load(Ordering::Relaxed) != PRODUCED {
+                    slot.store(EMPTY, Ordering::Relaxed);
+                }
+            }
+        }
+        waits.sort_unstable();
+        let n_waits = waits.len();
+        let waits = waits
+            .into_iter()
+            .take(StuckReport::MAX_LISTED)
+            .map(|(ts, ti, ks, ki)| StuckWait {
+                task: self.streams[ts as usize].token_name(ti),
+                token: self.streams[ks as usize].token_name(ki),
+                has_producer: self.is_claimed(ks, ki),
+            })
+            .collect();
+        let barriers = barriers
+            .into_iter()
+            .take(StuckReport::MAX_LISTED)
+            .map(|(s, idx, count, arrivals)| StuckBarrier {
+                barrier: self.streams[s as usize].token_name(idx),
+                count,
+                arrivals,
+            })
+            .collect();
+        StuckReport {
+            n_tasks,
+            n_waits,
+            waits,
+            barriers,
+        }
+    }
+}
+
+impl Drop for Core<'_> {
+    fn drop(&mut self) {
+        // Errors are reported by `Graph`; here only the guarantee matters: no task outlives us.
+        let _ = self.finish();
+        // SAFETY: `finish` returned: no thread touches this graph's records any more (a task
+        // gives its record back before its final graph word update, which `finish` waited for).
+        unsafe { self.pool.free_all() };
+    }
+}
+
+// The steps of the dependence protocol (README.md), as free functions so that the model test
+// (`loom_model`) runs exactly the code the runtime runs.
+
+/// A counted barrier, as the control thread tracks it.
+struct Counted {
+    /// Its record: alive while `arrivals < count` (it cannot have run); not used afterwards.
+    record: *mut Task,
+    count: u64,
+    /// Arrivals declared so far (by spawned tasks), at most `count`.
+    arrivals: u64,
+}
+
+// SAFETY: only the control thread uses `record` (see the field's doc).
+unsafe impl Send for Counted {}
+
+/// How many of a graph's spawns pass between two checks of whether the control thread is
+/// ahead (on more than one thread). A power of two.
+const HELP_PERIOD: u64 = 16;
+/// The control thread helps when more than `HELP_AHEAD * n_threads` tasks are ready or running.
+const HELP_AHEAD: u64 = 2;
