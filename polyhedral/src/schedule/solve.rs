@@ -6,8 +6,9 @@
 
 use super::*;
 
-/// Everything the outcome of one scheduler run depends on: the problem as text, the options, and
-/// the limits (an outcome that came in time under one limit says nothing of a shorter one).
+/// Everything the outcome of one scheduler run depends on: the problem as text, the options and
+/// the operation budget. Not the time limit: an outcome records the CPU time it took, and each
+/// asker holds it against its own limit ([`Solved`]).
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub(super) struct ProblemKey {
     pub(super) domains: String,
@@ -21,14 +22,52 @@ pub(super) struct ProblemKey {
     pub(super) max_constant_term: i32,
     /// `schedule_outer_coincidence` (the GPU; see the module documentation).
     pub(super) outer_coincidence: bool,
-    pub(super) time_limit: Option<std::time::Duration>,
+}
+
+/// One run's outcome, the CPU time it took (when the system can tell) and the limit it ran
+/// under. An asker whose limit is at least the time taken uses the outcome as its own; one
+/// whose limit is shorter finds it late, as its own run would have been; a run that gave up
+/// (late) under a shorter limit than an asker's is run again for it. So the problems that the
+/// fusion candidates share (nussinov's `min` and `max` ask for the problem `smart` solves, under
+/// 200 ms instead of 10 s) run once, where each limit used to start a run of its own that went
+/// on after its asker gave up.
+#[derive(Clone)]
+pub(super) struct Solved {
+    pub(super) outcome: Outcome,
+    pub(super) used: Option<std::time::Duration>,
+    pub(super) limit: Option<std::time::Duration>,
+}
+
+impl Solved {
+    /// The outcome for an asker with time limit `limit`.
+    pub(super) fn under(&self, limit: Option<std::time::Duration>) -> Outcome {
+        let late = |limit: std::time::Duration| {
+            Outcome::Late(format!("did not finish within {limit:?} of CPU time"))
+        };
+        match (&self.outcome, limit) {
+            (Outcome::Late(_), Some(limit)) => late(limit),
+            (_, Some(limit)) if self.used.is_some_and(|used| used > limit) => late(limit),
+            (outcome, _) => outcome.clone(),
+        }
+    }
+
+    /// Whether an asker with time limit `limit` must run the problem again: this run gave up
+    /// under a shorter limit.
+    pub(super) fn late_for_less_than(&self, limit: Option<std::time::Duration>) -> bool {
+        matches!(self.outcome, Outcome::Late(_))
+            && match (limit, self.limit) {
+                (None, Some(_)) => true,
+                (Some(mine), Some(its)) => mine > its,
+                (_, None) => false,
+            }
+    }
 }
 
 /// How many outcomes [`SOLVED`] keeps at most (it starts over when full).
 pub(super) const MAX_SOLVED: usize = 64;
 
 /// The outcome of one problem: set once, by the thread that runs it.
-pub(super) type Slot = std::sync::Arc<std::sync::OnceLock<Outcome>>;
+pub(super) type Slot = std::sync::Arc<std::sync::OnceLock<Solved>>;
 
 /// The outcomes of the scheduler runs of every thread, by problem (see [`scheduled_tree`]), and
 /// how many times the store started over.
@@ -58,13 +97,35 @@ pub(super) fn solved_slot(key: &ProblemKey) -> Slot {
     solved.0.entry(key.clone()).or_default().clone()
 }
 
-/// Runs `problem` on a scheduler thread of its own (see [`scheduled_tree`]); `Err(why)` when no
-/// outcome came within `time_limit`.
+/// In place of `old`, the slot of `key` in [`SOLVED`] for a run again: a new empty one, unless
+/// another thread replaced `old` first (then that one).
+pub(super) fn fresh_slot(key: &ProblemKey, old: &Slot) -> Slot {
+    let mut solved = SOLVED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let entry = solved.0.entry(key.clone()).or_default();
+    if std::sync::Arc::ptr_eq(entry, old) {
+        *entry = Slot::default();
+    }
+    entry.clone()
+}
+
+/// Runs `problem` on a scheduler thread of its own (see [`scheduled_tree`]) under `time_limit`:
+/// its outcome (late when none came within the limit) and the CPU time it took.
 pub(super) fn run_scheduler(
     problem: SchedulingProblem,
     time_limit: Option<std::time::Duration>,
-) -> std::result::Result<Outcome, String> {
-    run_bounded("isl-scheduler", time_limit, move || problem.solve())
+) -> Solved {
+    let (outcome, used) =
+        match run_bounded_timed("isl-scheduler", time_limit, move || problem.solve()) {
+            Ok((outcome, used)) => (outcome, used),
+            Err(why) => (Outcome::Late(why), None),
+        };
+    Solved {
+        outcome,
+        used,
+        limit: time_limit,
+    }
 }
 
 /// Runs `work` on a thread of its own named `name`, and returns its result if it comes within
@@ -77,6 +138,16 @@ pub fn run_bounded<T: Send + 'static>(
     limit: Option<std::time::Duration>,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> std::result::Result<T, String> {
+    run_bounded_timed(name, limit, work).map(|(result, _)| result)
+}
+
+/// [`run_bounded`], with the CPU time the work took (its wall-clock time where the system has no
+/// thread clock; `None` when neither is known).
+pub(super) fn run_bounded_timed<T: Send + 'static>(
+    name: &str,
+    limit: Option<std::time::Duration>,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> std::result::Result<(T, Option<std::time::Duration>), String> {
     let (tx, rx) = mpsc::channel();
     let spawned = std::thread::Builder::new()
         .name(name.into())
@@ -93,7 +164,6 @@ pub fn run_bounded<T: Send + 'static>(
         Some(limit) => wait_within(&thread, &rx, limit),
         None => rx
             .recv()
-            .map(|(outcome, _)| outcome)
             .map_err(|_| "stopped without a result".to_string()),
     }
 }
@@ -103,7 +173,7 @@ pub(super) fn wait_within<T>(
     thread: &std::thread::JoinHandle<()>,
     rx: &mpsc::Receiver<(T, Option<std::time::Duration>)>,
     limit: std::time::Duration,
-) -> std::result::Result<T, String> {
+) -> std::result::Result<(T, Option<std::time::Duration>), String> {
     const POLL: std::time::Duration = std::time::Duration::from_millis(5);
     let start = std::time::Instant::now();
     let clock = ThreadCpuClock::of(thread);
@@ -111,10 +181,11 @@ pub(super) fn wait_within<T>(
     loop {
         match rx.recv_timeout(POLL) {
             Ok((outcome, used)) => {
-                return match used.or_else(|| clock.is_none().then(|| start.elapsed())) {
+                let used = used.or_else(|| clock.is_none().then(|| start.elapsed()));
+                return match used {
                     Some(used) if used > limit => Err(late()),
-                    _ => Ok(outcome),
-                }
+                    _ => Ok((outcome, used)),
+                };
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 let used = match &clock {
@@ -227,7 +298,7 @@ mod solved_tests {
     /// A scheduling problem solved a second time gets the first outcome back; the same problem
     /// under another option or a shorter time limit is not served from it.
     #[test]
-    fn outcomes_are_reused_only_for_the_same_problem_and_limits() {
+    fn outcomes_are_reused_for_the_same_problem_under_any_limit_they_meet() {
         let ctx = Ctx::new().unwrap();
         // A producer loop and its consumer: fused under `Max`, separate nests under `Min`.
         let domains =
@@ -260,13 +331,75 @@ mod solved_tests {
         .unwrap();
         assert_ne!(min, first, "Min keeps the loops apart");
         assert!(min.contains("sequence"), "{min}");
-        assert_eq!(runs().0, after_second + 1);
-        // Under a time limit too short for any run the outcome in store is not used.
+        let (after_min, generation) = runs();
+        assert_eq!(after_min, after_second + 1);
+        // Under a time limit too short for any run the outcome in store is late, without a run.
         let late = tree(&ScheduleConfig {
             time_limit: Some(std::time::Duration::from_nanos(1)),
             ..max.clone()
         });
-        assert!(late.unwrap_err().contains("did not finish"));
+        assert_eq!(
+            late.unwrap_err(),
+            "did not finish within 1ns of CPU time",
+            "the stored run took more than 1 ns"
+        );
+        let (after_late, generation_now) = runs();
+        assert!(after_late == after_min || generation_now != generation);
+        // Under a longer limit than the stored run's (it was none: no limit is longer), the
+        // outcome is used as it is.
+        assert_eq!(
+            tree(&ScheduleConfig {
+                time_limit: Some(std::time::Duration::from_secs(60)),
+                ..max.clone()
+            })
+            .unwrap(),
+            first
+        );
+        // A new problem first asked under a 1 ns limit gives up; asked again under a longer
+        // limit, it runs again and is used.
+        let other = ScheduleConfig {
+            max_coefficient: 3,
+            ..max.clone()
+        };
+        let (before_other, generation) = runs();
+        let gave_up = tree(&ScheduleConfig {
+            time_limit: Some(std::time::Duration::from_nanos(1)),
+            ..other.clone()
+        });
+        assert!(gave_up.unwrap_err().contains("did not finish"));
+        assert_eq!(tree(&other).unwrap(), first);
+        let (after_other, generation_now) = runs();
+        assert!(after_other == before_other + 2 || generation_now != generation);
+    }
+
+    /// How a stored outcome serves askers with other limits.
+    #[test]
+    fn a_stored_outcome_is_held_against_each_askers_limit() {
+        let ms = std::time::Duration::from_millis;
+        let done = Solved {
+            outcome: Outcome::Done("tree".into()),
+            used: Some(ms(300)),
+            limit: Some(ms(10_000)),
+        };
+        assert!(matches!(done.under(Some(ms(300))), Outcome::Done(_)));
+        assert!(matches!(done.under(None), Outcome::Done(_)));
+        match done.under(Some(ms(200))) {
+            Outcome::Late(why) => assert_eq!(why, "did not finish within 200ms of CPU time"),
+            _ => panic!("a run of 300 ms is late under 200 ms"),
+        }
+        assert!(!done.late_for_less_than(Some(ms(20_000))));
+        let gave_up = Solved {
+            outcome: Outcome::Late("did not finish within 200ms of CPU time".into()),
+            used: None,
+            limit: Some(ms(200)),
+        };
+        match gave_up.under(Some(ms(150))) {
+            Outcome::Late(why) => assert_eq!(why, "did not finish within 150ms of CPU time"),
+            _ => panic!("late under 200 ms is late under 150 ms"),
+        }
+        assert!(!gave_up.late_for_less_than(Some(ms(200))));
+        assert!(gave_up.late_for_less_than(Some(ms(201))));
+        assert!(gave_up.late_for_less_than(None));
     }
 
     /// Threads that ask for one problem at once share one run: the others wait for its outcome.
@@ -347,7 +480,6 @@ mod parametric_tests {
             max_coefficient: 4,
             max_constant_term: 8,
             outer_coincidence: false,
-            time_limit: None,
         };
         SchedulingProblem {
             key,
