@@ -70,6 +70,12 @@ struct Finder<'a> {
     refusals: Vec<Refusal>,
 }
 
+/// Whether a directive line's words (after the `#`) are a pragma of the user's: any but
+/// `#pragma scop` and `#pragma endscop`, which auto mode ignores.
+fn is_user_pragma(words: &[&str]) -> bool {
+    words.first() == Some(&"pragma") && !matches!(words.get(1), Some(&("scop" | "endscop")))
+}
+
 /// The subtree holds a `for` loop.
 fn has_loop(n: &Node) -> bool {
     n.kind == Kind::For || n.children.iter().any(has_loop)
@@ -217,32 +223,45 @@ impl Finder<'_> {
     /// `#ifdef _OPENMP` / `#pragma omp parallel for` / `#endif` must not end up in front of code
     /// that is no longer the loop it was written for.
     fn pragma_before(&self, offset: usize) -> Option<String> {
+        // `_Pragma("...")`, the operator form, applies to what follows it just the same.
+        if let Some((_, text)) = self.operator_pragma_before(offset) {
+            return Some(format!("_Pragma({text})"));
+        }
+        self.directives_before(offset)
+            .into_iter()
+            .find(|(_, words)| is_user_pragma(words))
+            .map(|(_, words)| format!("#{}", words.join(" ")))
+    }
+
+    /// The `_Pragma("...")` right before `offset`: where it starts, and its string literal.
+    fn operator_pragma_before(&self, offset: usize) -> Option<(usize, &str)> {
+        let tokens = &self.parsed.tokens;
+        let k = tokens.partition_point(|t| t.span.start < offset);
+        (k >= 4 && tokens[k - 1].spelling == ")" && tokens[k - 4].spelling == "_Pragma")
+            .then(|| (tokens[k - 4].span.start, tokens[k - 2].spelling.as_str()))
+    }
+
+    /// The whole directive lines right before `offset`, last first: where each starts (its `#`)
+    /// and its words after the `#`.
+    fn directives_before(&self, offset: usize) -> Vec<(usize, Vec<&str>)> {
         let tokens = &self.parsed.tokens;
         let mut k = tokens.partition_point(|t| t.span.start < offset);
-        // `_Pragma("...")`, the operator form, applies to what follows it just the same.
-        if k >= 4 && tokens[k - 1].spelling == ")" && tokens[k - 4].spelling == "_Pragma" {
-            return Some(format!("_Pragma({})", tokens[k - 2].spelling));
-        }
-        // Step back over whole directive lines.
+        let mut lines = Vec::new();
         while let Some(prev) = k.checked_sub(1) {
             let line = self.lines.line_start(tokens[prev].span.start);
             let first = tokens.partition_point(|t| t.span.start < line);
             if tokens[first].spelling != "#" {
-                return None;
+                break;
             }
-            let words: Vec<&str> = tokens[first + 1..k]
+            let words = tokens[first + 1..k]
                 .iter()
                 .take_while(|t| self.lines.line_start(t.span.start) == line)
                 .map(|t| t.spelling.as_str())
                 .collect();
-            if words.first() == Some(&"pragma")
-                && !matches!(words.get(1), Some(&("scop" | "endscop")))
-            {
-                return Some(format!("#{}", words.join(" ")));
-            }
+            lines.push((tokens[first].span.start, words));
             k = first;
         }
-        None
+        lines
     }
 
     /// The nest `n` under a pragma (`what` names both) as a SCoP whose region also covers the
@@ -269,41 +288,35 @@ impl Finder<'_> {
     /// the nest (another directive between it and the nest, or a conditional around the pragma
     /// that holds other code and ends before the nest).
     fn annotation_start(&self, offset: usize) -> Result<usize, String> {
-        let tokens = &self.parsed.tokens;
-        let mut k = tokens.partition_point(|t| t.span.start < offset);
-        if k >= 4 && tokens[k - 1].spelling == ")" && tokens[k - 4].spelling == "_Pragma" {
-            return Ok(tokens[k - 4].span.start);
+        if let Some((start, _)) = self.operator_pragma_before(offset) {
+            return Ok(start);
         }
-        // The directive lines right before the statement, last first.
-        let mut lines: Vec<(usize, String)> = Vec::new();
-        while let Some(prev) = k.checked_sub(1) {
-            let line = self.lines.line_start(tokens[prev].span.start);
-            let first = tokens.partition_point(|t| t.span.start < line);
-            if tokens[first].spelling != "#" {
-                break;
-            }
-            let word = tokens
-                .get(first + 1)
-                .filter(|t| self.lines.line_start(t.span.start) == line)
-                .map_or(String::new(), |t| t.spelling.clone());
-            match word.as_str() {
-                "pragma" | "if" | "ifdef" | "ifndef" | "elif" | "else" | "endif" => {}
-                _ if lines.iter().any(|(_, w)| w == "pragma") => break,
-                _ => return Err(format!("`#{word}` lies between its pragma and the nest")),
-            }
-            lines.push((tokens[first].span.start, word));
-            k = first;
+        // The pragma and conditional lines right before the statement, last first.
+        let mut lines: Vec<(usize, &str)> = Vec::new();
+        for (start, words) in self.directives_before(offset) {
+            let word = match words.first().copied() {
+                Some("pragma") if is_user_pragma(&words) => "pragma",
+                Some(w @ ("if" | "ifdef" | "ifndef" | "elif" | "else" | "endif")) => w,
+                _ if lines.iter().any(|&(_, w)| w == "pragma") => break,
+                other => {
+                    return Err(format!(
+                        "`#{}` lies between its pragma and the nest",
+                        other.unwrap_or_default()
+                    ))
+                }
+            };
+            lines.push((start, word));
         }
         // Forward, from the latest line that leaves every conditional of the rest balanced and
         // no pragma before it: the least that goes with the nest.
         lines.reverse();
-        let Some(first_pragma) = lines.iter().position(|(_, w)| w == "pragma") else {
+        let Some(first_pragma) = lines.iter().position(|&(_, w)| w == "pragma") else {
             return Err("no pragma found before it".to_string());
         };
         let balanced = |from: usize| {
             let mut depth = 0usize;
-            for (_, word) in &lines[from..] {
-                match word.as_str() {
+            for &(_, word) in &lines[from..] {
+                match word {
                     "if" | "ifdef" | "ifndef" => depth += 1,
                     "elif" | "else" if depth == 0 => return false,
                     "endif" => match depth.checked_sub(1) {
