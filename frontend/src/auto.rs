@@ -122,6 +122,14 @@ impl Finder<'_> {
                 k += 1;
                 continue;
             }
+            let at = &self.text[n.span.start..];
+            if at.starts_with('#') || at.starts_with("_Pragma") {
+                // libclang's statement for a loop hint (`#pragma GCC unroll 4`, `#pragma unroll`)
+                // starts at its pragma: its loop is searched, and meets the pragma there.
+                self.children_of(function, n);
+                k += 1;
+                continue;
+            }
             if let Some(pragma) = self.pragma_before(n.span.start) {
                 // The pragma applies to the statement as written: neither replaced nor searched,
                 // unless the user asked for their pragmas to be replaced.

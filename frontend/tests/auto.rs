@@ -445,6 +445,34 @@ void f(void)
 }
 
 #[test]
+fn a_loop_hint_is_one_pragma_like_the_others() {
+    // libclang gives `#pragma GCC unroll` a statement of its own that starts at the pragma: the
+    // loop under it gets the one note of a loop under a pragma (not a second one about that
+    // statement), and with the option it is replaced, pragma included.
+    let src = "double A[10], B[10];
+void f(void)
+{
+  int i;
+#pragma GCC unroll 4
+  for (i = 0; i < 10; i++)
+    B[i] = A[i];
+}
+";
+    let (texts, notes) = auto(src);
+    assert_eq!(texts, Vec::<String>::new());
+    assert_eq!(
+        notes,
+        vec!["test.c:6:3: note: not a static control part: the loop nest under `#pragma GCC unroll 4` (the pragma applies to it as written)"]
+    );
+    let (texts, notes) = auto_replacing(src);
+    assert_eq!(
+        texts,
+        vec!["#pragma GCC unroll 4\n  for (i = 0; i < 10; i++)\n    B[i] = A[i];\n".to_string()]
+    );
+    assert_eq!(notes, Vec::<String>::new());
+}
+
+#[test]
 fn a_run_stops_where_the_next_statement_breaks_it() {
     // `k` is assigned between the nests, so the second nest (bounded by `k`) cannot join the
     // first; it is a SCoP on its own, and the assignment stays as written.
