@@ -2,7 +2,9 @@
 
 use super::ctx::Kind;
 use super::set::{Set, UnionSet};
-use super::{borrowed_c_string, check_bool, check_size, ffi, isl_object, take_c_string, Ctx};
+use super::{
+    borrowed_c_string, check_bool, check_size, ffi, isl_object, take_c_string, take_int_val, Ctx,
+};
 use crate::{Error, Result};
 use std::os::raw::{c_int, c_uint};
 
@@ -172,20 +174,6 @@ impl<'c> Map<'c> {
         unsafe { ffi::isl_basic_map_free(bmap) };
         text
     }
-}
-
-/// Reads and frees a value ISL gave: `Some` if it is an integer that fits `i64`.
-pub(super) fn take_int_val(ctx: &Ctx, val: *mut ffi::isl_val) -> Result<Option<i64>> {
-    if val.is_null() {
-        return Err(ctx.take_error());
-    }
-    // SAFETY: `val` is a live value (keep).
-    let is_int = check_bool(ctx, unsafe { ffi::isl_val_is_int(val) });
-    // SAFETY: `val` is a live value (keep); the numerator of an integer is the integer.
-    let num = unsafe { ffi::isl_val_get_num_si(val) };
-    // SAFETY: `val` is owned and freed once.
-    unsafe { ffi::isl_val_free(val) };
-    Ok(if is_int? { Some(num) } else { None })
 }
 
 impl<'c> UnionMap<'c> {
@@ -397,6 +385,17 @@ impl<'c> Map<'c> {
         let ctx = self.ctx;
         // SAFETY: both are given to ISL (take, take); the result is owned.
         let raw = unsafe { ffi::isl_map_apply_range(self.into_raw(), map.into_raw()) };
+        Map::from_raw(ctx, raw)
+    }
+}
+
+/// Maps made from sets: here, so that sets know nothing of maps.
+impl<'c> Set<'c> {
+    /// The identity map on the set.
+    pub fn identity(self) -> Result<Map<'c>> {
+        let ctx = self.ctx();
+        // SAFETY: `self` is given to ISL (take); the result is owned.
+        let raw = unsafe { ffi::isl_set_identity(self.into_raw()) };
         Map::from_raw(ctx, raw)
     }
 }

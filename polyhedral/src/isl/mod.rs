@@ -165,6 +165,20 @@ fn check_stat(ctx: &Ctx, value: ffi::isl_stat) -> Result<()> {
     }
 }
 
+/// Reads and frees a value ISL gave: `Some` if it is an integer that fits `i64`.
+fn take_int_val(ctx: &Ctx, val: *mut ffi::isl_val) -> Result<Option<i64>> {
+    if val.is_null() {
+        return Err(ctx.take_error());
+    }
+    // SAFETY: `val` is a live value (keep).
+    let is_int = check_bool(ctx, unsafe { ffi::isl_val_is_int(val) });
+    // SAFETY: `val` is a live value (keep); the numerator of an integer is the integer.
+    let num = unsafe { ffi::isl_val_get_num_si(val) };
+    // SAFETY: `val` is owned and freed once.
+    unsafe { ffi::isl_val_free(val) };
+    Ok(if is_int? { Some(num) } else { None })
+}
+
 /// A count or position as ISL's `int`.
 fn to_c_int(value: usize) -> Result<std::os::raw::c_int> {
     std::os::raw::c_int::try_from(value)

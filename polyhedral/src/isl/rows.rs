@@ -228,7 +228,7 @@ fn read_matrix(ctx: &Ctx, mat: *mut ffi::isl_mat) -> Result<Option<Vec<Vec<i64>>
                 // SAFETY: `mat` is live and (r, c) in bounds; the value is owned and freed by
                 // take_int_val.
                 let val = unsafe { ffi::isl_mat_get_element_val(mat, to_c_int(r)?, to_c_int(c)?) };
-                match super::map::take_int_val(ctx, val)? {
+                match super::take_int_val(ctx, val)? {
                     Some(v) if v.checked_abs().is_some_and(|a| a < (1 << 40)) => row.push(v),
                     _ => return Ok(None),
                 }

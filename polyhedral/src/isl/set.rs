@@ -1,8 +1,9 @@
 //! Sets (`isl_set`, one space) and union sets (`isl_union_set`, any number of spaces).
 
 use super::ctx::Kind;
-use super::map::Map;
-use super::{borrowed_c_string, check_bool, check_size, ffi, isl_object, take_c_string, Ctx};
+use super::{
+    borrowed_c_string, check_bool, check_size, ffi, isl_object, take_c_string, take_int_val, Ctx,
+};
 use crate::Result;
 
 isl_object!(
@@ -101,7 +102,7 @@ impl<'c> Set<'c> {
         // SAFETY: `self` is live (keep); the value is owned and freed below.
         let val =
             unsafe { ffi::isl_set_plain_get_val_if_fixed(self.as_raw(), ffi::ISL_DIM_SET, pos) };
-        super::map::take_int_val(self.ctx, val)
+        take_int_val(self.ctx, val)
     }
 
     /// The smallest and largest values of dimension `pos` over the set's points (whatever the
@@ -111,19 +112,11 @@ impl<'c> Set<'c> {
             .map_err(|_| crate::Error::Isl(format!("dimension {pos} is too large")))?;
         // SAFETY: a copy of `self` is given to ISL (take); the value is owned and freed by take_int_val.
         let min = unsafe { ffi::isl_set_dim_min_val(self.clone().into_raw(), pos) };
-        let min = super::map::take_int_val(self.ctx, min)?;
+        let min = take_int_val(self.ctx, min)?;
         // SAFETY: as above.
         let max = unsafe { ffi::isl_set_dim_max_val(self.clone().into_raw(), pos) };
-        let max = super::map::take_int_val(self.ctx, max)?;
+        let max = take_int_val(self.ctx, max)?;
         Ok(min.zip(max))
-    }
-
-    /// The identity map on the set.
-    pub fn identity(self) -> Result<Map<'c>> {
-        let ctx = self.ctx;
-        // SAFETY: `self` is given to ISL (take); the result is owned.
-        let raw = unsafe { ffi::isl_set_identity(self.into_raw()) };
-        Map::from_raw(ctx, raw)
     }
 
     /// The name of the set's tuple (`S0` in `{ S0[i] }`), if it has one.
@@ -306,7 +299,7 @@ unsafe extern "C" fn collect_point(
             let Ok(pos) = super::to_c_int(k) else { break };
             // SAFETY: `pnt` is live (keep); the value is owned, and `take_int_val` frees it.
             let val = unsafe { ffi::isl_point_get_coordinate_val(pnt, ffi::ISL_DIM_SET, pos) };
-            match super::map::take_int_val(points.ctx, val) {
+            match take_int_val(points.ctx, val) {
                 Ok(Some(v)) => point.push(v),
                 _ => break,
             }
