@@ -12,12 +12,14 @@
 //!
 //! Roles and modules:
 //! - [`Graph`], [`StreamId`], [`scope`] (module `graph`): the safe API; validates keys and ids.
-//! - [`Runtime`] (module `runtime`): the threads, deques and the sleep/wake protocol.
+//! - [`Runtime`] (module `runtime`): the worker threads and their loop.
+//! - module `queues`: the ready-task queues (work-stealing deques, the injector) and the
+//!   sleep/wake protocol, generic over the task handle (it knows nothing of tasks).
 //! - [`Observe`] (module `observe`): trace and statistics.
 //! - module `task`: tasks, token slots, soft barriers, the record pool and the dependence
-//!   protocol (all the unsafe code but FFI), in files by part (records and protocol steps, graph
-//!   state, the control thread's side, the pool); its submodule `loom_model` model-checks the
-//!   protocol.
+//!   protocol (all the unsafe code but FFI), and the control thread's end-of-graph wait, in
+//!   files by part (records and protocol steps, graph state, the control thread's side, the
+//!   pool); its submodule `loom_model` model-checks the protocol.
 //! - module `stream`: key boxes and their linearization.
 //! - module `sync`: the protocol's atomics (loom's under `--cfg loom`).
 //! - [`ffi`]: the C ABI of `include/streamrt.h`; errors there print `streamrt: error: ...` and
@@ -40,6 +42,7 @@ mod error;
 pub mod ffi;
 mod graph;
 mod observe;
+mod queues;
 mod runtime;
 mod stream;
 mod sync;
@@ -62,4 +65,15 @@ pub const EXIT_STATUS: i32 = 70;
 pub(crate) fn fatal(message: impl std::fmt::Display) -> ! {
     eprintln!("streamrt: error: {message}");
     std::process::exit(EXIT_STATUS)
+}
+
+/// Ends the process with a fatal error if dropped: armed around code whose unwinding would
+/// leave tasks running on freed memory (a panic there is a runtime bug). Disarm with
+/// `mem::forget`.
+pub(crate) struct FatalOnUnwind(pub(crate) &'static str);
+
+impl Drop for FatalOnUnwind {
+    fn drop(&mut self) {
+        fatal(format_args!("internal error (a panic) while {}", self.0));
+    }
 }

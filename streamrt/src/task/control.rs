@@ -4,6 +4,14 @@
 
 use super::*;
 
+/// How the end-of-graph wait ended.
+enum GraphEnd {
+    /// Every spawned task finished.
+    Done,
+    /// Some tasks remain, none is ready or running: they can never run.
+    Stuck,
+}
+
 /// The control thread's side of one graph: streams, producers, spawn count, end-of-graph wait.
 ///
 /// `'env` bounds the data that task bodies borrow. Every task is run or freed before the core
@@ -11,7 +19,7 @@ use super::*;
 /// (never leaked) keeps bodies from outliving `'env`. The public API hands out graphs with a
 /// non-`'static` `'env` only by `&mut` (see [`crate::scope`]), so they cannot be leaked.
 pub(crate) struct Core<'env> {
-    rt: Arc<Inner>,
+    rt: Arc<Queues<TaskRef>>,
     state: Arc<GraphState>,
     streams: Vec<Arc<Stream>>,
     /// Per stream, one bit per key: a task producing this token was spawned.
@@ -30,7 +38,7 @@ pub(crate) struct Core<'env> {
 
 impl<'env> Core<'env> {
     /// A new, empty graph on runtime `rt`.
-    pub(crate) fn new(rt: Arc<Inner>) -> Core<'env> {
+    pub(crate) fn new(rt: Arc<Queues<TaskRef>>) -> Core<'env> {
         let began = if rt.obs.on { rt.obs.graph_begin() } else { 0 };
         Core {
             began,
@@ -46,8 +54,8 @@ impl<'env> Core<'env> {
         }
     }
 
-    /// The runtime this graph runs on.
-    pub(crate) fn runtime(&self) -> &Inner {
+    /// The queues of the runtime this graph runs on.
+    pub(crate) fn runtime(&self) -> &Queues<TaskRef> {
         &self.rt
     }
 
@@ -268,7 +276,62 @@ impl<'env> Core<'env> {
             return;
         }
         let limit = if n == 1 { 0 } else { HELP_AHEAD * n };
-        self.rt.help(&self.state, limit);
+        self.help(limit);
+    }
+
+    /// Runs ready tasks (of any graph) while more than `limit` tasks of this graph are ready or
+    /// running (the control thread is ahead of the workers).
+    fn help(&self, limit: u64) {
+        let rt = &*self.rt;
+        let mut next: Option<TaskRef> = None;
+        loop {
+            let (_, active) = self.state.snapshot();
+            if active <= limit {
+                break;
+            }
+            match next.take().or_else(|| rt.find_work_control()) {
+                Some(task) => next = task.run(rt, &Sink::Global),
+                None => break,
+            }
+        }
+        if let Some(task) = next {
+            rt.push(&Sink::Global, task);
+            rt.notify_work(1);
+        }
+    }
+
+    /// The end-of-graph wait: runs tasks (of any graph) until the graph word says every spawned
+    /// task finished, or that none is ready or running.
+    fn wait_graph(&self) -> GraphEnd {
+        let (rt, state, spawned) = (&*self.rt, &*self.state, self.spawned);
+        // A task made ready by the last task this thread ran, to run next.
+        let mut next: Option<TaskRef> = None;
+        loop {
+            let (finished, active) = state.snapshot();
+            if finished == spawned || active == 0 {
+                // Either all of ours finished, or no task of this graph is ready or running and
+                // no more can be spawned: nothing will ever decrement the counters of the
+                // remaining ones. A held `next` belongs to another graph (one of ours would
+                // count as active): hand it over.
+                if let Some(task) = next {
+                    rt.push(&Sink::Global, task);
+                    rt.notify_work(1);
+                }
+                return if finished == spawned {
+                    GraphEnd::Done
+                } else {
+                    GraphEnd::Stuck
+                };
+            }
+            if let Some(task) = next.take().or_else(|| rt.find_work_control()) {
+                next = task.run(rt, &Sink::Global);
+                continue;
+            }
+            rt.sleep_control(|| {
+                let (finished, active) = state.snapshot();
+                finished == spawned || active == 0
+            });
+        }
     }
 
     /// Runs tasks until every spawned task finished (or none can make progress), then reports the
@@ -280,8 +343,8 @@ impl<'env> Core<'env> {
         }
         self.finished = true;
         // A panic escaping the wait would drop the streams under running tasks: make it fatal.
-        let guard = crate::runtime::FatalOnUnwind("waiting for the end of a graph");
-        let end = self.rt.wait_graph(&self.state, self.spawned);
+        let guard = crate::FatalOnUnwind("waiting for the end of a graph");
+        let end = self.wait_graph();
         let stuck = match end {
             GraphEnd::Done => None,
             GraphEnd::Stuck => Some(self.reclaim_stuck()),

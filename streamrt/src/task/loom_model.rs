@@ -155,7 +155,7 @@ impl Shared {
         }
     }
 
-    /// The end-of-graph wait, as `Inner::wait_graph` reads the graph word; then, before any
+    /// The end-of-graph wait, as `Core::wait_graph` reads the graph word; then, before any
     /// join, every task's writes must be visible (as a C program reads its arrays after
     /// `tf_graph_end`).
     fn wait_graph(&self, spawned: u64) {

@@ -37,7 +37,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::{self, NonNull};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::runtime::{GraphEnd, Inner, Sink};
+use crate::queues::{Queues, Sink};
 use crate::stream::Stream;
 use crate::sync::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use crate::{Error, StuckBarrier, StuckReport, StuckWait, MAX_DIMS};
@@ -265,23 +265,28 @@ unsafe impl Send for TaskRef {}
 impl TaskRef {
     /// Runs the task's body, publishes its token, and hands the tasks this made ready to `sink`,
     /// except one, which it returns: the caller runs it next (locality: a task made ready by a
-    /// thread runs on that thread first) or, if it cannot, pushes it with [`Inner::push`] and
-    /// [`Inner::notify_work`].
+    /// thread runs on that thread first) or, if it cannot, pushes it with [`Queues::push`] and
+    /// [`Queues::notify_work`].
     ///
     /// Never unwinds for a panicking body (the panic is recorded in the graph); a panic in the
     /// runtime itself is a bug that the caller turns into a fatal error.
-    pub(crate) fn run(self, rt: &Inner, sink: &Sink<'_>) -> Option<TaskRef> {
+    pub(crate) fn run(self, rt: &Queues<TaskRef>, sink: &Sink<'_, TaskRef>) -> Option<TaskRef> {
         self.run_counted(rt, sink, true)
     }
 
     /// Runs a task that the control thread made ready at spawn and runs at once, without
     /// counting it active (it is not waiting for the graph meanwhile, so nobody reads the count
     /// in between): its completion adds no `-1`. Returns a successor as [`TaskRef::run`] does.
-    fn run_inline(self, rt: &Inner) -> Option<TaskRef> {
+    fn run_inline(self, rt: &Queues<TaskRef>) -> Option<TaskRef> {
         self.run_counted(rt, &Sink::Global, false)
     }
 
-    fn run_counted(self, rt: &Inner, sink: &Sink<'_>, counted: bool) -> Option<TaskRef> {
+    fn run_counted(
+        self,
+        rt: &Queues<TaskRef>,
+        sink: &Sink<'_, TaskRef>,
+        counted: bool,
+    ) -> Option<TaskRef> {
         let t = self.0.as_ptr();
         // SAFETY: `self` is the unique owner of a ready task: every producer of its inputs is done
         // with its nodes (they read them before their decrement), the control thread released its

@@ -1,0 +1,279 @@
+//! The thread pool's shared state: where ready tasks wait (each worker's work-stealing deque and
+//! the shared injector), how idle threads sleep and are woken, and the observer.
+//!
+//! [`Queues`] is generic over the handle it queues, so this module knows nothing of tasks: the
+//! module `task` runs a task and pushes the tasks it made ready here (through a [`Sink`]), its
+//! control side ([`crate::task::Core`]) waits for its graph by taking tasks from here, and the
+//! module `runtime` starts the worker threads around one `Queues<TaskRef>`. The layering is
+//! `runtime` -> `task` -> `queues`, with no way back up.
+//!
+//! Each worker owns a LIFO [`crossbeam_deque::Worker`]: the tasks it makes ready go there, and
+//! other threads steal from the other end. A control thread pushes the tasks it makes ready to
+//! the shared [`Injector`]. Idle threads sleep on one condition variable; the sleep/wake
+//! protocol is described in the crate's `README.md` (section "Sleeping").
+
+#![forbid(unsafe_code)]
+
+use std::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+
+use crossbeam_deque::{Injector, Steal, Stealer, Worker};
+
+use crate::observe::Observer;
+
+/// Where the tasks made ready by a finishing task go.
+pub(crate) enum Sink<'a, T> {
+    /// The running worker's own deque, and the worker's slot (`1 + index`, for the observer).
+    Local(&'a Worker<T>, usize),
+    /// The shared injector (control threads, slot 0).
+    Global,
+}
+
+impl<T> Sink<'_, T> {
+    /// The running thread's slot in the observer: 0 for control threads, `1 + i` for worker `i`.
+    pub(crate) fn slot(&self) -> usize {
+        match self {
+            Sink::Local(_, slot) => *slot,
+            Sink::Global => 0,
+        }
+    }
+}
+
+/// The queues of ready tasks `T` of one runtime, shared by its workers and its graphs.
+pub(crate) struct Queues<T> {
+    injector: Injector<T>,
+    stealers: Box<[Stealer<T>]>,
+    n_threads: usize,
+    sleep: Sleep,
+    /// Trace and statistics (both off unless asked for).
+    pub(crate) obs: Observer,
+}
+
+/// Sleep state: one mutex and condition variable for all idle threads.
+///
+/// `sleepers` counts threads between their registration (under the mutex) and their wake-up;
+/// `control_sleepers` those of them that are control threads waiting for their graph. A thread
+/// registers, then issues a SeqCst fence, then checks for work (and, for a control thread, its
+/// graph word) before waiting; a thread that publishes work (or makes a graph idle) issues a
+/// SeqCst fence after publishing and then reads the counter. One of the two sees the other's
+/// write, and notifications are sent under the mutex, which the sleeper holds from its
+/// registration until `wait` releases it: no wake-up is lost.
+#[derive(Default)]
+struct Sleep {
+    mutex: Mutex<()>,
+    cv: Condvar,
+    shutdown: AtomicBool,
+    sleepers: AtomicUsize,
+    control_sleepers: AtomicUsize,
+}
+
+impl Sleep {
+    fn lock(&self) -> MutexGuard<'_, ()> {
+        self.mutex.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn wait<'a>(&self, guard: MutexGuard<'a, ()>) -> MutexGuard<'a, ()> {
+        self.cv.wait(guard).unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl<T> Queues<T> {
+    /// The queues of a runtime of `n_threads` threads whose workers own `locals` (one deque
+    /// each, `n_threads - 1` of them).
+    pub(crate) fn new(locals: &[Worker<T>], n_threads: usize, obs: Observer) -> Queues<T> {
+        Queues {
+            injector: Injector::new(),
+            stealers: locals.iter().map(Worker::stealer).collect(),
+            n_threads,
+            sleep: Sleep::default(),
+            obs,
+        }
+    }
+
+    /// Number of threads, the control thread included.
+    pub(crate) fn n_threads(&self) -> usize {
+        self.n_threads
+    }
+
+    /// Hands a ready task to `sink`. The caller then calls [`Queues::notify_work`].
+    pub(crate) fn push(&self, sink: &Sink<'_, T>, task: T) {
+        match sink {
+            Sink::Local(local, _) => local.push(task),
+            Sink::Global => self.injector.push(task),
+        }
+    }
+
+    /// About how many tasks wait in the shared injector.
+    pub(crate) fn queued(&self) -> usize {
+        self.injector.len()
+    }
+
+    /// Wakes up to `n` sleeping threads after `n` tasks were pushed.
+    pub(crate) fn notify_work(&self, n: u64) {
+        fence(Ordering::SeqCst);
+        let sleepers = self.sleep.sleepers.load(Ordering::Relaxed);
+        if sleepers == 0 {
+            return;
+        }
+        let _lock = self.sleep.lock();
+        for _ in 0..n.min(sleepers as u64) {
+            self.sleep.cv.notify_one();
+        }
+    }
+
+    /// Wakes the sleeping control threads after a graph's active count dropped to zero (its
+    /// end, or the point where it is stuck).
+    pub(crate) fn notify_graph_idle(&self) {
+        fence(Ordering::SeqCst);
+        if self.sleep.control_sleepers.load(Ordering::Relaxed) == 0 {
+            return;
+        }
+        let _lock = self.sleep.lock();
+        self.sleep.cv.notify_all();
+    }
+
+    /// Whether some deque or the injector holds a task.
+    pub(crate) fn has_work(&self) -> bool {
+        !self.injector.is_empty() || self.stealers.iter().any(|s| !s.is_empty())
+    }
+
+    /// A task for worker `me`: its own deque first, then the injector, then other workers.
+    pub(crate) fn find_work_worker(
+        &self,
+        local: &Worker<T>,
+        me: usize,
+        rng: &mut XorShift,
+    ) -> Option<T> {
+        if let Some(t) = local.pop() {
+            return Some(t);
+        }
+        loop {
+            let mut retry = false;
+            match self.injector.steal_batch_and_pop(local) {
+                Steal::Success(t) => return Some(t),
+                Steal::Retry => retry = true,
+                Steal::Empty => {}
+            }
+            let n = self.stealers.len();
+            let start = rng.below(n);
+            for i in 0..n {
+                let victim = (start + i) % n;
+                if victim == me {
+                    continue;
+                }
+                match self.stealers[victim].steal_batch_and_pop(local) {
+                    Steal::Success(t) => {
+                        if self.obs.on {
+                            self.obs.steal(me + 1);
+                        }
+                        return Some(t);
+                    }
+                    Steal::Retry => retry = true,
+                    Steal::Empty => {}
+                }
+            }
+            if !retry {
+                return None;
+            }
+        }
+    }
+
+    /// A task for a control thread: the injector first, then the workers' deques.
+    pub(crate) fn find_work_control(&self) -> Option<T> {
+        loop {
+            let mut retry = false;
+            match self.injector.steal() {
+                Steal::Success(t) => return Some(t),
+                Steal::Retry => retry = true,
+                Steal::Empty => {}
+            }
+            for stealer in self.stealers.iter() {
+                match stealer.steal() {
+                    Steal::Success(t) => {
+                        if self.obs.on {
+                            self.obs.steal(0);
+                        }
+                        return Some(t);
+                    }
+                    Steal::Retry => retry = true,
+                    Steal::Empty => {}
+                }
+            }
+            if !retry {
+                return None;
+            }
+        }
+    }
+
+    /// A control thread sleeps until there may be work or `graph_idle` holds (its graph's
+    /// active count reached zero). `graph_idle` is read after the registration, as the
+    /// protocol requires; whoever makes it true calls [`Queues::notify_graph_idle`].
+    pub(crate) fn sleep_control(&self, graph_idle: impl Fn() -> bool) {
+        let sleep = &self.sleep;
+        let guard = sleep.lock();
+        sleep.sleepers.fetch_add(1, Ordering::SeqCst);
+        sleep.control_sleepers.fetch_add(1, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        let guard = if graph_idle() || self.has_work() {
+            guard
+        } else if self.obs.on {
+            let since = self.obs.now();
+            let guard = sleep.wait(guard);
+            self.obs.idle(0, since);
+            guard
+        } else {
+            sleep.wait(guard)
+        };
+        sleep.control_sleepers.fetch_sub(1, Ordering::Relaxed);
+        sleep.sleepers.fetch_sub(1, Ordering::Relaxed);
+        drop(guard);
+    }
+
+    /// A worker sleeps until there may be work. Returns `false` when the runtime shuts down.
+    pub(crate) fn sleep_worker(&self) -> bool {
+        let sleep = &self.sleep;
+        let guard = sleep.lock();
+        if sleep.shutdown.load(Ordering::Relaxed) {
+            return false;
+        }
+        sleep.sleepers.fetch_add(1, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        let guard = if self.has_work() {
+            guard
+        } else {
+            sleep.wait(guard)
+        };
+        sleep.sleepers.fetch_sub(1, Ordering::Relaxed);
+        drop(guard);
+        true
+    }
+
+    /// Tells the workers to stop once idle: sleeping ones wake and return `false` from
+    /// [`Queues::sleep_worker`], busy ones at their next sleep.
+    pub(crate) fn shut_down(&self) {
+        let _lock = self.sleep.lock();
+        self.sleep.shutdown.store(true, Ordering::Relaxed);
+        self.sleep.cv.notify_all();
+    }
+}
+
+/// A small xorshift generator for picking steal victims.
+pub(crate) struct XorShift(u64);
+
+impl XorShift {
+    pub(crate) fn new(seed: u64) -> XorShift {
+        XorShift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    /// A value in `0..n` (0 when `n` is 0).
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        if n == 0 {
+            0
+        } else {
+            (self.0 % n as u64) as usize
+        }
+    }
+}
