@@ -12,7 +12,7 @@ use crate::isl::{
 };
 use crate::maps::{fixed_prefix, input_error, names, pad_to_common_depth, projection, tuple};
 use crate::scop::parse_context;
-use crate::{Error, Result, TileDep, TiledSchedule};
+use crate::{Error, NestId, Result, TileDep, TiledSchedule};
 use scop_ir::Scop;
 use std::collections::HashSet;
 
@@ -25,7 +25,7 @@ use std::collections::HashSet;
 pub fn nest_body_ast(
     scop: &Scop,
     sched: &TiledSchedule,
-    nest: usize,
+    nest: NestId,
     tile_coords: &[String],
     iter_prefix: &str,
 ) -> Result<Ast> {
@@ -60,11 +60,11 @@ impl PointSchedule<'static> {
     pub(crate) fn of(
         scop: &Scop,
         sched: &TiledSchedule,
-        nest: usize,
+        nest: NestId,
         tile_coords: &[String],
         iter_prefix: &str,
     ) -> Result<Self> {
-        let the_nest = sched.nests.get(nest).ok_or_else(|| {
+        let the_nest = sched.nests.get(nest.index()).ok_or_else(|| {
             Error::InvalidInput(format!(
                 "nest {nest} does not exist (the schedule has {})",
                 sched.nests.len()
@@ -72,7 +72,7 @@ impl PointSchedule<'static> {
         })?;
         if tile_coords.len() != the_nest.tile_sizes.len() {
             return Err(Error::InvalidInput(format!(
-                "nest N{nest} has {} tile dimensions, got {} tile coordinates",
+                "nest {nest} has {} tile dimensions, got {} tile coordinates",
                 the_nest.tile_sizes.len(),
                 tile_coords.len()
             )));
@@ -240,8 +240,8 @@ pub fn tile_sources_ast(
     let context = parse_context(ctx, scop)?;
     let relation = UnionMap::read(ctx, &dep.relation)
         .map_err(|e| input_error("tile dependence", &dep.relation, e))?;
-    let src_name = format!("N{}", dep.src);
-    let dst_name = format!("N{}", dep.dst);
+    let src_name = dep.src.to_string();
+    let dst_name = dep.dst.to_string();
     let maps = relation.maps()?;
     for map in &maps {
         if map.tuple_name(Side::In).as_deref() != Some(src_name.as_str())

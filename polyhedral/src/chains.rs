@@ -219,7 +219,14 @@ mod tests {
         };
         let (sched, _) = schedule(&scop, &deps, &cfg).unwrap();
         let sizes = &sched.nests[nest].tile_sizes;
-        let points = PointSchedule::of(&scop, &sched, nest, &names("t", sizes.len()), "c").unwrap();
+        let points = PointSchedule::of(
+            &scop,
+            &sched,
+            crate::NestId::new(nest),
+            &names("t", sizes.len()),
+            "c",
+        )
+        .unwrap();
         interleave_chains(&scop, &points, sizes, &[]).unwrap()
     }
 
@@ -295,8 +302,14 @@ mod tests {
         let (sched, _) = schedule(&scop, &deps, &cfg).unwrap();
         for nest in 0..sched.nests.len() {
             let sizes = &sched.nests[nest].tile_sizes;
-            let points =
-                PointSchedule::of(&scop, &sched, nest, &names("t", sizes.len()), "c").unwrap();
+            let points = PointSchedule::of(
+                &scop,
+                &sched,
+                crate::NestId::new(nest),
+                &names("t", sizes.len()),
+                "c",
+            )
+            .unwrap();
             assert!(
                 interleave_chains(&scop, &points, sizes, &[])
                     .unwrap()

@@ -46,7 +46,7 @@ use crate::deps::IslDeps;
 use crate::isl::{Ctx, Set, UnionMap, UnionSet};
 use crate::maps::{input_error, names, pad_to_common_depth, projection, tuple};
 use crate::scop::ScopSets;
-use crate::{Dependences, Result, TiledSchedule};
+use crate::{Dependences, NestId, Result, TiledSchedule};
 use scop_ir::{ArrayId, Scop};
 
 /// Tuple name of the user nodes of [`ArraySlab`]'s code.
@@ -123,10 +123,10 @@ pub fn parallel_loops(
     scop: &Scop,
     deps: &Dependences,
     sched: &TiledSchedule,
-    nest: usize,
+    nest: NestId,
     loops: &[BodyLoop],
 ) -> Result<Vec<bool>> {
-    let the_nest = sched.nests.get(nest).ok_or_else(|| {
+    let the_nest = sched.nests.get(nest.index()).ok_or_else(|| {
         crate::Error::InvalidInput(format!(
             "nest {nest} does not exist (the schedule has {})",
             sched.nests.len()
@@ -146,7 +146,7 @@ pub fn parallel_loops(
         .map(|l| {
             if l.dim >= depth {
                 return Err(crate::Error::InvalidInput(format!(
-                    "nest N{nest} has {depth} schedule dimensions, not {}",
+                    "nest {nest} has {depth} schedule dimensions, not {}",
                     l.dim + 1
                 )));
             }
@@ -201,10 +201,10 @@ pub fn thread_private(
     scop: &Scop,
     array: ArrayId,
     sched: &TiledSchedule,
-    nest: usize,
+    nest: NestId,
     kernels: &[KernelScope],
 ) -> Result<Option<String>> {
-    let the_nest = sched.nests.get(nest).ok_or_else(|| {
+    let the_nest = sched.nests.get(nest.index()).ok_or_else(|| {
         crate::Error::InvalidInput(format!(
             "nest {nest} does not exist (the schedule has {})",
             sched.nests.len()

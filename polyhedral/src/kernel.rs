@@ -737,7 +737,8 @@ mod tests {
         let (sched, _) = schedule(&scop, &deps, &cfg).unwrap();
         assert_eq!(sched.nests.len(), 1, "{sched}");
         let p = sched.nests[0].tile_sizes.len();
-        let (ast, _) = tile_body_ast(&scop, &sched, 0, &names("t", p), "c", &[]).unwrap();
+        let (ast, _) =
+            tile_body_ast(&scop, &sched, crate::NestId(0), &names("t", p), "c", &[]).unwrap();
         let mut out = Vec::new();
         fn find(ast: &Ast, out: &mut Vec<Kernel>) {
             match ast {

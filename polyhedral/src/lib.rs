@@ -59,6 +59,7 @@ mod extents;
 mod fold;
 mod fusion;
 mod gpu;
+mod ids;
 #[allow(unsafe_code)]
 mod isl;
 mod kernel;
@@ -127,6 +128,7 @@ pub use gpu::{
     array_slabs, body_loops, parallel_loops, thread_private, ArraySlab, BodyLoop, KernelScope,
     SLAB_NAME,
 };
+pub use ids::{DepId, NestId};
 pub use materialize::{materialization, with_materialized, Materialized};
 pub use parallel::{parallel_tiles, ParallelTiles};
 pub use privatize::{
@@ -308,8 +310,8 @@ pub struct TiledSchedule {
 /// must wait for them; never a tile to itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TileDep {
-    pub src: usize,
-    pub dst: usize,
+    pub src: NestId,
+    pub dst: NestId,
     /// `[params] -> { N<src>[..] -> N<dst>[..] : ... }`, coalesced.
     pub relation: String,
 }

@@ -102,7 +102,7 @@ pub(crate) fn input_error(what: &str, text: &str, err: Error) -> Error {
     }
 }
 
-/// The nest index of a tile space name `N<k>`.
-pub(crate) fn nest_of_name(name: &str) -> Option<usize> {
-    name.strip_prefix('N')?.parse().ok()
+/// The nest of a tile space name `N<k>`.
+pub(crate) fn nest_of_name(name: &str) -> Option<crate::NestId> {
+    name.strip_prefix('N')?.parse().ok().map(crate::NestId)
 }

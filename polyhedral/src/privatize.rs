@@ -62,7 +62,7 @@
 use crate::isl::{AccessInfo, Ctx, UnionMap, UnionSet};
 use crate::maps::{input_error, nest_of_name, pad_to_common_depth, projection};
 use crate::scop::ScopSets;
-use crate::{Result, TiledSchedule};
+use crate::{NestId, Result, TiledSchedule};
 use scop_ir::{Array, ArrayId, Scop};
 
 /// The largest array of copies a scalar may get ([`crate::materialize`]).
@@ -600,7 +600,12 @@ fn one_task_private<'c>(
         .coalesce()?;
     let mut copy_out = vec![None; n_nests];
     for set in last_tiles.sets()? {
-        let Some(k) = set.tuple_name().as_deref().and_then(nest_of_name) else {
+        let Some(k) = set
+            .tuple_name()
+            .as_deref()
+            .and_then(nest_of_name)
+            .map(NestId::index)
+        else {
             return Err(crate::Error::Isl(format!(
                 "a tile outside the nests: {}",
                 set.to_str()?

@@ -535,7 +535,8 @@ mod tests {
     #[test]
     fn gramschmidts_column_loop_is_sunk_below_its_row_loops() {
         let (scop, sched) = gramschmidt();
-        let points = PointSchedule::of(&scop, &sched, 0, &names("t", 2), "c").unwrap();
+        let points =
+            PointSchedule::of(&scop, &sched, crate::NestId(0), &names("t", 2), "c").unwrap();
         let (sunk, member) = sink_band_member(&scop, &points, &[])
             .unwrap()
             .expect("j is sunk");
@@ -578,7 +579,8 @@ mod tests {
         // Moving k innermost would run S5 at k + 1 (which reads A[i][j]) before S6 at k (which
         // writes it) for the rows after i: the check must refuse it, and accept j.
         let (scop, sched) = gramschmidt();
-        let points = PointSchedule::of(&scop, &sched, 0, &names("t", 2), "c").unwrap();
+        let points =
+            PointSchedule::of(&scop, &sched, crate::NestId(0), &names("t", 2), "c").unwrap();
         let ctx = points.context.ctx();
         let depth = points.iterators.len();
         let moved = |m: usize| {
@@ -602,7 +604,9 @@ mod tests {
         let (sched, _) = schedule(&scop, &deps, &ScheduleConfig::default()).unwrap();
         for k in 0..sched.nests.len() {
             let p = sched.nests[k].tile_sizes.len();
-            let points = PointSchedule::of(&scop, &sched, k, &names("t", p), "c").unwrap();
+            let points =
+                PointSchedule::of(&scop, &sched, crate::NestId::new(k), &names("t", p), "c")
+                    .unwrap();
             assert!(sink_band_member(&scop, &points, &[]).unwrap().is_none());
         }
     }
@@ -626,7 +630,7 @@ mod tests {
     fn distributed(scop: &Scop, sched: &crate::TiledSchedule) -> Option<Vec<String>> {
         assert_eq!(sched.nests.len(), 1);
         let p = sched.nests[0].tile_sizes.len();
-        let points = PointSchedule::of(scop, sched, 0, &names("t", p), "c").unwrap();
+        let points = PointSchedule::of(scop, sched, crate::NestId(0), &names("t", p), "c").unwrap();
         distribute_innermost(scop, &points, &[])
             .unwrap()
             .map(|(_, order)| order)

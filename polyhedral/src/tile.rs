@@ -6,7 +6,7 @@ use crate::deps::IslDeps;
 use crate::isl::{Ctx, Side, UnionMap};
 use crate::maps::{input_error, lex_lt, nest_of_name};
 use crate::scop::parse_domains;
-use crate::{Dependences, Error, Result, TileDep, TiledSchedule};
+use crate::{Dependences, Error, NestId, Result, TileDep, TiledSchedule};
 use scop_ir::Scop;
 
 /// The dependences between the tiles of `sched`, one [`TileDep`] per (source nest, target nest)
@@ -29,7 +29,7 @@ pub fn tile_dependences(
         let map = UnionMap::read(ctx, &nest.tile_map)
             .map_err(|e| input_error(&format!("tile map of nest N{k}"), &nest.tile_map, e))?;
         for m in map.maps()? {
-            if m.tuple_name(Side::Out).as_deref().and_then(nest_of_name) != Some(k) {
+            if m.tuple_name(Side::Out).as_deref().and_then(nest_of_name) != Some(NestId::new(k)) {
                 return Err(Error::InvalidInput(format!(
                     "the tile map of nest N{k} does not map to N{k}: {}",
                     nest.tile_map
@@ -54,7 +54,11 @@ pub fn tile_dependences(
             )));
         };
         let (rel, forward) = if src == dst {
-            between_tiles(UnionMap::from_map(map)?, &format!("N{src}"), n_dims[src])?
+            between_tiles(
+                UnionMap::from_map(map)?,
+                &src.to_string(),
+                n_dims[src.index()],
+            )?
         } else {
             (UnionMap::from_map(map)?, src < dst)
         };
@@ -65,7 +69,7 @@ pub fn tile_dependences(
         let relation = rel.to_str()?;
         if !forward {
             problems.push(format!(
-                "tiles of N{src} -> tiles of N{dst} go backwards: {relation}"
+                "tiles of {src} -> tiles of {dst} go backwards: {relation}"
             ));
         }
         result.push(TileDep { src, dst, relation });

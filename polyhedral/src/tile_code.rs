@@ -53,7 +53,7 @@ use crate::maps::{names, pad_to_common_depth, params_prefix, projection, tuple};
 use crate::point_order::{accumulates, aliased_invariant_reads};
 use crate::sink::order_kept;
 use crate::sink::{distribute_innermost, sink_band_member};
-use crate::{Error, Result, TiledSchedule};
+use crate::{Error, NestId, Result, TiledSchedule};
 use scop_ir::{AccessKind, ArrayId, Scop};
 
 /// How many consecutive iterations of the accumulating loop one iteration of the jammed loop
@@ -93,7 +93,7 @@ pub struct TileCode {
 pub fn tile_body_ast(
     scop: &Scop,
     sched: &TiledSchedule,
-    nest: usize,
+    nest: NestId,
     tile_coords: &[String],
     iter_prefix: &str,
     private: &[ArrayId],
@@ -101,7 +101,7 @@ pub fn tile_body_ast(
     let mut points = PointSchedule::of(scop, sched, nest, tile_coords, iter_prefix)?;
     points.cut.extend(guarded_inner_loop(&points)?);
     let p = points.n_tile;
-    let the_nest = &sched.nests[nest];
+    let the_nest = &sched.nests[nest.index()];
     if p == 0 || points.separate.is_none() {
         let mut general = points.build(None, points.separate.as_slice())?;
         let scalar_loops = mark_reduction_loops(scop, &mut general)?;
@@ -1446,7 +1446,7 @@ mod tests {
         // gemm at MINI (C is 20 x 25, k runs to 30) with 8-wide tiles: most tiles are full.
         let (scop, sched) = scheduled("gemm", 8);
         let coords = names("t", sched.nests[0].tile_sizes.len());
-        let (ast, code) = tile_body_ast(&scop, &sched, 0, &coords, "c", &[]).unwrap();
+        let (ast, code) = tile_body_ast(&scop, &sched, NestId(0), &coords, "c", &[]).unwrap();
         assert!(code.full_tiles, "{code}");
         let (iter, by) = code.jammed.clone().expect("the k loop is jammed");
         assert_eq!(by, JAM);
@@ -1459,7 +1459,7 @@ mod tests {
         };
         assert_eq!(
             **general,
-            crate::nest_body_ast(&scop, &sched, 0, &coords, "c").unwrap()
+            crate::nest_body_ast(&scop, &sched, NestId(0), &coords, "c").unwrap()
         );
         // A loop over the jammed iterator steps by JAM.
         let mut incs = Vec::new();
@@ -1480,7 +1480,7 @@ mod tests {
         // long; the tiles cut along i or j are left to the general code.
         let (scop, sched) = scheduled("gemm", 16);
         let coords = names("t", sched.nests[0].tile_sizes.len());
-        let (ast, code) = tile_body_ast(&scop, &sched, 0, &coords, "c", &[]).unwrap();
+        let (ast, code) = tile_body_ast(&scop, &sched, NestId(0), &coords, "c", &[]).unwrap();
         assert!(!code.relaxed.is_empty(), "{code}");
         assert!(code.kernels.iter().any(|k| k.contains("vectors")), "{code}");
         // Some kernel's reduction loop is not 16 long.
@@ -1517,7 +1517,7 @@ mod tests {
         // Without vector kernels' widths dividing the tile (8-wide tiles), nothing changes.
         let (scop, sched) = scheduled("gemm", 8);
         let coords = names("t", sched.nests[0].tile_sizes.len());
-        let (_, code) = tile_body_ast(&scop, &sched, 0, &coords, "c", &[]).unwrap();
+        let (_, code) = tile_body_ast(&scop, &sched, NestId(0), &coords, "c", &[]).unwrap();
         assert!(code.relaxed.is_empty(), "{code}");
     }
 
@@ -1528,7 +1528,7 @@ mod tests {
         // statement of their own, between two `j` loops.
         let (scop, sched) = scheduled("floyd-warshall", 4);
         let coords = names("t", sched.nests[0].tile_sizes.len());
-        let (ast, code) = tile_body_ast(&scop, &sched, 0, &coords, "c", &[]).unwrap();
+        let (ast, code) = tile_body_ast(&scop, &sched, NestId(0), &coords, "c", &[]).unwrap();
         assert!(code.split, "{code}");
         // Every statement keeps its name (the split copies are renamed back).
         fn users(ast: &Ast, out: &mut Vec<String>) {
@@ -1562,7 +1562,8 @@ mod tests {
         let mut guarded = false;
         for k in 0..sched.nests.len() {
             let coords = names("t", sched.nests[k].tile_sizes.len());
-            let (ast, code) = tile_body_ast(&scop, &sched, k, &coords, "c", &[]).unwrap();
+            let (ast, code) =
+                tile_body_ast(&scop, &sched, crate::NestId::new(k), &coords, "c", &[]).unwrap();
             loops.extend(code.scalar_loops);
             ast.walk(&mut |node| {
                 if let Ast::For { body, .. } = node {
@@ -1611,7 +1612,8 @@ mod tests {
         let (scop, sched) = scheduled("jacobi-1d", 4);
         for k in 0..sched.nests.len() {
             let coords = names("t", sched.nests[k].tile_sizes.len());
-            let (_, code) = tile_body_ast(&scop, &sched, k, &coords, "c", &[]).unwrap();
+            let (_, code) =
+                tile_body_ast(&scop, &sched, crate::NestId::new(k), &coords, "c", &[]).unwrap();
             assert_eq!(code.jammed, None, "nest {k}");
         }
     }

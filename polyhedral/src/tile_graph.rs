@@ -57,7 +57,7 @@ use crate::astgen::few_offsets;
 use crate::isl::{Ctx, Map, Set, Side, UnionMap, UnionSet};
 use crate::maps::{input_error, names, nest_of_name, tuple};
 use crate::scop::parse_context;
-use crate::{Error, Nest, Result, TileDep, TiledSchedule};
+use crate::{DepId, Error, Nest, NestId, Result, TileDep, TiledSchedule};
 use scop_ir::{Scop, StmtId};
 
 /// The most distances a tile dependence is split into by uniformization.
@@ -70,8 +70,8 @@ pub const MAX_REDUCED: usize = 64;
 /// A tile dependence after simplification: one per (source nest, target nest) pair.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SimplifiedDep {
-    pub src: usize,
-    pub dst: usize,
+    pub src: NestId,
+    pub dst: NestId,
     /// The simplified relation, ISL text.
     pub relation: String,
     /// Basic maps before and after simplification.
@@ -92,8 +92,8 @@ pub struct Shape {
 /// A numbered tile dependence `d<id>` (its index in [`TileGraph::deps`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NumberedDep {
-    pub src: usize,
-    pub dst: usize,
+    pub src: NestId,
+    pub dst: NestId,
     /// Index of the [`SimplifiedDep`] it comes from.
     pub origin: usize,
     /// `{ N<src>[..] -> N<dst>[..] }`, ISL text.
@@ -108,14 +108,14 @@ pub struct NumberedDep {
     /// `Some((a, b))` when transitive reduction dropped it: every pair is a path through two
     /// dependences, for example `d<a>` then `d<b>` (which may be dropped too: the kept ones
     /// connect every such pair, see the module doc). Dropped dependences are in no signature.
-    pub implied_by: Option<(usize, usize)>,
+    pub implied_by: Option<(DepId, DepId)>,
 }
 
 /// The IN and OUT dependences of a tile, by number, ascending.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Signature {
-    pub ins: Vec<usize>,
-    pub outs: Vec<usize>,
+    pub ins: Vec<DepId>,
+    pub outs: Vec<DepId>,
 }
 
 /// Tiles of one nest with one signature.
@@ -161,11 +161,20 @@ pub struct TileGraph {
 
 impl TileGraph {
     /// The dependences that tasks synchronize on (not dropped by reduction).
-    pub fn kept(&self) -> impl Iterator<Item = (usize, &NumberedDep)> + Clone {
+    pub fn kept(&self) -> impl Iterator<Item = (DepId, &NumberedDep)> + Clone {
         self.deps
             .iter()
             .enumerate()
             .filter(|(_, d)| d.implied_by.is_none())
+            .map(|(j, d)| (DepId::new(j), d))
+    }
+
+    /// Numbered dependence `j`.
+    ///
+    /// # Panics
+    /// If `j` is not a dependence of this graph.
+    pub fn dep(&self, j: DepId) -> &NumberedDep {
+        &self.deps[j.index()]
     }
 }
 
@@ -182,9 +191,9 @@ pub fn tile_graph(scop: &Scop, sched: &TiledSchedule, tile_deps: &[TileDep]) -> 
     let mut simplified = Vec::new();
     let mut pieces: Vec<(usize, Map<'_>, Option<Vec<i64>>)> = Vec::new();
     for dep in tile_deps {
-        if dep.src >= sched.nests.len() || dep.dst >= sched.nests.len() {
+        if dep.src.index() >= sched.nests.len() || dep.dst.index() >= sched.nests.len() {
             return Err(Error::InvalidInput(format!(
-                "a tile dependence N{} -> N{} between unknown nests",
+                "a tile dependence {} -> {} between unknown nests",
                 dep.src, dep.dst
             )));
         }
@@ -192,8 +201,8 @@ pub fn tile_graph(scop: &Scop, sched: &TiledSchedule, tile_deps: &[TileDep]) -> 
             .map_err(|e| input_error("tile dependence", &dep.relation, e))?;
         // Only the tiles that exist under the context (which also bounds the parameters).
         let rel = rel
-            .intersect_domain(domains[dep.src].clone())?
-            .intersect_range(domains[dep.dst].clone())?;
+            .intersect_domain(domains[dep.src.index()].clone())?
+            .intersect_range(domains[dep.dst.index()].clone())?;
         let mut maps = rel.maps()?;
         let map = match maps.len() {
             0 => continue,
@@ -254,7 +263,7 @@ pub fn tile_graph(scop: &Scop, sched: &TiledSchedule, tile_deps: &[TileDep]) -> 
     }
     let maps: Vec<Map<'_>> = pieces.into_iter().map(|(_, m, _)| m).collect();
     for (j, by) in reduce(ctx, &maps, &deps)? {
-        deps[j].implied_by = Some(by);
+        deps[j].implied_by = Some((DepId::new(by.0), DepId::new(by.1)));
     }
     let mut nests = Vec::with_capacity(sched.nests.len());
     for k in 0..sched.nests.len() {
@@ -321,7 +330,7 @@ fn check_spaces(map: &Map<'_>, dep: &TileDep) -> Result<()> {
     let dst = map.tuple_name(Side::Out).as_deref().and_then(nest_of_name);
     if (src, dst) != (Some(dep.src), Some(dep.dst)) {
         return Err(Error::InvalidInput(format!(
-            "the tile dependence `{}` does not go from N{} to N{}",
+            "the tile dependence `{}` does not go from {} to {}",
             dep.relation, dep.src, dep.dst
         )));
     }
@@ -597,10 +606,10 @@ fn partition<'c>(
         .filter(|(_, d)| d.implied_by.is_none());
     let sides: Vec<(usize, bool, &str)> = kept
         .clone()
-        .filter(|(_, d)| d.dst == k)
+        .filter(|(_, d)| d.dst == NestId::new(k))
         .map(|(j, d)| (j, true, d.targets.as_str()))
         .chain(
-            kept.filter(|(_, d)| d.src == k)
+            kept.filter(|(_, d)| d.src == NestId::new(k))
                 .map(|(j, d)| (j, false, d.sources.as_str())),
         )
         .collect();
@@ -616,9 +625,9 @@ fn partition<'c>(
             if !inside.is_empty()? {
                 let mut sig = sig.clone();
                 if is_in {
-                    sig.ins.push(j)
+                    sig.ins.push(DepId::new(j))
                 } else {
-                    sig.outs.push(j)
+                    sig.outs.push(DepId::new(j))
                 }
                 next.push((inside, sig));
             }
@@ -756,8 +765,8 @@ mod tests {
 
     fn numbered(src: usize, dst: usize, distance: Vec<i64>) -> NumberedDep {
         NumberedDep {
-            src,
-            dst,
+            src: NestId::new(src),
+            dst: NestId::new(dst),
             origin: 0,
             relation: String::new(),
             distance: Some(distance),

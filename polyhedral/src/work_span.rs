@@ -110,12 +110,12 @@ pub fn work_span(
         let Some(pairs) = points(&pairs, MAX_TILES.saturating_sub(edges))? else {
             return Ok(None);
         };
-        let src_dims = dims.get(dep.src).copied().unwrap_or(0);
+        let src_dims = dims.get(dep.src.index()).copied().unwrap_or(0);
         for pair in pairs {
             let (s, t) = pair.split_at(src_dims.min(pair.len()));
             let (Some(&s), Some(&t)) = (
-                index.get(&(dep.src, s.to_vec())),
-                index.get(&(dep.dst, t.to_vec())),
+                index.get(&(dep.src.index(), s.to_vec())),
+                index.get(&(dep.dst.index(), t.to_vec())),
             ) else {
                 continue;
             };

@@ -67,7 +67,7 @@ fn nest_body_visits_exactly_its_tile() {
     };
     let (sched, _) = schedule(&scop, &deps, &config).unwrap();
     let names = vec!["tf0".to_string(), "tf1".to_string()];
-    let body = nest_body_ast(&scop, &sched, 0, &names, "c").unwrap();
+    let body = nest_body_ast(&scop, &sched, polyhedral::NestId(0), &names, "c").unwrap();
     let (n, m) = (10, 7);
     let tiles = common::points(&scop, &sched.nests[0].tile_domain, &[("N", n), ("M", m)]);
     assert_eq!(tiles.len(), 3 * 3);
@@ -90,19 +90,25 @@ fn nest_body_checks_its_arguments() {
     let deps = dependences(&scop).unwrap();
     let (sched, _) = schedule(&scop, &deps, &ScheduleConfig::default()).unwrap();
     let one = vec!["tf0".to_string()];
-    assert!(nest_body_ast(&scop, &sched, 0, &one, "c")
-        .unwrap_err()
-        .to_string()
-        .contains("tile coordinates"));
-    assert!(nest_body_ast(&scop, &sched, 1, &[], "c")
-        .unwrap_err()
-        .to_string()
-        .contains("nest 1"));
+    assert!(
+        nest_body_ast(&scop, &sched, polyhedral::NestId(0), &one, "c")
+            .unwrap_err()
+            .to_string()
+            .contains("tile coordinates")
+    );
+    assert!(
+        nest_body_ast(&scop, &sched, polyhedral::NestId(1), &[], "c")
+            .unwrap_err()
+            .to_string()
+            .contains("nest N1 does not exist")
+    );
     let clash = vec!["N".to_string(), "tf1".to_string()];
-    assert!(nest_body_ast(&scop, &sched, 0, &clash, "c")
-        .unwrap_err()
-        .to_string()
-        .contains("`N`"));
+    assert!(
+        nest_body_ast(&scop, &sched, polyhedral::NestId(0), &clash, "c")
+            .unwrap_err()
+            .to_string()
+            .contains("`N`")
+    );
 }
 
 /// Runs jacobi-1d as the dataflow runtime would (tiles in a pseudo-random order allowed by the
@@ -531,7 +537,7 @@ fn classes_ast_visits_each_tile_once_in_order_with_its_class() {
                 continue;
             };
             partitioned += 1;
-            let mut groups: Vec<(&[usize], Vec<String>)> = Vec::new();
+            let mut groups: Vec<(&[polyhedral::DepId], Vec<String>)> = Vec::new();
             for class in classes {
                 match groups
                     .iter_mut()

@@ -27,9 +27,9 @@ fn body_loops_with(scop: &frontend::ir::Scop, cfg: ScheduleConfig) -> Vec<(usize
     assert!(warnings.is_empty(), "{warnings:?}");
     let n_tile = sched.nests[0].tile_sizes.len();
     let coords: Vec<String> = (0..n_tile).map(|d| format!("k{d}")).collect();
-    let body = nest_body_ast(scop, &sched, 0, &coords, "c").unwrap();
+    let body = nest_body_ast(scop, &sched, polyhedral::NestId(0), &coords, "c").unwrap();
     let loops = body_loops(&body, "c");
-    let flags = parallel_loops(scop, &deps, &sched, 0, &loops).unwrap();
+    let flags = parallel_loops(scop, &deps, &sched, polyhedral::NestId(0), &loops).unwrap();
     loops.iter().map(|l| l.dim).zip(flags).collect()
 }
 
@@ -227,9 +227,9 @@ fn row_filter_private(kernels: impl Fn(usize, usize) -> Vec<KernelScope>) -> Opt
     );
     let n_tile = sched.nests[0].tile_sizes.len();
     let coords: Vec<String> = (0..n_tile).map(|d| format!("k{d}")).collect();
-    let body = nest_body_ast(&expanded, &sched, 0, &coords, "c").unwrap();
+    let body = nest_body_ast(&expanded, &sched, polyhedral::NestId(0), &coords, "c").unwrap();
     let loops = body_loops(&body, "c");
-    let flags = parallel_loops(&expanded, &deps, &sched, 0, &loops).unwrap();
+    let flags = parallel_loops(&expanded, &deps, &sched, polyhedral::NestId(0), &loops).unwrap();
     let par = loops
         .iter()
         .zip(&flags)
@@ -246,7 +246,14 @@ fn row_filter_private(kernels: impl Fn(usize, usize) -> Vec<KernelScope>) -> Opt
         par < seq,
         "the parallel loop (over i) encloses the sequential one: {loops:?} {flags:?}"
     );
-    thread_private(&scop, private[0].array, &sched, 0, &kernels(par, seq)).unwrap()
+    thread_private(
+        &scop,
+        private[0].array,
+        &sched,
+        polyhedral::NestId(0),
+        &kernels(par, seq),
+    )
+    .unwrap()
 }
 
 /// One kernel with a thread per row (the parallel loop over `i`): `s` flows only inside one

@@ -24,7 +24,8 @@ fn read_only_operands_along_the_lanes_are_packed() {
         let coords: Vec<String> = (0..sched.nests[0].tile_sizes.len())
             .map(|d| format!("t{d}"))
             .collect();
-        let (ast, code) = tile_body_ast(&scop, &sched, 0, &coords, "c", &[]).unwrap();
+        let (ast, code) =
+            tile_body_ast(&scop, &sched, polyhedral::NestId(0), &coords, "c", &[]).unwrap();
         let mut packs = Vec::new();
         ast.walk(&mut |node| {
             if let Ast::Kernel(k) = node {

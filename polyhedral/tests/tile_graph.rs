@@ -11,7 +11,8 @@ mod common;
 
 use frontend::ir::Scop;
 use polyhedral::{
-    dependences, tile_dependences, tile_graph, Nest, TileDep, TileGraph, TiledSchedule,
+    dependences, tile_dependences, tile_graph, DepId, Nest, NestId, TileDep, TileGraph,
+    TiledSchedule,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -86,7 +87,7 @@ fn oracle_pairs(events: &[Event]) -> (Pairs, usize) {
 /// the generated code for the relation.
 fn dep_pairs(scop: &Scop, graph: &TileGraph, j: usize, params: &[(&str, i64)]) -> Pairs {
     let d = &graph.deps[j];
-    let n = graph.nests[d.dst].n_dims;
+    let n = graph.nests[d.dst.index()].n_dims;
     let names: Vec<String> = (0..n).map(|k| format!("dd{k}")).collect();
     let dep = TileDep {
         src: d.src,
@@ -103,7 +104,7 @@ fn dep_pairs(scop: &Scop, graph: &TileGraph, j: usize, params: &[(&str, i64)]) -
                 let expect: Vec<i64> = t.iter().zip(dist).map(|(a, b)| a - b).collect();
                 assert_eq!(s, expect, "d{j} is uniform with distance {dist:?}");
             }
-            pairs.insert(((d.src, s), (d.dst, t.clone())));
+            pairs.insert(((d.src.index(), s), (d.dst.index(), t.clone())));
         }
     }
     pairs
@@ -170,14 +171,14 @@ fn check_against_oracle(
         );
         for t in tiles {
             let tile = (k, t.clone());
-            let ins: Vec<usize> = graph
+            let ins: Vec<DepId> = graph
                 .kept()
-                .filter(|(j, _)| per_dep[*j].iter().any(|(_, x)| *x == tile))
+                .filter(|(j, _)| per_dep[j.index()].iter().any(|(_, x)| *x == tile))
                 .map(|(j, _)| j)
                 .collect();
-            let outs: Vec<usize> = graph
+            let outs: Vec<DepId> = graph
                 .kept()
-                .filter(|(j, _)| per_dep[*j].iter().any(|(x, _)| *x == tile))
+                .filter(|(j, _)| per_dep[j.index()].iter().any(|(x, _)| *x == tile))
                 .map(|(j, _)| j)
                 .collect();
             let class = &classes[class_of[&t]];
@@ -360,7 +361,7 @@ fn jacobi_2d_has_seven_uniform_tile_dependences_and_keeps_four() {
     assert_eq!(needed.into_iter().collect::<Vec<_>>(), kept);
     let classes = graph.nests[0].partition.as_ref().unwrap();
     // The interior tiles wait for every kept dependence and feed every one.
-    let all: Vec<usize> = graph.kept().map(|(j, _)| j).collect();
+    let all: Vec<DepId> = graph.kept().map(|(j, _)| j).collect();
     assert!(
         classes
             .iter()
@@ -494,7 +495,7 @@ fn blur_roberts_has_four_interband_point_to_point_dependences() {
     let tile_deps = tile_dependences(&scop, &deps, &sched).unwrap();
     assert_eq!(
         tile_deps.iter().map(|d| (d.src, d.dst)).collect::<Vec<_>>(),
-        vec![(0, 1)]
+        vec![(NestId(0), NestId(1))]
     );
     let graph = tile_graph(&scop, &sched, &tile_deps).unwrap();
     assert_eq!(
@@ -504,7 +505,7 @@ fn blur_roberts_has_four_interband_point_to_point_dependences() {
     assert!(graph
         .deps
         .iter()
-        .all(|d| (d.src, d.dst) == (0, 1) && d.implied_by.is_none()));
+        .all(|d| (d.src, d.dst) == (NestId(0), NestId(1)) && d.implied_by.is_none()));
     assert!(
         graph
             .deps
@@ -550,7 +551,10 @@ fn blur_roberts_has_four_interband_point_to_point_dependences() {
     let (_, same_tile) = check_against_oracle(&scop, &graph, &events, &params);
     assert_eq!(same_tile, 0, "between two nests no pair is inside one tile");
     let classes = graph.nests[1].partition.as_ref().unwrap();
-    let ins: Vec<Vec<usize>> = classes.iter().map(|c| c.signature.ins.clone()).collect();
+    let ins: Vec<Vec<u32>> = classes
+        .iter()
+        .map(|c| c.signature.ins.iter().map(|j| j.0).collect())
+        .collect();
     assert_eq!(ins, vec![vec![0, 1, 2, 3], vec![1, 3], vec![2, 3], vec![3]]);
     let class_of = |p: Vec<i64>| {
         classes

@@ -20,7 +20,7 @@ fn recurrence_has_one_forward_tile_dependence() {
     let (sched, _) = schedule(&scop, &deps, &config).unwrap();
     let tile_deps = tile_dependences(&scop, &deps, &sched).unwrap();
     assert_eq!(tile_deps.len(), 1, "{tile_deps:?}");
-    assert_eq!((tile_deps[0].src, tile_deps[0].dst), (0, 0));
+    assert_eq!((tile_deps[0].src.0, tile_deps[0].dst.0), (0, 0));
     let want = "[N] -> { N0[a] -> N0[a + 1] : a >= 0 and 4a + 5 <= N }";
     assert!(
         maps_equal(&tile_deps[0].relation, want).unwrap(),
@@ -44,7 +44,7 @@ fn producer_consumer_tiles() {
     let (sched, _) = schedule(&scop, &deps, &config).unwrap();
     let tile_deps = tile_dependences(&scop, &deps, &sched).unwrap();
     assert_eq!(tile_deps.len(), 1, "{tile_deps:?}");
-    assert_eq!((tile_deps[0].src, tile_deps[0].dst), (0, 1));
+    assert_eq!((tile_deps[0].src.0, tile_deps[0].dst.0), (0, 1));
     let want = "[N] -> { N0[a] -> N1[b] : exists (i : 0 <= i < N and 4b <= i <= 4b + 3 and 4a <= N - 1 - i <= 4a + 3) }";
     assert!(
         maps_equal(&tile_deps[0].relation, want).unwrap(),
@@ -82,7 +82,7 @@ fn stencil_tile_dependences_go_forward() {
         let params = [("T", 9), ("N", 14)];
         let mut n_edges = 0;
         for dep in &tile_deps {
-            assert_eq!((dep.src, dep.dst), (0, 0));
+            assert_eq!((dep.src.0, dep.dst.0), (0, 0));
             for tile in common::points(&scop, &sched.nests[0].tile_domain, &params) {
                 let names = vec!["d0".to_string(), "d1".to_string()];
                 let ast = polyhedral::tile_sources_ast(&scop, dep, &names, "s").unwrap();
@@ -135,8 +135,14 @@ fn uniform_tile_dependences_give_guarded_calls() {
     // S1[t, j] -> S0[t + 1, i] for |i - j| <= 1, S0[t, i] -> S0[t + 1, i], S1[t, i] -> S1[t + 1, i].
     use std::collections::{BTreeMap, BTreeSet};
     let params = [("T", 6), ("N", 11)];
-    let body =
-        polyhedral::nest_body_ast(&scop, &sched, 0, &["k0".into(), "k1".into()], "c").unwrap();
+    let body = polyhedral::nest_body_ast(
+        &scop,
+        &sched,
+        polyhedral::NestId(0),
+        &["k0".into(), "k1".into()],
+        "c",
+    )
+    .unwrap();
     let mut tile_of: BTreeMap<(String, i64, i64), Vec<i64>> = BTreeMap::new();
     for tile in common::points(&scop, &sched.nests[0].tile_domain, &params) {
         let env = [params[0], params[1], ("k0", tile[0]), ("k1", tile[1])];

@@ -310,10 +310,10 @@ fn barrier_task(prog: &TaskProgram, b: usize, bar: &Barrier, gpu: bool) -> Strin
     let api = if gpu { "tf_gpu_" } else { "tf_" };
     let mut s = String::new();
     let stream = prog.classes.len() + b;
-    let sd = prog.classes[bar.src].n_dims.max(1);
+    let sd = prog.class(bar.src).n_dims.max(1);
     let _ = writeln!(
         s,
-        "    {{ /* soft barrier B{b}: every tile of N{} before any tile of N{} (d{}) */",
+        "    {{ /* soft barrier B{b}: every tile of {} before any tile of {} ({}) */",
         bar.src, bar.dst, bar.dep
     );
     s.push_str("      const long tf_key[1] = { 0 };\n");
@@ -331,7 +331,7 @@ fn barrier_task(prog: &TaskProgram, b: usize, bar: &Barrier, gpu: bool) -> Strin
             out,
             "{pad}{{ const long tf_src[{sd}] = {{ {} }}; {api}task_input(tf_g, tf_st[{}], tf_src); }}",
             key_list(args),
-            bar.src
+            bar.src.index()
         );
     });
     let _ = writeln!(s, "      {api}task_end(tf_g);\n    }}");
@@ -859,7 +859,7 @@ pub(crate) fn spawns(
     for (b, bar) in prog.barriers.iter().enumerate() {
         let _ = writeln!(
             s,
-            "    {{ long tf_lo[1] = {{ 0 }}, tf_hi[1] = {{ 0 }}; tf_st[{}] = {api}stream_new(tf_g, \"B{b}\", 0, tf_lo, tf_hi); }} /* soft barrier of d{} */",
+            "    {{ long tf_lo[1] = {{ 0 }}, tf_hi[1] = {{ 0 }}; tf_st[{}] = {api}stream_new(tf_g, \"B{b}\", 0, tf_lo, tf_hi); }} /* soft barrier of {} */",
             prog.classes.len() + b,
             bar.dep
         );
@@ -871,7 +871,7 @@ pub(crate) fn spawns(
             .barriers
             .iter()
             .enumerate()
-            .filter(|(_, bar)| bar.dst == k)
+            .filter(|(_, bar)| bar.dst.index() == k)
         {
             s.push_str(&barrier_task(prog, b, bar, gpu.is_some()));
         }
@@ -970,8 +970,8 @@ fn partition_inputs(
 ) {
     let pad = "  ".repeat(depth);
     for input in &part.inputs {
-        let src_idx = input.src;
-        let sd = prog.classes[src_idx].n_dims.max(1);
+        let src_idx = input.src.index();
+        let sd = prog.class(input.src).n_dims.max(1);
         match &input.kind {
             InputKind::Offset(d) => {
                 let src: Vec<String> = key
@@ -985,14 +985,14 @@ fn partition_inputs(
                 let src = initializer_list(&src);
                 let _ = writeln!(
                     out,
-                    "{pad}  {{ const long tf_src[{sd}] = {{ {src} }}; {api}task_input(tf_g, tf_st[{src_idx}], tf_src); }} /* d{} */",
+                    "{pad}  {{ const long tf_src[{sd}] = {{ {src} }}; {api}task_input(tf_g, tf_st[{src_idx}], tf_src); }} /* {} */",
                     input.dep
                 );
             }
             InputKind::Barrier(b) => {
                 let _ = writeln!(
                     out,
-                    "{pad}  {{ const long tf_src[1] = {{ 0 }}; {api}task_input(tf_g, tf_st[{}], tf_src); }} /* d{}: soft barrier B{b} */",
+                    "{pad}  {{ const long tf_src[1] = {{ 0 }}; {api}task_input(tf_g, tf_st[{}], tf_src); }} /* {}: soft barrier B{b} */",
                     prog.classes.len() + b,
                     input.dep
                 );

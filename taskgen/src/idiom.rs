@@ -72,10 +72,10 @@ mod tests {
     use super::*;
     use polyhedral::Shape;
 
-    fn dep(src: usize, dst: usize, shape: Shape, uniform: bool) -> NumberedDep {
+    fn dep(src: u32, dst: u32, shape: Shape, uniform: bool) -> NumberedDep {
         NumberedDep {
-            src,
-            dst,
+            src: polyhedral::NestId(src),
+            dst: polyhedral::NestId(dst),
             origin: 0,
             relation: String::new(),
             distance: uniform.then(|| vec![1]),
@@ -125,7 +125,7 @@ mod tests {
     #[test]
     fn implied_dependences_need_nothing() {
         let mut d = dep(0, 0, MANY_TO_MANY, true);
-        d.implied_by = Some((1, 2));
+        d.implied_by = Some((polyhedral::DepId(1), polyhedral::DepId(2)));
         assert_eq!(choose(&d), Idiom::Implied);
     }
 }

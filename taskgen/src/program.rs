@@ -17,7 +17,7 @@
 //! Everything here is plain data; the polyhedral questions are answered by `polyhedral`.
 
 use crate::idiom::{self, Idiom};
-use polyhedral::{Ast, Dependences, Signature, TileDep, TileGraph, TiledSchedule};
+use polyhedral::{Ast, DepId, Dependences, NestId, Signature, TileDep, TileGraph, TiledSchedule};
 use scop_ir::{Scop, StmtId};
 use std::fmt::Write;
 
@@ -58,8 +58,8 @@ impl Granularity {
 /// The tile dependences into a task class from one source class (before uniformization).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InputSet {
-    /// Index of the producing class.
-    pub src: usize,
+    /// The producing class (its nest).
+    pub src: NestId,
     /// The simplified tile dependence relation, `{ N<src>[..] -> N<dst>[..] }`.
     pub relation: String,
 }
@@ -80,8 +80,8 @@ pub enum InputKind {
 /// One input of a partition: numbered dependence `dep` from class `src`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Input {
-    pub dep: usize,
-    pub src: usize,
+    pub dep: DepId,
+    pub src: NestId,
     pub kind: InputKind,
 }
 
@@ -99,9 +99,9 @@ pub struct Partition {
 /// `dep` and publishes one token that all its target tiles wait for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Barrier {
-    pub dep: usize,
-    pub src: usize,
-    pub dst: usize,
+    pub dep: DepId,
+    pub src: NestId,
+    pub dst: NestId,
     /// Enumerates the source tiles; user nodes `N<src>` with their coordinates.
     pub sources: Ast,
 }
@@ -208,7 +208,7 @@ fn without_bodies(
             barrier_of[j] = Some(barriers.len());
             let sources = polyhedral::points_ast(scop, &dep.sources, SOURCE_ITER)?;
             barriers.push(Barrier {
-                dep: j,
+                dep: DepId::new(j),
                 src: dep.src,
                 dst: dep.dst,
                 sources,
@@ -218,12 +218,13 @@ fn without_bodies(
     let mut enumerated: Vec<Option<Ast>> = vec![None; graph.deps.len()];
     let mut classes = Vec::with_capacity(sched.nests.len());
     for (k, nest) in sched.nests.iter().enumerate() {
+        let k = NestId::new(k);
         let n_dims = nest.tile_sizes.len();
         // The partition by signature; if ISL cannot generate its control code, the nest falls
         // back to one partition with guarded inputs (same tasks, same inputs, more tests).
         let (partitioned, partitions, tiles) =
             match nest_partitions(scop, &graph, k, true, &barrier_of, &mut enumerated) {
-                Err(polyhedral::Error::Isl(_)) if graph.nests[k].partition.is_some() => {
+                Err(polyhedral::Error::Isl(_)) if graph.nests[k.index()].partition.is_some() => {
                     nest_partitions(scop, &graph, k, false, &barrier_of, &mut enumerated)?
                 }
                 other => other?,
@@ -238,7 +239,7 @@ fn without_bodies(
             })
             .collect();
         classes.push(TaskClass {
-            name: format!("N{k}"),
+            name: k.to_string(),
             n_dims,
             statements: nest.statements.clone(),
             tile_sizes: nest.tile_sizes.clone(),
@@ -267,6 +268,7 @@ fn nest_bodies(
 ) -> polyhedral::Result<Vec<(Ast, polyhedral::TileCode)>> {
     let body = |k: usize| {
         let coords = names(KEY_NAME, sched.nests[k].tile_sizes.len());
+        let k = NestId::new(k);
         match bodies {
             TileBodies::Plain => Ok((
                 polyhedral::nest_body_ast(scop, sched, k, &coords, BODY_ITER)?,
@@ -321,12 +323,12 @@ fn nest_bodies(
 fn nest_partitions(
     scop: &Scop,
     graph: &TileGraph,
-    k: usize,
+    k: NestId,
     use_partition: bool,
     barrier_of: &[Option<usize>],
     enumerated: &mut [Option<Ast>],
 ) -> polyhedral::Result<(bool, Vec<Partition>, Ast)> {
-    let nest_tiles = &graph.nests[k];
+    let nest_tiles = &graph.nests[k.index()];
     let n_dims = nest_tiles.n_dims;
     // Partition classes grouped by IN signature, in order of first appearance.
     let mut groups: Vec<(Vec<String>, Signature)> = Vec::new();
@@ -364,14 +366,14 @@ fn nest_partitions(
     for (domains, signature) in &groups {
         let mut inputs = Vec::with_capacity(signature.ins.len());
         for &j in &signature.ins {
-            let dep = &graph.deps[j];
-            let kind = match (barrier_of[j], &dep.distance) {
+            let dep = graph.dep(j);
+            let kind = match (barrier_of[j.index()], &dep.distance) {
                 (Some(b), _) => InputKind::Barrier(b),
                 // Inside a partition every tile is a target of `dep`: its source is key - d.
                 (None, Some(d)) if partitioned => InputKind::Offset(d.clone()),
                 _ => {
                     // The same code serves every partition that waits for `dep`.
-                    let ast = match &enumerated[j] {
+                    let ast = match &enumerated[j.index()] {
                         Some(ast) => ast.clone(),
                         None => {
                             let as_tile_dep = TileDep {
@@ -385,7 +387,7 @@ fn nest_partitions(
                                 &names(DST_NAME, n_dims),
                                 SOURCE_ITER,
                             )?;
-                            enumerated[j] = Some(ast.clone());
+                            enumerated[j.index()] = Some(ast.clone());
                             ast
                         }
                     };
@@ -410,17 +412,25 @@ fn nest_partitions(
 }
 
 /// `d0, d3` (or `-` for none).
-fn dep_list(deps: &[usize]) -> String {
+fn dep_list(deps: &[DepId]) -> String {
     if deps.is_empty() {
         return "-".to_string();
     }
     deps.iter()
-        .map(|j| format!("d{j}"))
+        .map(DepId::to_string)
         .collect::<Vec<_>>()
         .join(", ")
 }
 
 impl TaskProgram {
+    /// The task class of nest `k`.
+    ///
+    /// # Panics
+    /// If `k` is not a nest of the program.
+    pub fn class(&self, k: NestId) -> &TaskClass {
+        &self.classes[k.index()]
+    }
+
     /// The tile graph, for `--emit tiles`: tile domains (leading and follower statements),
     /// simplified tile dependences, numbered dependences, and each nest's partition by signature.
     pub fn tiles_text(&self) -> String {
@@ -448,7 +458,7 @@ impl TaskProgram {
         for d in &g.simplified {
             let _ = writeln!(
                 s,
-                "tile dependence N{} -> N{} ({} basic maps, {} after simplification): {}",
+                "tile dependence {} -> {} ({} basic maps, {} after simplification): {}",
                 d.src, d.dst, d.n_basic_maps.0, d.n_basic_maps.1, d.relation
             );
         }
@@ -458,12 +468,12 @@ impl TaskProgram {
                 None => "non-uniform".to_string(),
             };
             let implied = match d.implied_by {
-                Some((a, b)) => format!(", implied (e.g. d{a} then d{b})"),
+                Some((a, b)) => format!(", implied (e.g. {a} then {b})"),
                 None => String::new(),
             };
             let _ = writeln!(
                 s,
-                "d{j}: N{} -> N{}, {distance}{implied}: {}",
+                "d{j}: {} -> {}, {distance}{implied}: {}",
                 d.src, d.dst, d.relation
             );
         }
@@ -537,10 +547,10 @@ impl TaskProgram {
                                     }
                                 })
                                 .collect();
-                            format!("d{} N{}[{}]", i.dep, i.src, key.join(", "))
+                            format!("{} {}[{}]", i.dep, i.src, key.join(", "))
                         }
-                        InputKind::Enumerated(_) => format!("d{} N{}[enumerated]", i.dep, i.src),
-                        InputKind::Barrier(b) => format!("d{} B{b}", i.dep),
+                        InputKind::Enumerated(_) => format!("{} {}[enumerated]", i.dep, i.src),
+                        InputKind::Barrier(b) => format!("{} B{b}", i.dep),
                     })
                     .collect();
                 let _ = writeln!(
@@ -556,12 +566,12 @@ impl TaskProgram {
         for (b, bar) in self.barriers.iter().enumerate() {
             let _ = writeln!(
                 s,
-                "barrier B{b}: d{} from every tile of N{} to every tile of N{}",
+                "barrier B{b}: {} from every tile of {} to every tile of {}",
                 bar.dep, bar.src, bar.dst
             );
         }
         for (j, (d, idiom)) in self.graph.deps.iter().zip(&self.idioms).enumerate() {
-            let _ = writeln!(s, "idiom d{j} N{} -> N{}: {idiom}", d.src, d.dst);
+            let _ = writeln!(s, "idiom d{j} {} -> {}: {idiom}", d.src, d.dst);
         }
         s
     }

@@ -12,13 +12,14 @@
 use crate::idiom::Idiom;
 use crate::program::{InputKind, TaskProgram};
 use petgraph::graph::{DiGraph, NodeIndex};
+use polyhedral::{DepId, NestId};
 use std::fmt::Write;
 
 /// A node of the task graph.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Node {
     /// Partition `partition` of class (nest) `class`.
-    Class { class: usize, partition: usize },
+    Class { class: NestId, partition: usize },
     /// Soft barrier `b`.
     Barrier(usize),
 }
@@ -26,7 +27,7 @@ pub enum Node {
 /// An edge: numbered dependence `dep`, with its idiom.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Edge {
-    pub dep: usize,
+    pub dep: DepId,
     pub idiom: Idiom,
 }
 
@@ -39,7 +40,7 @@ pub fn task_graph(prog: &TaskProgram) -> DiGraph<Node, Edge> {
             (0..class.partitions.len())
                 .map(|p| {
                     g.add_node(Node::Class {
-                        class: k,
+                        class: NestId::new(k),
                         partition: p,
                     })
                 })
@@ -54,9 +55,13 @@ pub fn task_graph(prog: &TaskProgram) -> DiGraph<Node, Edge> {
             dep: bar.dep,
             idiom: Idiom::SoftBarrier,
         };
-        for (p, part) in prog.classes[bar.src].partitions.iter().enumerate() {
+        for (p, part) in prog.class(bar.src).partitions.iter().enumerate() {
             if part.signature.outs.contains(&bar.dep) {
-                g.add_edge(class_nodes[bar.src][p], barrier_nodes[b], edge.clone());
+                g.add_edge(
+                    class_nodes[bar.src.index()][p],
+                    barrier_nodes[b],
+                    edge.clone(),
+                );
             }
         }
     }
@@ -65,15 +70,19 @@ pub fn task_graph(prog: &TaskProgram) -> DiGraph<Node, Edge> {
             for input in &part.inputs {
                 let edge = Edge {
                     dep: input.dep,
-                    idiom: prog.idioms[input.dep],
+                    idiom: prog.idioms[input.dep.index()],
                 };
                 if let InputKind::Barrier(b) = input.kind {
                     g.add_edge(barrier_nodes[b], class_nodes[k][p], edge);
                     continue;
                 }
-                for (q, src_part) in prog.classes[input.src].partitions.iter().enumerate() {
+                for (q, src_part) in prog.class(input.src).partitions.iter().enumerate() {
                     if src_part.signature.outs.contains(&input.dep) {
-                        g.add_edge(class_nodes[input.src][q], class_nodes[k][p], edge.clone());
+                        g.add_edge(
+                            class_nodes[input.src.index()][q],
+                            class_nodes[k][p],
+                            edge.clone(),
+                        );
                     }
                 }
             }
@@ -88,14 +97,17 @@ pub fn task_graph(prog: &TaskProgram) -> DiGraph<Node, Edge> {
 pub fn check(prog: &TaskProgram) -> Vec<String> {
     let mut problems = Vec::new();
     for (j, dep) in prog.graph.deps.iter().enumerate() {
-        let consumed = prog.classes[dep.dst]
+        let id = DepId::new(j);
+        let consumed = prog
+            .class(dep.dst)
             .partitions
             .iter()
-            .any(|p| p.signature.ins.contains(&j));
-        let produced = prog.classes[dep.src]
+            .any(|p| p.signature.ins.contains(&id));
+        let produced = prog
+            .class(dep.src)
             .partitions
             .iter()
-            .any(|p| p.signature.outs.contains(&j));
+            .any(|p| p.signature.outs.contains(&id));
         match prog.idioms[j] {
             Idiom::Implied => {
                 if consumed {
@@ -105,7 +117,7 @@ pub fn check(prog: &TaskProgram) -> Vec<String> {
             _ => {
                 if !consumed || !produced {
                     problems.push(format!(
-                        "d{j} (N{} -> N{}): consumed {consumed}, produced {produced}",
+                        "d{j} ({} -> {}): consumed {consumed}, produced {produced}",
                         dep.src, dep.dst
                     ));
                 }
@@ -123,7 +135,7 @@ pub fn check(prog: &TaskProgram) -> Vec<String> {
         };
         if let (Some(x), Some(y)) = (nest(a), nest(b)) {
             if x > y {
-                problems.push(format!("an edge from N{x} back to N{y}"));
+                problems.push(format!("an edge from {x} back to {y}"));
             }
         }
     }
@@ -151,10 +163,10 @@ pub fn to_dot(prog: &TaskProgram, title: &str) -> String {
                 partition,
             } = g[n]
             {
-                if c == k {
-                    let part = &prog.classes[c].partitions[partition];
+                if c.index() == k {
+                    let part = &prog.class(c).partitions[partition];
                     let ins: Vec<String> =
-                        part.signature.ins.iter().map(|j| format!("d{j}")).collect();
+                        part.signature.ins.iter().map(DepId::to_string).collect();
                     let _ = writeln!(
                         s,
                         "    {} [label=\"{}.P{partition}\\nIN {{{}}}\"];",
@@ -179,14 +191,14 @@ pub fn to_dot(prog: &TaskProgram, title: &str) -> String {
         let w = &g[e];
         let _ = writeln!(
             s,
-            "  {} -> {} [label=\"d{} {}\"];",
+            "  {} -> {} [label=\"{} {}\"];",
             id(a),
             id(b),
             w.dep,
             w.idiom
         );
     }
-    let first = |k: usize| {
+    let first = |k: NestId| {
         g.node_indices()
             .find(|&n| matches!(g[n], Node::Class { class, .. } if class == k))
     };

@@ -3,7 +3,7 @@
 //! and its Graphviz text.
 
 use frontend::ir::Scop;
-use polyhedral::{dependences, schedule, tile_dependences, ScheduleConfig};
+use polyhedral::{dependences, schedule, tile_dependences, NestId, ScheduleConfig};
 use taskgen::idiom::Idiom;
 use taskgen::program::{InputKind, TaskProgram};
 use taskgen::task_graph;
@@ -110,7 +110,10 @@ fn a_full_product_between_nests_becomes_a_soft_barrier() {
         .collect();
     assert_eq!(barrier.len(), 1, "{}", prog.to_text());
     assert_eq!(prog.barriers.len(), 1);
-    assert_eq!((prog.barriers[0].src, prog.barriers[0].dst), (0, 1));
+    assert_eq!(
+        (prog.barriers[0].src, prog.barriers[0].dst),
+        (NestId(0), NestId(1))
+    );
     for p in &prog.classes[1].partitions {
         assert!(
             p.inputs.iter().all(|i| i.kind == InputKind::Barrier(0)),

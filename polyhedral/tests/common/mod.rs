@@ -5,7 +5,7 @@
 use frontend::ir::{
     Access, AccessKind, Array, ArrayId, Loc, Param, Scop, Span, Statement, StmtId, Storage,
 };
-use polyhedral::{Ast, Expr, OpKind};
+use polyhedral::{Ast, Expr, NestId, OpKind};
 use std::collections::HashMap;
 
 /// A read (`true`) or write access to array `array` (an index into the SCoP's arrays).
@@ -437,13 +437,25 @@ pub fn run_tiled(
     let source_asts: Vec<Ast> = tile_deps
         .iter()
         .map(|dep| {
-            polyhedral::tile_sources_ast(scop, dep, &coord_names("dst", n_dims[dep.dst]), "s")
-                .unwrap()
+            polyhedral::tile_sources_ast(
+                scop,
+                dep,
+                &coord_names("dst", n_dims[dep.dst.index()]),
+                "s",
+            )
+            .unwrap()
         })
         .collect();
     let bodies: Vec<Ast> = (0..sched.nests.len())
         .map(|k| {
-            polyhedral::nest_body_ast(scop, sched, k, &coord_names("tf", n_dims[k]), "c").unwrap()
+            polyhedral::nest_body_ast(
+                scop,
+                sched,
+                NestId::new(k),
+                &coord_names("tf", n_dims[k]),
+                "c",
+            )
+            .unwrap()
         })
         .collect();
     let mut waits_for: BTreeMap<Tile, BTreeSet<Tile>> = BTreeMap::new();
@@ -452,14 +464,14 @@ pub fn run_tiled(
         for (dep, ast) in tile_deps
             .iter()
             .zip(&source_asts)
-            .filter(|(d, _)| d.dst == tile.0)
+            .filter(|(d, _)| d.dst.index() == tile.0)
         {
             let names = coord_names("dst", tile.1.len());
             let mut env: Vec<(&str, i64)> = params.to_vec();
             env.extend(names.iter().map(|n| n.as_str()).zip(tile.1.iter().copied()));
             for (name, coords) in run(ast, &env) {
-                assert_eq!(name, format!("N{}", dep.src));
-                let source = (dep.src, coords);
+                assert_eq!(name, dep.src.to_string());
+                let source = (dep.src.index(), coords);
                 assert_ne!(&source, tile, "a tile waits for itself");
                 assert!(
                     all.contains(&source),

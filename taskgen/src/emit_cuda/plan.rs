@@ -6,7 +6,7 @@
 
 use crate::private::PrivateScalar;
 use crate::program::{TaskProgram, BODY_ITER};
-use polyhedral::{ArraySlab, Ast, BodyLoop, Dependences, KernelScope, TiledSchedule};
+use polyhedral::{ArraySlab, Ast, BodyLoop, Dependences, KernelScope, NestId, TiledSchedule};
 use scop_ir::{AccessKind, ArrayId, Scop};
 use std::fmt::Write;
 
@@ -144,7 +144,7 @@ pub fn plan(
     let mut parallel = Vec::with_capacity(program.classes.len());
     for (k, class) in program.classes.iter().enumerate() {
         let loops = polyhedral::body_loops(&class.body, BODY_ITER);
-        let flags = polyhedral::parallel_loops(expanded, deps, sched, k, &loops)?;
+        let flags = polyhedral::parallel_loops(expanded, deps, sched, NestId::new(k), &loops)?;
         parallel.push(loops.into_iter().zip(flags).collect::<Vec<_>>());
     }
     // A class without any loop (statements run once per tile, durbin's `beta = 1`) is a launch of
@@ -216,7 +216,9 @@ pub fn plan(
     let mut why = None;
     for p in private {
         for (k, class) in program.classes.iter().enumerate() {
-            if let Some(reason) = polyhedral::thread_private(scop, p.array, sched, k, &scopes[k])? {
+            if let Some(reason) =
+                polyhedral::thread_private(scop, p.array, sched, NestId::new(k), &scopes[k])?
+            {
                 let name = &scop.array(p.array).name;
                 why.get_or_insert(format!("the scalar `{name}` is private to each task but not to each GPU thread of {}: {reason}", class.name));
                 not_thread_private.push(p.array);
