@@ -353,43 +353,35 @@ fn scheduled_tree_as_given<'c>(
         max_constant_term: cfg.max_constant_term,
         outer_coincidence: cfg.parallel_point_loops_outer,
     };
-    let mut slot = solved_slot(&key);
-    // Made when this thread may run the problem (the slot is empty).
-    let mut parametric: Option<Option<ParametricProblem>> = None;
-    // One run per problem: another thread that asks for it meanwhile waits for this run's
-    // outcome, and holds it against its own time limit ([`Solved`]); a run that gave up under a
-    // shorter limit than this one's is run again.
-    let outcome = loop {
-        if slot.get().is_none() && parametric.is_none() {
+    let slot = solved_slot(&key);
+    // One run per problem: another thread that asks for it meanwhile, or later under another
+    // time limit, waits for this run's outcome and holds it against its own limit ([`Run`]).
+    let run = match slot.get() {
+        Some(run) => run,
+        None => {
             // The copy has no reads to pair (see `parametric`): it is for dependences alone.
-            parametric = Some(match key.reuse.is_empty() {
+            let parametric = match key.reuse.is_empty() {
                 true => parametric_copy(domains, context, deps)?,
                 false => None,
-            });
-        }
-        let solved = slot.get_or_init(|| {
-            RUNS.with(|runs| runs.set(runs.get() + 1));
+            };
             let problem = SchedulingProblem {
                 key: key.clone(),
-                parametric: parametric.clone().flatten(),
+                parametric,
             };
-            run_scheduler(problem, cfg.time_limit)
-        });
-        if solved.late_for_less_than(cfg.time_limit) {
-            slot = fresh_slot(&key, &slot);
-            continue;
+            slot.get_or_init(|| {
+                RUNS.with(|runs| runs.set(runs.get() + 1));
+                Run::start(move || problem.solve())
+            })
         }
-        break Ok(solved.under(cfg.time_limit));
     };
-    Ok(match outcome {
-        Ok(Outcome::Done(text)) => Ok(Schedule::read(ctx, &text)?),
-        Ok(Outcome::OverBudget) => Err(format!(
+    Ok(match run.wait(cfg.time_limit) {
+        Outcome::Done(text) => Ok(Schedule::read(ctx, &text)?),
+        Outcome::OverBudget => Err(format!(
             "ran past its budget of {} operations",
             cfg.max_operations
         )),
-        Ok(Outcome::Failed(msg)) => Err(format!("failed ({msg})")),
-        Ok(Outcome::Late(why)) => Err(why),
-        Err(why) => Err(why),
+        Outcome::Failed(msg) => Err(format!("failed ({msg})")),
+        Outcome::Late(why) => Err(why),
     })
 }
 

@@ -7,8 +7,8 @@
 use super::*;
 
 /// Everything the outcome of one scheduler run depends on: the problem as text, the options and
-/// the operation budget. Not the time limit: an outcome records the CPU time it took, and each
-/// asker holds it against its own limit ([`Solved`]).
+/// the operation budget. Not the time limit: a run records the CPU time it took, and each asker
+/// holds it against its own limit ([`Run::wait`]).
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub(super) struct ProblemKey {
     pub(super) domains: String,
@@ -24,53 +24,14 @@ pub(super) struct ProblemKey {
     pub(super) outer_coincidence: bool,
 }
 
-/// One run's outcome, the CPU time it took (when the system can tell) and the limit it ran
-/// under. An asker whose limit is at least the time taken uses the outcome as its own; one
-/// whose limit is shorter finds it late, as its own run would have been; a run that gave up
-/// (late) under a shorter limit than an asker's is run again for it. So the problems that the
-/// fusion candidates share (nussinov's `min` and `max` ask for the problem `smart` solves, under
-/// 200 ms instead of 10 s) run once, where each limit used to start a run of its own that went
-/// on after its asker gave up.
-#[derive(Clone)]
-pub(super) struct Solved {
-    pub(super) outcome: Outcome,
-    pub(super) used: Option<std::time::Duration>,
-    pub(super) limit: Option<std::time::Duration>,
-}
-
-impl Solved {
-    /// The outcome for an asker with time limit `limit`.
-    pub(super) fn under(&self, limit: Option<std::time::Duration>) -> Outcome {
-        let late = |limit: std::time::Duration| {
-            Outcome::Late(format!("did not finish within {limit:?} of CPU time"))
-        };
-        match (&self.outcome, limit) {
-            (Outcome::Late(_), Some(limit)) => late(limit),
-            (_, Some(limit)) if self.used.is_some_and(|used| used > limit) => late(limit),
-            (outcome, _) => outcome.clone(),
-        }
-    }
-
-    /// Whether an asker with time limit `limit` must run the problem again: this run gave up
-    /// under a shorter limit.
-    pub(super) fn late_for_less_than(&self, limit: Option<std::time::Duration>) -> bool {
-        matches!(self.outcome, Outcome::Late(_))
-            && match (limit, self.limit) {
-                (None, Some(_)) => true,
-                (Some(mine), Some(its)) => mine > its,
-                (_, None) => false,
-            }
-    }
-}
-
-/// How many outcomes [`SOLVED`] keeps at most (it starts over when full).
+/// How many problems [`SOLVED`] keeps at most (it starts over when full).
 pub(super) const MAX_SOLVED: usize = 64;
 
-/// The outcome of one problem: set once, by the thread that runs it.
-pub(super) type Slot = std::sync::Arc<std::sync::OnceLock<Solved>>;
+/// The run of one problem: set once, by the first thread that asks for it.
+pub(super) type Slot = std::sync::Arc<std::sync::OnceLock<Run>>;
 
-/// The outcomes of the scheduler runs of every thread, by problem (see [`scheduled_tree`]), and
-/// how many times the store started over.
+/// The scheduler runs of every thread, by problem (see [`scheduled_tree`]), and how many times
+/// the store started over.
 pub(super) static SOLVED: std::sync::LazyLock<
     std::sync::Mutex<(std::collections::HashMap<ProblemKey, Slot>, u64)>,
 > = std::sync::LazyLock::new(Default::default);
@@ -80,8 +41,8 @@ thread_local! {
     pub(super) static RUNS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
-/// The slot of `key` in [`SOLVED`]: the outcome when some thread has it, else an empty slot
-/// that the first thread to run the problem fills.
+/// The slot of `key` in [`SOLVED`]: the run when some thread started it, else an empty slot that
+/// the first thread to ask fills.
 pub(super) fn solved_slot(key: &ProblemKey) -> Slot {
     // A thread that panicked while holding the lock left the map whole (inserts are atomic).
     let mut solved = SOLVED
@@ -97,34 +58,110 @@ pub(super) fn solved_slot(key: &ProblemKey) -> Slot {
     solved.0.entry(key.clone()).or_default().clone()
 }
 
-/// In place of `old`, the slot of `key` in [`SOLVED`] for a run again: a new empty one, unless
-/// another thread replaced `old` first (then that one).
-pub(super) fn fresh_slot(key: &ProblemKey, old: &Slot) -> Slot {
-    let mut solved = SOLVED
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let entry = solved.0.entry(key.clone()).or_default();
-    if std::sync::Arc::ptr_eq(entry, old) {
-        *entry = Slot::default();
-    }
-    entry.clone()
+/// One scheduler run of a problem, on a thread of its own, shared by every asker of the problem:
+/// the thread leaves its outcome and the CPU time it took here when it finishes, whether or not
+/// an asker still waits, and each asker waits for it as long as its own time limit allows
+/// ([`Run::wait`]). So a problem runs once whatever its askers' limits: nussinov's fusion
+/// candidates ask for a problem under 200 ms of CPU time and its final schedule under 10 s;
+/// the run that the first gave up on is the one the second waits for (0.35 s), where a run that
+/// gave up used to be run again from the start. ISL cannot be interrupted: a run that nobody
+/// waits for any more finishes on its own, as before.
+pub(super) struct Run {
+    state: std::sync::Arc<RunState>,
+    /// The run's thread (`None` when it could not start). Never joined: its CPU clock stays
+    /// readable while it runs, and it ends on its own.
+    thread: Option<std::thread::JoinHandle<()>>,
 }
 
-/// Runs `problem` on a scheduler thread of its own (see [`scheduled_tree`]) under `time_limit`:
-/// its outcome (late when none came within the limit) and the CPU time it took.
-pub(super) fn run_scheduler(
-    problem: SchedulingProblem,
-    time_limit: Option<std::time::Duration>,
-) -> Solved {
-    let (outcome, used) =
-        match run_bounded_timed("isl-scheduler", time_limit, move || problem.solve()) {
-            Ok((outcome, used)) => (outcome, used),
-            Err(why) => (Outcome::Late(why), None),
+/// What a run's thread and its askers share.
+struct RunState {
+    /// The outcome and the CPU time it took (the wall-clock time since `started` where the
+    /// system has no thread clock); `None` while the run goes on.
+    result: std::sync::Mutex<Option<(Outcome, Option<std::time::Duration>)>>,
+    finished: std::sync::Condvar,
+    started: std::time::Instant,
+}
+
+impl Run {
+    /// Starts `work` (a problem's [`SchedulingProblem::solve`]) on a thread of its own.
+    pub(super) fn start(work: impl FnOnce() -> Outcome + Send + 'static) -> Run {
+        let state = std::sync::Arc::new(RunState {
+            result: std::sync::Mutex::new(None),
+            finished: std::sync::Condvar::new(),
+            started: std::time::Instant::now(),
+        });
+        let theirs = std::sync::Arc::clone(&state);
+        let spawned = std::thread::Builder::new()
+            .name("isl-scheduler".into())
+            .spawn(move || {
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+                    .unwrap_or_else(|_| Outcome::Late("stopped without a result".into()));
+                let used = this_thread_cpu_time().or_else(|| Some(theirs.started.elapsed()));
+                theirs.set(outcome, used);
+            });
+        match spawned {
+            Ok(thread) => Run {
+                state,
+                thread: Some(thread),
+            },
+            Err(err) => {
+                state.set(Outcome::Late(format!("could not start ({err})")), None);
+                Run {
+                    state,
+                    thread: None,
+                }
+            }
+        }
+    }
+
+    /// The run's outcome for an asker with time limit `limit` (`None`: no limit): late when the
+    /// run took more CPU time than `limit`, whether it finished before this asker came (the
+    /// outcome does not depend on when it looked) or is still going on when its CPU time
+    /// passes `limit` (the asker stops waiting then).
+    pub(super) fn wait(&self, limit: Option<std::time::Duration>) -> Outcome {
+        const POLL: std::time::Duration = std::time::Duration::from_millis(5);
+        let late = |limit: std::time::Duration| {
+            Outcome::Late(format!("did not finish within {limit:?} of CPU time"))
         };
-    Solved {
-        outcome,
-        used,
-        limit: time_limit,
+        let clock = self.thread.as_ref().and_then(ThreadCpuClock::of);
+        let mut result = self
+            .state
+            .result
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        loop {
+            if let Some((outcome, used)) = &*result {
+                return match (limit, used) {
+                    (Some(limit), Some(used)) if *used > limit => late(limit),
+                    _ => outcome.clone(),
+                };
+            }
+            if let Some(limit) = limit {
+                let used = match &clock {
+                    Some(clock) => clock.used(),
+                    None => Some(self.state.started.elapsed()),
+                };
+                if used.is_some_and(|used| used > limit) {
+                    return late(limit);
+                }
+            }
+            result = self
+                .state
+                .finished
+                .wait_timeout(result, POLL)
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .0;
+        }
+    }
+}
+
+impl RunState {
+    fn set(&self, outcome: Outcome, used: Option<std::time::Duration>) {
+        *self
+            .result
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some((outcome, used));
+        self.finished.notify_all();
     }
 }
 
@@ -226,7 +263,7 @@ impl SchedulingProblem {
     /// Runs the ISL scheduler (validity = proximity = coincidence = all dependences) in a fresh
     /// context with the options of the module documentation: on the parametric copy first, and on
     /// the problem itself when there is no copy or the copy's schedule depends on its sizes.
-    fn solve(&self) -> Outcome {
+    pub(super) fn solve(&self) -> Outcome {
         if let Some(copy) = &self.parametric {
             if let Outcome::Done(tree) =
                 self.solve_one(&copy.domains, &copy.context, &copy.deps, copy.own_params)
@@ -356,7 +393,7 @@ mod solved_tests {
             first
         );
         // A new problem first asked under a 1 ns limit gives up; asked again under a longer
-        // limit, it runs again and is used.
+        // limit, the same run is waited for and used: one run in all.
         let other = ScheduleConfig {
             max_coefficient: 3,
             ..max.clone()
@@ -369,37 +406,41 @@ mod solved_tests {
         assert!(gave_up.unwrap_err().contains("did not finish"));
         assert_eq!(tree(&other).unwrap(), first);
         let (after_other, generation_now) = runs();
-        assert!(after_other == before_other + 2 || generation_now != generation);
+        assert!(after_other == before_other + 1 || generation_now != generation);
     }
 
-    /// How a stored outcome serves askers with other limits.
+    /// How one run serves askers with other limits: late for an asker whose limit its CPU time
+    /// passes (while it goes on, or after it finished), its outcome for the others.
     #[test]
-    fn a_stored_outcome_is_held_against_each_askers_limit() {
+    fn a_run_is_held_against_each_askers_limit() {
         let ms = std::time::Duration::from_millis;
-        let done = Solved {
-            outcome: Outcome::Done("tree".into()),
-            used: Some(ms(300)),
-            limit: Some(ms(10_000)),
-        };
-        assert!(matches!(done.under(Some(ms(300))), Outcome::Done(_)));
-        assert!(matches!(done.under(None), Outcome::Done(_)));
-        match done.under(Some(ms(200))) {
-            Outcome::Late(why) => assert_eq!(why, "did not finish within 200ms of CPU time"),
-            _ => panic!("a run of 300 ms is late under 200 ms"),
+        // About 60 ms of CPU time, then a tree.
+        let run = Run::start(move || {
+            let mut x = 0u64;
+            while this_thread_cpu_time().is_some_and(|t| t < ms(60)) {
+                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+            }
+            Outcome::Done(format!("tree {}", x % 2))
+        });
+        match run.wait(Some(ms(1))) {
+            Outcome::Late(why) => assert_eq!(why, "did not finish within 1ms of CPU time"),
+            _ => panic!("a run of 60 ms is late under 1 ms"),
         }
-        assert!(!done.late_for_less_than(Some(ms(20_000))));
-        let gave_up = Solved {
-            outcome: Outcome::Late("did not finish within 200ms of CPU time".into()),
-            used: None,
-            limit: Some(ms(200)),
-        };
-        match gave_up.under(Some(ms(150))) {
-            Outcome::Late(why) => assert_eq!(why, "did not finish within 150ms of CPU time"),
-            _ => panic!("late under 200 ms is late under 150 ms"),
+        assert!(
+            matches!(run.wait(None), Outcome::Done(_)),
+            "no limit waits for it"
+        );
+        assert!(matches!(run.wait(Some(ms(60_000))), Outcome::Done(_)));
+        match run.wait(Some(ms(20))) {
+            Outcome::Late(why) => assert_eq!(why, "did not finish within 20ms of CPU time"),
+            _ => panic!("a finished run of 60 ms is still late under 20 ms"),
         }
-        assert!(!gave_up.late_for_less_than(Some(ms(200))));
-        assert!(gave_up.late_for_less_than(Some(ms(201))));
-        assert!(gave_up.late_for_less_than(None));
+        // A run that panics ends its askers' wait.
+        let broken = Run::start(|| panic!("a scheduler bug"));
+        match broken.wait(None) {
+            Outcome::Late(why) => assert_eq!(why, "stopped without a result"),
+            _ => panic!("a panicking run has no outcome"),
+        }
     }
 
     /// Threads that ask for one problem at once share one run: the others wait for its outcome.
