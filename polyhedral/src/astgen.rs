@@ -12,6 +12,7 @@ use crate::isl::{
 };
 use crate::maps::{fixed_prefix, input_error, names, pad_to_common_depth, projection, tuple};
 use crate::scop::parse_context;
+use crate::unroll::Fact;
 use crate::{Error, NestId, Result, TileDep, TiledSchedule};
 use scop_ir::Scop;
 use std::collections::HashSet;
@@ -202,6 +203,24 @@ impl<'c> PointSchedule<'c> {
                 separate.push(d);
             }
         }
+        if let Some(d) = self.unroll {
+            // Built as a loop and unrolled here (`crate::unroll`: ISL's option costs seconds).
+            if let Some((lo, hi)) = self.dim_range(d)? {
+                let mut ast = build_with_options(
+                    context.clone(),
+                    self.schedule.clone(),
+                    &self.iterators,
+                    &separate,
+                    &[],
+                )?;
+                let mut simplify =
+                    |terms: &[Expr], facts: &[Fact]| Self::guard_under(&context, facts, terms).ok();
+                let iter = &self.iterators[d];
+                if crate::unroll::unroll_completely(&mut ast, iter, lo, hi, &mut simplify) {
+                    return Ok(ast);
+                }
+            }
+        }
         build_with_options(
             context,
             self.schedule.clone(),
@@ -210,6 +229,152 @@ impl<'c> PointSchedule<'c> {
             self.unroll.as_slice(),
         )
     }
+
+    /// The guard `terms` (a conjunction on the enclosing loops' iterators and the parameters)
+    /// as ISL's AST builder writes it where `facts`, what the code around says of those
+    /// iterators, and `context` hold: `None` (no guard) when they imply it. A fact that ISL
+    /// cannot read is left out, which only keeps more of the guard. `Err` when a term cannot
+    /// be read.
+    fn guard_under(context: &Set<'c>, facts: &[Fact], terms: &[Expr]) -> Result<Option<Expr>> {
+        let ctx = context.ctx();
+        let params = context.param_names()?;
+        // The iterators become parameters too: the guard is a condition on them.
+        let mut names = params.clone();
+        let mut more = Vec::new();
+        for fact in facts {
+            match fact {
+                Fact::Holds(e) => ids_of(e, &mut more),
+                Fact::Stride { iter, init, .. } => {
+                    more.push(iter.clone());
+                    ids_of(init, &mut more);
+                }
+            }
+        }
+        for t in terms {
+            ids_of(t, &mut more);
+        }
+        for id in more {
+            if !names.contains(&id) {
+                names.push(id);
+            }
+        }
+        let known = |id: &str| names.iter().any(|n| n == id).then(|| id.to_string());
+        let wanted: Vec<String> = terms
+            .iter()
+            .map(|t| isl_condition(t, &known))
+            .collect::<Option<_>>()
+            .ok_or_else(|| Error::Isl("a guard term that is not affine".into()))?;
+        let mut given = Vec::new();
+        for fact in facts {
+            match fact {
+                Fact::Holds(e) => {
+                    let mut terms = Vec::new();
+                    crate::unroll::conjuncts(e, &mut terms);
+                    given.extend(terms.iter().filter_map(|t| isl_condition(t, &known)));
+                }
+                Fact::Stride { iter, init, step } => {
+                    if let Some(init) = isl_affine(init, &known) {
+                        given.push(format!(
+                            "exists (a : {iter} = ({init}) + {step} * a and a >= 0)"
+                        ));
+                    }
+                }
+            }
+        }
+        let set = |conds: &[String]| {
+            let conds = match conds.is_empty() {
+                true => String::new(),
+                false => format!(" : {}", conds.join(" and ")),
+            };
+            format!("{}{{{conds} }}", crate::maps::params_prefix(&names))
+        };
+        let around = Set::read(ctx, &set(&given))?.intersect(context.clone())?;
+        let guard = Set::read(ctx, &set(&wanted))?;
+        if around.is_subset(&guard)? {
+            return Ok(None);
+        }
+        let expr = AstBuild::from_context(around)?.expr_from_set(guard)?;
+        Ok(Some(convert_expr(&expr)?))
+    }
+
+    /// The smallest and largest values of schedule dimension `d` over every statement; `None`
+    /// when some statement's are unbounded.
+    fn dim_range(&self, d: usize) -> Result<Option<(i64, i64)>> {
+        let mut range: Option<(i64, i64)> = None;
+        for set in self.schedule.clone().range()?.sets()? {
+            let Some((lo, hi)) = set.dim_range(d)? else {
+                return Ok(None);
+            };
+            range = Some(match range {
+                Some((a, b)) => (a.min(lo), b.max(hi)),
+                None => (lo, hi),
+            });
+        }
+        Ok(range)
+    }
+}
+
+/// The identifiers of `e`, each once, in order of appearance.
+fn ids_of(e: &Expr, out: &mut Vec<String>) {
+    match e {
+        Expr::Id(id) if !out.contains(id) => out.push(id.clone()),
+        Expr::Op(_, args) => args.iter().for_each(|a| ids_of(a, out)),
+        _ => {}
+    }
+}
+
+/// `e`, an affine condition, in ISL's syntax, its identifiers renamed by `name` (`None` where
+/// one has no name there or `e` is not a comparison of affine expressions).
+fn isl_condition(e: &Expr, name: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    let Expr::Op(op, args) = e else { return None };
+    let sign = match op {
+        OpKind::Le => "<=",
+        OpKind::Lt => "<",
+        OpKind::Ge => ">=",
+        OpKind::Gt => ">",
+        OpKind::Eq => "=",
+        _ => return None,
+    };
+    let [a, b] = args.as_slice() else { return None };
+    Some(format!(
+        "{} {sign} {}",
+        isl_affine(a, name)?,
+        isl_affine(b, name)?
+    ))
+}
+
+/// `e`, an affine expression, in ISL's syntax (see [`isl_condition`]). Operands other than a
+/// name or a number are parenthesized (ISL does not read a parenthesized number before `*`).
+fn isl_affine(e: &Expr, name: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    let constant = |e: &Expr| match e {
+        Expr::Int(v) => v.parse::<i64>().ok(),
+        _ => None,
+    };
+    let operand = |e: &Expr| -> Option<String> {
+        let text = isl_affine(e, name)?;
+        Some(match e {
+            Expr::Int(_) | Expr::Id(_) => text,
+            _ => format!("({text})"),
+        })
+    };
+    Some(match e {
+        Expr::Int(_) => constant(e)?.to_string(),
+        Expr::Id(id) => name(id)?,
+        Expr::Op(op, args) => match (op, args.as_slice()) {
+            (OpKind::Minus, [a]) => format!("-{}", operand(a)?),
+            (OpKind::Add, [a, b]) => format!("{} + {}", operand(a)?, operand(b)?),
+            (OpKind::Sub, [a, b]) => format!("{} - {}", operand(a)?, operand(b)?),
+            (OpKind::Mul, [a, b]) if constant(a).is_some() || constant(b).is_some() => {
+                format!("{} * {}", operand(a)?, operand(b)?)
+            }
+            (OpKind::FdivQ | OpKind::PdivQ | OpKind::Div, [a, b])
+                if constant(b).is_some_and(|c| c > 0) =>
+            {
+                format!("floor({} / {})", operand(a)?, constant(b)?)
+            }
+            _ => return None,
+        },
+    })
 }
 
 /// Enumerates, in lexicographic order, the points of the ISL set `set` (one space, e.g. a nest's

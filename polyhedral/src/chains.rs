@@ -21,8 +21,8 @@
 //! 7.18 s -> 3.80 s; on one thread adi 4.58 s and seidel-2d 7.58 s against gcc's 9.9 and 17.7.
 //!
 //! The transformation is a schedule: the band member `m` (the row) becomes `o_m - (o_m mod C)`
-//! in place, and `o_m mod C` a new innermost dimension, whose loop ISL unrolls completely
-//! (its `unroll` option); in a full tile whose size along `m` is a multiple of `C` every strip is
+//! in place, and `o_m mod C` a new innermost dimension, whose loop is unrolled completely
+//! ([`crate::unroll`]); in a full tile whose size along `m` is a multiple of `C` every strip is
 //! whole. It is checked like the other inner reorderings ([`crate::sink::order_kept`]: every two
 //! instances of a tile that access one element, one of them writing, keep their order), and it
 //! is done when some statement's innermost loop writes one element again along its steps (the

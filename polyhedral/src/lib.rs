@@ -78,6 +78,7 @@ mod tile;
 mod tile_code;
 mod tile_graph;
 mod tile_size;
+mod unroll;
 mod verify;
 mod work_span;
 

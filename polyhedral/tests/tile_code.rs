@@ -42,3 +42,46 @@ fn read_only_operands_along_the_lanes_are_packed() {
         );
     }
 }
+
+/// adi's rows are jammed in fours around their recurrences (`polyhedral::chains`), the strip's
+/// loop unrolled on the plain AST with the guards that the enclosing loops do not already
+/// imply: in every tile, the code runs each instance of the plain tile code exactly once
+/// (a guard dropped wrongly runs a row outside the arrays' rows twice or never).
+#[test]
+fn adis_unrolled_rows_run_each_instance_of_their_tile_once() {
+    let scop = common::kernel_scop("adi", &["SMALL_DATASET"]);
+    let deps = dependences(&scop).unwrap();
+    let cfg = ScheduleConfig {
+        tile_sizes: Some(vec![16]),
+        ..ScheduleConfig::default()
+    };
+    let (sched, _) = schedule(&scop, &deps, &cfg).unwrap();
+    let mut jammed = 0;
+    for (k, nest) in sched.nests.iter().enumerate() {
+        let k = polyhedral::NestId::new(k);
+        let coords: Vec<String> = (0..nest.tile_sizes.len())
+            .map(|d| format!("t{d}"))
+            .collect();
+        let (ast, code) = tile_body_ast(&scop, &sched, k, &coords, "c", &[]).unwrap();
+        let plain = polyhedral::nest_body_ast(&scop, &sched, k, &coords, "c").unwrap();
+        if code.jammed.is_some() {
+            jammed += 1;
+        }
+        for tile in common::points(&scop, &nest.tile_domain, &[]) {
+            let at: Vec<(&str, i64)> = coords
+                .iter()
+                .map(|c| c.as_str())
+                .zip(tile.clone())
+                .collect();
+            let mut got = common::run(&ast, &at);
+            let mut want = common::run(&plain, &at);
+            got.sort();
+            want.sort();
+            assert_eq!(got, want, "tile {tile:?} of {k}");
+        }
+    }
+    assert!(
+        jammed > 0,
+        "adi's rows are jammed at SMALL with 16-wide tiles"
+    );
+}
