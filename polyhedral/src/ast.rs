@@ -231,3 +231,97 @@ pub enum OpKind {
     Ge,
     Gt,
 }
+
+/// Builders of small ASTs and an interpreter that lists what one runs, for the tests of the
+/// transformations on this AST (`tile_code`'s jam, `unroll`).
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{Ast, Expr, OpKind};
+
+    pub(crate) fn id(name: &str) -> Expr {
+        Expr::Id(name.to_string())
+    }
+    pub(crate) fn int(v: i64) -> Expr {
+        Expr::Int(v.to_string())
+    }
+    pub(crate) fn op(kind: OpKind, args: Vec<Expr>) -> Expr {
+        Expr::Op(kind, args)
+    }
+    pub(crate) fn user(name: &str, args: Vec<Expr>) -> Ast {
+        Ast::User {
+            name: name.to_string(),
+            args,
+        }
+    }
+
+    /// The value of `e` with the names bound in `env` (the innermost binding of a name wins).
+    pub(crate) fn eval(e: &Expr, env: &[(String, i64)]) -> i64 {
+        match e {
+            Expr::Int(v) => v.parse().expect("an integer literal"),
+            Expr::Id(n) => {
+                env.iter()
+                    .rev()
+                    .find(|(m, _)| m == n)
+                    .unwrap_or_else(|| panic!("unbound {n}"))
+                    .1
+            }
+            Expr::Op(op, a) => {
+                let v: Vec<i64> = a.iter().map(|x| eval(x, env)).collect();
+                match op {
+                    OpKind::Add => v[0] + v[1],
+                    OpKind::Sub => v[0] - v[1],
+                    OpKind::Mul => v[0] * v[1],
+                    OpKind::Minus => -v[0],
+                    OpKind::Min => *v.iter().min().expect("an operand"),
+                    OpKind::Max => *v.iter().max().expect("an operand"),
+                    OpKind::Le => (v[0] <= v[1]) as i64,
+                    OpKind::Lt => (v[0] < v[1]) as i64,
+                    OpKind::Ge => (v[0] >= v[1]) as i64,
+                    OpKind::Gt => (v[0] > v[1]) as i64,
+                    OpKind::And | OpKind::AndThen => v.iter().all(|&x| x != 0) as i64,
+                    other => panic!("not evaluated here: {other:?}"),
+                }
+            }
+        }
+    }
+
+    /// Every statement instance `ast` runs with the names bound in `env`, arguments evaluated,
+    /// in execution order.
+    pub(crate) fn instances(
+        ast: &Ast,
+        env: &mut Vec<(String, i64)>,
+        out: &mut Vec<(String, Vec<i64>)>,
+    ) {
+        match ast {
+            Ast::Block(items) => items.iter().for_each(|i| instances(i, env, out)),
+            Ast::User { name, args } => {
+                out.push((name.clone(), args.iter().map(|a| eval(a, env)).collect()))
+            }
+            Ast::For {
+                iter,
+                init,
+                cond,
+                inc,
+                body,
+            } => {
+                env.push((iter.clone(), eval(init, env)));
+                while eval(cond, env) != 0 {
+                    instances(body, env, out);
+                    let step = eval(inc, env);
+                    if let Some(last) = env.last_mut() {
+                        last.1 += step;
+                    }
+                }
+                env.pop();
+            }
+            Ast::If { cond, then, els } => {
+                if eval(cond, env) != 0 {
+                    instances(then, env, out);
+                } else if let Some(els) = els {
+                    instances(els, env, out);
+                }
+            }
+            Ast::Kernel(_) => panic!("no kernels here"),
+        }
+    }
+}

@@ -346,10 +346,7 @@ fn isl_condition(e: &Expr, name: &dyn Fn(&str) -> Option<String>) -> Option<Stri
 /// `e`, an affine expression, in ISL's syntax (see [`isl_condition`]). Operands other than a
 /// name or a number are parenthesized (ISL does not read a parenthesized number before `*`).
 fn isl_affine(e: &Expr, name: &dyn Fn(&str) -> Option<String>) -> Option<String> {
-    let constant = |e: &Expr| match e {
-        Expr::Int(v) => v.parse::<i64>().ok(),
-        _ => None,
-    };
+    use crate::unroll::constant;
     let operand = |e: &Expr| -> Option<String> {
         let text = isl_affine(e, name)?;
         Some(match e {

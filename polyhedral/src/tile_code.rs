@@ -1225,23 +1225,9 @@ impl std::fmt::Display for TileCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ast::testing::{id, instances, int, op, user};
     use crate::{dependences, schedule, ScheduleConfig};
 
-    fn id(name: &str) -> Expr {
-        Expr::Id(name.to_string())
-    }
-    fn int(v: i64) -> Expr {
-        Expr::Int(v.to_string())
-    }
-    fn op(kind: OpKind, args: Vec<Expr>) -> Expr {
-        Expr::Op(kind, args)
-    }
-    fn user(name: &str, args: Vec<Expr>) -> Ast {
-        Ast::User {
-            name: name.to_string(),
-            args,
-        }
-    }
     /// `for (iter = lo; iter <= hi; iter += 1) body`
     fn for_le(iter: &str, lo: Expr, hi: Expr, body: Ast) -> Ast {
         Ast::For {
@@ -1355,50 +1341,6 @@ mod tests {
             ]),
         );
         stays(two);
-    }
-
-    /// Every statement instance of `ast` with the loop iterators bound as the loops bind them,
-    /// in execution order (for code whose bounds and arguments are integer constants and the
-    /// iterators of enclosing loops).
-    fn instances(ast: &Ast, env: &mut Vec<(String, i64)>, out: &mut Vec<(String, Vec<i64>)>) {
-        fn eval(e: &Expr, env: &[(String, i64)]) -> i64 {
-            match e {
-                Expr::Int(v) => v.parse().unwrap(),
-                Expr::Id(n) => {
-                    env.iter()
-                        .rev()
-                        .find(|(m, _)| m == n)
-                        .unwrap_or_else(|| panic!("unbound {n}"))
-                        .1
-                }
-                Expr::Op(OpKind::Add, a) => eval(&a[0], env) + eval(&a[1], env),
-                Expr::Op(OpKind::Mul, a) => eval(&a[0], env) * eval(&a[1], env),
-                Expr::Op(OpKind::Le, a) => (eval(&a[0], env) <= eval(&a[1], env)) as i64,
-                other => panic!("not evaluated here: {other:?}"),
-            }
-        }
-        match ast {
-            Ast::Block(items) => items.iter().for_each(|i| instances(i, env, out)),
-            Ast::User { name, args } => {
-                out.push((name.clone(), args.iter().map(|a| eval(a, env)).collect()))
-            }
-            Ast::For {
-                iter,
-                init,
-                cond,
-                inc,
-                body,
-            } => {
-                env.push((iter.clone(), eval(init, env)));
-                while eval(cond, env) != 0 {
-                    instances(body, env, out);
-                    let step = eval(inc, env);
-                    env.last_mut().unwrap().1 += step;
-                }
-                env.pop();
-            }
-            Ast::If { .. } | Ast::Kernel(_) => panic!("no conditions or kernels here"),
-        }
     }
 
     #[test]

@@ -273,7 +273,7 @@ fn comparison(e: &Expr) -> Option<bool> {
 }
 
 /// The value of an expression made of integer literals, additions, subtractions and negations.
-fn constant(e: &Expr) -> Option<i64> {
+pub(crate) fn constant(e: &Expr) -> Option<i64> {
     match e {
         Expr::Int(text) => text.parse().ok(),
         Expr::Op(OpKind::Minus, args) if args.len() == 1 => constant(&args[0])?.checked_neg(),
@@ -297,22 +297,8 @@ fn all_of(mut terms: Vec<Expr>) -> Expr {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ast::testing::{id, instances, int, op, user};
 
-    fn id(name: &str) -> Expr {
-        Expr::Id(name.into())
-    }
-    fn int(v: i64) -> Expr {
-        Expr::Int(v.to_string())
-    }
-    fn op(kind: OpKind, args: Vec<Expr>) -> Expr {
-        Expr::Op(kind, args)
-    }
-    fn user(name: &str, args: Vec<Expr>) -> Ast {
-        Ast::User {
-            name: name.into(),
-            args,
-        }
-    }
     fn for_loop(iter: &str, init: Expr, cond: Expr, body: Ast) -> Ast {
         Ast::For {
             iter: iter.into(),
@@ -320,68 +306,6 @@ mod tests {
             cond,
             inc: int(1),
             body: Box::new(body),
-        }
-    }
-
-    /// Runs `ast` with the integer values `env` and lists the user nodes it visits, arguments
-    /// evaluated: an oracle for the unrolled code against the loop.
-    fn trace(ast: &Ast, env: &mut Vec<(String, i64)>, out: &mut Vec<(String, Vec<i64>)>) {
-        fn eval(e: &Expr, env: &[(String, i64)]) -> i64 {
-            match e {
-                Expr::Int(t) => t.parse().unwrap(),
-                Expr::Id(n) => env.iter().rev().find(|(k, _)| k == n).unwrap().1,
-                Expr::Op(op, a) => {
-                    let v: Vec<i64> = a.iter().map(|x| eval(x, env)).collect();
-                    match op {
-                        OpKind::Add => v[0] + v[1],
-                        OpKind::Sub => v[0] - v[1],
-                        OpKind::Minus => -v[0],
-                        OpKind::Min => *v.iter().min().unwrap(),
-                        OpKind::Max => *v.iter().max().unwrap(),
-                        OpKind::Le => (v[0] <= v[1]) as i64,
-                        OpKind::Lt => (v[0] < v[1]) as i64,
-                        OpKind::Ge => (v[0] >= v[1]) as i64,
-                        OpKind::Gt => (v[0] > v[1]) as i64,
-                        OpKind::And | OpKind::AndThen => v.iter().all(|&x| x != 0) as i64,
-                        other => panic!("{other:?}"),
-                    }
-                }
-            }
-        }
-        match ast {
-            Ast::Block(items) => items.iter().for_each(|a| trace(a, env, out)),
-            Ast::For {
-                iter,
-                init,
-                cond,
-                inc,
-                body,
-            } => {
-                let mut v = eval(init, env);
-                loop {
-                    env.push((iter.clone(), v));
-                    let go = eval(cond, env) != 0;
-                    if go {
-                        trace(body, env, out);
-                    }
-                    env.pop();
-                    if !go {
-                        break;
-                    }
-                    v += eval(inc, env);
-                }
-            }
-            Ast::If { cond, then, els } => {
-                if eval(cond, env) != 0 {
-                    trace(then, env, out);
-                } else if let Some(e) = els {
-                    trace(e, env, out);
-                }
-            }
-            Ast::User { name, args } => {
-                out.push((name.clone(), args.iter().map(|a| eval(a, env)).collect()))
-            }
-            Ast::Kernel(_) => panic!("no kernels here"),
         }
     }
 
@@ -419,8 +343,8 @@ mod tests {
         assert_eq!(loops, 0, "{after:?}");
         for r in [0, 4, 992, 996, 997] {
             let (mut want, mut got) = (Vec::new(), Vec::new());
-            trace(&before, &mut vec![("r".into(), r)], &mut want);
-            trace(&after, &mut vec![("r".into(), r)], &mut got);
+            instances(&before, &mut vec![("r".into(), r)], &mut want);
+            instances(&after, &mut vec![("r".into(), r)], &mut got);
             assert_eq!(got, want, "r = {r}");
         }
     }
