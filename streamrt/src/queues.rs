@@ -132,6 +132,13 @@ impl<T> Queues<T> {
         self.sleep.cv.notify_all();
     }
 
+    /// Whether some thread sleeps (or is about to). A hint: read without the protocol's fence,
+    /// so a thread that registers meanwhile may be missed; the next [`Queues::notify_work`]
+    /// sees it.
+    pub(crate) fn has_sleepers(&self) -> bool {
+        self.sleep.sleepers.load(Ordering::Relaxed) > 0
+    }
+
     /// Whether some deque or the injector holds a task.
     pub(crate) fn has_work(&self) -> bool {
         !self.injector.is_empty() || self.stealers.iter().any(|s| !s.is_empty())

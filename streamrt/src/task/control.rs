@@ -25,6 +25,20 @@ pub(crate) struct Core<'env> {
     /// Per stream, one bit per key: a task producing this token was spawned.
     claimed: Vec<Vec<u64>>,
     spawned: u64,
+    /// Activations counted in the graph word ahead of the spawns that use them, one
+    /// [`CREDIT_BATCH`] at a time: the word is shared with every thread that finishes a task,
+    /// and one update of it per spawn moved its cache line between the cores at every task
+    /// (a third of the spawn's time with empty tasks on 2 threads). Readers of the count on
+    /// this thread subtract it; [`Core::wait_graph`] gives it back first.
+    credit: u64,
+    /// Whether the last check found this thread ahead of the workers (more tasks queued than
+    /// [`HELP_AHEAD`] per thread; always on one thread): a task ready at its spawn then runs here
+    /// at once. Checked every [`HELP_PERIOD`] spawns, not at each: the queue's length is two
+    /// words the workers write.
+    ahead: bool,
+    /// Tasks made ready at their spawn, not yet handed to the workers: pushed together, up to
+    /// [`PUSH_BATCH`] at a time (see [`Core::hand_over`]).
+    pending: Vec<TaskRef>,
     finished: bool,
     /// When the graph began (observer's clock; 0 when not observing).
     began: u64,
@@ -42,11 +56,14 @@ impl<'env> Core<'env> {
         let began = if rt.obs.on { rt.obs.graph_begin() } else { 0 };
         Core {
             began,
+            ahead: rt.n_threads() == 1,
             rt,
             state: Arc::new(GraphState::new()),
             streams: Vec::new(),
             claimed: Vec::new(),
             spawned: 0,
+            credit: 0,
+            pending: Vec::with_capacity(PUSH_BATCH),
             finished: false,
             pool: Pool::default(),
             barriers: HashMap::new(),
@@ -165,6 +182,14 @@ impl<'env> Core<'env> {
             let token = self.streams[out.0 as usize].token_name(out.1);
             return Err(Error::ProducedTwice { token });
         }
+        if u32::try_from(arrivals.len()).is_err() {
+            return Err(Error::Misuse(format!(
+                "task {} arrives at {} counted barriers (at most {})",
+                self.token_name(out),
+                arrivals.len(),
+                u32::MAX
+            )));
+        }
         arrivals.sort_unstable();
         for group in arrivals.chunk_by(|a, b| a == b) {
             let barrier = group[0];
@@ -203,14 +228,18 @@ impl<'env> Core<'env> {
             (*task).link = ptr::null_mut();
             (*task).graph = Arc::as_ptr(&self.state);
             (*task).stream = Arc::as_ptr(&self.streams[out.0 as usize]);
-            (*task).idx = out.1;
+            // Slot indices are below `MAX_KEYS` (2^32), checked when the stream was declared.
+            (*task).idx = out.1 as u32;
             (*task).body = Some(body);
             (*task).n_waits = n_inputs;
             if n_inputs > INLINE_WAITS {
                 (*task).spill.clear();
                 (*task).spill.resize(n_inputs, WaitNode::NONE);
             }
-            (*task).arrive.clear();
+            if (*task).n_arrive > 0 {
+                (*task).arrive.clear();
+                (*task).n_arrive = 0;
+            }
         }
         for barrier in arrivals.iter() {
             let b = self
@@ -222,6 +251,8 @@ impl<'env> Core<'env> {
             // arrivals, so it cannot have run.
             unsafe { (*task).arrive.push(b.record) };
         }
+        // SAFETY: as above. At most `u32::MAX` arrivals (checked above).
+        unsafe { (*task).n_arrive = arrivals.len() as u32 };
         self.spawned += 1;
         Ok(task)
     }
@@ -248,21 +279,50 @@ impl<'env> Core<'env> {
         if unsafe { release_guard(task, satisfied) } {
             // SAFETY: records are never null.
             let t = TaskRef(unsafe { NonNull::new_unchecked(task) });
-            let n = self.rt.n_threads();
-            if n == 1 || self.rt.queued() > HELP_AHEAD as usize * n {
+            if self.ahead {
                 // Ahead of the workers (or alone): run it here, with no deque operation and no
                 // shared counter update before it; a successor it makes ready is queued.
+                self.flush();
                 if let Some(next) = t.run_inline(&self.rt) {
                     self.rt.push(&Sink::Global, next);
                     self.rt.notify_work(1);
                 }
             } else {
                 // Count it active before it can run (the push publishes the increment).
-                self.state.activate_one();
-                self.rt.push(&Sink::Global, t);
-                self.rt.notify_work(1);
+                if self.credit == 0 {
+                    self.state.activate(CREDIT_BATCH);
+                    self.credit = CREDIT_BATCH;
+                }
+                self.credit -= 1;
+                self.hand_over(t);
             }
         }
+    }
+
+    /// Hands the ready task `t` to the workers: now if some of them sleep, else with the next
+    /// ones, [`PUSH_BATCH`] at a time. Each push writes the shared queue's tail, which idle
+    /// workers keep reading: pushed one at a time, its cache line moved between the cores at
+    /// every task (a third of the spawn's time with empty tasks on 2 threads); a batch moves it
+    /// about once, and the worker that steals takes the whole batch. A task waits here at most
+    /// until the next [`HELP_PERIOD`] check, a batch or the end-of-graph wait, whichever comes
+    /// first, and never while this thread runs a task.
+    fn hand_over(&mut self, t: TaskRef) {
+        self.pending.push(t);
+        if self.pending.len() >= PUSH_BATCH || self.rt.has_sleepers() {
+            self.flush();
+        }
+    }
+
+    /// Pushes the tasks waiting in [`Core::pending`] and wakes workers for them.
+    fn flush(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let n = self.pending.len() as u64;
+        for t in self.pending.drain(..) {
+            self.rt.push(&Sink::Global, t);
+        }
+        self.rt.notify_work(n);
     }
 
     /// The spawning thread helps when it is ahead: when more of this graph's tasks are ready or
@@ -276,7 +336,9 @@ impl<'env> Core<'env> {
             return;
         }
         let limit = if n == 1 { 0 } else { HELP_AHEAD * n };
+        self.flush();
         self.help(limit);
+        self.ahead = n == 1 || self.rt.queued() as u64 > HELP_AHEAD * n;
     }
 
     /// Runs ready tasks (of any graph) while more than `limit` tasks of this graph are ready or
@@ -286,7 +348,7 @@ impl<'env> Core<'env> {
         let mut next: Option<TaskRef> = None;
         loop {
             let (_, active) = self.state.snapshot();
-            if active <= limit {
+            if active - self.credit <= limit {
                 break;
             }
             match next.take().or_else(|| rt.find_work_control()) {
@@ -302,7 +364,12 @@ impl<'env> Core<'env> {
 
     /// The end-of-graph wait: runs tasks (of any graph) until the graph word says every spawned
     /// task finished, or that none is ready or running.
-    fn wait_graph(&self) -> GraphEnd {
+    fn wait_graph(&mut self) -> GraphEnd {
+        self.flush();
+        if self.credit > 0 {
+            self.state.deactivate(self.credit);
+            self.credit = 0;
+        }
         let (rt, state, spawned) = (&*self.rt, &*self.state, self.spawned);
         // A task made ready by the last task this thread ran, to run next.
         let mut next: Option<TaskRef> = None;
@@ -382,7 +449,8 @@ impl<'env> Core<'env> {
                     // never ran, so it is alive; nothing else reads or writes it.
                     let (next, task) = unsafe { ((*node).next, (*node).task) };
                     // SAFETY: as above.
-                    let (task_stream, task_idx) = unsafe { ((*(*task).stream).id, (*task).idx) };
+                    let (task_stream, task_idx) =
+                        unsafe { ((*(*task).stream).id, (*task).idx as usize) };
                     waits.push((task_stream, task_idx, stream.id, idx));
                     tasks.push(task);
                     node = next;
@@ -477,3 +545,9 @@ unsafe impl Send for Counted {}
 const HELP_PERIOD: u64 = 16;
 /// The control thread helps when more than `HELP_AHEAD * n_threads` tasks are ready or running.
 const HELP_AHEAD: u64 = 2;
+/// The most ready tasks the control thread holds before handing them to the workers together
+/// (see [`Core::hand_over`]).
+const PUSH_BATCH: usize = 8;
+/// How many activations the control thread counts in the graph word at once (see
+/// [`Core::credit`]).
+const CREDIT_BATCH: u64 = 64;

@@ -60,10 +60,17 @@ impl GraphState {
         (old & ACTIVE_MASK) + n_ready - u64::from(counted)
     }
 
-    /// A task became ready at spawn: count it active before it can run (the hand-over to the
-    /// thread that runs it publishes the increment).
-    pub(super) fn activate_one(&self) {
-        self.word.fetch_add(1, Ordering::Relaxed);
+    /// The control thread counts `n` tasks active ahead of their spawn ([`Core`]'s credit): each
+    /// counts before it can run (the hand-over to the thread that runs it publishes the
+    /// increment, made before it).
+    pub(super) fn activate(&self, n: u64) {
+        self.word.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// The control thread takes back `n` activations it counted ahead and did not use (before
+    /// it waits for the graph, which reads the count).
+    pub(super) fn deactivate(&self, n: u64) {
+        self.word.fetch_sub(n, Ordering::AcqRel);
     }
 
     /// `(finished, active)`, read with Acquire: once `finished` equals the number of tasks

@@ -4,7 +4,8 @@
 //! `RUSTFLAGS="--cfg loom" cargo test -p streamrt --lib --release loom` (tests/loom.rs does).
 //!
 //! The threads run the protocol's own steps (`wait_on`, `release_guard`, `publish`,
-//! `wake_waiters`, `count_down`, the graph word's `activate_one` / `finish_one` / `snapshot`);
+//! `wake_waiters`, `count_down`, the graph word's `activate` / `deactivate` / `finish_one` /
+//! `snapshot`);
 //! only the hand-over of a ready task to the thread that runs it is modelled (the thread that
 //! made it ready runs it, as `TaskRef::run`'s kept successor does). Checked in every
 //! execution:
@@ -12,7 +13,8 @@
 //!   data race on the producers' cells otherwise);
 //! - the control thread's end-of-graph wait never sees `active == 0` before every task finished
 //!   (the "stuck" verdict is exact), and when it sees `finished == spawned` every body's writes
-//!   are visible to it.
+//!   are visible to it; also when the control thread counts activations ahead and gives back
+//!   those it did not use before it waits (`Core`'s credit).
 //!
 //! Mutation check done by hand: a Relaxed `publish` swap, or a Relaxed graph-word update in
 //! `finish_one`, makes loom report a data race.
@@ -35,6 +37,10 @@ struct Shared {
     /// Whether the control thread runs a task ready at spawn at once, uncounted (`release`'s
     /// path when it is ahead), rather than counting it active first.
     inline: bool,
+    /// Activations the control thread counted ahead and has not used (`Core::credit`), when
+    /// it counts them ahead: `None` when it counts each at the spawn. Only the control thread
+    /// touches it.
+    credit: Option<AtomicU64>,
     barrier: *mut Task,
     consumer_runs: AtomicUsize,
     /// What the consumer writes; the control thread reads it after the graph.
@@ -48,7 +54,7 @@ unsafe impl Send for Shared {}
 unsafe impl Sync for Shared {}
 
 impl Shared {
-    fn new(n_producers: usize, barrier: bool, inline: bool) -> Shared {
+    fn new(n_producers: usize, barrier: bool, inline: bool, credit: bool) -> Shared {
         let record = || Box::into_raw(Box::new(Task::vacant()));
         Shared {
             graph: GraphState::new(),
@@ -58,6 +64,7 @@ impl Shared {
             data: (0..n_producers).map(|_| UnsafeCell::new(0)).collect(),
             consumer: record(),
             inline,
+            credit: credit.then(|| AtomicU64::new(0)),
             barrier: if barrier { record() } else { ptr::null_mut() },
             consumer_runs: AtomicUsize::new(0),
             result: UnsafeCell::new(0),
@@ -149,7 +156,14 @@ impl Shared {
             if self.inline {
                 self.run_ready(task, 1, false);
             } else {
-                self.graph.activate_one();
+                match &self.credit {
+                    Some(left) => {
+                        let n = left.load(Ordering::Relaxed);
+                        assert!(n > 0, "the scenario counted too few activations ahead");
+                        left.store(n - 1, Ordering::Relaxed);
+                    }
+                    None => self.graph.activate(1),
+                }
                 self.run_ready(task, 1, true);
             }
         }
@@ -159,6 +173,9 @@ impl Shared {
     /// join, every task's writes must be visible (as a C program reads its arrays after
     /// `tf_graph_end`).
     fn wait_graph(&self, spawned: u64) {
+        if let Some(left) = &self.credit {
+            self.graph.deactivate(left.swap(0, Ordering::Relaxed));
+        }
         loop {
             let (finished, active) = self.graph.snapshot();
             if finished == spawned {
@@ -204,9 +221,21 @@ fn loom_a_task_ready_at_spawn_runs_inline_uncounted() {
     two_producers_one_consumer(true);
 }
 
+#[test]
+fn loom_activations_counted_ahead_are_given_back_before_the_wait() {
+    model(|| {
+        let shared = Arc::new(Shared::new(2, false, false, true));
+        // One spare activation beyond the consumer's: used when it is ready at its spawn,
+        // given back otherwise.
+        shared.credit.as_ref().unwrap().store(2, Ordering::Relaxed);
+        shared.graph.activate(2);
+        run_scenario(shared, |s| s.spawn(s.consumer, &[0, 1], 0), 3);
+    });
+}
+
 fn two_producers_one_consumer(inline: bool) {
     model(move || {
-        let shared = Arc::new(Shared::new(2, false, inline));
+        let shared = Arc::new(Shared::new(2, false, inline, false));
         run_scenario(shared, |s| s.spawn(s.consumer, &[0, 1], 0), 3);
     });
 }
@@ -214,7 +243,7 @@ fn two_producers_one_consumer(inline: bool) {
 #[test]
 fn loom_a_counted_barrier_and_its_reader() {
     model(|| {
-        let shared = Arc::new(Shared::new(2, true, false));
+        let shared = Arc::new(Shared::new(2, true, false, false));
         // The barrier first (count 2, no inputs), as a control program declares it.
         shared.spawn(shared.barrier, &[], 2);
         // The reader waits for the barrier's token (the last slot).
@@ -226,8 +255,8 @@ fn loom_a_counted_barrier_and_its_reader() {
 /// runs `control` on this thread, waits for the graph's `spawned` tasks, and checks that the
 /// consumer ran once.
 fn run_scenario(shared: Arc<Shared>, control: impl FnOnce(&Shared), spawned: u64) {
-    shared.graph.activate_one();
-    shared.graph.activate_one();
+    shared.graph.activate(1);
+    shared.graph.activate(1);
     let producers: Vec<_> = (0..2)
         .map(|i| {
             let s = Arc::clone(&shared);

@@ -199,6 +199,13 @@ const INLINE_WAITS: usize = 4;
 /// given back to the pool as the body starts: vacant again). Fields other than `missing` are
 /// written only while one thread owns the record: the control thread while it is vacant (taken
 /// from its free list) or registering, the `TaskRef` holder while it is ready.
+///
+/// Layout: what the thread that runs a task reads and writes (and its producers' counter) is
+/// the first cache line, [`HOT_BYTES`]; the rest (the input nodes aside, which producers read)
+/// only the control thread touches for a task without arrivals. A record moves between the
+/// control thread and the worker that runs it at every task; each line the two share costs a
+/// transfer between cores (with empty tasks on 2 threads, the spawn's largest cost).
+#[repr(C, align(64))]
 struct Task {
     /// Inputs not yet produced, plus 1 while the control thread registers them.
     missing: AtomicUsize,
@@ -206,9 +213,11 @@ struct Task {
     link: *mut Task,
     graph: *const GraphState,
     stream: *const Stream,
-    /// The output token's slot index in `stream`.
-    idx: usize,
     body: Option<Body<'static>>,
+    /// The output token's slot index in `stream` (below [`crate::stream::MAX_KEYS`]).
+    idx: u32,
+    /// `arrive.len()`, where the running thread reads it without touching `arrive`.
+    n_arrive: u32,
     /// Number of distinct inputs: nodes `inline[..n]`, or `spill[..n]` when `n > INLINE_WAITS`.
     n_waits: usize,
     inline: [WaitNode; INLINE_WAITS],
@@ -220,6 +229,12 @@ struct Task {
     arrive: Vec<*mut Task>,
 }
 
+/// Bytes at the start of a [`Task`] that the thread running it touches (one cache line).
+#[cfg_attr(loom, allow(dead_code))]
+const HOT_BYTES: usize = 64;
+#[cfg(not(loom))]
+const _: () = assert!(std::mem::offset_of!(Task, n_waits) <= HOT_BYTES);
+
 impl Task {
     fn vacant() -> Task {
         Task {
@@ -227,8 +242,9 @@ impl Task {
             link: ptr::null_mut(),
             graph: ptr::null(),
             stream: ptr::null(),
-            idx: 0,
             body: None,
+            idx: 0,
+            n_arrive: 0,
             n_waits: 0,
             inline: [WaitNode::NONE; INLINE_WAITS],
             spill: Vec::new(),
@@ -295,9 +311,9 @@ impl TaskRef {
             (
                 (*t).graph,
                 (*t).stream,
-                (*t).idx,
+                (*t).idx as usize,
                 (*t).body.take(),
-                (*t).arrive.len(),
+                (*t).n_arrive as usize,
             )
         };
         // SAFETY: the graph state and the streams live until `Core::finish` has seen every task

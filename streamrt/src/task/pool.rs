@@ -38,10 +38,11 @@ impl Pool {
         let t = self.free;
         // SAFETY: records in the free list are vacant and owned by the control thread.
         self.free = unsafe { (*t).link };
+        prefetch(self.free);
         t
     }
 
-    pub(super) fn grow(&mut self) {
+    fn grow(&mut self) {
         let len = self
             .chunks
             .last()
@@ -69,5 +70,60 @@ impl Pool {
             // SAFETY: from `Box::into_raw` of a `Box<[Task]>` of this length, freed once.
             drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(first, len)) });
         }
+    }
+}
+
+/// Asks the processor to bring the first line of `t` (the next record to be taken) into this
+/// core's cache, for writing. Records come back from the threads that ran them, so the next
+/// spawn's first access to one (its link, then the update of its counter) missed in cache every
+/// time: with empty tasks on 2 threads, the largest cost of a spawn. Fetched one spawn ahead,
+/// the line is here; fetched for writing (`PREFETCHW`, where the processor has it), the
+/// counter's atomic update does not wait for it either. A hint: any address, null included, is
+/// allowed and nothing is read.
+#[inline]
+fn prefetch(t: *const Task) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if has_prefetchw() {
+            // SAFETY: PREFETCHW (the processor has it, checked above) never faults, reads or
+            // writes nothing the program sees, and leaves the flags and stack alone.
+            unsafe {
+                std::arch::asm!(
+                    "prefetchw [{0}]",
+                    in(reg) t,
+                    options(nostack, preserves_flags, readonly)
+                );
+            }
+        } else {
+            // SAFETY: a prefetch never faults and has no effect visible to the program.
+            #[allow(unused_unsafe)]
+            unsafe {
+                std::arch::x86_64::_mm_prefetch(t.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0);
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = t;
+}
+
+/// Whether the processor has `PREFETCHW` (CPUID leaf 0x8000_0001, ECX bit 8), asked once.
+#[cfg(target_arch = "x86_64")]
+fn has_prefetchw() -> bool {
+    use std::sync::atomic::{AtomicU8, Ordering};
+    // 0: not asked yet, 1: no, 2: yes.
+    static KNOWN: AtomicU8 = AtomicU8::new(0);
+    match KNOWN.load(Ordering::Relaxed) {
+        0 => {
+            use std::arch::x86_64::__cpuid;
+            // SAFETY: CPUID exists on every x86-64 processor; the extended leaf is asked only
+            // when the processor reports it.
+            #[allow(unused_unsafe)]
+            let has = unsafe {
+                __cpuid(0x8000_0000).eax >= 0x8000_0001 && __cpuid(0x8000_0001).ecx & (1 << 8) != 0
+            };
+            KNOWN.store(if has { 2 } else { 1 }, Ordering::Relaxed);
+            has
+        }
+        known => known == 2,
     }
 }
