@@ -66,33 +66,42 @@ unsafe fn graph<'a>(g: *mut TfGraph, function: &str) -> Result<&'a mut Graph<'st
     Ok(&mut g.graph)
 }
 
-/// Copies `n` values from `key`.
+/// The `n` values at `key` (at most [`MAX_DIMS`]) as `i64`s: the caller's array itself where
+/// `long` is 64 bits (the LP64 targets), else copied into `buf`. Reading a key runs at every
+/// spawn and input; a copy there (through a large `Result`) was a tenth of a spawn's time.
 ///
 /// # Safety
-/// `key` is null or points to at least `n` readable `long`s.
-pub unsafe fn read_key(
+/// `key` is null or points to at least `n` readable `long`s, which stay valid and unchanged
+/// while the returned slice is used.
+pub unsafe fn read_key<'a>(
     key: *const c_long,
     n: usize,
+    buf: &'a mut [i64; MAX_DIMS],
     function: &str,
-) -> Result<[i64; MAX_DIMS], Error> {
-    let mut out = [0i64; MAX_DIMS];
+) -> Result<&'a [i64], Error> {
+    let n = n.min(MAX_DIMS);
     if n == 0 {
-        return Ok(out);
+        return Ok(&[]);
     }
     if key.is_null() {
         return Err(Error::Misuse(format!(
             "{function}: NULL key for a stream with {n} dimension(s)"
         )));
     }
-    // SAFETY: non-null, and the caller provides `n <= MAX_DIMS` readable values.
-    let values = unsafe { std::slice::from_raw_parts(key, n.min(MAX_DIMS)) };
-    for (o, &v) in out.iter_mut().zip(values) {
-        // `long` is 64 bits on the LP64 targets we support, 32 on others.
+    if std::mem::size_of::<c_long>() == std::mem::size_of::<i64>() {
+        // SAFETY: non-null, `n` readable values (the caller's contract), and `long` has the
+        // size (and, as an integer type of that size, the layout) of `i64` here.
+        return Ok(unsafe { std::slice::from_raw_parts(key.cast::<i64>(), n) });
+    }
+    // SAFETY: non-null, and the caller provides `n` readable values.
+    let values = unsafe { std::slice::from_raw_parts(key, n) };
+    for (o, &v) in buf.iter_mut().zip(values) {
+        // `long` is 32 bits here.
         #[allow(clippy::useless_conversion)]
         let v = i64::from(v);
         *o = v;
     }
-    Ok(out)
+    Ok(&buf[..n])
 }
 
 /// Reads a stream declaration's name and box (of `tf_stream_new` and `tf_gpu_stream_new`).
@@ -123,11 +132,12 @@ pub unsafe fn read_stream(
             ndims: i64::from(ndims),
             max: MAX_DIMS,
         })?;
+    let mut buf = [0; MAX_DIMS];
     // SAFETY: per this function's contract, `n` values each.
-    let lo = unsafe { read_key(lo, n, &format!("{function} (lo)")) }?;
+    let lo = unsafe { read_key(lo, n, &mut buf, &format!("{function} (lo)")) }?.to_vec();
     // SAFETY: as above.
-    let hi = unsafe { read_key(hi, n, &format!("{function} (hi)")) }?;
-    Ok((name, lo[..n].to_vec(), hi[..n].to_vec()))
+    let hi = unsafe { read_key(hi, n, &mut buf, &format!("{function} (hi)")) }?.to_vec();
+    Ok((name, lo, hi))
 }
 
 /// Starts the global runtime (its worker threads) now if it has not started yet; it starts on
@@ -199,12 +209,13 @@ pub unsafe extern "C" fn tf_task_begin(
         let graph = unsafe { graph(g, "tf_task_begin") }?;
         let out = i64::from(out_stream);
         let n = graph.stream_ndims(out, &|| "the output of a task (tf_task_begin)".to_string())?;
+        let mut buf = [0; MAX_DIMS];
         // SAFETY: per this function's contract, `n` values.
-        let key = unsafe { read_key(key, n, "tf_task_begin") }?;
+        let key = unsafe { read_key(key, n, &mut buf, "tf_task_begin") }?;
         let f = f.ok_or_else(|| Error::Misuse("tf_task_begin: NULL task function".to_string()))?;
         // SAFETY: the caller promises `f(env, coords)` may run on any thread until the graph ends.
         let body = unsafe { Body::c(f, env) };
-        graph.begin_task(out, &key[..n], body)
+        graph.begin_task(out, key, body)
     });
 }
 
@@ -219,9 +230,10 @@ pub unsafe extern "C" fn tf_task_input(g: *mut TfGraph, stream: c_int, key: *con
         let graph = unsafe { graph(g, "tf_task_input") }?;
         let id = i64::from(stream);
         let n = graph.stream_ndims(id, &|| "an input of a task (tf_task_input)".to_string())?;
+        let mut buf = [0; MAX_DIMS];
         // SAFETY: per this function's contract, `n` values.
-        let key = unsafe { read_key(key, n, "tf_task_input") }?;
-        graph.add_input(id, &key[..n])
+        let key = unsafe { read_key(key, n, &mut buf, "tf_task_input") }?;
+        graph.add_input(id, key)
     });
 }
 
@@ -252,9 +264,10 @@ pub unsafe extern "C" fn tf_barrier_begin(g: *mut TfGraph, out_stream: c_int, ke
         let n = graph.stream_ndims(out, &|| {
             "the output of a barrier (tf_barrier_begin)".to_string()
         })?;
+        let mut buf = [0; MAX_DIMS];
         // SAFETY: per this function's contract, `n` values.
-        let key = unsafe { read_key(key, n, "tf_barrier_begin") }?;
-        graph.begin_task(out, &key[..n], Body::empty())
+        let key = unsafe { read_key(key, n, &mut buf, "tf_barrier_begin") }?;
+        graph.begin_task(out, key, Body::empty())
     });
 }
 
@@ -277,11 +290,12 @@ pub unsafe extern "C" fn tf_barrier_counted(
         let n = graph.stream_ndims(out, &|| {
             "a counted barrier (tf_barrier_counted)".to_string()
         })?;
+        let mut buf = [0; MAX_DIMS];
         // SAFETY: per this function's contract, `n` values.
-        let key = unsafe { read_key(key, n, "tf_barrier_counted") }?;
+        let key = unsafe { read_key(key, n, &mut buf, "tf_barrier_counted") }?;
         let count = u64::try_from(count)
             .map_err(|_| Error::Misuse(format!("tf_barrier_counted: negative count {count}")))?;
-        graph.counted_barrier_at(out, &key[..n], count)
+        graph.counted_barrier_at(out, key, count)
     });
 }
 
@@ -296,9 +310,10 @@ pub unsafe extern "C" fn tf_task_arrive(g: *mut TfGraph, stream: c_int, key: *co
         let graph = unsafe { graph(g, "tf_task_arrive") }?;
         let id = i64::from(stream);
         let n = graph.stream_ndims(id, &|| "an arrival of a task (tf_task_arrive)".to_string())?;
+        let mut buf = [0; MAX_DIMS];
         // SAFETY: per this function's contract, `n` values.
-        let key = unsafe { read_key(key, n, "tf_task_arrive") }?;
-        graph.add_arrival(id, &key[..n])
+        let key = unsafe { read_key(key, n, &mut buf, "tf_task_arrive") }?;
+        graph.add_arrival(id, key)
     });
 }
 

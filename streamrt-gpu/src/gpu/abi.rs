@@ -60,9 +60,10 @@ unsafe fn key_of(
     function: &str,
 ) -> Result<(usize, Vec<i64>), Error> {
     let n = graph.ndims(i64::from(stream), function).map_err(gpu_err)?;
+    let mut buf = [0; streamrt::MAX_DIMS];
     // SAFETY: per this function's contract.
-    let key = unsafe { read_key(key, n, function) }?;
-    Ok((stream as usize, key[..n].to_vec()))
+    let key = unsafe { read_key(key, n, &mut buf, function) }?;
+    Ok((stream as usize, key.to_vec()))
 }
 
 /// Reads three `unsigned` values.

@@ -156,6 +156,12 @@ impl<'env> Body<'env> {
         match self.0 {
             BodyKind::Rust(f) => f(key),
             BodyKind::C { f, env } => {
+                if std::mem::size_of::<c_long>() == std::mem::size_of::<i64>() {
+                    // `long` is `i64` (LP64): the key itself, not a copy (a `memcpy` call at
+                    // every task). SAFETY: promised by `Body::c`'s caller; `key` outlives the
+                    // call, and has the layout of `long`s here.
+                    return unsafe { f(env.0, key.as_ptr().cast::<c_long>()) };
+                }
                 let mut coords = [0 as c_long; MAX_DIMS];
                 for (c, &k) in coords.iter_mut().zip(key) {
                     // Keys came from `c_long`s (C ABI) or fit one by the stream's box, which the
