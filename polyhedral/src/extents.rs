@@ -1,6 +1,7 @@
 //! The sizes a SCoP runs at on its own: parameter values and, at those values, how many elements
 //! of each array dimension its accesses reach. A program that runs one SCoP apart from the
-//! user's (the driver's autotuning harness) allocates its arrays from them.
+//! user's (the driver's autotuning harness) allocates its arrays from them. Also the constant
+//! bounding box of a tile space, which the task program declares its streams with.
 
 use crate::isl::{Ctx, Set};
 use crate::scop::ScopSets;
@@ -179,5 +180,90 @@ mod tests {
         );
         let err = run_sizes(&s, &[]).unwrap_err().to_string();
         assert!(err.contains("reaches -1"), "{err}");
+    }
+}
+
+/// The bounding box of the union of `sets` (ISL text, all of `n_dims` dimensions), one
+/// `(lo, hi)` per dimension, when it is the same constant box whatever the parameters; `None`
+/// when some dimension's bound depends on a parameter (or has none). Empty sets add nothing;
+/// the box of no point is `(0, -1)` in every dimension. The task program declares each tile
+/// stream with it, instead of measuring the box by a pass over the tiles at run time.
+pub fn constant_box(sets: &[String], n_dims: usize) -> Result<Option<Vec<(i64, i64)>>> {
+    let ctx = Ctx::shared()?;
+    let mut found: Option<Vec<(i64, i64)>> = None;
+    for text in sets {
+        let set =
+            Set::read(ctx, text).map_err(|e| crate::maps::input_error("tile domain", text, e))?;
+        if set.n_dims()? != n_dims {
+            return Err(Error::InvalidInput(format!(
+                "the tile domain `{text}` does not have {n_dims} dimensions"
+            )));
+        }
+        if set.is_empty()? {
+            continue;
+        }
+        let mut range = Vec::with_capacity(n_dims);
+        for d in 0..n_dims {
+            match set.dim_range(d)? {
+                Some(r) => range.push(r),
+                None => return Ok(None),
+            }
+        }
+        found = Some(match found {
+            None => range,
+            Some(acc) => acc
+                .iter()
+                .zip(&range)
+                .map(|(&(lo, hi), &(l, h))| (lo.min(l), hi.max(h)))
+                .collect(),
+        });
+    }
+    Ok(Some(found.unwrap_or_else(|| vec![(0, -1); n_dims])))
+}
+
+#[cfg(test)]
+mod box_tests {
+    use super::constant_box;
+
+    fn sets(texts: &[&str]) -> Vec<String> {
+        texts.iter().map(|t| t.to_string()).collect()
+    }
+
+    #[test]
+    fn the_box_of_constant_sets_is_their_bounding_box() {
+        let b = constant_box(&sets(&["{ [i, j] : 0 <= i <= 3 and i <= j <= 5 }"]), 2).unwrap();
+        assert_eq!(b, Some(vec![(0, 3), (0, 5)]));
+        let b = constant_box(
+            &sets(&[
+                "{ [i] : 2 <= i <= 4 }",
+                "{ [i] : 7 <= i <= 9 }",
+                "{ [i] : 1 = 0 }",
+            ]),
+            1,
+        )
+        .unwrap();
+        assert_eq!(b, Some(vec![(2, 9)]));
+        // A parameter that the bounds do not depend on leaves the box constant.
+        let b = constant_box(&sets(&["[n] -> { [i] : 0 <= i <= 5 and n >= 10 }"]), 1).unwrap();
+        assert_eq!(b, Some(vec![(0, 5)]));
+    }
+
+    #[test]
+    fn bounds_that_depend_on_parameters_give_no_box() {
+        let b = constant_box(&sets(&["[n] -> { [i] : 0 <= i < n }"]), 1).unwrap();
+        assert_eq!(b, None);
+        let b = constant_box(
+            &sets(&["{ [i] : 0 <= i <= 3 }", "[n] -> { [i] : 0 <= i < n }"]),
+            1,
+        )
+        .unwrap();
+        assert_eq!(b, None);
+    }
+
+    #[test]
+    fn no_point_gives_the_empty_box() {
+        let b = constant_box(&sets(&["{ [i, j] : 1 = 0 }"]), 2).unwrap();
+        assert_eq!(b, Some(vec![(0, -1), (0, -1)]));
+        assert!(constant_box(&sets(&["{ [i] : 0 <= i <= 1 }"]), 2).is_err());
     }
 }

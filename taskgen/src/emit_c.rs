@@ -829,16 +829,32 @@ pub(crate) fn spawns(
         "    int tf_st[{}];",
         (prog.classes.len() + prog.barriers.len()).max(1)
     );
-    // Streams: one per class, its box measured by a first pass over the tiles.
+    // Streams: one per class, its box known at compile time or measured by a first pass over
+    // the tiles.
     for (k, class) in prog.classes.iter().enumerate() {
         let d = class.n_dims.max(1);
         let _ = writeln!(s, "    {{ /* stream of {} */", class.name);
-        let _ = writeln!(s, "      long tf_lo[{d}], tf_hi[{d}];");
-        let _ = writeln!(
-            s,
-            "      for (int tf_x = 0; tf_x < {d}; tf_x++) {{ tf_lo[tf_x] = 0; tf_hi[tf_x] = -1; }}"
-        );
-        if class.n_dims > 0 {
+        if let Some(bx) = class.tile_box.as_ref().filter(|b| !b.is_empty()) {
+            let list = |f: &dyn Fn(&(i64, i64)) -> i64| {
+                bx.iter()
+                    .map(|b| f(b).to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let _ = writeln!(
+                s,
+                "      const long tf_lo[{d}] = {{ {} }}, tf_hi[{d}] = {{ {} }};",
+                list(&|b| b.0),
+                list(&|b| b.1)
+            );
+        } else {
+            let _ = writeln!(s, "      long tf_lo[{d}], tf_hi[{d}];");
+            let _ = writeln!(
+                s,
+                "      for (int tf_x = 0; tf_x < {d}; tf_x++) {{ tf_lo[tf_x] = 0; tf_hi[tf_x] = -1; }}"
+            );
+        }
+        if class.n_dims > 0 && class.tile_box.is_none() {
             s.push_str("      int tf_first = 1;\n");
             c_ast::stmt(&mut s, &class.tiles, 3, &mut |out, _name, args, depth| {
                 let pad = "  ".repeat(depth);

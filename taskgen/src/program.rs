@@ -120,6 +120,11 @@ pub struct TaskClass {
     /// Enumerates the class's tiles in schedule order; user nodes `P<c>` (the tile belongs to
     /// `partitions[c]`) with the coordinates.
     pub tiles: Ast,
+    /// The bounding box of the tiles' keys, `(lo, hi)` per dimension, when it is constant
+    /// ([`polyhedral::constant_box`] of the partitions' domains): the stream is declared with
+    /// it. `None` (bounds that depend on parameters): the control program measures the box by a
+    /// first pass over the tiles.
+    pub tile_box: Option<Vec<(i64, i64)>>,
     /// The instances of one tile whose coordinates are `tf_k0, tf_k1, ...`; user nodes are
     /// statements `S<j>` with their original iterator values.
     pub body: Ast,
@@ -238,6 +243,11 @@ fn without_bodies(
                 relation: d.relation.clone(),
             })
             .collect();
+        let domains: Vec<String> = partitions
+            .iter()
+            .flat_map(|p| p.domains.iter().cloned())
+            .collect();
+        let tile_box = polyhedral::constant_box(&domains, n_dims)?;
         classes.push(TaskClass {
             name: k.to_string(),
             n_dims,
@@ -245,6 +255,7 @@ fn without_bodies(
             tile_sizes: nest.tile_sizes.clone(),
             tile_domain: nest.tile_domain.clone(),
             tiles,
+            tile_box,
             body: Ast::Block(Vec::new()),
             code: polyhedral::TileCode::default(),
             inputs,
