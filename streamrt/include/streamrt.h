@@ -98,7 +98,10 @@ void tf_task_input(tf_graph *g, int stream, const long *key);
 
 /* Finishes the description of a task or soft barrier; it may start at once. Bodies of ready
  * tasks may run on the calling thread before this returns (the control thread helps when it is
- * ahead), as they do in tf_graph_end. */
+ * ahead), as they do in tf_graph_end. A task ready at once is handed to the other threads in a
+ * small batch: it may wait for up to 15 more tf_task_end calls of this graph (or tf_graph_end)
+ * unless a thread is asleep, so a control program that computes for long between two spawns
+ * delays the tasks spawned just before. */
 void tf_task_end(tf_graph *g);
 
 /* Starts describing a soft barrier: a task without a body that produces (out_stream, key) once

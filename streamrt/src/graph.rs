@@ -109,7 +109,10 @@ impl<'env> Graph<'env> {
     }
 
     /// Spawns a task that runs `body(key)` once every token of `inputs` is produced, and then
-    /// produces the token `(out, key)`. Naming a token twice in `inputs` waits once.
+    /// produces the token `(out, key)`. Naming a token twice in `inputs` waits once. A task
+    /// ready at its spawn is handed to the other threads in a small batch: unless some thread
+    /// sleeps, it may wait for up to 15 more spawns of this graph (or the end of the graph), so
+    /// long computations between spawns delay the tasks spawned just before them.
     pub fn spawn<F>(
         &mut self,
         out: StreamId,
