@@ -109,21 +109,14 @@ fn prefetch(t: *const Task) {
 /// Whether the processor has `PREFETCHW` (CPUID leaf 0x8000_0001, ECX bit 8), asked once.
 #[cfg(target_arch = "x86_64")]
 fn has_prefetchw() -> bool {
-    use std::sync::atomic::{AtomicU8, Ordering};
-    // 0: not asked yet, 1: no, 2: yes.
-    static KNOWN: AtomicU8 = AtomicU8::new(0);
-    match KNOWN.load(Ordering::Relaxed) {
-        0 => {
-            use std::arch::x86_64::__cpuid;
-            // SAFETY: CPUID exists on every x86-64 processor; the extended leaf is asked only
-            // when the processor reports it.
-            #[allow(unused_unsafe)]
-            let has = unsafe {
-                __cpuid(0x8000_0000).eax >= 0x8000_0001 && __cpuid(0x8000_0001).ecx & (1 << 8) != 0
-            };
-            KNOWN.store(if has { 2 } else { 1 }, Ordering::Relaxed);
-            has
+    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAS.get_or_init(|| {
+        use std::arch::x86_64::__cpuid;
+        // SAFETY: CPUID exists on every x86-64 processor; the extended leaf is asked only when
+        // the processor reports it.
+        #[allow(unused_unsafe)]
+        unsafe {
+            __cpuid(0x8000_0000).eax >= 0x8000_0001 && __cpuid(0x8000_0001).ecx & (1 << 8) != 0
         }
-        known => known == 2,
-    }
+    })
 }
