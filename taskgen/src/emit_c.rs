@@ -367,7 +367,7 @@ fn task_function(
         .collect();
     let _ = writeln!(
         s,
-        "TF_BODY static inline void {}_body(const struct {env} *tf_env, const long *tf_key{params})",
+        "TF_BODY static void {}_body(const struct {env} *tf_env, const long *tf_key{params})",
         task_fn(n, k)
     );
     s.push_str("{\n");

@@ -23,8 +23,8 @@ fn env_number(name: &str) -> Option<u64> {
 }
 
 /// Seeds that once failed, checked with the fixed set: 1020 gave wrong results with gcc 12 at
-/// -O1 (its induction variable optimization on a skewed tile; see `TF_BODY` in taskgen's
-/// `c_ast`).
+/// -O1 (a tile body's call dropped after its induction variable optimization; see `TF_BODY` in
+/// taskgen's `c_ast`).
 const REGRESSIONS: &[u64] = &[1020];
 
 /// The seeds of test function `part` of 4.
