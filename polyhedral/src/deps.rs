@@ -102,23 +102,53 @@ impl<'c> IslDeps<'c> {
 /// ISL's union keeps every copy. Each copy costs the scheduler a Farkas dual of its own. Unlike
 /// coalescing, this never replaces pieces by a merged polytope, so the pieces keep their simple
 /// shapes (see the module documentation).
+///
+/// A piece is first tested against each kept piece alone (one small subset test each); against
+/// the union of the kept pieces, which can also cover it, only while a map has at most
+/// [`UNION_TEST_PIECES`] pieces: ISL's test against a union subtracts the pieces one after the
+/// other, and with pieces that have existentially quantified variables (a `% 3` in a condition)
+/// the differences grow exponentially.
 pub(crate) fn drop_subsumed<'c>(umap: &UnionMap<'c>) -> Result<UnionMap<'c>> {
     let mut out = UnionMap::empty(umap.ctx())?;
     for map in umap.maps()? {
-        let mut kept: Option<Map<'c>> = None;
-        for piece in map.basic_maps()? {
-            kept = Some(match kept {
-                None => piece,
-                Some(k) if piece.is_subset(&k)? => k,
-                Some(k) => k.union(piece)?,
+        let pieces = map.basic_maps()?;
+        let union_test = pieces.len() <= UNION_TEST_PIECES;
+        let mut kept: Vec<Map<'c>> = Vec::new();
+        let mut union: Option<Map<'c>> = None;
+        for piece in pieces {
+            let mut covered = false;
+            for k in &kept {
+                if piece.is_subset(k)? {
+                    covered = true;
+                    break;
+                }
+            }
+            if !covered && union_test {
+                if let Some(u) = &union {
+                    covered = piece.is_subset(u)?;
+                }
+            }
+            if covered {
+                continue;
+            }
+            union = Some(match union {
+                None => piece.clone(),
+                Some(u) => u.union(piece.clone())?,
             });
+            kept.push(piece);
         }
-        if let Some(k) = kept {
-            out = out.union(UnionMap::from_map(k)?)?;
+        if let Some(u) = union {
+            out = out.union(UnionMap::from_map(u)?)?;
         }
     }
     Ok(out)
 }
+
+/// The most pieces a map of dependences may have for [`drop_subsumed`] to test a piece against
+/// the union of the pieces kept before it. PolyBench's largest have 42 (floyd-warshall) and 26
+/// (seidel-2d); their schedules are the same with single-piece tests alone. A random program
+/// whose maps have more (conditions `% 3` on two loops) spent over 5 minutes in the union tests.
+const UNION_TEST_PIECES: usize = 64;
 
 fn compute<'c>(sets: &ScopSets<'c>) -> Result<IslDeps<'c>> {
     let order = match original_tree(sets)? {

@@ -8,6 +8,7 @@
 //! a circle.
 
 use crate::cost::{schedule_cost, Machine, ScheduleCost};
+use crate::isl::CpuGroup;
 use crate::{Dependences, Result, TiledSchedule};
 use scop_ir::Scop;
 
@@ -157,13 +158,19 @@ fn on_threads<I: Sync, T: Send>(
         return items.iter().map(&work).collect();
     }
     let work = &work;
+    // The candidates' CPU time counts toward the bound of the SCoP's compilation.
+    let group = CpuGroup::current();
+    let group = &group;
     std::thread::scope(|scope| {
         let spawned: Vec<_> = items
             .iter()
             .map(|item| {
                 std::thread::Builder::new()
                     .name("fusion-candidate".into())
-                    .spawn_scoped(scope, move || work(item))
+                    .spawn_scoped(scope, move || {
+                        let _member = group.as_ref().map(CpuGroup::enter);
+                        work(item)
+                    })
             })
             .collect();
         spawned
@@ -240,4 +247,30 @@ fn pick(candidates: &[Candidate]) -> Option<usize> {
                 .find(|&k| candidates[k].fuse == fuse)
         })
         .find(|&k| seconds(k) * MARGIN <= best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isl::this_thread_cpu_time;
+    use std::time::Duration;
+
+    #[test]
+    fn candidate_threads_count_toward_the_group_of_their_starter() {
+        let group = std::sync::Arc::new(CpuGroup::default());
+        let _member = CpuGroup::enter(&group);
+        let before = group.used().unwrap();
+        let spin = |_: &u32| -> Result<()> {
+            let start = this_thread_cpu_time().unwrap();
+            let mut x = 0u64;
+            while this_thread_cpu_time().unwrap() - start < Duration::from_millis(60) {
+                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+            }
+            Ok(())
+        };
+        let done = on_threads(&[1, 2, 3], spin);
+        assert!(done.iter().all(Result::is_ok));
+        let used = group.used().unwrap() - before;
+        assert!(used >= Duration::from_millis(180), "{used:?}");
+    }
 }

@@ -34,6 +34,108 @@ impl<'h> ThreadCpuClock<'h> {
     }
 }
 
+/// The CPU time used by a group of threads: one that does bounded work and the threads it
+/// starts to share it (the fusion candidates of a SCoP, its scheduler runs), so that a bound on
+/// the work counts all of them. A thread joins with [`CpuGroup::enter`] and leaves when the guard
+/// drops; [`CpuGroup::current`] is the calling thread's group, which a thread passes on to the
+/// threads it starts.
+#[derive(Debug, Default)]
+pub struct CpuGroup {
+    threads: std::sync::Mutex<GroupThreads>,
+}
+
+#[derive(Debug, Default)]
+struct GroupThreads {
+    /// CPU time of the threads that left the group.
+    left: Duration,
+    /// The clocks of the threads in the group now: valid while they are listed, since a thread
+    /// takes itself off the list (under the lock) before it ends.
+    live: Vec<libc::clockid_t>,
+    /// Whether some clock could not be read: the total is then unknown.
+    unknown: bool,
+}
+
+thread_local! {
+    static CURRENT_GROUP: std::cell::RefCell<Option<std::sync::Arc<CpuGroup>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// The calling thread's membership of a [`CpuGroup`]; dropping it leaves the group.
+#[must_use = "the thread leaves the group when this is dropped"]
+pub struct GroupMember {
+    group: std::sync::Arc<CpuGroup>,
+    clock: Option<libc::clockid_t>,
+    /// The group the thread was in before (restored on leaving).
+    outer: Option<std::sync::Arc<CpuGroup>>,
+}
+
+impl CpuGroup {
+    /// The calling thread's group, if it entered one.
+    pub fn current() -> Option<std::sync::Arc<CpuGroup>> {
+        CURRENT_GROUP.with(|g| g.borrow().clone())
+    }
+
+    /// Adds the calling thread to `group` (its CPU time from its start, as the group counts
+    /// whole threads) until the returned guard drops.
+    pub fn enter(group: &std::sync::Arc<CpuGroup>) -> GroupMember {
+        let mut id: libc::clockid_t = 0;
+        // SAFETY: `pthread_self()` is the calling thread, alive during the call; `id` is a valid
+        // place for the result.
+        let rc = unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut id) };
+        let clock = (rc == 0).then_some(id);
+        let mut threads = group.lock();
+        match clock {
+            Some(id) => threads.live.push(id),
+            None => threads.unknown = true,
+        }
+        drop(threads);
+        let outer = CURRENT_GROUP.with(|g| g.replace(Some(std::sync::Arc::clone(group))));
+        GroupMember {
+            group: std::sync::Arc::clone(group),
+            clock,
+            outer,
+        }
+    }
+
+    /// The CPU time the group's threads have used, those that left included; `None` where some
+    /// thread's clock could not be read.
+    pub fn used(&self) -> Option<Duration> {
+        let threads = self.lock();
+        if threads.unknown {
+            return None;
+        }
+        let mut total = threads.left;
+        for &id in &threads.live {
+            total += read_clock(id)?;
+        }
+        Some(total)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, GroupThreads> {
+        self.threads
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Drop for GroupMember {
+    fn drop(&mut self) {
+        let mut threads = self.group.lock();
+        if let Some(id) = self.clock {
+            match this_thread_cpu_time() {
+                Some(t) => threads.left += t,
+                None => threads.unknown = true,
+            }
+            if let Some(at) = threads.live.iter().position(|&c| c == id) {
+                threads.live.swap_remove(at);
+            }
+        }
+        drop(threads);
+        let outer = self.outer.take();
+        CURRENT_GROUP.with(|g| *g.borrow_mut() = outer);
+    }
+}
+
 /// The CPU time the calling thread has used.
 pub fn this_thread_cpu_time() -> Option<Duration> {
     read_clock(libc::CLOCK_THREAD_CPUTIME_ID)
@@ -86,5 +188,38 @@ mod tests {
         busy.join().unwrap();
         sleeper.join().unwrap();
         assert!(this_thread_cpu_time().is_some());
+    }
+
+    #[test]
+    fn a_group_counts_its_threads_running_and_gone() {
+        let group = std::sync::Arc::new(CpuGroup::default());
+        let spin = |d: Duration| {
+            let start = this_thread_cpu_time().unwrap();
+            let mut x = 0u64;
+            while this_thread_cpu_time().unwrap() - start < d {
+                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+            }
+        };
+        assert!(CpuGroup::current().is_none());
+        let member = CpuGroup::enter(&group);
+        let inner = CpuGroup::current().expect("entered");
+        // A thread started by a member, entering the member's group: 100 ms, then gone.
+        std::thread::spawn(move || {
+            let _m = CpuGroup::enter(&inner);
+            spin(Duration::from_millis(100));
+        })
+        .join()
+        .unwrap();
+        let after_child = group.used().unwrap();
+        assert!(after_child >= Duration::from_millis(100), "{after_child:?}");
+        // This thread's own time counts while it is in the group.
+        spin(Duration::from_millis(50));
+        assert!(group.used().unwrap() >= after_child + Duration::from_millis(50));
+        drop(member);
+        assert!(CpuGroup::current().is_none());
+        let total = group.used().unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        spin(Duration::from_millis(20));
+        assert_eq!(group.used().unwrap(), total, "no thread left in the group");
     }
 }

@@ -33,7 +33,7 @@ mod tile_ops;
 use isl_rs as _;
 
 pub use ast_build::{AstBuild, AstExpr, AstExprView, AstNode, AstNodeView, AstOp};
-pub use cpu_clock::{this_thread_cpu_time, ThreadCpuClock};
+pub use cpu_clock::{this_thread_cpu_time, CpuGroup, ThreadCpuClock};
 pub use ctx::{Ctx, ScheduleOption};
 pub use flow::AccessInfo;
 pub use map::{Map, Side, UnionMap};

@@ -143,7 +143,7 @@ mod tiling;
 use crate::cost::{band_rows, BandRows, BandTiles};
 use crate::deps::IslDeps;
 use crate::isl::{
-    this_thread_cpu_time, Ctx, NodeKind, Schedule, ScheduleConstraints, ScheduleNode,
+    this_thread_cpu_time, CpuGroup, Ctx, NodeKind, Schedule, ScheduleConstraints, ScheduleNode,
     ScheduleOption, Set, ThreadCpuClock, UnionMap, UnionSet,
 };
 use crate::maps::{names, pad_to_common_depth, projection, tuple};

@@ -91,9 +91,12 @@ impl Run {
             started: std::time::Instant::now(),
         });
         let theirs = std::sync::Arc::clone(&state);
+        // The run's CPU time counts toward the bound of the work that started it.
+        let group = CpuGroup::current();
         let spawned = std::thread::Builder::new()
             .name("isl-scheduler".into())
             .spawn(move || {
+                let _member = group.as_ref().map(CpuGroup::enter);
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
                     .unwrap_or_else(|_| Outcome::Late("stopped without a result".into()));
                 let used = this_thread_cpu_time().or_else(|| Some(theirs.started.elapsed()));
@@ -166,10 +169,12 @@ impl RunState {
 }
 
 /// Runs `work` on a thread of its own named `name`, and returns its result if it comes within
-/// `limit` of that thread's CPU time (`None`: no limit); where the system has no thread clock,
-/// within `limit` of wall-clock time. A result that took more is late too, so that the outcome
-/// does not depend on how often the caller looked, nor on the machine's load. A late thread is
-/// left to finish on its own (ISL cannot be interrupted); its result is dropped.
+/// `limit` of CPU time (`None`: no limit): the time of that thread and of the threads it starts
+/// that join its [`CpuGroup`] (fusion candidates, scheduler runs); where the system has no
+/// thread clock, within `limit` of wall-clock time. A result that took more is late too, so
+/// that the outcome does not depend on how often the caller looked, nor on the machine's load.
+/// A late thread is left to finish on its own (ISL cannot be interrupted); its result is
+/// dropped.
 pub fn run_bounded<T: Send + 'static>(
     name: &str,
     limit: Option<std::time::Duration>,
@@ -186,50 +191,50 @@ pub(super) fn run_bounded_timed<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> std::result::Result<(T, Option<std::time::Duration>), String> {
     let (tx, rx) = mpsc::channel();
+    let group = std::sync::Arc::new(CpuGroup::default());
+    let theirs = std::sync::Arc::clone(&group);
     let spawned = std::thread::Builder::new()
         .name(name.into())
         .spawn(move || {
+            let member = CpuGroup::enter(&theirs);
             let outcome = work();
+            drop(member);
             // The receiver may be gone (time limit passed): nothing to do then.
-            let _ = tx.send((outcome, this_thread_cpu_time()));
+            let _ = tx.send((outcome, theirs.used()));
         });
-    let thread = match spawned {
-        Ok(thread) => thread,
-        Err(err) => return Err(format!("could not start ({err})")),
-    };
+    if let Err(err) = spawned {
+        return Err(format!("could not start ({err})"));
+    }
     match limit {
-        Some(limit) => wait_within(&thread, &rx, limit),
+        Some(limit) => wait_within(&group, &rx, limit),
         None => rx
             .recv()
             .map_err(|_| "stopped without a result".to_string()),
     }
 }
 
-/// The thread's outcome, if it comes within `limit` (see [`run_bounded`]).
-pub(super) fn wait_within<T>(
-    thread: &std::thread::JoinHandle<()>,
+/// The outcome the thread of `group` sends on `rx`, if it comes within `limit` (see
+/// [`run_bounded`]).
+fn wait_within<T>(
+    group: &CpuGroup,
     rx: &mpsc::Receiver<(T, Option<std::time::Duration>)>,
     limit: std::time::Duration,
 ) -> std::result::Result<(T, Option<std::time::Duration>), String> {
     const POLL: std::time::Duration = std::time::Duration::from_millis(5);
     let start = std::time::Instant::now();
-    let clock = ThreadCpuClock::of(thread);
     let late = || format!("did not finish within {limit:?} of CPU time");
     loop {
         match rx.recv_timeout(POLL) {
             Ok((outcome, used)) => {
-                let used = used.or_else(|| clock.is_none().then(|| start.elapsed()));
+                let used = used.or_else(|| Some(start.elapsed()));
                 return match used {
                     Some(used) if used > limit => Err(late()),
                     _ => Ok((outcome, used)),
                 };
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                let used = match &clock {
-                    Some(clock) => clock.used(),
-                    None => Some(start.elapsed()),
-                };
-                if used.is_some_and(|used| used > limit) {
+                let used = group.used().unwrap_or_else(|| start.elapsed());
+                if used > limit {
                     return Err(late());
                 }
             }
