@@ -4,7 +4,7 @@
 CARGO ?= cargo
 BIN_DIR := target/debug
 
-.PHONY: all deps build demo test clean install bench-runtime compile-times peers random-programs corpus
+.PHONY: all deps build demo test clean install bench-runtime compile-times peers random-programs corpus peak-flops
 
 all: build
 
@@ -29,6 +29,13 @@ bench-runtime:
 compile-times: deps
 	$(CARGO) build --release -p tiledflow
 	SIZE=$(or $(SIZE),LARGE) bash scripts/compile-times.sh $(or $(CARGO_TARGET_DIR),target)/release/tiledflow $(BASE)
+
+# One core's double-precision peak for separate multiplies and adds, measured (the README's
+# fractions of peak divide by it; scripts/peak-flops.c says how).
+peak-flops:
+	mkdir -p target
+	$(CC) -O2 -march=native scripts/peak-flops.c -o target/peak-flops
+	target/peak-flops
 
 # Random affine programs through every CPU target, compared with cc (testsuite/tests/
 # random_programs.rs): `make random-programs COUNT=500 SEED=1000`. `make test` runs a fixed set.
