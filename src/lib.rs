@@ -65,7 +65,8 @@ pub struct Options {
     /// own copy where that is legal, or folding a scalar into the array element it stands for
     /// (see `compile_scop`).
     pub no_privatize: bool,
-    /// CPU time one SCoP's compilation may take; past it the SCoP is left as written with a
+    /// CPU time one SCoP's compilation may take, its threads' together (the fusion candidates',
+    /// the scheduler's: `polyhedral::run_bounded`); past it the SCoP is left as written with a
     /// warning (`None`: no limit). A guard against the polyhedral operations whose cost grows
     /// without bound on some SCoPs, so that no build waits for minutes.
     pub scop_time_limit: Option<std::time::Duration>,

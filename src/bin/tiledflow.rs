@@ -175,8 +175,8 @@ struct Cli {
     /// Fail when a SCoP cannot be transformed instead of leaving it as written
     #[arg(long)]
     strict: bool,
-    /// CPU seconds one SCoP's compilation may take; past them the SCoP is left as written with a
-    /// warning (0: no limit)
+    /// CPU seconds one SCoP's compilation may take, on all the threads it uses; past them the
+    /// SCoP is left as written with a warning (0: no limit)
     #[arg(long, value_name = "SECONDS", default_value_t = tiledflow::DEFAULT_SCOP_TIME_LIMIT)]
     scop_time_limit: u64,
     /// Print one line per SCoP on stderr: statements, bands, tile dependences, task classes, idioms, time
