@@ -116,19 +116,9 @@ pub(crate) fn drop_subsumed<'c>(umap: &UnionMap<'c>) -> Result<UnionMap<'c>> {
         let mut kept: Vec<Map<'c>> = Vec::new();
         let mut union: Option<Map<'c>> = None;
         for piece in pieces {
-            let mut covered = false;
-            for k in &kept {
-                if piece.is_subset(k)? {
-                    covered = true;
-                    break;
-                }
-            }
-            if !covered && union_test {
-                if let Some(u) = &union {
-                    covered = piece.is_subset(u)?;
-                }
-            }
-            if covered {
+            if in_one_of(&piece, &kept)?
+                || (union_test && union.as_ref().map_or(Ok(false), |u| piece.is_subset(u))?)
+            {
                 continue;
             }
             union = Some(match union {
@@ -142,6 +132,16 @@ pub(crate) fn drop_subsumed<'c>(umap: &UnionMap<'c>) -> Result<UnionMap<'c>> {
         }
     }
     Ok(out)
+}
+
+/// Whether `piece` lies in one of `maps`.
+fn in_one_of<'c>(piece: &Map<'c>, maps: &[Map<'c>]) -> Result<bool> {
+    for m in maps {
+        if piece.is_subset(m)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// The most pieces a map of dependences may have for [`drop_subsumed`] to test a piece against

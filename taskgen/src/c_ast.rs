@@ -30,9 +30,8 @@ pub type UserPrinter<'a> = dyn FnMut(&mut String, &str, &[Expr], usize) + 'a;
 /// jacobi-2d and fdtd-2d unchanged. A body runs once per tile, so the call it keeps costs
 /// nothing measurable. GCC before 8 has no `noipa`: there the bodies keep `no-ivopts`.
 ///
-/// `TF_VBYTES`, the vector types `tf_vd`/`tf_vf` and the
-/// macros `TF_VD`/`TF_VF` (an element and the ones after it read as one vector) serve the
-/// register-tiled vector kernels (`polyhedral::Kernel`); they are defined for GCC and clang
+/// `TF_VBYTES`, the vector types `tf_vd`/`tf_vf` and the macros `TF_VD`/`TF_VF` (an element and
+/// the ones after it read as one vector) serve the register-tiled vector kernels (`polyhedral::Kernel`); they are defined for GCC and clang
 /// targets with AVX (32 bytes) or AVX-512 (64), where the kernels are faster than the scalar
 /// tile code, and `-DTF_NO_VECTOR_KERNELS` leaves them undefined (the scalar code then runs).
 /// `TF_SCALAR_LOOP` (an empty `asm` statement) keeps the C compiler from vectorizing the loop it
