@@ -73,6 +73,7 @@ fn packed(body: &str) -> Result<String, String> {
         &var,
         &|_| ("TF_V(".into(), ")".into()),
         &|n| format!("P{n}[k][j]"),
+        None,
     );
     let fills: Vec<String> = (0..n)
         .map(|m| packed_text(stmt, q, r, m, &iter, &var))
@@ -128,6 +129,68 @@ fn read_only_occurrences_along_the_lanes_are_packed() {
             matches!(&got, Err(e) if e.contains(why)),
             "{stmt}: {got:?}, expected a refusal mentioning {why}"
         );
+    }
+}
+
+/// The statement (the SCoP's last, packed along lanes `j` and reduction `k`) printed with the
+/// product before its lanes read as `R`, and that product's text; `None` when it has none.
+fn scaled(body: &str) -> Option<(String, String)> {
+    let scop = statements(body);
+    let stmt = scop.statements.last().unwrap();
+    let pos = |name: &str| stmt.iterators.iter().position(|i| i == name).unwrap();
+    let (q, r) = (pos("j"), pos("k"));
+    packed_refusal(&scop, stmt, q, r, "double").ok()?;
+    if !has_scaled_prefix(stmt, q, r) {
+        return None;
+    }
+    let iter = |k: usize| stmt.iterators[k].clone();
+    let var = |v: ArrayId| scop.array(v).name.clone();
+    let text = render_packed(
+        stmt,
+        q,
+        r,
+        &iter,
+        &var,
+        &|_| ("TF_V(".into(), ")".into()),
+        &|n| format!("P{n}"),
+        Some("R"),
+    );
+    Some((text, scaled_text(stmt, q, r, &iter, &var)))
+}
+
+#[test]
+fn the_product_before_the_lanes_is_computed_apart() {
+    let loops =
+        "for (int i = 0; i < n; i++) for (int k = 0; k < n; k++) for (int j = 0; j < n; j++)\n  ";
+    let got = |stmt: &str| scaled(&format!("{loops}{stmt}"));
+    let pair = |a: &str, b: &str| Some((a.to_string(), b.to_string()));
+    assert_eq!(
+        got("C[i][j] += alpha * A[i][k] * B[k][j];"),
+        pair("TF_V(C[i][j]) += R * P0;", "alpha * A[i][k]")
+    );
+    // A sign, a constant with an exponent, brackets, a factor after the lanes.
+    assert_eq!(
+        got("C[i][j] -= -2 * A[k][i] * B[k][j] * alpha;"),
+        pair("TF_V(C[i][j]) -= R * P0 * alpha;", "-2 * A[k][i]")
+    );
+    assert_eq!(
+        got("C[i][j] = (A[i][k] * 1.5e-3) * A[k][i] * B[k][j];"),
+        pair("TF_V(C[i][j]) = R * P0;", "(A[i][k] * 1.5e-3) * A[k][i]")
+    );
+    // None: one factor (nothing to save), a sum or a quotient around the product (it is no
+    // operand of its own), the lanes first, the written array in the product, a product the
+    // reduction does not move (the C compiler hoists it), constants only.
+    for stmt in [
+        "C[i][j] += A[i][k] * B[k][j];",
+        "C[i][j] = C[i][j] + alpha * A[i][k] * B[k][j];",
+        "C[i][j] += alpha * A[i][k] * B[k][j] / 3;",
+        "C[i][j] += alpha / A[i][k] * B[k][j];",
+        "C[i][j] += B[k][j] * alpha * A[i][k];",
+        "C[i][j] += alpha * C[i][k] * B[k][j];",
+        "C[i][j] += alpha * A[i][0] * B[k][j];",
+        "C[i][j] += 2 * 3 * B[k][j];",
+    ] {
+        assert_eq!(got(stmt), None, "{stmt}");
     }
 }
 

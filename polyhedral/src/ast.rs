@@ -78,7 +78,16 @@ pub struct VectorLanes {
     /// `j`: `scop_ir::lanes::packed_refusal`), copied before the kernel's loops into aligned
     /// buffers with the lanes contiguous; `None` when there are none.
     pub packs: Option<Packs>,
+    /// With `packs`: the statement's right-hand side starts with a product that does not vary
+    /// along the lanes (`alpha * A[i][k]`: `scop_ir::lanes::has_scaled_prefix`), computed for
+    /// each row and reduction step into [`SCALED_BUFFER`] before the lane loop, and read from
+    /// there by the kernel's copies.
+    pub scaled: bool,
 }
+
+/// The buffer of a kernel's scaled products: `[reduction - start][row]` (see
+/// [`VectorLanes::scaled`]).
+pub const SCALED_BUFFER: &str = "tf_scaled";
 
 /// The name of packed buffer `{n}` (see [`Packs`]).
 pub const PACK_BUFFER: &str = "tf_pack{n}";
@@ -112,6 +121,11 @@ pub enum KernelPart {
     PackedLanes(usize, usize),
     /// `tf_pack<n>[..][..] = <packed occurrence n>;`: `n`, the lane and the reduction iterators.
     PackFill(usize, usize, usize),
+    /// [`KernelPart::PackedLanes`] of row `row` of the kernel, with the scaled product read from
+    /// its buffer ([`VectorLanes::scaled`]): the lane and reduction iterators, and the row.
+    ScaledLanes(usize, usize, usize),
+    /// `tf_scaled[..][row] = <scaled product>;`: the lane and reduction iterators, and the row.
+    ScaleFill(usize, usize, usize),
     /// `T tf_acc<r> = <written element>;`
     Load(usize),
     /// The statement with its written element replaced by `tf_acc<r>`.
@@ -139,6 +153,8 @@ pub fn kernel_user(stmt: &str, part: KernelPart) -> String {
         KernelPart::Store(n) => ("@store", n),
         KernelPart::PackedLanes(q, r) => return format!("{stmt}@plane{q}.{r}"),
         KernelPart::PackFill(n, q, r) => return format!("{stmt}@pfill{n}.{q}.{r}"),
+        KernelPart::ScaledLanes(q, r, row) => return format!("{stmt}@slane{q}.{r}.{row}"),
+        KernelPart::ScaleFill(q, r, row) => return format!("{stmt}@sfill{q}.{r}.{row}"),
     };
     format!("{stmt}{tag}{n}")
 }
@@ -150,6 +166,19 @@ pub fn split_kernel_user(name: &str) -> (&str, Option<KernelPart>) {
     if let Some((stmt, rest)) = name.split_once("@plane") {
         if let Some([q, r]) = numbers(rest).as_deref() {
             return (stmt, Some(KernelPart::PackedLanes(*q, *r)));
+        }
+    }
+    for (tag, part) in [
+        (
+            "@slane",
+            KernelPart::ScaledLanes as fn(usize, usize, usize) -> KernelPart,
+        ),
+        ("@sfill", KernelPart::ScaleFill),
+    ] {
+        if let Some((stmt, rest)) = name.split_once(tag) {
+            if let Some([q, r, row]) = numbers(rest).as_deref() {
+                return (stmt, Some(part(*q, *r, *row)));
+            }
         }
     }
     if let Some((stmt, rest)) = name.split_once("@pfill") {

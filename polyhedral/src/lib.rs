@@ -117,7 +117,7 @@ fn polybench_scop(name: &str) -> scop_ir::Scop {
 
 pub use ast::{
     kernel_user, split_kernel_user, Ast, Expr, Kernel, KernelLoop, KernelPart, OpKind, Packs,
-    VectorLanes, PACK_BUFFER, PACK_LANE_START, PACK_RED_START,
+    VectorLanes, PACK_BUFFER, PACK_LANE_START, PACK_RED_START, SCALED_BUFFER,
 };
 pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
 pub use cost::{schedule_cost, Machine, NestCost, ScheduleCost};

@@ -539,7 +539,8 @@ fn tile_code(
     Ok((out, code))
 }
 
-/// What a kernel found by [`find_kernel`] in `ast` runs, for `-v`: `S1 in 4x4 vectors`.
+/// What a kernel found by [`find_kernel`] in `ast` runs, for `-v`: `S1 in 4x4 vectors` (`with
+/// scaled rows` where it computes the product before the lanes once per row and step).
 fn kernel_summary(ast: &Ast) -> String {
     kernel_summaries(ast).into_iter().next().unwrap_or_default()
 }
@@ -550,6 +551,10 @@ fn kernel_summaries(ast: &Ast) -> Vec<String> {
     ast.walk(&mut |node| {
         if let Ast::Kernel(k) = node {
             out.push(match &k.vector {
+                Some(v) if v.scaled => format!(
+                    "{} in {}x{} vectors with scaled rows",
+                    k.stmt, k.rows, v.vectors
+                ),
                 Some(v) => format!("{} in {}x{} vectors", k.stmt, k.rows, v.vectors),
                 None => format!("{} in {} accumulators", k.stmt, k.rows),
             });

@@ -324,7 +324,8 @@ fn check(
 
 /// [`render`] for a statement that [`packed_refusal`] accepts along `q` and `r`: the packed
 /// occurrences (number `n` in text order) printed as `packed(n)` instead, the others as
-/// [`render`] prints them.
+/// [`render`] prints them; with `scaled`, the product [`scaled_text`] prints (when there is
+/// one) replaced by that text.
 #[allow(clippy::too_many_arguments)]
 pub fn render_packed(
     stmt: &Statement,
@@ -334,13 +335,24 @@ pub fn render_packed(
     var: &dyn Fn(ArrayId) -> String,
     wrap: &dyn Fn(ArrayId) -> (String, String),
     packed: &dyn Fn(usize) -> String,
+    scaled: Option<&str>,
 ) -> String {
     let toks = tokens(&stmt.body);
     let packs = packed_occurrences(stmt, &toks, q, r);
+    let prefix = scaled.and_then(|text| Some((scaled_prefix(stmt, &toks, q, r)?, text)));
     let mut out = String::new();
     let mut k = 0;
     let mut piece = Vec::new();
     while k < toks.len() {
+        if let Some(((a, b), text)) = prefix {
+            if a == k {
+                out.push_str(&render_tokens(&piece, q, iter, var, wrap));
+                piece.clear();
+                out.push_str(text);
+                k = b;
+                continue;
+            }
+        }
         match packs.iter().position(|&(a, _)| a == k) {
             Some(n) => {
                 out.push_str(&render_tokens(&piece, q, iter, var, wrap));
@@ -370,6 +382,117 @@ pub fn packed_text(
 ) -> String {
     let toks = tokens(&stmt.body);
     let Some(&(a, b)) = packed_occurrences(stmt, &toks, q, r).get(n) else {
+        return String::new();
+    };
+    toks[a..b]
+        .iter()
+        .map(|t| match t {
+            Tok::Char(c) => c.to_string(),
+            Tok::Iter(i) => iter(*i),
+            Tok::Var(v) => var(*v),
+        })
+        .collect()
+}
+
+/// The product that `stmt`'s right-hand side computes first when it is a chain of
+/// multiplications whose first factors do not vary along the lanes `q` (`alpha * A[i][k]` in
+/// `C[i][j] += alpha * A[i][k] * B[k][j]`), as (start, end) token positions: at least two such
+/// factors (one multiplication to save), reading some variable that the statement does not
+/// write and varying along the reduction `r` (otherwise the C compiler hoists it itself). The
+/// right-hand side must be nothing but that chain (a `+`, `-` or `/` between terms, a unary
+/// sign aside, refuses it): C multiplies left to right, so the product of the first factors is
+/// a value of its own, computed by the same operations wherever it is computed.
+fn scaled_prefix(stmt: &Statement, toks: &[Tok], q: usize, r: usize) -> Option<(usize, usize)> {
+    let (_, lhs) = assigned(&stmt.body)?;
+    let eq = lhs.end + toks[lhs.end..].iter().position(|t| *t == Tok::Char('='))?;
+    let start = eq + 1;
+    let end = toks.iter().rposition(|t| *t == Tok::Char(';'))?;
+    if end < start {
+        return None;
+    }
+    // The right-hand side's factors: split at the multiplications outside brackets.
+    let mut factors = Vec::new();
+    let (mut depth, mut from, mut k, mut leading) = (0i32, start, start, true);
+    while k < end {
+        let Tok::Char(c) = toks[k] else {
+            leading = false;
+            k += 1;
+            continue;
+        };
+        let starts_number = c.is_ascii_digit()
+            || (c == '.' && matches!(toks.get(k + 1), Some(Tok::Char(d)) if d.is_ascii_digit()));
+        match c {
+            _ if starts_number => {
+                k += number(&toks[k..]).0;
+                leading = false;
+                continue;
+            }
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            '*' if depth == 0 => {
+                factors.push((from, k));
+                from = k + 1;
+            }
+            '+' | '-' if depth == 0 && leading => {}
+            '+' | '-' | '/' if depth == 0 => return None,
+            c if c.is_whitespace() => {
+                k += 1;
+                continue;
+            }
+            _ => {}
+        }
+        leading = false;
+        k += 1;
+    }
+    factors.push((from, end));
+    let along = factors
+        .iter()
+        .position(|&(a, b)| toks[a..b].contains(&Tok::Iter(q)))?;
+    if along < 2 {
+        return None;
+    }
+    let space = |t: &Tok| matches!(t, Tok::Char(c) if c.is_whitespace());
+    let (mut a, mut b) = (start, factors[along - 1].1);
+    while a < b && space(&toks[a]) {
+        a += 1;
+    }
+    while b > a && space(&toks[b - 1]) {
+        b -= 1;
+    }
+    let prefix = (a, b);
+    let inner = &toks[a..b];
+    let writes = |id: ArrayId| {
+        stmt.accesses
+            .iter()
+            .any(|a| a.array == id && a.kind == crate::AccessKind::Write)
+    };
+    let reads = inner.iter().any(|t| matches!(t, Tok::Var(_)));
+    let written = inner
+        .iter()
+        .any(|t| matches!(t, Tok::Var(id) if writes(*id)));
+    (reads && !written && inner.contains(&Tok::Iter(r))).then_some(prefix)
+}
+
+/// Whether a statement that [`packed_refusal`] accepts along `q` and `r` starts its right-hand
+/// side with a product of factors that do not vary along the lanes (see [`scaled_text`]).
+pub fn has_scaled_prefix(stmt: &Statement, q: usize, r: usize) -> bool {
+    scaled_prefix(stmt, &tokens(&stmt.body), q, r).is_some()
+}
+
+/// The text of the product that `stmt`'s right-hand side computes before any factor along the
+/// lanes `q` (`alpha * A[i][k]` in `C[i][j] += alpha * A[i][k] * B[k][j]`; see
+/// [`has_scaled_prefix`]), iterators and variables printed by `iter` and `var`; empty when there
+/// is none. A register kernel computes it once per row and reduction step, before the lanes
+/// (`polyhedral::kernel`), and [`render_packed`] reads it back.
+pub fn scaled_text(
+    stmt: &Statement,
+    q: usize,
+    r: usize,
+    iter: &dyn Fn(usize) -> String,
+    var: &dyn Fn(ArrayId) -> String,
+) -> String {
+    let toks = tokens(&stmt.body);
+    let Some((a, b)) = scaled_prefix(stmt, &toks, q, r) else {
         return String::new();
     };
     toks[a..b]

@@ -250,6 +250,15 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
                         p.lanes
                     );
                 }
+                if v.scaled {
+                    let _ = writeln!(
+                        out,
+                        "{pad}  {elem} {}[{}][{}] __attribute__((aligned(64)));",
+                        polyhedral::SCALED_BUFFER,
+                        p.depth,
+                        k.rows
+                    );
+                }
                 let (red_loop, lane_loop) = (&k.loops[2], &k.loops[1]);
                 let _ = writeln!(
                     out,
@@ -276,17 +285,35 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
                     OpKind::Mul,
                     vec![Expr::Int(v.vectors.to_string()), width(v)],
                 ),
-                one,
+                one.clone(),
             ];
             for (d, (l, step)) in k.loops.iter().zip(&steps).enumerate() {
+                if d == 1 {
+                    // The scaled products of this block of rows, over the reduction loop
+                    // (whose bounds do not move with the rows or the lanes: `Packs`).
+                    if let (true, Some(p)) = (v.scaled, &v.packs) {
+                        open(out, &k.loops[2], &one, depth + 1);
+                        for r in 0..k.rows {
+                            let part = KernelPart::ScaleFill(v.lane, p.red, r as usize);
+                            let name = polyhedral::kernel_user(&k.stmt, part);
+                            user(out, &name, &at_row(r), depth + 2);
+                        }
+                        let _ = writeln!(out, "{}}}", "  ".repeat(depth + 1));
+                    }
+                }
                 open(out, l, step, depth + d);
             }
-            let name = match &v.packs {
+            let name = |r: i64| match &v.packs {
+                Some(p) if v.scaled => polyhedral::kernel_user(
+                    &k.stmt,
+                    KernelPart::ScaledLanes(v.lane, p.red, r as usize),
+                ),
                 Some(p) => polyhedral::kernel_user(&k.stmt, KernelPart::PackedLanes(v.lane, p.red)),
                 None => polyhedral::kernel_user(&k.stmt, KernelPart::Lanes(v.lane)),
             };
             let lane = &k.loops[1].iter;
             for r in 0..k.rows {
+                let name = name(r);
                 for c in 0..v.vectors {
                     let args: Vec<Expr> = at_row(r)
                         .iter()

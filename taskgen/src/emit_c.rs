@@ -564,13 +564,18 @@ pub(crate) fn statement(
                 &vector_of(scop),
             ));
         }
-        // The same, with the packed occurrences read from their buffers.
-        Some(KernelPart::PackedLanes(q, r)) => {
+        // The same, with the packed occurrences read from their buffers, and the scaled
+        // product of row `row` from its own.
+        Some(KernelPart::PackedLanes(q, r)) | Some(KernelPart::ScaledLanes(q, r, _)) => {
             let (open, close) = match elem_type(&stmt.body).as_str() {
                 "float" => ("TF_VF(", ")"),
                 _ => ("TF_VD(", ")"),
             };
             let packed = |n: usize| format!("{open}{}{close}", pack_element(n, &iter(r), &iter(q)));
+            let scaled = match part {
+                Some(KernelPart::ScaledLanes(_, _, row)) => Some(scaled_element(&iter(r), row)),
+                _ => None,
+            };
             out.push_str(&scop_ir::lanes::render_packed(
                 stmt,
                 q,
@@ -579,7 +584,16 @@ pub(crate) fn statement(
                 &var,
                 &vector_of(scop),
                 &packed,
+                scaled.as_deref(),
             ));
+        }
+        Some(KernelPart::ScaleFill(q, r, row)) => {
+            let _ = write!(
+                out,
+                "{} = {};",
+                scaled_element(&iter(r), row),
+                scop_ir::lanes::scaled_text(stmt, q, r, &iter, &var)
+            );
         }
         Some(KernelPart::PackFill(n, q, r)) => {
             let _ = write!(
@@ -613,6 +627,15 @@ fn vector_of(scop: &Scop) -> impl Fn(ArrayId) -> (String, String) + '_ {
         };
         (v.to_string(), ")".to_string())
     }
+}
+
+/// Element `[red - start][row]` of a kernel's scaled products (`polyhedral::VectorLanes`).
+fn scaled_element(red: &str, row: usize) -> String {
+    format!(
+        "{}[({red}) - {}][{row}]",
+        polyhedral::SCALED_BUFFER,
+        polyhedral::PACK_RED_START
+    )
 }
 
 /// Element `[red - start][lane - start]` of packed buffer `n` (`polyhedral::Packs`).

@@ -1,7 +1,8 @@
 /* Contractions that the tile code runs as register-tiled vector kernels where the target has
  * 32- or 64-byte vectors: plain, scaled, with a transposed operand, subtracted and divided, in
  * float, over a triangular domain, in place (the written array also read), with a shifted
- * subscript along the vector loop, and one whose vector loop carries a dependence (no kernel);
+ * subscript along the vector loop, one whose vector loop carries a dependence (no kernel), and
+ * a float one scaled by an integer before the transposed operand (its rows scaled in advance);
  * then reductions run as chains in accumulators: a triangular solve (the solved vector read
  * at other elements) and an update whose row is also read through another subscript (no
  * accumulators where the two meet).
@@ -13,7 +14,7 @@
 #endif
 
 double A[N][N], At[N][N], B[N][N + 1], C[N][N], D[N][N], E[N][N], G[N][N], H[N][N], T[N][N];
-float Fa[N][N], Fb[N][N], Fc[N][N];
+float Fa[N][N], Fb[N][N], Fc[N][N], Fd[N][N];
 double W[N][N], y[N];
 double alpha = 1.5;
 
@@ -52,6 +53,10 @@ static void kernel(void)
     for (int j = 0; j < N; j++)
       for (int k = 0; k < N; k++)
         W[i][j] -= W[i][k] * At[j][k] * 0.001;
+  for (int k = 0; k < N; k++)
+    for (int i = 0; i < N; i++)
+      for (int j = 0; j < N; j++)
+        Fd[i][j] -= 3 * Fa[k][i] * Fb[k][j];
 #pragma endscop
 }
 
@@ -79,6 +84,7 @@ int main(void)
       Fa[i][j] = (float)((i + 2 * j) % 7) / 3.0f;
       Fb[i][j] = (float)((3 * i + j) % 5) / 9.0f;
       Fc[i][j] = (float)((i * j) % 4);
+      Fd[i][j] = (float)((i + j) % 6) / 5.0f;
     }
     for (int j = 0; j <= N; j++)
       B[i][j] = (double)((i * 11 + j) % 17) / 16.0;
@@ -88,8 +94,8 @@ int main(void)
   solve();
   for (int i = 0; i < N; i++)
     for (int j = 0; j < N; j++)
-      printf("%a %a %a %a %a %a %a %a %a\n", C[i][j], D[i][j], E[i][j], G[i][j], H[i][j], T[i][j],
-             (double)Fc[i][j], W[i][j], A[i][j]);
+      printf("%a %a %a %a %a %a %a %a %a %a\n", C[i][j], D[i][j], E[i][j], G[i][j], H[i][j],
+             T[i][j], (double)Fc[i][j], W[i][j], A[i][j], (double)Fd[i][j]);
   for (int i = 0; i < N; i++)
     printf("%a\n", y[i]);
   return 0;
