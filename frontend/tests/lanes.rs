@@ -93,8 +93,35 @@ fn read_only_occurrences_along_the_lanes_are_packed() {
         packed(&format!(
             "{loops}C[i][j] += A[j][k] * alpha * B[i][k] + B[j][ k ] * alpha * A[i][k];"
         )),
-        Ok("TF_V(C[i][j]) += P0[k][j] * alpha * B[i][k] + P1[k][j] * alpha * A[i][k]; / A[j][k], B[j][ k ]".into())
+        Ok("TF_V(C[i][j]) += P0[k][j] * B[i][k] + P1[k][j] * A[i][k]; / A[j][k] * alpha, B[j][ k ] * alpha".into())
     );
+    // A packed occurrence multiplied first by scalars and numbers only: the buffer holds the
+    // product (C multiplies left to right). Not when something else comes first, nor in a
+    // term with a division, a sign or brackets around the product.
+    for (stmt, want) in [
+        (
+            "C[i][j] += alpha * B[k][j] * A[i][k];",
+            "TF_V(C[i][j]) += P0[k][j] * A[i][k]; / alpha * B[k][j]",
+        ),
+        (
+            "C[i][j] += 2 * B[k][j] * 0.5 * alpha * A[i][k] - B[k][j] * A[i][k];",
+            "TF_V(C[i][j]) += P0[k][j] * A[i][k] - P1[k][j] * A[i][k]; / 2 * B[k][j] * 0.5 * alpha, B[k][j]",
+        ),
+        (
+            "C[i][j] += A[i][k] * alpha * B[k][j];",
+            "TF_V(C[i][j]) += A[i][k] * alpha * P0[k][j]; / B[k][j]",
+        ),
+        (
+            "C[i][j] += B[k][j] * alpha / A[i][k];",
+            "TF_V(C[i][j]) += P0[k][j] * alpha / A[i][k]; / B[k][j]",
+        ),
+        (
+            "C[i][j] = -alpha * B[k][j] * A[i][k] + (alpha * B[k][j]) * A[i][k];",
+            "TF_V(C[i][j]) = -alpha * P0[k][j] * A[i][k] + (alpha * P1[k][j]) * A[i][k]; / B[k][j], B[k][j]",
+        ),
+    ] {
+        assert_eq!(packed(&format!("{loops}{stmt}")), Ok(want.into()), "{stmt}");
+    }
     // Occurrences contiguous along the lanes are packed as well (for aligned rows), with
     // an offset along the lanes or the reduction as written.
     assert_eq!(

@@ -338,7 +338,7 @@ pub fn render_packed(
     scaled: Option<&str>,
 ) -> String {
     let toks = tokens(&stmt.body);
-    let packs = packed_occurrences(stmt, &toks, q, r);
+    let packs = packed_ranges(stmt, &toks, q, r);
     let prefix = scaled.and_then(|text| Some((scaled_prefix(stmt, &toks, q, r)?, text)));
     let mut out = String::new();
     let mut k = 0;
@@ -381,7 +381,7 @@ pub fn packed_text(
     var: &dyn Fn(ArrayId) -> String,
 ) -> String {
     let toks = tokens(&stmt.body);
-    let Some(&(a, b)) = packed_occurrences(stmt, &toks, q, r).get(n) else {
+    let Some(&(a, b)) = packed_ranges(stmt, &toks, q, r).get(n) else {
         return String::new();
     };
     toks[a..b]
@@ -403,6 +403,50 @@ pub fn packed_text(
 /// sign aside, refuses it): C multiplies left to right, so the product of the first factors is
 /// a value of its own, computed by the same operations wherever it is computed.
 fn scaled_prefix(stmt: &Statement, toks: &[Tok], q: usize, r: usize) -> Option<(usize, usize)> {
+    let terms = rhs_terms(stmt, toks)?;
+    let [term] = &terms[..] else {
+        return None; // a sum or a difference
+    };
+    if term.divided {
+        return None;
+    }
+    let factors = &term.factors;
+    let along = factors
+        .iter()
+        .position(|&(a, b)| toks[a..b].contains(&Tok::Iter(q)))?;
+    if along < 2 {
+        return None;
+    }
+    let (a, b) = (factors[0].0, factors[along - 1].1);
+    let inner = &toks[a..b];
+    let reads = inner.iter().any(|t| matches!(t, Tok::Var(_)));
+    let written = inner
+        .iter()
+        .any(|t| matches!(t, Tok::Var(id) if writes(stmt, *id)));
+    (reads && !written && inner.contains(&Tok::Iter(r))).then_some((a, b))
+}
+
+/// Whether `stmt` writes variable `id`.
+fn writes(stmt: &Statement, id: ArrayId) -> bool {
+    stmt.accesses
+        .iter()
+        .any(|a| a.array == id && a.kind == crate::AccessKind::Write)
+}
+
+/// One term of a right-hand side ([`rhs_terms`]): its factors, as (start, end) token positions
+/// without surrounding spaces (a sign that starts the term belongs to its first factor), and
+/// whether a division splits it too (then its factors are not its operands).
+struct Term {
+    factors: Vec<(usize, usize)>,
+    divided: bool,
+}
+
+/// The right-hand side of `stmt`'s assignment split into terms at the additions and
+/// subtractions outside brackets, and each term into factors at the multiplications outside
+/// brackets (numbers, exponents included, read whole); `None` when the text is not an
+/// assignment. C evaluates a term's factors left to right, so the product of its first factors
+/// is a value of its own.
+fn rhs_terms(stmt: &Statement, toks: &[Tok]) -> Option<Vec<Term>> {
     let (_, lhs) = assigned(&stmt.body)?;
     let eq = lhs.end + toks[lhs.end..].iter().position(|t| *t == Tok::Char('='))?;
     let start = eq + 1;
@@ -410,67 +454,106 @@ fn scaled_prefix(stmt: &Statement, toks: &[Tok], q: usize, r: usize) -> Option<(
     if end < start {
         return None;
     }
-    // The right-hand side's factors: split at the multiplications outside brackets.
-    let mut factors = Vec::new();
-    let (mut depth, mut from, mut k, mut leading) = (0i32, start, start, true);
+    let space = |t: &Tok| matches!(t, Tok::Char(c) if c.is_whitespace());
+    let trim = |(mut a, mut b): (usize, usize)| {
+        while a < b && space(&toks[a]) {
+            a += 1;
+        }
+        while b > a && space(&toks[b - 1]) {
+            b -= 1;
+        }
+        (a, b)
+    };
+    let mut terms = Vec::new();
+    let mut term = Term {
+        factors: Vec::new(),
+        divided: false,
+    };
+    // `operand`: the last token seen ends an operand (a sign after it is a binary operator).
+    let (mut depth, mut from, mut k, mut operand) = (0i32, start, start, false);
     while k < end {
         let Tok::Char(c) = toks[k] else {
-            leading = false;
+            operand = true;
             k += 1;
             continue;
         };
         let starts_number = c.is_ascii_digit()
             || (c == '.' && matches!(toks.get(k + 1), Some(Tok::Char(d)) if d.is_ascii_digit()));
+        if starts_number {
+            k += number(&toks[k..]).0;
+            operand = true;
+            continue;
+        }
         match c {
-            _ if starts_number => {
-                k += number(&toks[k..]).0;
-                leading = false;
-                continue;
-            }
             '(' | '[' => depth += 1,
             ')' | ']' => depth -= 1,
-            '*' if depth == 0 => {
-                factors.push((from, k));
+            _ if c.is_whitespace() || depth > 0 => {}
+            '*' | '/' => {
+                term.divided |= c == '/';
+                term.factors.push(trim((from, k)));
                 from = k + 1;
             }
-            '+' | '-' if depth == 0 && leading => {}
-            '+' | '-' | '/' if depth == 0 => return None,
-            c if c.is_whitespace() => {
-                k += 1;
-                continue;
+            '+' | '-' if operand => {
+                term.factors.push(trim((from, k)));
+                terms.push(std::mem::replace(
+                    &mut term,
+                    Term {
+                        factors: Vec::new(),
+                        divided: false,
+                    },
+                ));
+                from = k + 1;
             }
             _ => {}
         }
-        leading = false;
+        if !c.is_whitespace() {
+            operand = matches!(c, ')' | ']');
+        }
         k += 1;
     }
-    factors.push((from, end));
-    let along = factors
-        .iter()
-        .position(|&(a, b)| toks[a..b].contains(&Tok::Iter(q)))?;
-    if along < 2 {
-        return None;
-    }
-    let space = |t: &Tok| matches!(t, Tok::Char(c) if c.is_whitespace());
-    let (mut a, mut b) = (start, factors[along - 1].1);
-    while a < b && space(&toks[a]) {
-        a += 1;
-    }
-    while b > a && space(&toks[b - 1]) {
-        b -= 1;
-    }
-    let prefix = (a, b);
-    let inner = &toks[a..b];
-    let writes = |id: ArrayId| {
-        stmt.accesses
-            .iter()
-            .any(|a| a.array == id && a.kind == crate::AccessKind::Write)
+    term.factors.push(trim((from, end)));
+    terms.push(term);
+    Some(terms)
+}
+
+/// The token ranges that [`render_packed`] replaces and [`packed_text`] fills a buffer with, one
+/// per packed occurrence (see [`packable`]), in text order: the occurrence itself, or, where it
+/// is a factor of a term whose first factors and the occurrence, or the occurrence and the
+/// factors that follow it, are otherwise scalars that the statement does not write and numbers
+/// (`alpha * B[i][j]` in symm's `C[k][j] += alpha * B[i][j] * A[i][k]`, `A[j][k] * alpha` in
+/// syr2k's), that product: the buffer then holds it, computed by the same operations on the
+/// same operands once per element rather than once per row, and the kernel multiplies on from
+/// there.
+fn packed_ranges(stmt: &Statement, toks: &[Tok], q: usize, r: usize) -> Vec<(usize, usize)> {
+    let occs = packed_occurrences(stmt, toks, q, r);
+    let Some(terms) = rhs_terms(stmt, toks) else {
+        return occs;
     };
-    let reads = inner.iter().any(|t| matches!(t, Tok::Var(_)));
-    let written = inner
-        .iter()
-        .any(|t| matches!(t, Tok::Var(id) if writes(*id)));
-    (reads && !written && inner.contains(&Tok::Iter(r))).then_some(prefix)
+    let scalar = |(a, b): (usize, usize)| match &toks[a..b] {
+        [Tok::Var(id)] => !writes(stmt, *id),
+        [Tok::Char(c), ..] if c.is_ascii_digit() || *c == '.' => number(&toks[a..b]).0 == b - a,
+        _ => false,
+    };
+    occs.into_iter()
+        .map(|occ| {
+            for term in terms.iter().filter(|t| !t.divided) {
+                let Some(m) = term.factors.iter().position(|&f| f == occ) else {
+                    continue;
+                };
+                if !term.factors[..m].iter().all(|&f| scalar(f)) {
+                    break;
+                }
+                let last = m + term.factors[m + 1..]
+                    .iter()
+                    .take_while(|&&f| scalar(f))
+                    .count();
+                if last > 0 {
+                    return (term.factors[0].0, term.factors[last].1);
+                }
+            }
+            occ
+        })
+        .collect()
 }
 
 /// Whether a statement that [`packed_refusal`] accepts along `q` and `r` starts its right-hand

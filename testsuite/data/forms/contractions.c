@@ -1,8 +1,10 @@
 /* Contractions that the tile code runs as register-tiled vector kernels where the target has
  * 32- or 64-byte vectors: plain, scaled, with a transposed operand, subtracted and divided, in
  * float, over a triangular domain, in place (the written array also read), with a shifted
- * subscript along the vector loop, one whose vector loop carries a dependence (no kernel), and
- * a float one scaled by an integer before the transposed operand (its rows scaled in advance);
+ * subscript along the vector loop, one whose vector loop carries a dependence (no kernel), a
+ * float one scaled by an integer before the transposed operand (its rows scaled in advance),
+ * and a sum of two products whose operands along the vector loop are scaled by a scalar and by
+ * numbers first (the packed buffers hold those products);
  * then reductions run as chains in accumulators: a triangular solve (the solved vector read
  * at other elements) and an update whose row is also read through another subscript (no
  * accumulators where the two meet).
@@ -15,7 +17,7 @@
 
 double A[N][N], At[N][N], B[N][N + 1], C[N][N], D[N][N], E[N][N], G[N][N], H[N][N], T[N][N];
 float Fa[N][N], Fb[N][N], Fc[N][N], Fd[N][N];
-double W[N][N], y[N];
+double V[N][N], W[N][N], y[N];
 double alpha = 1.5;
 
 static void kernel(void)
@@ -57,6 +59,10 @@ static void kernel(void)
     for (int i = 0; i < N; i++)
       for (int j = 0; j < N; j++)
         Fd[i][j] -= 3 * Fa[k][i] * Fb[k][j];
+  for (int i = 0; i < N; i++)
+    for (int k = 0; k < N; k++)
+      for (int j = 0; j < N; j++)
+        V[i][j] += A[k][j] * alpha * At[i][k] + 0.5 * B[k][j] * 2 * A[i][k];
 #pragma endscop
 }
 
@@ -81,6 +87,7 @@ int main(void)
       C[i][j] = D[i][j] = E[i][j] = (double)((i + j) % 5) / 2.0;
       G[i][j] = H[i][j] = T[i][j] = (double)((i * j) % 9) / 8.0;
       W[i][j] = (double)((i * 5 + j) % 7) / 6.0;
+      V[i][j] = (double)((i + 3 * j) % 8) / 3.0;
       Fa[i][j] = (float)((i + 2 * j) % 7) / 3.0f;
       Fb[i][j] = (float)((3 * i + j) % 5) / 9.0f;
       Fc[i][j] = (float)((i * j) % 4);
@@ -94,8 +101,8 @@ int main(void)
   solve();
   for (int i = 0; i < N; i++)
     for (int j = 0; j < N; j++)
-      printf("%a %a %a %a %a %a %a %a %a %a\n", C[i][j], D[i][j], E[i][j], G[i][j], H[i][j],
-             T[i][j], (double)Fc[i][j], W[i][j], A[i][j], (double)Fd[i][j]);
+      printf("%a %a %a %a %a %a %a %a %a %a %a\n", C[i][j], D[i][j], E[i][j], G[i][j], H[i][j],
+             T[i][j], (double)Fc[i][j], W[i][j], A[i][j], (double)Fd[i][j], V[i][j]);
   for (int i = 0; i < N; i++)
     printf("%a\n", y[i]);
   return 0;
