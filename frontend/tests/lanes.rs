@@ -55,6 +55,23 @@ fn occurrences_along_the_lane_iterator_become_vectors() {
     );
 }
 
+/// [`render_packed`] of the SCoP's last statement along lanes `j` and reduction `k`, vectors as
+/// `TF_V(..)`, packed buffer `n` as `packed(n)` and the scaled product, if any, as `scaled`.
+fn render_jk(scop: &Scop, packed: &dyn Fn(usize) -> String, scaled: Option<&str>) -> String {
+    let stmt = scop.statements.last().unwrap();
+    let pos = |name: &str| stmt.iterators.iter().position(|i| i == name).unwrap();
+    render_packed(
+        stmt,
+        pos("j"),
+        pos("k"),
+        &|k| stmt.iterators[k].clone(),
+        &|v| scop.array(v).name.clone(),
+        &|_| ("TF_V(".into(), ")".into()),
+        packed,
+        scaled,
+    )
+}
+
 /// The statement (the SCoP's last) printed with its packed occurrences along its iterator
 /// `j` (lanes) and `k` (reduction) as `P<n>[k][j]`, or why it cannot be.
 fn packed(body: &str) -> Result<String, String> {
@@ -65,16 +82,7 @@ fn packed(body: &str) -> Result<String, String> {
     let n = packed_refusal(&scop, stmt, q, r, "double")?;
     let iter = |k: usize| stmt.iterators[k].clone();
     let var = |v: ArrayId| scop.array(v).name.clone();
-    let text = render_packed(
-        stmt,
-        q,
-        r,
-        &iter,
-        &var,
-        &|_| ("TF_V(".into(), ")".into()),
-        &|n| format!("P{n}[k][j]"),
-        None,
-    );
+    let text = render_jk(&scop, &|n| format!("P{n}[k][j]"), None);
     let fills: Vec<String> = (0..n)
         .map(|m| packed_text(stmt, q, r, m, &iter, &var))
         .collect();
@@ -172,16 +180,7 @@ fn scaled(body: &str) -> Option<(String, String)> {
     }
     let iter = |k: usize| stmt.iterators[k].clone();
     let var = |v: ArrayId| scop.array(v).name.clone();
-    let text = render_packed(
-        stmt,
-        q,
-        r,
-        &iter,
-        &var,
-        &|_| ("TF_V(".into(), ")".into()),
-        &|n| format!("P{n}"),
-        Some("R"),
-    );
+    let text = render_jk(&scop, &|n| format!("P{n}"), Some("R"));
     Some((text, scaled_text(stmt, q, r, &iter, &var)))
 }
 

@@ -384,8 +384,16 @@ pub fn packed_text(
     let Some(&(a, b)) = packed_ranges(stmt, &toks, q, r).get(n) else {
         return String::new();
     };
-    toks[a..b]
-        .iter()
+    text_of(&toks[a..b], iter, var)
+}
+
+/// Tokens as C text: iterator `k` printed as `iter(k)`, variable `v` as `var(v)`.
+fn text_of(
+    toks: &[Tok],
+    iter: &dyn Fn(usize) -> String,
+    var: &dyn Fn(ArrayId) -> String,
+) -> String {
+    toks.iter()
         .map(|t| match t {
             Tok::Char(c) => c.to_string(),
             Tok::Iter(i) => iter(*i),
@@ -578,14 +586,7 @@ pub fn scaled_text(
     let Some((a, b)) = scaled_prefix(stmt, &toks, q, r) else {
         return String::new();
     };
-    toks[a..b]
-        .iter()
-        .map(|t| match t {
-            Tok::Char(c) => c.to_string(),
-            Tok::Iter(i) => iter(*i),
-            Tok::Var(v) => var(*v),
-        })
-        .collect()
+    text_of(&toks[a..b], iter, var)
 }
 
 /// Whether a subscript's tokens are `q`, `q + c`, `q - c` or `c + q` (spaces aside, `c` an
@@ -701,15 +702,7 @@ pub fn render_accumulated(
     acc: &str,
     element_only: bool,
 ) -> String {
-    let print = |ts: &[Tok]| -> String {
-        ts.iter()
-            .map(|t| match t {
-                Tok::Char(c) => c.to_string(),
-                Tok::Iter(i) => iter(*i),
-                Tok::Var(v) => var(*v),
-            })
-            .collect()
-    };
+    let print = |ts: &[Tok]| text_of(ts, iter, var);
     let Some((toks, lhs)) = assigned(body) else {
         return String::from("#error tiledflow internal error: no assigned element\n");
     };
