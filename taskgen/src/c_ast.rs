@@ -241,23 +241,21 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
                 let pad = "  ".repeat(depth);
                 let elem = if v.elem_bytes == 4 { "float" } else { "double" };
                 let _ = writeln!(out, "{pad}{{");
-                for n in 0..p.count {
+                let mut buffer = |name: &str, cols: i64| {
                     let _ = writeln!(
                         out,
-                        "{pad}  {elem} {}[{}][{}] __attribute__((aligned(64)));",
-                        polyhedral::PACK_BUFFER.replace("{n}", &n.to_string()),
-                        p.depth,
-                        p.lanes
+                        "{pad}  {elem} {name}[{}][{cols}] __attribute__((aligned(64)));",
+                        p.depth
+                    );
+                };
+                for n in 0..p.count {
+                    buffer(
+                        &polyhedral::PACK_BUFFER.replace("{n}", &n.to_string()),
+                        p.lanes,
                     );
                 }
                 if v.scaled {
-                    let _ = writeln!(
-                        out,
-                        "{pad}  {elem} {}[{}][{}] __attribute__((aligned(64)));",
-                        polyhedral::SCALED_BUFFER,
-                        p.depth,
-                        k.rows
-                    );
+                    buffer(polyhedral::SCALED_BUFFER, k.rows);
                 }
                 let (red_loop, lane_loop) = (&k.loops[2], &k.loops[1]);
                 let _ = writeln!(
