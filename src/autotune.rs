@@ -18,7 +18,7 @@
 //! anything. Correctness does not depend on any of it: every candidate is a schedule the verifier
 //! accepts, and the choice only decides which of them the user gets.
 
-use polyhedral::Fuse;
+use polyhedral::Plan;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -121,20 +121,20 @@ pub fn machine() -> String {
     )
 }
 
-/// The heuristic remembered for `key`, if the wisdom file has it.
-pub fn recall(wisdom: &Path, key: &str) -> Option<Fuse> {
+/// The plan remembered for `key`, if the wisdom file has it.
+pub fn recall(wisdom: &Path, key: &str) -> Option<Plan> {
     let text = std::fs::read_to_string(wisdom).ok()?;
     text.lines().find_map(|line| {
         let mut words = line.split_whitespace();
         (words.next() == Some(key))
-            .then(|| words.next().and_then(fuse_of))
+            .then(|| words.next().and_then(Plan::parse))
             .flatten()
     })
 }
 
-/// Keeps `fuse` for `key` in the wisdom file (replacing an older line of the same key), with
+/// Keeps `plan` for `key` in the wisdom file (replacing an older line of the same key), with
 /// `note` after it for a reader. The file is rewritten whole and atomically.
-pub fn remember(wisdom: &Path, key: &str, fuse: Fuse, note: &str) -> std::io::Result<()> {
+pub fn remember(wisdom: &Path, key: &str, plan: &Plan, note: &str) -> std::io::Result<()> {
     if let Some(dir) = wisdom.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
@@ -147,22 +147,14 @@ pub fn remember(wisdom: &Path, key: &str, fuse: Fuse, note: &str) -> std::io::Re
     if text.is_empty() {
         text.push_str("# tiledflow wisdom: KEY FUSION # what was measured (see `tiledflow --help`, --autotune)\n");
     }
-    text.push_str(&format!("{key} {} # {note}\n", crate::fuse_name(fuse)));
+    text.push_str(&format!("{key} {plan} # {note}\n"));
     crate::write_atomically(wisdom, &text)
-}
-
-/// The heuristic a wisdom line names (`min`, ... as `--fuse` takes them).
-fn fuse_of(name: &str) -> Option<Fuse> {
-    match crate::Fusion::parse(name)? {
-        crate::Fusion::Fixed(fuse) => Some(fuse),
-        crate::Fusion::Auto => None,
-    }
 }
 
 /// One candidate's measurement: the SCoP's seconds, or why there are none.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Timing {
-    pub fuse: Fuse,
+    pub plan: Plan,
     pub seconds: Result<f64, String>,
 }
 
@@ -172,19 +164,20 @@ pub struct Timing {
 /// measured 252 and 257 ms; bicg's `min` 1.66 ms against `smart`'s 2.10 ms replaces it).
 pub const CLEARLY_FASTER: f64 = 0.97;
 
-/// The heuristic to build with and its seconds: the fastest timing, unless the model's `chosen`
-/// one was timed and the fastest is not [`CLEARLY_FASTER`] than it; `None` when none was timed.
-pub fn fastest(timings: &[Timing], chosen: Fuse) -> Option<(Fuse, f64)> {
+/// The plan to build with and its seconds: the fastest timing, unless the model's `chosen` one
+/// was timed and the fastest is not [`CLEARLY_FASTER`] than it; `None` when none was timed.
+pub fn fastest(timings: &[Timing], chosen: &Plan) -> Option<(Plan, f64)> {
     let timed = || {
         timings
             .iter()
-            .filter_map(|t| t.seconds.as_ref().ok().map(|s| (t.fuse, *s)))
+            .filter_map(|t| t.seconds.as_ref().ok().map(|s| (&t.plan, *s)))
     };
     let best = timed().min_by(|a, b| a.1.total_cmp(&b.1))?;
-    match timed().find(|(f, _)| *f == chosen) {
-        Some(model) if best.1 >= model.1 * CLEARLY_FASTER => Some(model),
-        _ => Some(best),
-    }
+    let (plan, seconds) = match timed().find(|(p, _)| *p == chosen) {
+        Some(model) if best.1 >= model.1 * CLEARLY_FASTER => model,
+        _ => best,
+    };
+    Some((plan.clone(), seconds))
 }
 
 /// How much longer than the best candidate's fastest run one run of a candidate may take before
@@ -193,11 +186,11 @@ const SLOWER_STOP: f64 = 1.25;
 /// Extra time a run gets before it is stopped, for the noise.
 const SLACK: Duration = Duration::from_millis(100);
 
-/// Compiles and runs each harness (`(heuristic, C text)`, candidates with the same text timed
+/// Compiles and runs each harness (`(plan, C text)`, candidates with the same text timed
 /// once) for `target` within `tune`'s budget, and returns every candidate's timing in the order
 /// given.
 pub fn measure(
-    harnesses: &[(Fuse, String)],
+    harnesses: &[(Plan, String)],
     target: taskgen::Target,
     tune: &Autotune,
 ) -> Vec<Timing> {
@@ -205,7 +198,7 @@ pub fn measure(
     let mut best: Option<f64> = None;
     let mut done: Vec<(&str, Result<f64, String>)> = Vec::new();
     let mut out = Vec::new();
-    for (fuse, text) in harnesses {
+    for (plan, text) in harnesses {
         let seconds = match done.iter().find(|(t, _)| *t == text.as_str()) {
             Some((_, s)) => s.clone(),
             None => {
@@ -219,7 +212,7 @@ pub fn measure(
             }
         };
         out.push(Timing {
-            fuse: *fuse,
+            plan: plan.clone(),
             seconds,
         });
     }
@@ -332,6 +325,8 @@ fn compile_and_run(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use frontend::ir::StmtId;
+    use polyhedral::Fuse;
 
     #[test]
     fn keys_are_fnv1a_and_separate_their_parts() {
@@ -352,47 +347,60 @@ mod tests {
     fn wisdom_is_recalled_and_replaced_by_key() {
         let dir = tempfile::tempdir().unwrap();
         let w = dir.path().join("sub").join("wisdom");
+        let h = Plan::Heuristic;
+        let blocks = Plan::Blocks(vec![
+            vec![StmtId(0), StmtId(1)],
+            vec![StmtId(2)],
+            vec![StmtId(3)],
+        ]);
         assert_eq!(recall(&w, "k1"), None);
-        remember(&w, "k1", Fuse::Min, "f() line 3").unwrap();
-        remember(&w, "k2", Fuse::Max, "g() line 9").unwrap();
-        assert_eq!(recall(&w, "k1"), Some(Fuse::Min));
-        remember(&w, "k1", Fuse::Smart, "again").unwrap();
-        assert_eq!(recall(&w, "k1"), Some(Fuse::Smart));
-        assert_eq!(recall(&w, "k2"), Some(Fuse::Max));
+        remember(&w, "k1", &h(Fuse::Min), "f() line 3").unwrap();
+        remember(&w, "k2", &h(Fuse::Max), "g() line 9").unwrap();
+        remember(&w, "k3", &blocks, "h() line 1").unwrap();
+        assert_eq!(recall(&w, "k1"), Some(h(Fuse::Min)));
+        remember(&w, "k1", &h(Fuse::Smart), "again").unwrap();
+        assert_eq!(recall(&w, "k1"), Some(h(Fuse::Smart)));
+        assert_eq!(recall(&w, "k2"), Some(h(Fuse::Max)));
+        assert_eq!(recall(&w, "k3"), Some(blocks));
         let text = std::fs::read_to_string(&w).unwrap();
         assert_eq!(
             text.lines().filter(|l| l.starts_with("k1 ")).count(),
             1,
             "{text}"
         );
+        assert!(text.contains("k3 S0+S1,S2,S3 # h() line 1"), "{text}");
     }
 
     #[test]
     fn the_models_choice_stays_unless_another_is_clearly_faster() {
         let t = |fuse, s: Result<f64, &str>| Timing {
-            fuse,
+            plan: Plan::Heuristic(fuse),
             seconds: s.map_err(String::from),
         };
+        let h = Plan::Heuristic;
         let close = [
             t(Fuse::Smart, Ok(0.257)),
             t(Fuse::Min, Ok(0.252)),
             t(Fuse::Max, Err("stopped")),
         ];
-        assert_eq!(fastest(&close, Fuse::Smart), Some((Fuse::Smart, 0.257)));
+        assert_eq!(
+            fastest(&close, &h(Fuse::Smart)),
+            Some((h(Fuse::Smart), 0.257))
+        );
         let clear = [
             t(Fuse::Smart, Ok(2.10)),
             t(Fuse::Max, Ok(2.10)),
             t(Fuse::Min, Ok(1.66)),
         ];
-        assert_eq!(fastest(&clear, Fuse::Smart), Some((Fuse::Min, 1.66)));
+        assert_eq!(fastest(&clear, &h(Fuse::Smart)), Some((h(Fuse::Min), 1.66)));
         // The model's choice could not be timed: the fastest of the others.
         let failed = [
             t(Fuse::Min, Err("did not compile")),
             t(Fuse::Max, Ok(3.0)),
             t(Fuse::Smart, Ok(2.0)),
         ];
-        assert_eq!(fastest(&failed, Fuse::Min), Some((Fuse::Smart, 2.0)));
-        assert_eq!(fastest(&[t(Fuse::Min, Err("x"))], Fuse::Min), None);
+        assert_eq!(fastest(&failed, &h(Fuse::Min)), Some((h(Fuse::Smart), 2.0)));
+        assert_eq!(fastest(&[t(Fuse::Min, Err("x"))], &h(Fuse::Min)), None);
     }
 
     #[test]

@@ -52,8 +52,8 @@ pub const TILEDFLOW_OPTIONS: &[(&str, &str, &str)] = &[
     ),
     (
         "fuse",
-        "auto|min|smart|max|reuse",
-        "fusion heuristic (default auto: the cost model's choice per SCoP; also TILEDFLOW_FUSE)",
+        "auto|min|smart|max|reuse|S0+S1,S2,..",
+        "fusion heuristic, or blocks of statements fused each (default auto: the cost model's choice per SCoP; also TILEDFLOW_FUSE)",
     ),
     (
         "granularity",
@@ -408,7 +408,7 @@ fn tiledflow_option(ours: &mut TiledflowOptions, opt: &str) -> Result<(), String
         "replace-pragmas" => ours.replace_pragmas = true,
         "fuse" => {
             ours.fuse = Some(crate::Fusion::parse(value).ok_or_else(|| {
-                format!("--tiledflow-fuse={value}: expected auto, min, smart, max or reuse")
+                format!("--tiledflow-fuse={value}: expected {}", crate::FUSION_NAMES)
             })?)
         }
         "granularity" => {
@@ -719,7 +719,9 @@ mod tests {
         let c = parse(&v("--tiledflow-fuse=min a.c")).unwrap();
         assert_eq!(
             c.ours.fuse,
-            Some(crate::Fusion::Fixed(polyhedral::Fuse::Min))
+            Some(crate::Fusion::Fixed(polyhedral::Plan::Heuristic(
+                polyhedral::Fuse::Min
+            )))
         );
         assert_eq!(
             parse(&v("--tiledflow-fuse=auto a.c")).unwrap().ours.fuse,
@@ -727,7 +729,17 @@ mod tests {
         );
         assert!(parse(&v("--tiledflow-fuse=best a.c"))
             .unwrap_err()
-            .contains("expected auto, min, smart, max or reuse"));
+            .contains("expected auto, min, smart, max, reuse, or blocks of statements"));
+        assert_eq!(
+            parse(&v("--tiledflow-fuse=S0+S1,S2 a.c"))
+                .unwrap()
+                .ours
+                .fuse,
+            Some(crate::Fusion::Fixed(polyhedral::Plan::Blocks(vec![
+                vec![frontend::ir::StmtId(0), frontend::ir::StmtId(1)],
+                vec![frontend::ir::StmtId(2)]
+            ])))
+        );
         let e = parse(&v("--tiledflow-bogus a.c")).unwrap_err();
         assert!(e.contains("unknown option --tiledflow-bogus"), "{e}");
         assert!(e.contains("--tiledflow-tile-sizes=N[,N...]"), "{e}");

@@ -137,7 +137,7 @@ pub struct ScopReport {
 /// The cost model's choice of fusion for one SCoP.
 #[derive(Clone, Debug)]
 pub struct FusionChoice {
-    pub chosen: polyhedral::Fuse,
+    pub chosen: polyhedral::Plan,
     pub candidates: Vec<polyhedral::Candidate>,
     /// With `--autotune`: how the choice was made instead of by the estimates.
     pub tuned: Option<Tuned>,
@@ -156,10 +156,10 @@ impl Tuned {
     /// `min 0.41 s` or `max: stopped: slower than the best candidate`.
     fn timing(t: &autotune::Timing) -> String {
         match &t.seconds {
-            Ok(s) if *s >= 1.0 => format!("{} {s:.2} s", fuse_name(t.fuse)),
-            Ok(s) if *s >= 1e-3 => format!("{} {:.2} ms", fuse_name(t.fuse), s * 1e3),
-            Ok(s) => format!("{} {:.1} us", fuse_name(t.fuse), s * 1e6),
-            Err(why) => format!("{}: {why}", fuse_name(t.fuse)),
+            Ok(s) if *s >= 1.0 => format!("{} {s:.2} s", t.plan),
+            Ok(s) if *s >= 1e-3 => format!("{} {:.2} ms", t.plan, s * 1e3),
+            Ok(s) => format!("{} {:.1} us", t.plan, s * 1e6),
+            Err(why) => format!("{}: {why}", t.plan),
         }
     }
 }
@@ -174,14 +174,14 @@ impl FusionChoice {
         let chosen = self
             .candidates
             .iter()
-            .find(|c| c.fuse == self.chosen)
+            .find(|c| c.plan == self.chosen)
             .map(est)
             .unwrap_or_default();
         let others: Vec<String> = self
             .candidates
             .iter()
-            .filter(|c| c.fuse != self.chosen)
-            .map(|c| format!("{} {}", fuse_name(c.fuse), est(c)))
+            .filter(|c| c.plan != self.chosen)
+            .map(|c| format!("{} {}", c.plan, est(c)))
             .collect();
         let tuned = match &self.tuned {
             None => String::new(),
@@ -197,57 +197,62 @@ impl FusionChoice {
         };
         format!(
             "{} (est. {chosen}; {}{tuned})",
-            fuse_name(self.chosen),
+            self.chosen,
             others.join(", ")
         )
     }
 
     /// Every candidate's estimate, nest by nest, for `--emit cost`.
     pub fn text(&self) -> String {
-        let mut out = format!("chosen: {}\n", fuse_name(self.chosen));
+        let mut out = format!("chosen: {}\n", self.chosen);
         for c in &self.candidates {
             match &c.cost {
-                Ok(cost) => out.push_str(&format!("fuse {}: {cost}\n", fuse_name(c.fuse))),
-                Err(why) => {
-                    out.push_str(&format!("fuse {}: no estimate: {why}\n", fuse_name(c.fuse)))
-                }
+                Ok(cost) => out.push_str(&format!("fuse {}: {cost}\n", c.plan)),
+                Err(why) => out.push_str(&format!("fuse {}: no estimate: {why}\n", c.plan)),
             }
         }
         out
     }
 }
 
-/// How the fusion heuristic of a compilation is chosen (`--fuse`, `--tiledflow-fuse`,
-/// `TILEDFLOW_FUSE`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+/// How the fusion of a compilation is chosen (`--fuse`, `--tiledflow-fuse`, `TILEDFLOW_FUSE`).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub enum Fusion {
     /// By the cost model, per SCoP.
     #[default]
     Auto,
-    /// The same heuristic for every SCoP.
-    Fixed(polyhedral::Fuse),
+    /// The same plan for every SCoP: a heuristic, or blocks of statements (`S0+S1,S2`, statements
+    /// as `--emit scop` numbers them), which every SCoP must then cover exactly.
+    Fixed(polyhedral::Plan),
 }
 
+/// What [`Fusion::parse`] accepts, for messages.
+pub const FUSION_NAMES: &str =
+    "auto, min, smart, max, reuse, or blocks of statements such as S0+S1,S2";
+
 impl Fusion {
-    /// `auto`, `min`, `smart` or `max`.
+    /// `auto`, `min`, `smart`, `max`, `reuse`, or blocks as `S0+S1,S2,S3`.
     pub fn parse(name: &str) -> Option<Fusion> {
-        Some(match name {
-            "auto" => Fusion::Auto,
-            "min" => Fusion::Fixed(polyhedral::Fuse::Min),
-            "smart" => Fusion::Fixed(polyhedral::Fuse::Smart),
-            "max" => Fusion::Fixed(polyhedral::Fuse::Max),
-            "reuse" => Fusion::Fixed(polyhedral::Fuse::Reuse),
-            _ => return None,
-        })
+        match name {
+            "auto" => Some(Fusion::Auto),
+            _ => polyhedral::Plan::parse(name).map(Fusion::Fixed),
+        }
     }
 
     /// Sets `opts` to compile with this fusion.
-    pub fn apply(self, opts: &mut Options) {
+    pub fn apply(&self, opts: &mut Options) {
         match self {
             Fusion::Auto => opts.fuse_by_cost = true,
-            Fusion::Fixed(fuse) => {
+            Fusion::Fixed(plan) => {
                 opts.fuse_by_cost = false;
+                let (fuse, blocks) = match plan {
+                    polyhedral::Plan::Heuristic(fuse) => (*fuse, None),
+                    polyhedral::Plan::Blocks(blocks) => {
+                        (polyhedral::Fuse::Max, Some(blocks.clone()))
+                    }
+                };
                 opts.schedule.fuse = fuse;
+                opts.schedule.blocks = blocks;
             }
         }
     }
@@ -255,12 +260,7 @@ impl Fusion {
 
 /// `min`, `smart`, `max`: the name of a fusion heuristic on the command line.
 pub fn fuse_name(fuse: polyhedral::Fuse) -> &'static str {
-    match fuse {
-        polyhedral::Fuse::Min => "min",
-        polyhedral::Fuse::Smart => "smart",
-        polyhedral::Fuse::Max => "max",
-        polyhedral::Fuse::Reuse => "reuse",
-    }
+    fuse.name()
 }
 
 /// Time spent per compilation stage, in the order the stages first ran; a stage that runs more
@@ -472,6 +472,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 fn polyhedral_error(e: polyhedral::Error) -> Error {
     match e {
         polyhedral::Error::Unsupported(m) => Error::User(format!("unsupported: {m}")),
+        polyhedral::Error::Setting(m) => Error::User(m),
         polyhedral::Error::IllegalSchedule(m) => {
             Error::Internal(format!("the schedule violates dependences:\n{m}"))
         }
@@ -834,8 +835,12 @@ fn compile_folded(
                 )
             })
             .map_err(polyhedral_error)?;
+        let plan = match &chosen.blocks {
+            Some(blocks) => polyhedral::Plan::Blocks(blocks.clone()),
+            None => polyhedral::Plan::Heuristic(chosen.fuse),
+        };
         fusion = Some(FusionChoice {
-            chosen: chosen.fuse,
+            chosen: plan,
             candidates: weighed,
             tuned: None,
         });
@@ -917,16 +922,16 @@ fn autotuned(
         &tune.cc.join(" "),
         &autotune::machine(),
     ]);
-    let with = |fuse: polyhedral::Fuse, tuned: Tuned| Pass {
-        schedule_config: polyhedral::candidate_config(base, fuse),
+    let with = |plan: &polyhedral::Plan, tuned: Tuned| Pass {
+        schedule_config: plan.config(base),
         fusion: Some(FusionChoice {
-            chosen: fuse,
+            chosen: plan.clone(),
             tuned: Some(tuned),
             ..choice.clone()
         }),
         ..model.clone()
     };
-    if let Some(fuse) = tune
+    if let Some(plan) = tune
         .wisdom
         .as_deref()
         .and_then(|w| autotune::recall(w, &key))
@@ -935,7 +940,7 @@ fn autotuned(
             path,
             scop,
             opts,
-            with(fuse, Tuned::Recalled),
+            with(&plan, Tuned::Recalled),
             diagnostics,
             st,
         );
@@ -950,7 +955,7 @@ fn autotuned(
     order.sort_by(|a, b| {
         let rank = |c: &polyhedral::Candidate| {
             let secs = c.cost.as_ref().map_or(f64::INFINITY, |c| c.seconds);
-            (c.fuse != choice.chosen, secs)
+            (c.plan != choice.chosen, secs)
         };
         let (ra, rb) = (rank(a), rank(b));
         ra.0.cmp(&rb.0).then(ra.1.total_cmp(&rb.1))
@@ -958,7 +963,7 @@ fn autotuned(
     let mut builds = Vec::new();
     for c in order {
         let mut diags = Vec::new();
-        let pass = with(c.fuse, Tuned::Measured(Vec::new()));
+        let pass = with(&c.plan, Tuned::Measured(Vec::new()));
         let compiled = compile_pass(path, scop, opts, pass, &mut diags, st)?;
         let text = scop_code(scop, &compiled).map(|code| {
             let eo = EmitOptions {
@@ -967,16 +972,18 @@ fn autotuned(
             };
             taskgen::harness::harness(&code, scop, &sizes, &eo)
         });
-        builds.push((c.fuse, compiled, text.unwrap_or_default(), diags));
+        builds.push((c.plan.clone(), compiled, text.unwrap_or_default(), diags));
     }
-    let harnesses: Vec<(polyhedral::Fuse, String)> =
-        builds.iter().map(|(f, _, t, _)| (*f, t.clone())).collect();
+    let harnesses: Vec<(polyhedral::Plan, String)> = builds
+        .iter()
+        .map(|(p, _, t, _)| (p.clone(), t.clone()))
+        .collect();
     let timings = st.time("autotune", || {
         autotune::measure(&harnesses, opts.target, tune)
     });
-    let fastest = autotune::fastest(&timings, choice.chosen);
+    let fastest = autotune::fastest(&timings, &choice.chosen);
     let shown: Vec<String> = timings.iter().map(Tuned::timing).collect();
-    let Some((fuse, _)) = fastest else {
+    let Some((plan, _)) = fastest else {
         fallback(
             format!("no candidate could be timed ({})", shown.join("; ")),
             diagnostics,
@@ -994,7 +1001,7 @@ fn autotuned(
             scop.loc.line,
             shown.join(", ")
         );
-        if let Err(e) = autotune::remember(w, &key, fuse, &note) {
+        if let Err(e) = autotune::remember(w, &key, &plan, &note) {
             diagnostics.push(Diagnostic::at(
                 diagnostic::Severity::Warning,
                 path,
@@ -1004,14 +1011,14 @@ fn autotuned(
             ));
         }
     }
-    let Some((_, mut compiled, _, diags)) = builds.into_iter().find(|(f, ..)| *f == fuse) else {
+    let Some((_, mut compiled, _, diags)) = builds.into_iter().find(|(p, ..)| *p == plan) else {
         return Err(Error::Internal(
             "the fastest candidate was not built".into(),
         ));
     };
     diagnostics.extend(diags);
     compiled.fusion = Some(FusionChoice {
-        chosen: fuse,
+        chosen: plan,
         tuned: Some(Tuned::Measured(timings)),
         ..choice
     });

@@ -19,7 +19,7 @@
 //! - [`work_span`] (`work_span`): the work, span and average parallelism of a tile graph at
 //!   given parameter values;
 //! - [`schedule_cost`] (`cost`): the estimated run time of a tiled schedule on a [`Machine`];
-//! - [`choose_fusion`] (`fusion`): the fusion heuristic whose schedule the cost model finds
+//! - [`choose_fusion`] (`fusion`): the fusion (a heuristic, or a plan of blocks) whose schedule the cost model finds
 //!   cheapest, its candidates scheduled on threads of their own;
 //! - [`default_tile_size`] (`tile_size`): the default tile size of a band;
 //! - `point_order`: which point loop of a tiled band runs innermost (for the C compiler);
@@ -124,7 +124,7 @@ pub use cost::{schedule_cost, Machine, NestCost, ScheduleCost};
 pub use deps::dependences;
 pub use extents::{constant_box, run_sizes, RunSizes};
 pub use fold::{fold_element_scalars, Folded};
-pub use fusion::{candidate_config, choose_fusion, Candidate};
+pub use fusion::{block_plans, choose_fusion, Candidate, Plan};
 pub use gpu::{
     array_slabs, body_loops, parallel_loops, thread_private, ArraySlab, BodyLoop, KernelScope,
     SLAB_NAME,
@@ -167,6 +167,10 @@ pub enum Error {
     /// the message names the offending value.
     #[error("invalid input: {0}")]
     InvalidInput(String),
+    /// A setting the user chose does not fit the SCoP (fusion blocks that miss a statement or
+    /// order a dependence backwards); the message says how.
+    #[error("{0}")]
+    Setting(String),
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -203,10 +207,29 @@ pub enum Fuse {
     Reuse,
 }
 
+impl Fuse {
+    /// `min`, `smart`, `max`, `reuse`: the heuristic's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fuse::Min => "min",
+            Fuse::Smart => "smart",
+            Fuse::Max => "max",
+            Fuse::Reuse => "reuse",
+        }
+    }
+}
+
 /// How to schedule and tile.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScheduleConfig {
     pub fuse: Fuse,
+    /// Instead of one ISL schedule of the whole SCoP under `fuse`: these blocks of statements,
+    /// each scheduled by ISL as a whole (`Fuse::Max` inside the block, with the dependences
+    /// inside it), one after the other in this order ([`Plan::Blocks`], chosen by
+    /// [`choose_fusion`]). Every dependence between two blocks must go from an earlier one to a
+    /// later one. It applies to SCoPs of any size (a block is scheduled whole however many
+    /// statements it has); [`choose_fusion`] proposes blocks only for SCoPs scheduled whole.
+    pub blocks: Option<Vec<Vec<StmtId>>>,
     /// Keep the source order (the original 2d+1 schedule) instead of calling the scheduler.
     pub original: bool,
     /// Tile sizes for the dimensions of each tiled band, outermost first; the last size repeats
@@ -265,6 +288,7 @@ impl Default for ScheduleConfig {
     fn default() -> Self {
         ScheduleConfig {
             fuse: Fuse::Smart,
+            blocks: None,
             original: false,
             tile_sizes: Some(Vec::new()),
             max_operations: 2_000_000,

@@ -590,3 +590,61 @@ fn deriche_passes_tile_in_two_dimensions() {
     }
     verify(&scop, &deps, &sched).unwrap();
 }
+
+/// gemver's statements: `A` updated (S0, depth 2), `x` by the product with `A` transposed (S1,
+/// depth 2), `x += z` (S2, depth 1), `w` by the product with `A` (S3, depth 2). Each is a
+/// component of its own, in that order (S0 -> S1 -> S2 -> S3 through `A` and `x`). A block of
+/// consecutive components must share an array and have one depth: S0+S1 (through `A`) is the
+/// only one (S1+S2 and S2+S3 mix depths), so one plan fuses S0 with S1. Scheduled, it gives three
+/// nests in that order, legal.
+#[test]
+fn gemver_blocks_fuse_the_update_with_the_transposed_product() {
+    let scop = common::kernel_scop("gemver", &["MINI_DATASET"]);
+    let deps = dependences(&scop).unwrap();
+    let s = |k: u32| StmtId(k);
+    let plans = polyhedral::block_plans(&scop, &deps).unwrap();
+    assert_eq!(plans, vec![vec![vec![s(0), s(1)], vec![s(2)], vec![s(3)]]]);
+    let config = ScheduleConfig {
+        blocks: Some(plans[0].clone()),
+        ..ScheduleConfig::default()
+    };
+    let (sched, warnings) = schedule(&scop, &deps, &config).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let nests: Vec<Vec<StmtId>> = sched.nests.iter().map(|n| n.statements.clone()).collect();
+    assert_eq!(nests, plans[0], "{sched}");
+    verify(&scop, &deps, &sched).unwrap();
+}
+
+/// Blocks that put a dependence backwards, leave a statement out, name one twice or name one the
+/// SCoP does not have are refused with a message that says which.
+#[test]
+fn blocks_out_of_dependence_order_are_refused() {
+    let scop = common::kernel_scop("gemver", &["MINI_DATASET"]);
+    let deps = dependences(&scop).unwrap();
+    let s = |k: u32| StmtId(k);
+    let cases = [
+        (vec![vec![s(3)], vec![s(0), s(1)], vec![s(2)]], "goes from"),
+        (
+            vec![vec![s(0), s(1)], vec![s(2)]],
+            "S3 is not in exactly one block",
+        ),
+        (
+            vec![vec![s(0)], vec![s(0), s(1)], vec![s(2)], vec![s(3)]],
+            "S0 is not in exactly one block",
+        ),
+        (
+            vec![vec![s(0), s(1)], vec![s(2)], vec![s(3), s(7)]],
+            "no statement S7",
+        ),
+    ];
+    for (blocks, why) in cases {
+        let config = ScheduleConfig {
+            blocks: Some(blocks.clone()),
+            ..ScheduleConfig::default()
+        };
+        match schedule(&scop, &deps, &config) {
+            Err(polyhedral::Error::Setting(m)) => assert!(m.contains(why), "{blocks:?}: {m}"),
+            other => panic!("{blocks:?}: {other:?}"),
+        }
+    }
+}

@@ -186,7 +186,7 @@ fn write_report(
         .map_err(|e| format!("--tiledflow-report={}: {e}", path.display()))
 }
 
-/// The pipeline's options for `cmd`; `TILEDFLOW_FUSE=min|smart|max|reuse` chooses the fusion heuristic.
+/// The pipeline's options for `cmd`; `TILEDFLOW_FUSE=min|smart|max|reuse|S0+S1,S2` fixes the fusion.
 fn pipeline_options(cmd: &CcCommand) -> Result<Options, String> {
     let mut opts = Options {
         clang_args: cc::LENIENT_PARSER_FLAGS
@@ -209,12 +209,11 @@ fn pipeline_options(cmd: &CcCommand) -> Result<Options, String> {
     } else if let Some(ts) = &cmd.ours.tile_sizes {
         opts.schedule.tile_sizes = Some(ts.clone());
     }
-    let fusion = match (cmd.ours.fuse, std::env::var("TILEDFLOW_FUSE")) {
+    let fusion = match (cmd.ours.fuse.clone(), std::env::var("TILEDFLOW_FUSE")) {
         (Some(fusion), _) => fusion,
         (None, Err(_)) => tiledflow::Fusion::Auto,
-        (None, Ok(f)) => tiledflow::Fusion::parse(&f).ok_or_else(|| {
-            format!("TILEDFLOW_FUSE={f}: expected auto, min, smart, max or reuse")
-        })?,
+        (None, Ok(f)) => tiledflow::Fusion::parse(&f)
+            .ok_or_else(|| format!("TILEDFLOW_FUSE={f}: expected {}", tiledflow::FUSION_NAMES))?,
     };
     fusion.apply(&mut opts);
     let autotune = cmd.ours.autotune || std::env::var("TILEDFLOW_AUTOTUNE").is_ok_and(|v| v == "1");

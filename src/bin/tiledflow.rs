@@ -50,17 +50,6 @@ enum GranularityArg {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
-enum FuseArg {
-    /// Chosen per SCoP by the cost model (`--emit cost` shows its estimates)
-    Auto,
-    Min,
-    Smart,
-    Max,
-    /// smart, with statements that read the same read-only data scheduled to read it together
-    Reuse,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
 enum ScopArg {
     /// The maximal affine loop nests of every function
     Auto,
@@ -128,11 +117,14 @@ struct Cli {
     /// one array element from its load to its store is folded into the element)
     #[arg(long)]
     no_privatize: bool,
-    /// Fusion heuristic of the scheduler: min separates every strongly connected component,
-    /// smart is ISL's clustering, max fuses all it can; auto picks the one the cost model
-    /// estimates fastest for each SCoP on this machine
-    #[arg(long, value_enum, default_value = "auto")]
-    fuse: FuseArg,
+    /// Fusion: auto (the default) picks per SCoP the candidate the cost model estimates fastest
+    /// on this machine (--emit cost shows them); min separates every strongly connected
+    /// component of the dependence graph, smart is ISL's clustering, max fuses all it can, reuse
+    /// is smart with statements that read the same read-only data scheduled to read it
+    /// together; blocks of statements such as S0+S1,S2 (numbered as --emit scop shows them)
+    /// fuse each block as a whole and run the blocks in that order
+    #[arg(long, default_value = "auto", value_parser = parse_fusion)]
+    fuse: Fusion,
     /// Choose each SCoP's fusion by timing its candidates on this machine instead of by the cost
     /// model: each candidate's code runs in a program of its own (the SCoP's arrays allocated at
     /// the sizes of --autotune-param), built with --autotune-cc. The winner is kept in the wisdom
@@ -316,14 +308,7 @@ fn run(cli: &Cli) -> Result<(), Error> {
         Some(cli.tile_sizes.clone())
     };
     opts.schedule.original = matches!(cli.schedule, ScheduleArg::Original);
-    match cli.fuse {
-        FuseArg::Auto => Fusion::Auto,
-        FuseArg::Min => Fusion::Fixed(polyhedral::Fuse::Min),
-        FuseArg::Smart => Fusion::Fixed(polyhedral::Fuse::Smart),
-        FuseArg::Max => Fusion::Fixed(polyhedral::Fuse::Max),
-        FuseArg::Reuse => Fusion::Fixed(polyhedral::Fuse::Reuse),
-    }
-    .apply(&mut opts);
+    cli.fuse.apply(&mut opts);
     if cli.autotune {
         if !opts.fuse_by_cost {
             return Err(Error::User(
@@ -393,4 +378,9 @@ fn write_stdout(text: &str) -> Result<(), Error> {
         }
         _ => Ok(()),
     }
+}
+
+/// `--fuse`'s value.
+fn parse_fusion(value: &str) -> std::result::Result<Fusion, String> {
+    Fusion::parse(value).ok_or_else(|| format!("expected {}", tiledflow::FUSION_NAMES))
 }

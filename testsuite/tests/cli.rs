@@ -879,7 +879,7 @@ fn the_cost_model_distributes_covariance_and_says_why() {
     assert_eq!(bad.status, Some(1), "{}", bad.said());
     assert!(
         bad.stderr
-            .contains("expected auto, min, smart, max or reuse"),
+            .contains("expected auto, min, smart, max, reuse, or blocks of statements"),
         "{}",
         bad.said()
     );

@@ -213,3 +213,32 @@ fn heat_3d_unequal_tile_sizes() {
 // Every kernel at MINI (tasks and seq, tiles of 4, 2 threads) is checked by the PolyBench
 // runner's own test, `polybench/tests/runner.rs` (`every_kernel_verifies_at_mini`), which uses
 // this crate's harness; it is not repeated here.
+
+/// A plan of blocks (`--tiledflow-fuse=S0+S1,S2,S3`, what the cost model chooses for gemver from
+/// MEDIUM on): the update of `A` fused with the product that reads `A` transposed, the other two
+/// statements in nests of their own after them, under the tasks (1 and 2 threads), seq and omp
+/// targets.
+#[test]
+fn gemver_in_blocks() {
+    let plan = "--tiledflow-fuse=S0+S1,S2,S3";
+    for defines in [&[("MINI_DATASET", "")][..], &[("N", "37")]] {
+        for tile in ["8", "5,7"] {
+            let mut all = variants(tile)
+                .into_iter()
+                .map(|v| v.arg(plan))
+                .collect::<Vec<_>>();
+            all.push(
+                Variant::tiledflow_cc(format!("omp, tile {tile}, 2 threads"))
+                    .expect("tiledflow-cc is built")
+                    .arg("--tiledflow-strict")
+                    .arg("--tiledflow-target=omp")
+                    .arg(format!("--tiledflow-tile-sizes={tile}"))
+                    .arg(plan)
+                    .env("OMP_NUM_THREADS", "2"),
+            );
+            if let Err(e) = differential("gemver", defines, &all) {
+                panic!("{e:#}");
+            }
+        }
+    }
+}

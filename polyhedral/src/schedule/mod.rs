@@ -133,9 +133,11 @@
 //!
 //! Files: this one schedules (the scheduler's options, the whole SCoP or its groups, the nests of
 //! the tree); `solve` runs one problem in ISL, bounded, and keeps its outcome; `original` builds
-//! the original order and the groups scheduled inside their outer loops; `tiling` tiles the
-//! nests.
+//! the original order and the groups scheduled inside their outer loops; `blocks` schedules the
+//! blocks of statements that the fusion choice fuses ([`ScheduleConfig::blocks`]); `tiling`
+//! tiles the nests.
 
+mod blocks;
 mod original;
 mod solve;
 mod tiling;
@@ -161,6 +163,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::mpsc;
 
+use blocks::blocks_tree;
+pub(crate) use blocks::{blocks_text, statement_edges};
 use original::*;
 pub use solve::run_bounded;
 use solve::*;
@@ -215,7 +219,9 @@ fn schedule_with(
         let loops = crate::reversal::Loops::of(ctx, &sets)?;
         let n_statements: usize = groups.iter().map(|(stmts, _)| stmts.len()).sum();
         let too_many = n_statements > cfg.max_whole_statements;
-        let whole = if too_many {
+        let whole = if let Some(blocks) = &cfg.blocks {
+            blocks_tree(scop, &sets, blocks, &deps, Some(&loops), cfg)?
+        } else if too_many {
             Err(format!(
                 "was not run on the whole SCoP ({n_statements} statements)"
             ))
@@ -242,7 +248,7 @@ fn schedule_with(
                 Ok(tree) => {
                     // Scheduling the whole SCoP was tried and gave up (a budget, or a failure):
                     // the result is a different schedule than usual, which the user is told.
-                    if !too_many {
+                    if !too_many || cfg.blocks.is_some() {
                         warnings.push(Warning(format!(
                             "the ISL scheduler {why_whole}; scheduling inside the outermost loops instead"
                         )));
