@@ -666,6 +666,9 @@ pub struct BandTiles<'c> {
     lo: Vec<i64>,
     extents: Vec<i64>,
     widths: Vec<usize>,
+    /// Whether the members' values fill their bounding box (no triangle): then every tile at
+    /// the smallest values is a full one.
+    rectangular: bool,
 }
 
 impl<'c> BandTiles<'c> {
@@ -736,7 +739,22 @@ impl<'c> BandTiles<'c> {
             .map(|a| (a.isl_name.clone(), element_bytes(&a.elem_type)))
             .collect();
         let extents = lo.iter().zip(&hi).map(|(l, h)| h - l + 1).collect();
+        let bounds: Vec<String> = (0..members)
+            .map(|m| format!("{} <= o{m} <= {}", lo[m], hi[m]))
+            .collect();
+        let rectangular = to_members.clone().range()?.is_equal(&UnionSet::read(
+            ctx,
+            &format!(
+                "{{ [{}] : {} }}",
+                (0..members)
+                    .map(|m| format!("o{m}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                bounds.join(" and ")
+            ),
+        )?)?;
         Ok(Some(BandTiles {
+            rectangular,
             ctx,
             band,
             accesses,
@@ -753,9 +771,50 @@ impl<'c> BandTiles<'c> {
         &self.extents
     }
 
-    /// What the tile at the smallest value of every member, `sizes[m]` values of member `m`
-    /// long, touches.
+    /// What one tile, `sizes[m]` values of member `m` long, touches: in a band whose members'
+    /// values fill a box, the tile at their smallest values; otherwise the largest of what the
+    /// tiles at a few places touch, each member starting at its smallest value or half-way along
+    /// it (every combination, for bands of at most [`SAMPLED_MEMBERS`] members). The tile at
+    /// the smallest values alone is a partial one in a triangular band: trisolv's `x[i] -= L[i][j] * x[j]` (`j < i`) reaches 63 elements of
+    /// `L`'s rows there whatever the size along `j`, so runs looked as short at `64, 512` as at
+    /// `64, 64`, and its tiles stayed `64, 64`.
     pub fn boxes(&self, sizes: &[i64]) -> Result<TileBoxes> {
+        let members = sizes.len().min(self.lo.len());
+        let places: usize = match self.rectangular || members > SAMPLED_MEMBERS {
+            true => 1,
+            false => 1 << members,
+        };
+        let mut out: Option<TileBoxes> = None;
+        for place in 0..places {
+            let starts: Vec<i64> = (0..members)
+                .map(|m| match place & (1 << m) {
+                    0 => self.lo[m],
+                    _ => self.lo[m] + self.extents[m] / 2,
+                })
+                .collect();
+            let Some(found) = self.box_at(sizes, &starts)? else {
+                continue;
+            };
+            out = Some(match out {
+                None => found,
+                Some(o) => TileBoxes {
+                    reused_bytes: o.reused_bytes.max(found.reused_bytes),
+                    shortest_run: match (o.shortest_run, found.shortest_run) {
+                        (Some(a), Some(b)) => Some(a.max(b)),
+                        (a, b) => a.or(b),
+                    },
+                },
+            });
+        }
+        Ok(out.unwrap_or(TileBoxes {
+            reused_bytes: 0.0,
+            shortest_run: None,
+        }))
+    }
+
+    /// What the tile whose member `m` takes `sizes[m]` values from `starts[m]` touches; `None`
+    /// when it holds no instance.
+    fn box_at(&self, sizes: &[i64], starts: &[i64]) -> Result<Option<TileBoxes>> {
         let pieces: Vec<String> = self
             .widths
             .iter()
@@ -763,7 +822,7 @@ impl<'c> BandTiles<'c> {
                 let o: Vec<String> = (0..n).map(|d| format!("o{d}")).collect();
                 let bounds: Vec<String> = sizes
                     .iter()
-                    .zip(&self.lo)
+                    .zip(starts)
                     .enumerate()
                     .map(|(m, (&t, &lo))| format!("{lo} <= o{m} < {}", lo.saturating_add(t)))
                     .collect();
@@ -772,6 +831,9 @@ impl<'c> BandTiles<'c> {
             .collect();
         let tile = UnionSet::read(self.ctx, &format!("{{ {} }}", pieces.join("; ")))?;
         let instances = self.band.clone().intersect_range(tile)?.domain()?;
+        if instances.is_empty()? {
+            return Ok(None);
+        }
         let mut touched = UnionSet::empty(self.ctx)?;
         let mut shortest_run: Option<f64> = None;
         for set in self
@@ -796,12 +858,16 @@ impl<'c> BandTiles<'c> {
                 shortest_run = Some(shortest_run.map_or(run, |r| r.min(run)));
             }
         }
-        Ok(TileBoxes {
+        Ok(Some(TileBoxes {
             reused_bytes: box_bytes(&touched, &self.elem)?,
             shortest_run,
-        })
+        }))
     }
 }
+
+/// [`BandTiles::boxes`] looks at tiles in every combination of places for bands of at most this
+/// many members (`2^members` tiles).
+pub const SAMPLED_MEMBERS: usize = 3;
 
 /// Whether the elements that `reached` (instances to elements of one array) touches are each
 /// touched by one instance per statement, all at the same point of the band (`to_members`):
@@ -970,6 +1036,21 @@ mod tests {
         let tiles = BandTiles::new(&mvt, &band, 2).unwrap().unwrap();
         let boxes = tiles.boxes(&[16, 4]).unwrap();
         assert_eq!(boxes.shortest_run, Some(128.0));
+    }
+
+    /// trisolv's `x[i] -= L[i][j] * x[j]` (`j < i`, N = 40 at MINI) streams `L` in a triangle.
+    /// An `8 x 32` tile at the corner (`i < 8`) reaches 7 elements of a row; the tiles that
+    /// start half-way along `i` (20) reach `j <= 26`, 27 elements (216 bytes), the longest run
+    /// of the four places looked at (with `j` from 20: 8 elements; `i` from 0 and `j` from 20:
+    /// empty). Along `j` a longer tile then gives longer runs, where the corner alone did not.
+    #[test]
+    fn triangular_bands_are_measured_at_a_full_tile() {
+        let ctx = Ctx::new().unwrap();
+        let trisolv = crate::polybench_scop("trisolv");
+        let band = UnionMap::read(&ctx, "{ S1[i, j] -> [i, j] }").unwrap();
+        let tiles = BandTiles::new(&trisolv, &band, 2).unwrap().unwrap();
+        assert_eq!(tiles.boxes(&[8, 32]).unwrap().shortest_run, Some(216.0));
+        assert_eq!(tiles.boxes(&[8, 8]).unwrap().shortest_run, Some(64.0));
     }
 
     #[test]

@@ -92,7 +92,12 @@
 //! keeps [`MIN_TILES_ALONG`] tiles. That nest alone (EXTRALARGE, medians of 7 runs): 11.6 ms to
 //! 9.2 on 1 thread, 6.6 to 4.6 on 2 (`512, 64`); whole kernels at 2 threads, medians of 9:
 //! mvt 12.7 ms to 11.1, gemver 21.3 to 18.5, deriche 131 to 126; 2mm, 3mm, bicg, symm, trmm,
-//! correlation and covariance, whose initializations changed, within 1%.
+//! correlation and covariance, whose initializations changed, within 1%. A triangular band's runs
+//! are measured at a full tile (`cost::BandTiles::boxes`), not at its corner, where trisolv's
+//! `L[i][j]` (`j < i`) has 63 elements per row whatever the size along `j`: its product went
+//! from `64, 64` to `8, 512`, 13.6 ms to 8.8 on one thread and 7.7 to 6.1 on two (EXTRALARGE,
+//! medians of 9 and 21; gcc's original 10.9-11.1); ludcmp's substitutions and the mirror copies
+//! of correlation and covariance changed sizes too, within the noise.
 
 use scop_ir::{Array, Scop, StmtId};
 use std::collections::BTreeSet;
