@@ -1,4 +1,4 @@
-//! Several reduction chains at once: in full tiles, the band loop around a reduction that the
+//! Several reduction chains at once: in every tile, the band loop around a reduction that the
 //! C compiler keeps scalar is unrolled and jammed, so that the reduction's loop carries
 //! [`CHAINS`] independent chains instead of one.
 //!
@@ -23,7 +23,14 @@
 //! The transformation is a schedule: the band member `m` (the row) becomes `o_m - (o_m mod C)`
 //! in place, and `o_m mod C` a new innermost dimension, whose loop is unrolled completely
 //! ([`crate::unroll`]); in a full tile whose size along `m` is a multiple of `C` every strip is
-//! whole. It is checked like the other inner reorderings ([`crate::sink::order_kept`]: every two
+//! whole, and in the other tiles (the general code) a copy that the tile's border cuts is
+//! guarded. The general code was built unjammed until the tiles that are not full turned out
+//! to be most of some nests' time: seidel-2d's skewed tiles along its borders, deriche's first
+//! tile of each row (where the filter state is reset) and last, shorter one, which ran one row
+//! at a time at the recurrence's latency. Jammed there too, at LARGE (medians of 5 and 3 runs,
+//! 2 and 1 threads): seidel-2d 3.06 -> 2.47 s and 6.65 -> 5.41 s, adi 2.10 -> 2.06 s and 4.60
+//! -> 4.44 s, deriche 65.4 -> 62.6 ms (medians of 15) and 105 -> 98 ms; atax and gesummv, whose
+//! last tile changed, within the noise. It is checked like the other inner reorderings ([`crate::sink::order_kept`]: every two
 //! instances of a tile that access one element, one of them writing, keep their order), and it
 //! is done when some statement's innermost loop writes one element again along its steps (the
 //! reduction) while a step of `m` moves it to another element (another chain), the member

@@ -486,7 +486,12 @@ fn tile_code(
         kernels: relaxed_kernels,
         ..TileCode::default()
     };
+    // The tiles that are not full run the jammed rows too, each strip's copies guarded where
+    // the tile cuts it (`crate::chains`), unless the general code holds kernels of its own.
     let mut out = general;
+    if let (Some((jammed, _)), true) = (&chains, code.relaxed.is_empty()) {
+        out = jammed.build(None, jammed.separate.as_slice())?;
+    }
     for piece in pieces.into_iter().rev() {
         let cond = convert_expr(
             &AstBuild::from_context(points.context.clone())?.expr_from_set(piece.clone())?,

@@ -85,3 +85,64 @@ fn adis_unrolled_rows_run_each_instance_of_their_tile_once() {
         "adi's rows are jammed at SMALL with 16-wide tiles"
     );
 }
+
+/// The tiles that are not full (seidel-2d's skewed tiles at the borders of its time and space
+/// ranges; deriche's first tile of each row, where the filter state is reset, and its last,
+/// shorter one) get their rows jammed too, each strip's copies guarded where the tile cuts it:
+/// the general code steps its row loop by 4. In every tile, the code runs each instance of the
+/// plain tile code exactly once.
+#[test]
+fn partial_tiles_jam_their_rows_and_run_each_instance_once() {
+    for (kernel, tiles) in [("seidel-2d", vec![8]), ("deriche", vec![8, 16])] {
+        let scop = common::kernel_scop(kernel, &["MINI_DATASET"]);
+        let scop = match kernel {
+            // As the driver schedules it: the filter states expanded first.
+            "deriche" => {
+                let expansions = polyhedral::scalar_expansions(&scop).unwrap();
+                polyhedral::expand_scalars(&scop, &expansions).unwrap()
+            }
+            _ => scop,
+        };
+        let deps = dependences(&scop).unwrap();
+        let cfg = ScheduleConfig {
+            tile_sizes: Some(tiles),
+            ..ScheduleConfig::default()
+        };
+        let (sched, _) = schedule(&scop, &deps, &cfg).unwrap();
+        let mut jammed_general = 0;
+        for (k, nest) in sched.nests.iter().enumerate() {
+            let k = polyhedral::NestId::new(k);
+            let coords: Vec<String> = (0..nest.tile_sizes.len())
+                .map(|d| format!("t{d}"))
+                .collect();
+            let (ast, code) = tile_body_ast(&scop, &sched, k, &coords, "c", &[]).unwrap();
+            let plain = polyhedral::nest_body_ast(&scop, &sched, k, &coords, "c").unwrap();
+            if code.jammed.is_some() {
+                if let Ast::If {
+                    els: Some(general), ..
+                } = &ast
+                {
+                    if common::show(general).contains("+= 4)") {
+                        jammed_general += 1;
+                    }
+                }
+            }
+            for tile in common::points(&scop, &nest.tile_domain, &[]) {
+                let at: Vec<(&str, i64)> = coords
+                    .iter()
+                    .map(|c| c.as_str())
+                    .zip(tile.clone())
+                    .collect();
+                let mut got = common::run(&ast, &at);
+                let mut want = common::run(&plain, &at);
+                got.sort();
+                want.sort();
+                assert_eq!(got, want, "{kernel}: tile {tile:?} of {k}");
+            }
+        }
+        assert!(
+            jammed_general > 0,
+            "{kernel}: the general code of some nest has its rows jammed"
+        );
+    }
+}
