@@ -418,6 +418,14 @@ fn split_aliased(
     Ok(true)
 }
 
+/// The general code (the tiles that are not full) gets the rows jammed around reduction chains
+/// only in nests of at most this many statements: its copies' guards are simplified one by one,
+/// which costs compile time with the statements. adi's one nest of 14 statements took 0.36 s
+/// more (its tile code 0.63 -> 0.99 s of its 1.5 s) for 2-4% of run time; deriche's nests (7 and
+/// 9 statements: 0.31 -> 0.37 s, 3-7% faster) and seidel-2d's (1 statement: 0.12 -> 0.18 s,
+/// 19% faster) keep it.
+pub const GENERAL_JAM_STATEMENTS: usize = 9;
+
 /// [`tile_body_ast`] once the schedule is final: full tiles apart, the jam.
 fn tile_code(
     scop: &Scop,
@@ -487,9 +495,11 @@ fn tile_code(
         ..TileCode::default()
     };
     // The tiles that are not full run the jammed rows too, each strip's copies guarded where
-    // the tile cuts it (`crate::chains`), unless the general code holds kernels of its own.
+    // the tile cuts it (`crate::chains`), unless the general code holds kernels of its own or
+    // the nest has more than `GENERAL_JAM_STATEMENTS` statements.
     let mut out = general;
-    if let (Some((jammed, _)), true) = (&chains, code.relaxed.is_empty()) {
+    let few = statements_of(points)?.len() <= GENERAL_JAM_STATEMENTS;
+    if let (Some((jammed, _)), true, true) = (&chains, code.relaxed.is_empty(), few) {
         out = jammed.build(None, jammed.separate.as_slice())?;
     }
     for piece in pieces.into_iter().rev() {
