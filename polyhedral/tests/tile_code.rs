@@ -56,30 +56,10 @@ fn adis_unrolled_rows_run_each_instance_of_their_tile_once() {
         ..ScheduleConfig::default()
     };
     let (sched, _) = schedule(&scop, &deps, &cfg).unwrap();
-    let mut jammed = 0;
-    for (k, nest) in sched.nests.iter().enumerate() {
-        let k = polyhedral::NestId::new(k);
-        let coords: Vec<String> = (0..nest.tile_sizes.len())
-            .map(|d| format!("t{d}"))
-            .collect();
-        let (ast, code) = tile_body_ast(&scop, &sched, k, &coords, "c", &[]).unwrap();
-        let plain = polyhedral::nest_body_ast(&scop, &sched, k, &coords, "c").unwrap();
-        if code.jammed.is_some() {
-            jammed += 1;
-        }
-        for tile in common::points(&scop, &nest.tile_domain, &[]) {
-            let at: Vec<(&str, i64)> = coords
-                .iter()
-                .map(|c| c.as_str())
-                .zip(tile.clone())
-                .collect();
-            let mut got = common::run(&ast, &at);
-            let mut want = common::run(&plain, &at);
-            got.sort();
-            want.sort();
-            assert_eq!(got, want, "tile {tile:?} of {k}");
-        }
-    }
+    let jammed = tile_code_of_every_nest(&scop, &sched)
+        .iter()
+        .filter(|(_, code)| code.jammed.is_some())
+        .count();
     assert!(
         jammed > 0,
         "adi's rows are jammed at SMALL with 16-wide tiles"
@@ -109,40 +89,48 @@ fn partial_tiles_jam_their_rows_and_run_each_instance_once() {
             ..ScheduleConfig::default()
         };
         let (sched, _) = schedule(&scop, &deps, &cfg).unwrap();
-        let mut jammed_general = 0;
-        for (k, nest) in sched.nests.iter().enumerate() {
-            let k = polyhedral::NestId::new(k);
-            let coords: Vec<String> = (0..nest.tile_sizes.len())
-                .map(|d| format!("t{d}"))
-                .collect();
-            let (ast, code) = tile_body_ast(&scop, &sched, k, &coords, "c", &[]).unwrap();
-            let plain = polyhedral::nest_body_ast(&scop, &sched, k, &coords, "c").unwrap();
-            if code.jammed.is_some() {
-                if let Ast::If {
-                    els: Some(general), ..
-                } = &ast
-                {
-                    if common::show(general).contains("+= 4)") {
-                        jammed_general += 1;
-                    }
-                }
-            }
-            for tile in common::points(&scop, &nest.tile_domain, &[]) {
-                let at: Vec<(&str, i64)> = coords
-                    .iter()
-                    .map(|c| c.as_str())
-                    .zip(tile.clone())
-                    .collect();
-                let mut got = common::run(&ast, &at);
-                let mut want = common::run(&plain, &at);
-                got.sort();
-                want.sort();
-                assert_eq!(got, want, "{kernel}: tile {tile:?} of {k}");
-            }
-        }
+        let jammed_general = tile_code_of_every_nest(&scop, &sched)
+            .iter()
+            .filter(|(ast, code)| {
+                code.jammed.is_some()
+                    && matches!(ast, Ast::If { els: Some(general), .. }
+                        if common::show(general).contains("+= 4)"))
+            })
+            .count();
         assert!(
             jammed_general > 0,
             "{kernel}: the general code of some nest has its rows jammed"
         );
     }
+}
+
+/// Every nest's tile code (`tile_body_ast`), checked to run, in each tile of the nest, each
+/// instance of the plain tile code exactly once.
+fn tile_code_of_every_nest(
+    scop: &frontend::ir::Scop,
+    sched: &polyhedral::TiledSchedule,
+) -> Vec<(Ast, polyhedral::TileCode)> {
+    let mut out = Vec::new();
+    for (k, nest) in sched.nests.iter().enumerate() {
+        let k = polyhedral::NestId::new(k);
+        let coords: Vec<String> = (0..nest.tile_sizes.len())
+            .map(|d| format!("t{d}"))
+            .collect();
+        let (ast, code) = tile_body_ast(scop, sched, k, &coords, "c", &[]).unwrap();
+        let plain = polyhedral::nest_body_ast(scop, sched, k, &coords, "c").unwrap();
+        for tile in common::points(scop, &nest.tile_domain, &[]) {
+            let at: Vec<(&str, i64)> = coords
+                .iter()
+                .map(|c| c.as_str())
+                .zip(tile.clone())
+                .collect();
+            let mut got = common::run(&ast, &at);
+            let mut want = common::run(&plain, &at);
+            got.sort();
+            want.sort();
+            assert_eq!(got, want, "tile {tile:?} of {k}");
+        }
+        out.push((ast, code));
+    }
+    out
 }
