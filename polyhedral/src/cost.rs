@@ -742,7 +742,9 @@ impl<'c> BandTiles<'c> {
         let bounds: Vec<String> = (0..members)
             .map(|m| format!("{} <= o{m} <= {}", lo[m], hi[m]))
             .collect();
-        let rectangular = to_members.clone().range()?.is_equal(&UnionSet::read(
+        // Compared under the same parameter values (the band's are fixed, `fixed_band`).
+        let range = to_members.clone().range()?;
+        let bounding = UnionSet::read(
             ctx,
             &format!(
                 "{{ [{}] : {} }}",
@@ -752,7 +754,9 @@ impl<'c> BandTiles<'c> {
                     .join(", "),
                 bounds.join(" and ")
             ),
-        )?)?;
+        )?
+        .intersect_params(range.clone().params()?)?;
+        let rectangular = range.is_equal(&bounding)?;
         Ok(Some(BandTiles {
             rectangular,
             ctx,
@@ -772,7 +776,9 @@ impl<'c> BandTiles<'c> {
     }
 
     /// What one tile, `sizes[m]` values of member `m` long, touches: in a band whose members'
-    /// values fill a box, the tile at their smallest values; otherwise the largest of what the
+    /// values fill a box, the tile at their smallest values (elsewhere the bounding boxes of a
+    /// tile that reads an array transposed, `A[i][j]` and `A[j][i]`, grow with its distance from
+    /// the diagonal, and the sizes chosen from them would change for that); otherwise the largest of what the
     /// tiles at a few places touch, each member starting at its smallest value or half-way along
     /// it (every combination, for bands of at most [`SAMPLED_MEMBERS`] members). The tile at
     /// the smallest values alone is a partial one in a triangular band: trisolv's `x[i] -= L[i][j] * x[j]` (`j < i`) reaches 63 elements of
