@@ -188,10 +188,6 @@ pub fn choose_fusion(
         schedule_cost(scop, deps, sched, machine)
     });
     let estimate = |k: usize| -> std::result::Result<ScheduleCost, String> {
-        // A plan of blocks that gives a schedule seen before adds nothing to choose from.
-        if let (Some(j), Plan::Blocks(_)) = (first_seen[k], &tried[k]) {
-            return Err(format!("{SAME_AS}{}", tried[j]));
-        }
         let k = first_seen[k].unwrap_or(k);
         match (&schedules[k], fresh.iter().position(|&(f, _)| f == k)) {
             (Err(e), _) => Err(e.to_string()),
@@ -202,9 +198,11 @@ pub fn choose_fusion(
             (Ok(_), None) => Err("no estimate".into()),
         }
     };
+    // A plan of blocks that gives a schedule seen before adds nothing to choose from: not listed.
     let mut candidates: Vec<(crate::ScheduleConfig, Candidate)> = configs
         .iter()
         .enumerate()
+        .filter(|&(k, _)| !(first_seen[k].is_some() && matches!(tried[k], Plan::Blocks(_))))
         .map(|(k, config)| {
             (
                 config.clone(),
@@ -215,10 +213,6 @@ pub fn choose_fusion(
             )
         })
         .collect();
-    // A plan of blocks that repeats a schedule seen before is not listed.
-    candidates.retain(|(_, c)| {
-        !matches!((&c.plan, &c.cost), (Plan::Blocks(_), Err(why)) if why.starts_with(SAME_AS))
-    });
     for plan in skipped {
         candidates.push((
             cfg.clone(),
@@ -237,9 +231,6 @@ pub fn choose_fusion(
     let chosen = pick(&weighed).map(|k| candidates[k].0.clone());
     Ok((chosen.unwrap_or_else(|| cfg.clone()), weighed))
 }
-
-/// How the estimate of a plan of blocks whose schedule another candidate gave begins.
-const SAME_AS: &str = "the same schedule as ";
 
 /// A SCoP whose dependence graph has more strongly connected components than this gets no plans
 /// of blocks: their number doubles with each component.
