@@ -97,7 +97,9 @@
 //! `L[i][j]` (`j < i`) has 63 elements per row whatever the size along `j`: its product went
 //! from `64, 64` to `8, 512`, 13.6 ms to 8.8 on one thread and 7.7 to 6.1 on two (EXTRALARGE,
 //! medians of 9 and 21; gcc's original 10.9-11.1); ludcmp's substitutions and the mirror copies
-//! of correlation and covariance changed sizes too, within the noise.
+//! of correlation and covariance changed sizes too, within the noise. A band with no free member
+//! stops at shorter runs ([`MIN_RUN_BYTES_ORDERED`]): trisolv then gets `16, 256`, bicg and mvt
+//! (their products fused for the shared reads) `16, 256` instead of `8, 512`.
 
 use scop_ir::{Array, Scop, StmtId};
 use std::collections::BTreeSet;
@@ -283,11 +285,18 @@ pub fn coarsen_carried<E>(
 
 /// The shortest contiguous run of a streamed array in a tile that [`lengthen_runs`] accepts.
 pub const MIN_RUN_BYTES: f64 = 4096.0;
+/// [`MIN_RUN_BYTES`] for a band whose every member carries a dependence (its tiles run in
+/// wavefronts: trisolv's substitution, bicg's and mvt's products fused for their shared reads):
+/// there the rows a tile keeps matter as much as the length of its runs. At 2 KiB instead of 4
+/// (EXTRALARGE, 2 threads, medians of 15): bicg 4.25 -> 3.15 ms (`16, 256` instead of `8, 512`),
+/// trisolv 5.54 -> 4.68, mvt 7.70 -> 7.34; where a member is free (gemver's fused update and
+/// product, deriche's row passes) 2 KiB was slower (17.1 -> 18.2 ms, 54.7 -> 58.4).
+pub const MIN_RUN_BYTES_ORDERED: f64 = 2048.0;
 /// The fewest tiles [`lengthen_runs`] leaves along a member that carries no dependence.
 pub const MIN_TILES_ALONG: i64 = 8;
 
 /// `sizes` changed so that the arrays the band streams are read in runs of at least
-/// [`MIN_RUN_BYTES`] (see the module doc): while `run` (the shortest run, in bytes, at the given
+/// [`MIN_RUN_BYTES`] ([`MIN_RUN_BYTES_ORDERED`] when no member is free; see the module doc): while `run` (the shortest run, in bytes, at the given
 /// sizes; `None` when those sizes are not allowed) is shorter, the member whose doubling
 /// lengthens it most is doubled and the longest other member above [`MIN_SIZE`] halved, so a
 /// tile's work stays. A member that carries no dependence (`free`) keeps at least
@@ -301,7 +310,11 @@ pub fn lengthen_runs<E>(
     let Some(mut current) = run(&sizes)? else {
         return Ok(sizes);
     };
-    while current < MIN_RUN_BYTES {
+    let target = match free.iter().any(|&f| f) {
+        true => MIN_RUN_BYTES,
+        false => MIN_RUN_BYTES_ORDERED,
+    };
+    while current < target {
         let mut best: Option<(usize, f64)> = None;
         for m in 0..sizes.len() {
             let extent = extents.get(m).copied().unwrap_or(0);
@@ -434,6 +447,16 @@ mod tests {
         // A carried member may take its whole extent; no member shrinks below MIN_SIZE.
         assert_eq!(
             lengthen_runs(vec![8, 64], &[true, false], &[100, 300], run_along(1)),
+            Ok(vec![8, 512])
+        );
+        // No member free (trisolv's substitution, both members carried): runs of 2 KiB are
+        // enough, `64, 64` -> `32, 128` -> `16, 256`; with the rows free, 4 KiB: `8, 512`.
+        assert_eq!(
+            lengthen_runs(vec![64, 64], &[false, false], &[4000, 4000], run_along(1)),
+            Ok(vec![16, 256])
+        );
+        assert_eq!(
+            lengthen_runs(vec![64, 64], &[true, false], &[4000, 4000], run_along(1)),
             Ok(vec![8, 512])
         );
         // Sizes `run` refuses are not taken.
