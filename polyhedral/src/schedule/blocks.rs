@@ -98,7 +98,7 @@ pub(super) fn blocks_tree<'c>(
         blocks: None,
         ..cfg.clone()
     };
-    let mut tree: Option<Schedule<'c>> = None;
+    let mut parts = Vec::with_capacity(domains.len());
     for domain in domains {
         if domain.is_empty()? {
             continue;
@@ -112,15 +112,9 @@ pub(super) fn blocks_tree<'c>(
             Ok(block) => block,
             Err(why) => return Ok(Err(why)),
         };
-        tree = Some(match tree {
-            None => block,
-            Some(before) => before.sequence(block)?,
-        });
+        parts.push(block);
     }
-    Ok(Ok(match tree {
-        Some(tree) => tree,
-        None => Schedule::from_domain(sets.domains.clone())?,
-    }))
+    Ok(Ok(in_sequence(parts, &sets.domains)?))
 }
 
 /// `S0+S1,S2`: blocks as `--emit cost` and `-v` name them.

@@ -51,7 +51,7 @@ pub(super) fn split_tree<'c>(
 ) -> Result<std::result::Result<Schedule<'c>, String>> {
     let ctx = sets.domains.ctx();
     let (original, depth) = pad_to_common_depth(sets.original.clone())?;
-    let mut tree: Option<Schedule<'c>> = None;
+    let mut parts = Vec::with_capacity(groups.len());
     for (stmts, domain) in groups {
         let domain = domain.clone();
         let shallowest = stmts
@@ -107,15 +107,28 @@ pub(super) fn split_tree<'c>(
                 Err(why) => return Ok(Err(why)),
             }
         };
+        parts.push(group);
+    }
+    Ok(Ok(in_sequence(parts, &sets.domains)?))
+}
+
+/// `parts` one after the other (a sequence node), or the schedule of `all` without a band when
+/// there are none.
+pub(super) fn in_sequence<'c>(
+    parts: Vec<Schedule<'c>>,
+    all: &UnionSet<'c>,
+) -> Result<Schedule<'c>> {
+    let mut tree: Option<Schedule<'c>> = None;
+    for part in parts {
         tree = Some(match tree {
-            None => group,
-            Some(before) => before.sequence(group)?,
+            None => part,
+            Some(before) => before.sequence(part)?,
         });
     }
-    Ok(Ok(match tree {
-        Some(tree) => tree,
-        None => Schedule::from_domain(sets.domains.clone())?,
-    }))
+    match tree {
+        Some(tree) => Ok(tree),
+        None => Schedule::from_domain(all.clone()),
+    }
 }
 
 /// `inner` (a group's schedule inside one iteration of its outer loop) below `outer` (that loop).
@@ -262,7 +275,7 @@ pub(super) fn original_tree<'c>(
 ) -> Result<Schedule<'c>> {
     let ctx = sets.domains.ctx();
     let (original, depth) = pad_to_common_depth(sets.original.clone())?;
-    let mut tree: Option<Schedule<'c>> = None;
+    let mut parts = Vec::new();
     for (stmts, domain) in original_groups(scop, sets)? {
         let group_sched = original.clone().intersect_domain(domain.clone())?;
         let group_deps = deps
@@ -311,13 +324,7 @@ pub(super) fn original_tree<'c>(
                 .band_set_permutable(true)?
                 .schedule()?;
         }
-        tree = Some(match tree {
-            None => group,
-            Some(before) => before.sequence(group)?,
-        });
+        parts.push(group);
     }
-    match tree {
-        Some(tree) => Ok(tree),
-        None => Schedule::from_domain(sets.domains.clone()),
-    }
+    in_sequence(parts, &sets.domains)
 }
