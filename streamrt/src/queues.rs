@@ -16,6 +16,8 @@
 
 use std::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread;
+use std::time::{Duration, Instant};
 
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 
@@ -48,6 +50,20 @@ pub(crate) struct Queues<T> {
     /// Trace and statistics (both off unless asked for).
     pub(crate) obs: Observer,
 }
+
+/// How long an idle thread (a worker, or a control thread waiting for its graph) looks for work
+/// before it sleeps. A sleeping thread wakes through the kernel: on a VM 40 to 60 us pass
+/// between the notification and its first task. Where tasks become ready in waves (adi's
+/// sweeps: 16 tiles of about 0.2 ms, each needing every tile of the sweep before), each wave
+/// began with that delay on the thread that had run out of work first. With 32 yields before
+/// sleeping (about 30 us) and no looking at all on the control thread, a trace of adi at LARGE
+/// on 2 threads put 119 ms of the threads' time between the end of a sweep and their next task;
+/// 8.5 ms when they look for 3 ms. The 30 kernels at LARGE on 2 threads (EXTRALARGE for the short
+/// ones; the same code linked with either runtime, medians of 5 to 21 runs in rounds): adi 1.785
+/// -> 1.751 s, floyd-warshall 1.83 -> 1.71 s, doitgen 9% faster in the first round, the others
+/// within their noise (geomean 1.003 before the short ones' reruns). 250 us covers the end of
+/// a wave and is short against a sleep that lasts (`tests/sleep.rs`).
+pub(crate) const SPIN_TIME: Duration = Duration::from_micros(250);
 
 /// Sleep state: one mutex and condition variable for all idle threads.
 ///
@@ -142,6 +158,22 @@ impl<T> Queues<T> {
     /// Whether some deque or the injector holds a task.
     pub(crate) fn has_work(&self) -> bool {
         !self.injector.is_empty() || self.stealers.iter().any(|s| !s.is_empty())
+    }
+
+    /// Looks for work without sleeping, for at most [`SPIN_TIME`]: returns `true` as soon as some
+    /// queue holds a task or `done` holds, `false` when the time is up. The processor is yielded
+    /// between two looks (other runnable threads go first where threads outnumber cores).
+    pub(crate) fn spin(&self, done: impl Fn() -> bool) -> bool {
+        let start = Instant::now();
+        loop {
+            if self.has_work() || done() {
+                return true;
+            }
+            if start.elapsed() >= SPIN_TIME {
+                return false;
+            }
+            thread::yield_now();
+        }
     }
 
     /// A task for worker `me`: its own deque first, then the injector, then other workers.

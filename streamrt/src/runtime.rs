@@ -26,9 +26,6 @@ pub const MAX_THREADS: usize = 1024;
 /// Name of the environment variable that sets the thread count.
 pub const THREADS_ENV: &str = "TILEDFLOW_NUM_THREADS";
 
-/// How many times an idle worker looks for work (yielding in between) before it sleeps.
-const SPIN_ROUNDS: usize = 32;
-
 /// A pool of worker threads on which graphs run.
 ///
 /// Dropping it stops the workers once they are idle; graphs still alive then finish on their
@@ -161,11 +158,7 @@ fn worker_main(inner: &Queues<TaskRef>, local: &Worker<TaskRef>, index: usize) {
         if inner.obs.on && idle_since.is_none() {
             idle_since = Some(inner.obs.now());
         }
-        for _ in 0..SPIN_ROUNDS {
-            thread::yield_now();
-            if !inner.has_work() {
-                continue;
-            }
+        if inner.spin(|| false) {
             continue 'work;
         }
         if !inner.sleep_worker() {

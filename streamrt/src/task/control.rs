@@ -394,10 +394,13 @@ impl<'env> Core<'env> {
                 next = task.run(rt, &Sink::Global);
                 continue;
             }
-            rt.sleep_control(|| {
+            let graph_idle = || {
                 let (finished, active) = state.snapshot();
                 finished == spawned || active == 0
-            });
+            };
+            if !rt.spin(graph_idle) {
+                rt.sleep_control(graph_idle);
+            }
         }
     }
 
