@@ -316,3 +316,53 @@ impl XorShift {
         }
     }
 }
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::observe::Observe;
+
+    fn queues(locals: &[Worker<u32>]) -> Queues<u32> {
+        let obs = Observer::new(&Observe::default(), locals.len() + 1).unwrap();
+        Queues::new(locals, locals.len() + 1, obs)
+    }
+
+    #[test]
+    fn spin_returns_at_once_when_there_is_work_or_the_wait_is_over() {
+        let q = queues(&[Worker::new_lifo()]);
+        assert!(q.spin(|| true), "a done wait");
+        q.push(&Sink::Global, 7);
+        assert!(q.spin(|| false), "a queued task");
+    }
+
+    #[test]
+    fn spin_gives_up_after_its_time_without_work() {
+        let q = queues(&[Worker::new_lifo()]);
+        let start = Instant::now();
+        assert!(!q.spin(|| false));
+        assert!(start.elapsed() >= SPIN_TIME);
+    }
+
+    #[test]
+    fn spin_sees_a_task_another_thread_pushes() {
+        let local = Worker::new_lifo();
+        let q = queues(std::slice::from_ref(&local));
+        let pushed = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                // Pushes after the spin began; loops until it lands within one spin.
+                while !pushed.load(Ordering::Acquire) {
+                    if q.spin(|| false) {
+                        return;
+                    }
+                }
+                // The push came between two spins: the next one sees it at once.
+                assert!(q.spin(|| false));
+            });
+            std::thread::sleep(Duration::from_micros(50));
+            q.push(&Sink::Local(&local, 1), 3);
+            pushed.store(true, Ordering::Release);
+        });
+        assert_eq!(local.pop(), Some(3));
+    }
+}
