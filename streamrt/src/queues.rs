@@ -350,7 +350,8 @@ mod tests {
         let pushed = AtomicBool::new(false);
         std::thread::scope(|s| {
             s.spawn(|| {
-                // Pushes after the spin began; loops until it lands within one spin.
+                // The main thread pushes about 50 us after this starts: spin (again, if one
+                // spin ends first) until a spin sees the task.
                 while !pushed.load(Ordering::Acquire) {
                     if q.spin(|| false) {
                         return;
