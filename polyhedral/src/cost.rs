@@ -786,9 +786,10 @@ impl<'c> BandTiles<'c> {
     /// `64, 64`, and its tiles stayed `64, 64`.
     pub fn boxes(&self, sizes: &[i64]) -> Result<TileBoxes> {
         let members = sizes.len().min(self.lo.len());
-        let places: usize = match self.rectangular || members > SAMPLED_MEMBERS {
-            true => 1,
-            false => 1 << members,
+        let places: usize = if self.rectangular || members > SAMPLED_MEMBERS {
+            1
+        } else {
+            1 << members
         };
         let mut out: Option<TileBoxes> = None;
         for place in 0..places {

@@ -310,9 +310,10 @@ pub fn lengthen_runs<E>(
     let Some(mut current) = run(&sizes)? else {
         return Ok(sizes);
     };
-    let target = match free.iter().any(|&f| f) {
-        true => MIN_RUN_BYTES,
-        false => MIN_RUN_BYTES_ORDERED,
+    let target = if free.iter().any(|&f| f) {
+        MIN_RUN_BYTES
+    } else {
+        MIN_RUN_BYTES_ORDERED
     };
     while current < target {
         let mut best: Option<(usize, f64)> = None;
