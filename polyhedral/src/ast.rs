@@ -83,6 +83,10 @@ pub struct VectorLanes {
     /// each row and reduction step into [`SCALED_BUFFER`] before the lane loop, and read from
     /// there by the kernel's copies.
     pub scaled: bool,
+    /// The lane loop's trip count is not a multiple of `vectors` vectors for some width in
+    /// `widths`: the lanes run as whole blocks of `vectors` vectors, then single vectors, then
+    /// single elements (the statement as it is), each run with the reduction loop inside it.
+    pub tail: bool,
 }
 
 /// The buffer of a kernel's scaled products: `[reduction - start][row]` (see

@@ -523,14 +523,22 @@ fn tile_code(
         let plain = points.build(Some(piece.clone()), &band)?;
         let reordered = piece_code.is_some();
         let piece_code = piece_code.unwrap_or_else(|| plain.clone());
-        let mut kernel = vector_kernel(scop, points, &plain, &piece, private, &piece_code)?;
+        let mut kernel = vector_kernel(scop, points, &plain, &piece, private, &piece_code, false)?;
         // With the reduction just outside the innermost loop, where the tile's own order keeps
         // it innermost (syr2k's `k`, contiguous in all four products, until the products across
         // the lanes are packed) or elsewhere.
         if let (None, Some(order)) = (&kernel, &lanes_order) {
             let reordered = points.with_point_order(order)?;
             let plain = reordered.build(Some(piece.clone()), &band)?;
-            kernel = vector_kernel(scop, &reordered, &plain, &piece, private, &piece_code)?;
+            kernel = vector_kernel(
+                scop,
+                &reordered,
+                &plain,
+                &piece,
+                private,
+                &piece_code,
+                false,
+            )?;
         }
         if kernel.is_none() && !reordered {
             kernel = accumulator_kernel(scop, points, &plain, &piece, private)?;
@@ -579,7 +587,8 @@ fn kernel_summaries(ast: &Ast) -> Vec<String> {
 }
 
 /// `plain` (the code of `points` in the tiles of `piece`) with its innermost loops a register
-/// kernel, vectors first, when one applies.
+/// kernel, vectors first, when one applies; with `lanes_may_end` (tiles partial along the
+/// lanes), a vector kernel whose lanes end inside a block ([`vector_kernel`]).
 fn register_kernel(
     scop: &Scop,
     points: &PointSchedule<'_>,
@@ -587,16 +596,30 @@ fn register_kernel(
     piece: &Set<'_>,
     private: &[ArrayId],
     lanes_order: Option<&[usize]>,
+    lanes_may_end: bool,
 ) -> Result<Option<Ast>> {
-    if let Some(kernel) = vector_kernel(scop, points, plain, piece, private, plain)? {
+    if let Some(kernel) = vector_kernel(scop, points, plain, piece, private, plain, lanes_may_end)?
+    {
         return Ok(Some(kernel));
     }
     if let Some(order) = lanes_order {
         let reordered = points.with_point_order(order)?;
         let code = reordered.build(Some(piece.clone()), &points.band)?;
-        if let Some(kernel) = vector_kernel(scop, &reordered, &code, piece, private, plain)? {
+        if let Some(kernel) = vector_kernel(
+            scop,
+            &reordered,
+            &code,
+            piece,
+            private,
+            plain,
+            lanes_may_end,
+        )? {
             return Ok(Some(kernel));
         }
+    }
+    if lanes_may_end {
+        // Tiles cut along the lanes get vectors or stay general.
+        return Ok(None);
     }
     accumulator_kernel(scop, points, plain, piece, private)
 }
@@ -642,6 +665,7 @@ fn statement_by_statement(
     piece: &Set<'_>,
     private: &[ArrayId],
     lanes_order: Option<&[usize]>,
+    lanes_may_end: bool,
 ) -> Result<Option<Ast>> {
     let mut order: Vec<String> = Vec::new();
     plain.walk(&mut |node| {
@@ -694,7 +718,15 @@ fn statement_by_statement(
     for part in parts {
         let alone = points.with_schedule(part);
         let plain = alone.build(Some(piece.clone()), &band)?;
-        match register_kernel(scop, &alone, &plain, piece, private, lanes_order)? {
+        match register_kernel(
+            scop,
+            &alone,
+            &plain,
+            piece,
+            private,
+            lanes_order,
+            lanes_may_end,
+        )? {
             Some(kernel) => {
                 any = true;
                 code.push(kernel);
@@ -705,20 +737,22 @@ fn statement_by_statement(
     Ok(any.then(|| Ast::Block(flatten(code))))
 }
 
-/// Tiles that are partial along the rows or the reduction: `general` (the code of the tiles
-/// that are not full, `full` being the full ones) with the tiles that fill the box along the
-/// member of the lanes but not along one other (gemm's last `k` tile, where `k` ends inside
-/// the tile; its last `i` tile, 40 rows of 64; the first `k` tile under `smart`, where the
-/// scaling of `C` sits before the products) given code of their own where a register kernel
-/// takes it ([`vector_kernel`] and [`accumulator_kernel`] need whole vectors and a row count
-/// that [`ROWS`] divides, not a constant reduction length); elsewhere they keep the general
-/// code. Each member relaxed (one at a time; only in nests where some member accumulates; the
-/// corners, partial along two, stay general: they added 10% to 3mm's compile time for little
-/// work) gives its pieces, apart from those before. Returns the code, the iterators of the
-/// members relaxed in tiles that got a kernel, and what those kernels run. Measured at LARGE
-/// on 2 threads against the full tiles alone, medians of 9 to 15 runs in rounds: gemm 60.3 ->
-/// 50.2 ms (as fast as under `min` now), 2mm 4%, 3mm 2.6%, symm 2-11%, syr2k 2%, trmm 1.5%
-/// faster, cholesky, lu and trisolv unchanged; compile time +13% on 3mm (0.77 -> 0.87 s).
+/// Tiles that are partial along one member: `general` (the code of the tiles that are not
+/// full, `full` being the full ones) with the tiles that fill the box along every member but
+/// one (gemm's last `k` tile, where `k` ends inside the tile; its last `i` tile, 40 rows of 64;
+/// its last `j` tile, 12 lanes of 64; the first `k` tile under `smart`, where the scaling of
+/// `C` sits before the products) given code of their own where a register kernel takes it
+/// ([`vector_kernel`] and [`accumulator_kernel`] need a row count that [`ROWS`] divides, not a
+/// constant reduction length; tiles cut along the lanes get vector kernels whose lanes end
+/// inside a block, or none); elsewhere they keep the general code. Each member relaxed (one at
+/// a time; only in nests where some member accumulates; the corners, partial along two, stay
+/// general: they added 10% to 3mm's compile time for little work) gives its pieces, apart
+/// from those before. Returns the code, the iterators of the members relaxed in tiles that got
+/// a kernel, and what those kernels run. Measured at LARGE on 2 threads against the full tiles
+/// alone, medians of 9 to 15 runs in rounds: gemm 60.3 -> 50.2 ms (as fast as under `min`
+/// now), 2mm 4%, 3mm 2.6%, symm 2-11%, syr2k 2%, trmm 1.5% faster, cholesky, lu and trisolv
+/// unchanged; compile time +13% on 3mm (0.77 -> 0.87 s). The lanes relaxed as well (see
+/// `kernel`'s "Lanes that end inside a block"): 3mm 0.49 -> 0.52 s, ludcmp 0.72 -> 0.76 s.
 #[allow(clippy::too_many_arguments)]
 fn partial_reductions(
     scop: &Scop,
@@ -739,18 +773,20 @@ fn partial_reductions(
     };
     let lanes_order = reduction_outside_lanes(p, r);
     // The members that may be relaxed: the rows of a two-member band (matrix-vector products'
-    // accumulator kernels); in three, all but the vectors' lanes (the innermost, or the one
-    // the reduction moves out of the way of: syr2k's `j`); only the accumulating one in
-    // deeper bands.
+    // accumulator kernels); all three of a three-member band (the vectors' lanes too: a
+    // kernel whose lanes end inside a block runs the rest as single vectors and elements,
+    // `VectorLanes::tail`); only the accumulating one in deeper bands.
     let lanes = lanes_order
         .as_ref()
         .and_then(|o| o.last().copied())
         .unwrap_or(p - 1);
     let members: Vec<usize> = match p {
         2 => vec![0],
-        3 => (0..p).filter(|&m| m != lanes).collect(),
+        3 => (0..p).collect(),
         _ => vec![r],
     };
+    // Tiles cut along the vectors' lanes get vector kernels that end inside a block, or none.
+    let cuts_lanes = |subset: &[usize]| p == 3 && subset.contains(&lanes);
     let subsets: Vec<Vec<usize>> = members.iter().map(|&m| vec![m]).collect();
     let band = points.band.clone();
     let mut taken: Vec<Set<'_>> = full.to_vec();
@@ -775,6 +811,7 @@ fn partial_reductions(
                 &piece,
                 private,
                 lanes_order.as_deref(),
+                cuts_lanes(subset),
             )?;
             if kernel.is_none() {
                 kernel = statement_by_statement(
@@ -784,6 +821,7 @@ fn partial_reductions(
                     &piece,
                     private,
                     lanes_order.as_deref(),
+                    cuts_lanes(subset),
                 )?;
             }
             let Some(kernel) = kernel else {

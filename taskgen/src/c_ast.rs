@@ -285,21 +285,17 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
                 ),
                 one.clone(),
             ];
-            for (d, (l, step)) in k.loops.iter().zip(&steps).enumerate() {
-                if d == 1 {
-                    // The scaled products of this block of rows, over the reduction loop
-                    // (whose bounds do not move with the rows or the lanes: `Packs`).
-                    if let (true, Some(p)) = (v.scaled, &v.packs) {
-                        open(out, &k.loops[2], &one, depth + 1);
-                        for r in 0..k.rows {
-                            let part = KernelPart::ScaleFill(v.lane, p.red, r as usize);
-                            let name = polyhedral::kernel_user(&k.stmt, part);
-                            user(out, &name, &at_row(r), depth + 2);
-                        }
-                        let _ = writeln!(out, "{}}}", "  ".repeat(depth + 1));
-                    }
+            open(out, &k.loops[0], &steps[0], depth);
+            // The scaled products of this block of rows, over the reduction loop (whose bounds
+            // do not move with the rows or the lanes: `Packs`).
+            if let (true, Some(p)) = (v.scaled, &v.packs) {
+                open(out, &k.loops[2], &one, depth + 1);
+                for r in 0..k.rows {
+                    let part = KernelPart::ScaleFill(v.lane, p.red, r as usize);
+                    let name = polyhedral::kernel_user(&k.stmt, part);
+                    user(out, &name, &at_row(r), depth + 2);
                 }
-                open(out, l, step, depth + d);
+                let _ = writeln!(out, "{}}}", "  ".repeat(depth + 1));
             }
             let name = |r: i64| match &v.packs {
                 Some(p) if v.scaled => polyhedral::kernel_user(
@@ -309,24 +305,61 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
                 Some(p) => polyhedral::kernel_user(&k.stmt, KernelPart::PackedLanes(v.lane, p.red)),
                 None => polyhedral::kernel_user(&k.stmt, KernelPart::Lanes(v.lane)),
             };
-            let lane = &k.loops[1].iter;
-            for r in 0..k.rows {
-                let name = name(r);
-                for c in 0..v.vectors {
-                    let args: Vec<Expr> = at_row(r)
-                        .iter()
-                        .map(|a| {
-                            let by =
-                                Expr::Op(OpKind::Mul, vec![Expr::Int(c.to_string()), width(v)]);
-                            offset(a, lane, by)
-                        })
-                        .collect();
-                    user(out, &name, &args, depth + 3);
+            let lane_loop = &k.loops[1];
+            let lane = &lane_loop.iter;
+            // The reduction loop around `vectors` vectors of each row (the statement as it is,
+            // on one element, for none), at `depth`.
+            let mut run = |out: &mut String, vectors: i64, depth: usize| {
+                open(out, &k.loops[2], &one, depth);
+                for r in 0..k.rows {
+                    if vectors == 0 {
+                        user(out, &k.stmt, &at_row(r), depth + 1);
+                    }
+                    let name = name(r);
+                    for c in 0..vectors {
+                        let args: Vec<Expr> = at_row(r)
+                            .iter()
+                            .map(|a| {
+                                let by =
+                                    Expr::Op(OpKind::Mul, vec![Expr::Int(c.to_string()), width(v)]);
+                                offset(a, lane, by)
+                            })
+                            .collect();
+                        user(out, &name, &args, depth + 1);
+                    }
                 }
+                let _ = writeln!(out, "{}}}", "  ".repeat(depth));
+            };
+            if v.tail {
+                // Whole blocks while the block's last lane is in the loop's range, then single
+                // vectors, then single elements (`VectorLanes::tail`).
+                let pad = "  ".repeat(depth + 1);
+                let _ = writeln!(out, "{pad}long {lane} = {};", expr(&lane_loop.init));
+                let single = width(v);
+                for (vectors, step) in
+                    [(v.vectors, steps[1].clone()), (1, single), (0, one.clone())]
+                {
+                    let cond = if vectors == 0 {
+                        lane_loop.cond.clone()
+                    } else {
+                        let last = Expr::Op(OpKind::Sub, vec![step.clone(), one.clone()]);
+                        offset(&lane_loop.cond, lane, last)
+                    };
+                    let _ = writeln!(
+                        out,
+                        "{pad}for (; {}; {lane} += {}) {{",
+                        expr(&cond),
+                        expr(&step)
+                    );
+                    run(out, vectors, depth + 2);
+                    let _ = writeln!(out, "{pad}}}");
+                }
+            } else {
+                open(out, lane_loop, &steps[1], depth + 1);
+                run(out, v.vectors, depth + 2);
+                let _ = writeln!(out, "{}}}", "  ".repeat(depth + 1));
             }
-            for d in (0..k.loops.len()).rev() {
-                let _ = writeln!(out, "{}}}", "  ".repeat(depth + d));
-            }
+            let _ = writeln!(out, "{}}}", "  ".repeat(depth));
             if v.packs.is_some() {
                 depth -= 1;
                 let _ = writeln!(out, "{}}}", "  ".repeat(depth));
