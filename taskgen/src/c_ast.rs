@@ -195,7 +195,9 @@ pub fn stmt(out: &mut String, ast: &Ast, depth: usize, user: &mut UserPrinter<'_
 
 /// Prints a register-tiled kernel (`polyhedral::Kernel`): with vectors, its loops and copies
 /// of its statement under `#if` on the vector size `TF_VBYTES` ([`HELPERS`]) and its fallback
-/// otherwise; without, the accumulators loaded, updated over the reduction loop, and stored.
+/// otherwise (lanes that end inside a block, `VectorLanes::tail`, run as whole blocks, then
+/// single vectors, then the statement on single elements); without, the accumulators loaded,
+/// updated over the reduction loop, and stored.
 fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>) {
     // Elements of one vector.
     let width = |v: &VectorLanes| {
@@ -314,6 +316,7 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
                 for r in 0..k.rows {
                     if vectors == 0 {
                         user(out, &k.stmt, &at_row(r), depth + 1);
+                        continue;
                     }
                     let name = name(r);
                     for c in 0..vectors {
