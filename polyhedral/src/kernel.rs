@@ -138,7 +138,7 @@
 
 use crate::ast::{Ast, Expr, Kernel, KernelLoop, OpKind, Packs, VectorLanes};
 use crate::astgen::PointSchedule;
-use crate::isl::{Ctx, Set, UnionMap};
+use crate::isl::{Set, UnionMap};
 use crate::maps::{names, tuple};
 use crate::sink::{conflicts, order_kept};
 use crate::steps::{classify, next_instances, unit_steps, Shapes, INVARIANT};
@@ -256,32 +256,47 @@ pub(crate) fn vector_kernel(
     if rows_len % ROWS != 0 {
         return Ok(None);
     }
-    let mut widths = Vec::new();
+    // Whether the kernel's order keeps the order of every conflicting pair when the lanes
+    // run in blocks: `run` is a lane's block, `in_run` its place in the block (rows, then the
+    // lanes' blocks, then the reduction, then the row and the lane inside their blocks).
+    let mut pos = [da, db, dc];
+    pos.sort_unstable();
+    let kept_with = |run: String, in_run: String| -> Result<bool> {
+        let mut out: Vec<String> = o.clone();
+        out[pos[0]] = format!("{v} - ({v} mod {ROWS})", v = o[row]);
+        out[pos[1]] = run;
+        out[pos[2]] = o[red].clone();
+        out.push(format!("{} mod {ROWS}", o[row]));
+        out.push(in_run);
+        let new = rescheduled(&sched, &o, &out)?;
+        order_kept(ctx, scop, private, &sched, &new)
+    };
     // Where `lanes_may_end` (tiles partial along the lanes), lanes that end inside a block run
-    // as whole blocks, then single vectors, then single elements (`VectorLanes::tail`), when
-    // one vector at least is whole: legal when every split of the lanes into runs keeps the
-    // order (checked once, for the first width that needs it).
+    // as whole blocks, then single vectors, then single elements (`VectorLanes::tail`), for the
+    // widths of which one vector at least is whole. Legal when every split of the lanes into
+    // contiguous runs keeps the order, which two orders decide: the lanes one at a time outside
+    // the reduction (pairs in different runs are ordered by their lanes) and all the lanes in
+    // one run (pairs in one run are ordered by the reduction, the row, then the lane); checked
+    // once, for the first width that needs it.
     let mut runs_keep_order: Option<bool> = None;
     let mut tail = false;
+    let mut widths = Vec::new();
     for w in WIDTHS {
         let block = VECTORS * (w / elem);
-        if lane_len % block != 0 {
-            if !lanes_may_end || lane_len < w / elem {
-                continue;
+        if lane_len % block == 0 {
+            let v = &o[dc];
+            if kept_with(
+                format!("{v} - ({v} mod {block})"),
+                format!("{v} mod {block}"),
+            )? {
+                widths.push(w);
             }
+        } else if lanes_may_end && lane_len >= w / elem {
             let kept = match runs_keep_order {
                 Some(kept) => kept,
                 None => {
-                    let kept = any_runs_keep_order(
-                        ctx,
-                        scop,
-                        private,
-                        &sched,
-                        &o,
-                        [da, db, dc],
-                        row,
-                        red,
-                    )?;
+                    let kept = kept_with(o[dc].clone(), "0".into())?
+                        && kept_with("0".into(), o[dc].clone())?;
                     runs_keep_order = Some(kept);
                     kept
                 }
@@ -290,19 +305,6 @@ pub(crate) fn vector_kernel(
                 widths.push(w);
                 tail = true;
             }
-            continue;
-        }
-        let mut out: Vec<String> = o.clone();
-        let mut pos = [da, db, dc];
-        pos.sort_unstable();
-        out[pos[0]] = format!("{v} - ({v} mod {ROWS})", v = o[row]);
-        out[pos[1]] = format!("{v} - ({v} mod {block})", v = o[dc]);
-        out[pos[2]] = o[red].clone();
-        out.push(format!("{} mod {ROWS}", o[row]));
-        out.push(format!("{} mod {block}", o[dc]));
-        let new = rescheduled(&sched, &o, &out)?;
-        if order_kept(ctx, scop, private, &sched, &new)? {
-            widths.push(w);
         }
     }
     if widths.is_empty() {
@@ -355,44 +357,6 @@ pub(crate) fn vector_kernel(
         fallback: Ast::Block(Vec::new()),
     };
     Ok(replace_nest(plain, fallback, &kernel))
-}
-
-/// Whether the kernel's order keeps the order of every conflicting pair of `sched` (dimensions
-/// `o`; the three loops at `dims`, the row and reduction dimensions `row` and `red`) whatever
-/// contiguous runs the lanes are split into, each run with the reduction loop inside it. Two
-/// orders decide it: lanes one at a time outside the reduction (pairs in different runs are
-/// ordered by their lanes) and all lanes in one run (pairs in one run are ordered by the
-/// reduction, the row, then the lane, as in that order).
-#[allow(clippy::too_many_arguments)]
-fn any_runs_keep_order<'c>(
-    ctx: &'c Ctx,
-    scop: &Scop,
-    private: &[ArrayId],
-    sched: &UnionMap<'c>,
-    o: &[String],
-    dims: [usize; 3],
-    row: usize,
-    red: usize,
-) -> Result<bool> {
-    let lane = dims[2];
-    let mut pos = dims;
-    pos.sort_unstable();
-    for (run, in_run) in [
-        (o[lane].clone(), "0".to_string()),
-        ("0".into(), o[lane].clone()),
-    ] {
-        let mut out: Vec<String> = o.to_vec();
-        out[pos[0]] = format!("{v} - ({v} mod {ROWS})", v = o[row]);
-        out[pos[1]] = run;
-        out[pos[2]] = o[red].clone();
-        out.push(format!("{} mod {ROWS}", o[row]));
-        out.push(in_run);
-        let new = rescheduled(sched, o, &out)?;
-        if !order_kept(ctx, scop, private, sched, &new)? {
-            return Ok(false);
-        }
-    }
-    Ok(true)
 }
 
 /// The most bytes of packed buffers one kernel may put on its task's stack.
