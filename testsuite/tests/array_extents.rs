@@ -64,3 +64,35 @@ fn task_functions_use_constant_extents_and_the_file_checks_them() {
         "{stderr}"
     );
 }
+
+/// The written local scalars reach the task body as `restrict`-qualified parameters too:
+/// otherwise two of them may be one for all the C compiler knows, and durbin's `sum` was stored
+/// and `alpha` loaded on every iteration of the loop that updates `z` beside the sum.
+#[test]
+fn written_scalars_are_restrict_parameters_of_the_task_bodies() {
+    let dir = tempfile::Builder::new()
+        .prefix("tiledflow-scalars.")
+        .tempdir()
+        .unwrap();
+    let out = dir.path().join("durbin.c");
+    let status = Command::new(tool_path("tiledflow").unwrap())
+        .args(["-DMINI_DATASET", "-I"])
+        .arg(utilities_dir())
+        .arg(kernel_path("durbin"))
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success(), "tiledflow failed on durbin");
+    let text = std::fs::read_to_string(&out).unwrap();
+    for scalar in ["alpha", "beta", "sum"] {
+        let param = format!("double *restrict const {scalar})");
+        let param_mid = format!("double *restrict const {scalar},");
+        assert!(
+            text.contains(&param) || text.contains(&param_mid),
+            "no `{param}` in the generated durbin:\n{text}"
+        );
+        let local = format!("double *const {scalar} = tf_env->{scalar};");
+        assert!(!text.contains(&local), "`{local}` in the generated durbin");
+    }
+}
