@@ -132,6 +132,8 @@ pub struct ScopReport {
     pub materialized: Vec<String>,
     /// Webs of scalars folded into array elements (`polyhedral::fold_element_scalars`).
     pub folded: Vec<String>,
+    /// Copies forwarded and reductions advanced (`polyhedral::retime_reductions`).
+    pub retimed: Vec<String>,
 }
 
 /// The cost model's choice of fusion for one SCoP.
@@ -363,6 +365,9 @@ impl ScopReport {
                 self.folded.join("; ")
             ));
         }
+        if !self.retimed.is_empty() {
+            tile_code.push_str(&format!(", retimed: {}", self.retimed.join("; ")));
+        }
         format!(
             "{path}: SCoP in {}() at line {}: {} statements, {} bands, {} tile dependences, {} task classes, idioms: {}{fusion}{tile_code}, {:.1} ms",
             self.function,
@@ -411,6 +416,8 @@ struct Compiled {
     /// every stage saw, and one line per folded web; `None` and empty when none was.
     scop: Option<frontend::ir::Scop>,
     folded: Vec<String>,
+    /// What `polyhedral::retime_reductions` did, one line per rewrite.
+    retimed: Vec<String>,
 }
 
 impl Compiled {
@@ -428,6 +435,7 @@ impl Compiled {
             emit_scop: None,
             scop: None,
             folded: Vec::new(),
+            retimed: Vec::new(),
         }
     }
 }
@@ -626,6 +634,7 @@ fn compile_parsed(
                     fusion: c.fusion.clone(),
                     materialized: c.materialized.iter().map(|m| m.scalar.clone()).collect(),
                     folded: c.folded.clone(),
+                    retimed: c.retimed.clone(),
                     tile_code: c.program.as_ref().map_or(Vec::new(), |p| {
                         p.classes
                             .iter()
@@ -753,12 +762,28 @@ fn compile_scop(
             .time("fold", || polyhedral::fold_element_scalars(scop))
             .map_err(polyhedral_error)?,
     };
-    let Some(folded) = folded else {
-        return compile_folded(path, scop, opts, diagnostics, st);
+    let (webs, scop) = match folded {
+        Some(f) => (f.webs, std::borrow::Cow::Owned(f.scop)),
+        None => (Vec::new(), std::borrow::Cow::Borrowed(scop)),
     };
-    let mut compiled = compile_folded(path, &folded.scop, opts, diagnostics, st)?;
-    compiled.folded = folded.webs;
-    compiled.scop = Some(folded.scop);
+    // Then an in-order reduction may move into the step before its own
+    // (`polyhedral::retime_reductions`), which every later stage sees too.
+    let retimed = match opts.no_privatize {
+        true => None,
+        false => st
+            .time("retime", || polyhedral::retime_reductions(&scop))
+            .map_err(polyhedral_error)?,
+    };
+    let (notes, scop) = match retimed {
+        Some(r) => (r.notes, std::borrow::Cow::Owned(r.scop)),
+        None => (Vec::new(), scop),
+    };
+    let mut compiled = compile_folded(path, &scop, opts, diagnostics, st)?;
+    compiled.folded = webs;
+    compiled.retimed = notes;
+    if let std::borrow::Cow::Owned(scop) = scop {
+        compiled.scop = Some(scop);
+    }
     Ok(compiled)
 }
 
@@ -1126,6 +1151,7 @@ fn compile_pass(
                 emit_scop: None,
                 scop: None,
                 folded: Vec::new(),
+                retimed: Vec::new(),
             });
         }
         let tile_deps = st
@@ -1211,6 +1237,7 @@ fn compile_pass(
             materialized,
             scop: None,
             folded: Vec::new(),
+            retimed: Vec::new(),
         });
     }
 }

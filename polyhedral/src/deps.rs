@@ -150,7 +150,7 @@ fn in_one_of<'c>(piece: &Map<'c>, maps: &[Map<'c>]) -> Result<bool> {
 /// whose maps have more (conditions `% 3` on two loops) spent over 5 minutes in the union tests.
 const UNION_TEST_PIECES: usize = 64;
 
-fn compute<'c>(sets: &ScopSets<'c>) -> Result<IslDeps<'c>> {
+pub(crate) fn compute<'c>(sets: &ScopSets<'c>) -> Result<IslDeps<'c>> {
     let order = match original_tree(sets)? {
         Some(tree) => Order::Tree(tree),
         None => Order::Map(sets.original.clone()),

@@ -274,7 +274,7 @@ fn loaded_element(scop: &Scop, c: usize, t: ArrayId) -> Option<(ArrayId, Vec<Bod
 }
 
 /// Text of `pieces` for comparisons: variables and iterators by number, no whitespace.
-fn shape(pieces: &[BodyPiece]) -> String {
+pub(crate) fn shape(pieces: &[BodyPiece]) -> String {
     let mut out = String::new();
     for p in pieces {
         match p {
@@ -499,7 +499,7 @@ fn without(mut scop: Scop, dropped: &[usize]) -> Scop {
 }
 
 /// `text` with the tuple name `old` (`S3[`) replaced by `new` where it starts a name.
-fn rename_tuple(text: &str, old: &str, new: &str) -> String {
+pub(crate) fn rename_tuple(text: &str, old: &str, new: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find(old) {

@@ -30,6 +30,9 @@
 //!   chains of additions (gesummv's rows);
 //! - [`fold_element_scalars`] (`fold`): scalars that stand for one array element from its load
 //!   to its store (ludcmp's `w`), folded back into the element before anything else;
+//! - [`retime_reductions`] (`retime`): copies forwarded and an in-order reduction moved into the
+//!   step of its outer loop before its own, where it can run in one loop with the update that
+//!   feeds it (durbin), after the folding;
 //! - [`scalar_expansions`], [`expand_scalars`], [`task_private`] (`privatize`): scalars whose
 //!   values live within one iteration of their outer loops, the SCoP with them expanded, and
 //!   whether one variable per task of a tiled schedule is enough for such a scalar
@@ -69,6 +72,7 @@ mod parallel;
 mod parametric;
 mod point_order;
 mod privatize;
+mod retime;
 mod reversal;
 mod schedule;
 mod scop;
@@ -136,6 +140,7 @@ pub use privatize::{
     expand_scalars, scalar_expansions, task_private, task_private_reusing, KnownPrivate,
     ScalarExpansion, TaskPrivate,
 };
+pub use retime::{retime_reductions, Retimed};
 pub use schedule::{run_bounded, schedule};
 use scop_ir::StmtId;
 pub use tile::tile_dependences;

@@ -222,6 +222,33 @@ fn scalars_folded_into_their_elements() {
     );
 }
 
+/// In-order reductions moved into the step before their own (`polyhedral::retime_reductions`):
+/// the results are cc's at sizes from 1 to 60, and `-v` says what moved: the recurrence's sum
+/// forwarded to `z` and moved beside its update; the second's moved beside the copy but not
+/// forwarded (`v` is halved after the copy: reading it would change the sums).
+#[test]
+fn reductions_moved_into_the_step_before() {
+    check(
+        "retimed.c",
+        &[&[], &["-DN=7"], &["-DN=2"], &["-DN=1"]],
+        "SCoP in recurrence() at line 20: 10 statements",
+    );
+    let said = verbose("retimed.c", &[]);
+    let retimed: Vec<&str> = said
+        .lines()
+        .filter_map(|l| l.split("retimed: ").nth(1))
+        .filter_map(|s| s.rsplit_once(", ").map(|(what, _ms)| what))
+        .collect();
+    assert_eq!(
+        retimed,
+        vec![
+            "y forwarded to z in the statement at line 28; the statements at lines 26, 28 advanced by one step of `k` (fused with line 31)",
+            "the statements at lines 47, 49 advanced by one step of `k` (fused with line 54)",
+        ],
+        "{said}"
+    );
+}
+
 /// At the default tile sizes, the contractions' full tiles get kernels (the test above would
 /// pass without them): vectors for the contractions but the one whose vector loop carries a
 /// dependence (those whose products start with factors that do not vary along the lanes with
