@@ -767,8 +767,10 @@ fn compile_scop(
         None => (Vec::new(), std::borrow::Cow::Borrowed(scop)),
     };
     // Then an in-order reduction may move into the step before its own
-    // (`polyhedral::retime_reductions`), which every later stage sees too.
-    let retimed = match opts.no_privatize {
+    // (`polyhedral::retime_reductions`), which every later stage sees too. Not for the GPU:
+    // the move serves a core's out-of-order execution (the update runs beside the chain), and a
+    // GPU runs the chain in one thread either way.
+    let retimed = match opts.no_privatize || opts.target == Target::Cuda {
         true => None,
         false => st
             .time("retime", || polyhedral::retime_reductions(&scop))
