@@ -107,7 +107,11 @@
 //! lanes as whole blocks while the block's last lane is in the loop's range, then single
 //! vectors, then single elements (the statement as it is, on the original arrays: the packed
 //! and scaled buffers hold the same values), each run with the reduction loop inside it
-//! (`VectorLanes::tail`), for the widths of which one vector at least is whole. The full tiles
+//! (`VectorLanes::tail`), for the widths of which one vector at least is whole. With 64-byte
+//! vectors a 32-byte one comes before the single elements (the statement's vector copy with
+//! `TF_VD` reading 32 bytes: `taskgen::c_ast`), and a loop of 4 to 7 doubles qualifies too:
+//! gemm's last `j` tile at LARGE (12 columns: 8 + 4) ran its last 4 as single elements, four
+//! chains of 64 dependent multiply-adds per row block. The full tiles
 //! keep whole blocks only. Legality: the runs split the lanes into contiguous pieces, and every
 //! such split keeps the order of the conflicting pairs when two orders do: the lanes one at a
 //! time outside the reduction (pairs in different runs are ordered by their lanes) and all the
@@ -152,6 +156,9 @@ pub const ROWS: i64 = 4;
 pub const VECTORS: i64 = 4;
 /// The vector sizes (bytes) the kernel is compiled for.
 pub const WIDTHS: [i64; 2] = [32, 64];
+/// The half vector that lanes ending inside a block take with 64-byte vectors (see "Lanes that
+/// end inside a block" in the module doc).
+pub const HALF_BYTES: i64 = 32;
 
 /// The kernel for the full-tile code `plain` of `points` (built in the tile's own order), when
 /// its innermost loops qualify (see the module doc); `None` otherwise. `fallback` is the code
@@ -272,8 +279,9 @@ pub(crate) fn vector_kernel(
         order_kept(ctx, scop, private, &sched, &new)
     };
     // Where `lanes_may_end` (tiles partial along the lanes), lanes that end inside a block run
-    // as whole blocks, then single vectors, then single elements (`VectorLanes::tail`), for the
-    // widths of which one vector at least is whole. Legal when every split of the lanes into
+    // as whole blocks, then single vectors, then (64-byte vectors) a 32-byte one, then single
+    // elements (`VectorLanes::tail`), for the widths of which one vector at least is whole (a
+    // 32-byte one for 64-byte vectors). Legal when every split of the lanes into
     // contiguous runs keeps the order, which two orders decide: the lanes one at a time outside
     // the reduction (pairs in different runs are ordered by their lanes) and all the lanes in
     // one run (pairs in one run are ordered by the reduction, the row, then the lane); checked
@@ -291,7 +299,7 @@ pub(crate) fn vector_kernel(
             )? {
                 widths.push(w);
             }
-        } else if lanes_may_end && lane_len >= w / elem {
+        } else if lanes_may_end && lane_len >= HALF_BYTES.min(w) / elem {
             let kept = match runs_keep_order {
                 Some(kept) => kept,
                 None => {
@@ -849,17 +857,36 @@ mod tests {
     }
 
     fn source(stmt: &str) -> String {
+        lanes(stmt, 1, 64)
+    }
+
+    /// [`source`] with the lanes (`j`) from `start` up to `end` (excluded).
+    fn lanes(stmt: &str, start: i64, end: i64) -> String {
         format!(
-            "double A[64][64], B[64][64], C[64][64];
+            "double A[64][80], B[64][80], C[64][80];
 void f(double alpha) {{
 #pragma scop
   for (int i = 0; i < 64; i++)
     for (int k = 0; k < 64; k++)
-      for (int j = 1; j < 64; j++)
+      for (int j = {start}; j < {end}; j++)
         {stmt}
 #pragma endscop
 }}"
         )
+    }
+
+    #[test]
+    fn a_few_lanes_take_half_vectors_of_64_bytes() {
+        // Lanes 64 to 69 in the last tile: 6 doubles hold one 32-byte vector, and with 64-byte
+        // vectors a half one (`HALF_BYTES`); lanes 64 to 66, 3 doubles, hold neither.
+        let stmt = "C[i][j] += alpha * A[i][k] * B[k][j];";
+        let six = kernels(&lanes(stmt, 0, 70));
+        let last = six.last().and_then(|k| k.vector.as_ref()).expect("vectors");
+        assert!(last.tail);
+        assert_eq!(last.widths, vec![32, 64], "{six:?}");
+        assert_eq!(six.len(), 2, "{six:?}");
+        let three = kernels(&lanes(stmt, 0, 67));
+        assert_eq!(three.len(), 1, "not the last tile's 3 lanes: {three:?}");
     }
 
     #[test]

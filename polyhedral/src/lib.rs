@@ -134,6 +134,7 @@ pub use gpu::{
     SLAB_NAME,
 };
 pub use ids::{DepId, NestId};
+pub use kernel::HALF_BYTES;
 pub use materialize::{materialization, with_materialized, Materialized};
 pub use parallel::{parallel_tiles, ParallelTiles};
 pub use privatize::{

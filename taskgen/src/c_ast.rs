@@ -31,7 +31,8 @@ pub type UserPrinter<'a> = dyn FnMut(&mut String, &str, &[Expr], usize) + 'a;
 /// nothing measurable. GCC before 8 has no `noipa`: there the bodies keep `no-ivopts`.
 ///
 /// `TF_VBYTES`, the vector types `tf_vd`/`tf_vf` and the macros `TF_VD`/`TF_VF` (an element and
-/// the ones after it read as one vector) serve the register-tiled vector kernels (`polyhedral::Kernel`); they are defined for GCC and clang
+/// the ones after it read as one vector; with 64-byte vectors also the 32-byte types
+/// `tf_vd32`/`tf_vf32`, for the half vectors at the end of lanes that end inside a block) serve the register-tiled vector kernels (`polyhedral::Kernel`); they are defined for GCC and clang
 /// targets with AVX (32 bytes) or AVX-512 (64), where the kernels are faster than the scalar
 /// tile code, and `-DTF_NO_VECTOR_KERNELS` leaves them undefined (the scalar code then runs).
 /// `TF_SCALAR_LOOP` (an empty `asm` statement) keeps the C compiler from vectorizing the loop it
@@ -59,6 +60,10 @@ typedef double tf_vd __attribute__((vector_size(TF_VBYTES), aligned(8), may_alia
 typedef float tf_vf __attribute__((vector_size(TF_VBYTES), aligned(4), may_alias));
 #define TF_VD(x) (*(tf_vd *)&(x))
 #define TF_VF(x) (*(tf_vf *)&(x))
+#if TF_VBYTES == 64
+typedef double tf_vd32 __attribute__((vector_size(32), aligned(8), may_alias));
+typedef float tf_vf32 __attribute__((vector_size(32), aligned(4), may_alias));
+#endif
 #endif
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__znver1__) && !defined(__znver2__) && !defined(__znver3__) && !defined(__znver4__) && !defined(__znver5__)
 #define TF_SCALAR_LOOP __asm__(\"\")
@@ -335,19 +340,29 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
             };
             if v.tail {
                 // Whole blocks while the block's last lane is in the loop's range, then single
-                // vectors, then single elements (`VectorLanes::tail`).
+                // vectors, then (64-byte vectors) one 32-byte vector, then single elements
+                // (`VectorLanes::tail`). The half vector is the statement's vector copy with
+                // `TF_VD`/`TF_VF` meaning the 32-byte types for the length of its loop.
                 let pad = "  ".repeat(depth + 1);
                 let _ = writeln!(out, "{pad}long {lane} = {};", expr(&lane_loop.init));
                 let single = width(v);
-                for (vectors, step) in
-                    [(v.vectors, steps[1].clone()), (1, single), (0, one.clone())]
-                {
+                let half = Expr::Int((polyhedral::HALF_BYTES / v.elem_bytes).to_string());
+                let lanes = [
+                    (v.vectors, steps[1].clone(), false),
+                    (1, single, false),
+                    (1, half, true),
+                    (0, one.clone(), false),
+                ];
+                for (vectors, step, halved) in lanes {
                     let cond = if vectors == 0 {
                         lane_loop.cond.clone()
                     } else {
                         let last = Expr::Op(OpKind::Sub, vec![step.clone(), one.clone()]);
                         offset(&lane_loop.cond, lane, last)
                     };
+                    if halved {
+                        out.push_str(HALF_VECTORS);
+                    }
                     let _ = writeln!(
                         out,
                         "{pad}for (; {}; {lane} += {}) {{",
@@ -356,6 +371,9 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
                     );
                     run(out, vectors, depth + 2);
                     let _ = writeln!(out, "{pad}}}");
+                    if halved {
+                        out.push_str(WHOLE_VECTORS);
+                    }
                 }
             } else {
                 open(out, lane_loop, &steps[1], depth + 1);
@@ -392,6 +410,25 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
         }
     }
 }
+
+/// Opens the half-vector run of lanes that end inside a block (64-byte vectors only): `TF_VD` and
+/// `TF_VF` read 32 bytes until [`WHOLE_VECTORS`].
+const HALF_VECTORS: &str = "\
+#if TF_VBYTES == 64
+#undef TF_VD
+#undef TF_VF
+#define TF_VD(x) (*(tf_vd32 *)&(x))
+#define TF_VF(x) (*(tf_vf32 *)&(x))
+";
+
+/// Closes [`HALF_VECTORS`]: the macros read whole vectors again.
+const WHOLE_VECTORS: &str = "\
+#undef TF_VD
+#undef TF_VF
+#define TF_VD(x) (*(tf_vd *)&(x))
+#define TF_VF(x) (*(tf_vf *)&(x))
+#endif
+";
 
 /// `e` with `iter` replaced by `iter + by`.
 fn offset(e: &Expr, iter: &str, by: Expr) -> Expr {
