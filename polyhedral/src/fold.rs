@@ -478,24 +478,38 @@ fn fold_web<'c>(
 
 /// `scop` without the statements `dropped`, the others numbered again in order (their names in
 /// domains, schedules and accesses with them).
-fn without(mut scop: Scop, dropped: &[usize]) -> Scop {
-    let statements = std::mem::take(&mut scop.statements);
-    for (k, mut stmt) in statements.into_iter().enumerate() {
-        if dropped.contains(&k) {
-            continue;
-        }
-        let new = StmtId(scop.statements.len() as u32);
-        let (old_name, new_name) = (format!("{}[", stmt.id), format!("{new}["));
-        let rename = |s: &str| rename_tuple(s, &old_name, &new_name);
-        stmt.domain = rename(&stmt.domain);
-        stmt.schedule = rename(&stmt.schedule);
-        for a in &mut stmt.accesses {
-            a.relation = rename(&a.relation);
-        }
-        stmt.id = new;
-        scop.statements.push(stmt);
-    }
-    scop
+fn without(scop: Scop, dropped: &[usize]) -> Scop {
+    let kept = scop
+        .statements
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| !dropped.contains(k))
+        .map(|(_, stmt)| stmt.clone())
+        .collect();
+    numbered(&scop, kept)
+}
+
+/// `scop` with `statements` instead of its own, numbered in order (their names in domains,
+/// schedules and accesses with them).
+pub(crate) fn numbered(scop: &Scop, statements: Vec<scop_ir::Statement>) -> Scop {
+    let mut out = scop.clone();
+    out.statements = statements
+        .into_iter()
+        .enumerate()
+        .map(|(k, mut stmt)| {
+            let new = StmtId(k as u32);
+            let (old_name, new_name) = (format!("{}[", stmt.id), format!("{new}["));
+            let rename = |s: &str| rename_tuple(s, &old_name, &new_name);
+            stmt.domain = rename(&stmt.domain);
+            stmt.schedule = rename(&stmt.schedule);
+            for a in &mut stmt.accesses {
+                a.relation = rename(&a.relation);
+            }
+            stmt.id = new;
+            stmt
+        })
+        .collect();
+    out
 }
 
 /// `text` with the tuple name `old` (`S3[`) replaced by `new` where it starts a name.
@@ -519,16 +533,7 @@ pub(crate) fn rename_tuple(text: &str, old: &str, new: &str) -> String {
 mod tests {
     use super::*;
 
-    fn text(scop: &Scop, stmt: &scop_ir::Statement) -> String {
-        stmt.body
-            .iter()
-            .map(|p| match p {
-                BodyPiece::Text(t) => t.clone(),
-                BodyPiece::Iter(k) => stmt.iterators[*k].clone(),
-                BodyPiece::Var(id) => scop.array(*id).name.clone(),
-            })
-            .collect()
-    }
+    use crate::statement_text as text;
 
     #[test]
     fn ludcmps_factorization_becomes_lus() {

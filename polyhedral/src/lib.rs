@@ -110,6 +110,20 @@ fn polybench_scops(name: &str) -> Vec<scop_ir::Scop> {
     file.scops
 }
 
+/// A statement's text, its iterators and variables by their C names (for the unit tests).
+#[cfg(test)]
+fn statement_text(scop: &scop_ir::Scop, stmt: &scop_ir::Statement) -> String {
+    use scop_ir::BodyPiece;
+    stmt.body
+        .iter()
+        .map(|p| match p {
+            BodyPiece::Text(t) => t.clone(),
+            BodyPiece::Iter(k) => stmt.iterators[*k].clone(),
+            BodyPiece::Var(id) => scop.array(*id).name.clone(),
+        })
+        .collect()
+}
+
 /// The first SCoP of [`polybench_scops`]`(name)`.
 #[cfg(test)]
 fn polybench_scop(name: &str) -> scop_ir::Scop {

@@ -39,14 +39,14 @@
 //! later stage and for the output.
 
 use crate::deps::compute;
-use crate::fold::{rename_tuple, shape};
+use crate::fold::{numbered, shape};
 #[cfg(test)]
 use crate::isl::Map;
 use crate::isl::{AccessInfo, Ctx, UnionMap, UnionSet};
 use crate::maps::{names, projection};
 use crate::scop::ScopSets;
 use crate::Result;
-use scop_ir::{Access, AccessKind, ArrayId, BodyPiece, Scop, Statement, StmtId};
+use scop_ir::{Access, AccessKind, ArrayId, BodyPiece, Scop};
 
 /// A SCoP with a reduction advanced by one step, and what was done, one line per rewrite.
 #[derive(Clone, Debug)]
@@ -275,29 +275,6 @@ fn forward_one<'c>(ctx: &'c Ctx, scop: &Scop) -> Result<Option<(Scop, String)>> 
         }
     }
     Ok(None)
-}
-
-/// `scop` with `statements`, numbered again in order (their names in domains, schedules and
-/// accesses with them).
-fn numbered(scop: &Scop, statements: Vec<Statement>) -> Scop {
-    let mut out = scop.clone();
-    out.statements = statements
-        .into_iter()
-        .enumerate()
-        .map(|(k, mut stmt)| {
-            let new = StmtId(k as u32);
-            let (old_name, new_name) = (format!("{}[", stmt.id), format!("{new}["));
-            let rename = |s: &str| rename_tuple(s, &old_name, &new_name);
-            stmt.domain = rename(&stmt.domain);
-            stmt.schedule = rename(&stmt.schedule);
-            for a in &mut stmt.accesses {
-                a.relation = rename(&a.relation);
-            }
-            stmt.id = new;
-            stmt
-        })
-        .collect();
-    out
 }
 
 /// The SCoP with one reduction group advanced by one step of its outermost loop (see the module
@@ -540,16 +517,7 @@ fn advanced_scop(ctx: &Ctx, scop: &Scop, group: &[usize], place: i64) -> Result<
 mod tests {
     use super::*;
 
-    fn text(scop: &Scop, stmt: &Statement) -> String {
-        stmt.body
-            .iter()
-            .map(|p| match p {
-                BodyPiece::Text(t) => t.clone(),
-                BodyPiece::Iter(k) => stmt.iterators[*k].clone(),
-                BodyPiece::Var(id) => scop.array(*id).name.clone(),
-            })
-            .collect()
-    }
+    use crate::statement_text as text;
 
     #[test]
     fn durbins_sum_reads_the_update_and_moves_into_the_step_before() {
