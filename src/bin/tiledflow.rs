@@ -113,8 +113,9 @@ struct Cli {
     #[arg(long)]
     no_tile: bool,
     /// Keep the order of every access to scalars written in a SCoP (temporaries are otherwise
-    /// given a copy per task where their values never cross tasks, and a scalar that stands for
-    /// one array element from its load to its store is folded into the element)
+    /// given a copy per task where their values never cross tasks, a scalar that stands for
+    /// one array element from its load to its store is folded into the element, and an in-order
+    /// sum into a scalar may move into the step of its loop before its own)
     #[arg(long)]
     no_privatize: bool,
     /// Fusion: auto (the default) picks per SCoP the candidate the cost model estimates fastest
