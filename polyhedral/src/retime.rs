@@ -24,9 +24,9 @@
 //! 2. **Advancing by one step.** In a statement `T` inside an inner loop that updates a scalar
 //!    in place (`t += ..`: the chain), whose reads come, at distance one step of the outermost
 //!    loop and element for element, from a statement `A` of the same depth in another inner
-//!    loop of that loop (what the fusion needs), the
-//!    group `M` of `T` and of the statements before it in the step that it depends on within the
-//!    step (`sum = 0`) is re-indexed to run one step earlier: an instance `m(k, ..)` becomes
+//!    loop of that loop (what the fusion needs), the group `M` of `T` and of the statements
+//!    before it in the step that it depends on within the step (`sum = 0`) is re-indexed to
+//!    run one step earlier: an instance `m(k, ..)` becomes
 //!    `m'(k - 1, ..)` (its text reads `k + 1` for `k`, its domain, accesses and original schedule
 //!    shifted), placed after every other statement of the step (in its own order). The rewrite
 //!    is kept only when that order respects every flow, anti and output dependence of the SCoP
@@ -36,7 +36,10 @@
 //!
 //! Copy forwarding alone gains nothing measurable (durbin: the same time), so the SCoP is
 //! rewritten only when a group is advanced; the rewritten SCoP replaces the original for every
-//! later stage and for the output.
+//! later stage and for the output. The cost model then prefers the fused schedule for what it
+//! is (`crate::cost`: a chain's latency, and the work fused beside it). Measured on durbin at
+//! EXTRALARGE (medians of 15 runs in rounds): 6.15 -> 4.92 ms on two threads, 6.07 -> 4.89 on
+//! one, gcc's original 5.88.
 
 use crate::deps::compute;
 use crate::fold::{numbered, shape};
