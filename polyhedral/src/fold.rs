@@ -226,18 +226,23 @@ fn fold_one<'c>(
     Ok(None)
 }
 
+/// The write and the read of a statement that makes exactly two accesses, one of each.
+pub(crate) fn one_write_one_read(stmt: &scop_ir::Statement) -> Option<(&Access, &Access)> {
+    let [a, b] = stmt.accesses.as_slice() else {
+        return None;
+    };
+    match (a.kind, b.kind) {
+        (AccessKind::Write, AccessKind::Read) => Some((a, b)),
+        (AccessKind::Read, AccessKind::Write) => Some((b, a)),
+        _ => None,
+    }
+}
+
 /// The element a loading statement `t = X;` reads: `X`'s array and text (the statement's
 /// pieces between `=` and `;`), when the statement is exactly that.
 fn loaded_element(scop: &Scop, c: usize, t: ArrayId) -> Option<(ArrayId, Vec<BodyPiece>)> {
     let stmt = &scop.statements[c];
-    let [first, x] = stmt.accesses.as_slice() else {
-        return None;
-    };
-    let (write, read) = match (first.kind, x.kind) {
-        (AccessKind::Write, AccessKind::Read) => (first, x),
-        (AccessKind::Read, AccessKind::Write) => (x, first),
-        _ => return None,
-    };
+    let (write, read) = one_write_one_read(stmt)?;
     if write.array != t || read.array == t || scop.array(read.array).rank == 0 {
         return None;
     }

@@ -42,7 +42,7 @@
 //! one, gcc's original 5.88.
 
 use crate::deps::compute;
-use crate::fold::{numbered, shape};
+use crate::fold::{numbered, one_write_one_read, shape};
 #[cfg(test)]
 use crate::isl::Map;
 use crate::isl::{AccessInfo, Ctx, UnionMap, UnionSet};
@@ -127,14 +127,7 @@ pub(crate) fn chain_scalar(scop: &Scop, t: usize) -> Option<ArrayId> {
 /// rank, the same subscript text on both sides, nothing else.
 fn copy_of(scop: &Scop, c: usize) -> Option<(ArrayId, ArrayId)> {
     let stmt = &scop.statements[c];
-    let [a, b] = stmt.accesses.as_slice() else {
-        return None;
-    };
-    let (write, read) = match (a.kind, b.kind) {
-        (AccessKind::Write, AccessKind::Read) => (a, b),
-        (AccessKind::Read, AccessKind::Write) => (b, a),
-        _ => return None,
-    };
+    let (write, read) = one_write_one_read(stmt)?;
     let (x, y) = (scop.array(write.array), scop.array(read.array));
     if x.id == y.id || x.rank == 0 || x.rank != y.rank || x.elem_type != y.elem_type {
         return None;

@@ -58,8 +58,10 @@ pub const HELPERS: &str = "\
 #endif
 typedef double tf_vd __attribute__((vector_size(TF_VBYTES), aligned(8), may_alias));
 typedef float tf_vf __attribute__((vector_size(TF_VBYTES), aligned(4), may_alias));
-#define TF_VD(x) (*(tf_vd *)&(x))
-#define TF_VF(x) (*(tf_vf *)&(x))
+#define TF_VD_TYPE tf_vd
+#define TF_VF_TYPE tf_vf
+#define TF_VD(x) (*(TF_VD_TYPE *)&(x))
+#define TF_VF(x) (*(TF_VF_TYPE *)&(x))
 #if TF_VBYTES == 64
 typedef double tf_vd32 __attribute__((vector_size(32), aligned(8), may_alias));
 typedef float tf_vf32 __attribute__((vector_size(32), aligned(4), may_alias));
@@ -201,7 +203,8 @@ pub fn stmt(out: &mut String, ast: &Ast, depth: usize, user: &mut UserPrinter<'_
 /// Prints a register-tiled kernel (`polyhedral::Kernel`): with vectors, its loops and copies
 /// of its statement under `#if` on the vector size `TF_VBYTES` ([`HELPERS`]) and its fallback
 /// otherwise (lanes that end inside a block, `VectorLanes::tail`, run as whole blocks, then
-/// single vectors, then the statement on single elements); without, the accumulators loaded,
+/// single vectors, then with 64-byte vectors a 32-byte one, then the statement on single
+/// elements); without, the accumulators loaded,
 /// updated over the reduction loop, and stored.
 fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>) {
     // Elements of one vector.
@@ -412,21 +415,21 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
 }
 
 /// Opens the half-vector run of lanes that end inside a block (64-byte vectors only): `TF_VD` and
-/// `TF_VF` read 32 bytes until [`WHOLE_VECTORS`].
+/// `TF_VF` read 32 bytes until [`WHOLE_VECTORS`] (their types are macros of [`HELPERS`]).
 const HALF_VECTORS: &str = "\
 #if TF_VBYTES == 64
-#undef TF_VD
-#undef TF_VF
-#define TF_VD(x) (*(tf_vd32 *)&(x))
-#define TF_VF(x) (*(tf_vf32 *)&(x))
+#undef TF_VD_TYPE
+#undef TF_VF_TYPE
+#define TF_VD_TYPE tf_vd32
+#define TF_VF_TYPE tf_vf32
 ";
 
 /// Closes [`HALF_VECTORS`]: the macros read whole vectors again.
 const WHOLE_VECTORS: &str = "\
-#undef TF_VD
-#undef TF_VF
-#define TF_VD(x) (*(tf_vd *)&(x))
-#define TF_VF(x) (*(tf_vf *)&(x))
+#undef TF_VD_TYPE
+#undef TF_VF_TYPE
+#define TF_VD_TYPE tf_vd
+#define TF_VF_TYPE tf_vf
 #endif
 ";
 
