@@ -134,6 +134,8 @@ pub struct ScopReport {
     pub folded: Vec<String>,
     /// Copies forwarded and reductions advanced (`polyhedral::retime_reductions`).
     pub retimed: Vec<String>,
+    /// Nests given smaller tiles for the threads (`polyhedral::spread_tiles`).
+    pub spread: Vec<String>,
 }
 
 /// The cost model's choice of fusion for one SCoP.
@@ -368,6 +370,12 @@ impl ScopReport {
         if !self.retimed.is_empty() {
             tile_code.push_str(&format!(", retimed: {}", self.retimed.join("; ")));
         }
+        if !self.spread.is_empty() {
+            tile_code.push_str(&format!(
+                ", smaller tiles for the threads: {}",
+                self.spread.join("; ")
+            ));
+        }
         format!(
             "{path}: SCoP in {}() at line {}: {} statements, {} bands, {} tile dependences, {} task classes, idioms: {}{fusion}{tile_code}, {:.1} ms",
             self.function,
@@ -418,6 +426,8 @@ struct Compiled {
     folded: Vec<String>,
     /// What `polyhedral::retime_reductions` did, one line per rewrite.
     retimed: Vec<String>,
+    /// What `polyhedral::spread_tiles` did, one line per halving.
+    spread: Vec<String>,
 }
 
 impl Compiled {
@@ -436,6 +446,7 @@ impl Compiled {
             scop: None,
             folded: Vec::new(),
             retimed: Vec::new(),
+            spread: Vec::new(),
         }
     }
 }
@@ -635,6 +646,7 @@ fn compile_parsed(
                     materialized: c.materialized.iter().map(|m| m.scalar.clone()).collect(),
                     folded: c.folded.clone(),
                     retimed: c.retimed.clone(),
+                    spread: c.spread.clone(),
                     tile_code: c.program.as_ref().map_or(Vec::new(), |p| {
                         p.classes
                             .iter()
@@ -1076,11 +1088,14 @@ fn compile_pass(
 ) -> Result<Compiled, Error> {
     let Pass {
         mut candidates,
-        schedule_config,
+        mut schedule_config,
         mut first_deps,
         fusion,
     } = pass;
     let mut known_private = polyhedral::KnownPrivate::default();
+    // Smaller tiles where the tile graph leaves the threads waiting (`polyhedral::spread_tiles`),
+    // looked for once, on the SCoP with every candidate scalar expanded.
+    let mut spread: Option<Vec<polyhedral::Spread>> = None;
     loop {
         let (expanded, deps, fine, sched, private, materialized, warnings) = loop {
             let expanded =
@@ -1091,6 +1106,29 @@ fn compile_pass(
                     .time("deps", || polyhedral::dependences(&expanded))
                     .map_err(polyhedral_error)?,
             };
+            if spread.is_none() {
+                let found = match opts.emit {
+                    Emit::Deps => None,
+                    _ => st
+                        .time("spread", || {
+                            polyhedral::spread_tiles(
+                                &expanded,
+                                &deps,
+                                &schedule_config,
+                                opts.granularity.tile_dims(),
+                                &polyhedral::Machine::detect(),
+                            )
+                        })
+                        .map_err(polyhedral_error)?,
+                };
+                spread = Some(match found {
+                    Some((config, kept)) => {
+                        schedule_config = config;
+                        kept
+                    }
+                    None => Vec::new(),
+                });
+            }
             let (fine, warnings) = st
                 .time("schedule", || {
                     polyhedral::schedule(&expanded, &deps, &schedule_config)
@@ -1154,6 +1192,7 @@ fn compile_pass(
                 scop: None,
                 folded: Vec::new(),
                 retimed: Vec::new(),
+                spread: Vec::new(),
             });
         }
         let tile_deps = st
@@ -1240,6 +1279,11 @@ fn compile_pass(
             scop: None,
             folded: Vec::new(),
             retimed: Vec::new(),
+            spread: spread
+                .iter()
+                .flatten()
+                .map(polyhedral::Spread::to_string)
+                .collect(),
         });
     }
 }

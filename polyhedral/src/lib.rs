@@ -22,6 +22,8 @@
 //! - [`choose_fusion`] (`fusion`): the fusion (a heuristic, or a plan of blocks) whose schedule the cost model finds
 //!   cheapest, its candidates scheduled on threads of their own;
 //! - [`default_tile_size`] (`tile_size`): the default tile size of a band;
+//! - [`spread_tiles`] (`spread`): smaller tiles where the tile graph's parallelism is too low
+//!   for the machine's threads and the tiles are large;
 //! - `point_order`: which point loop of a tiled band runs innermost (for the C compiler);
 //! - `sink`: a band member moved below the loops under the band inside a tile, when the
 //!   statements' innermost loops gain by it (gramschmidt's `j`), or the innermost loop
@@ -77,6 +79,7 @@ mod reversal;
 mod schedule;
 mod scop;
 mod sink;
+mod spread;
 mod steps;
 mod tile;
 mod tile_code;
@@ -90,6 +93,12 @@ mod work_span;
 /// the unit tests that check a stage on real kernels).
 #[cfg(test)]
 fn polybench_scops(name: &str) -> Vec<scop_ir::Scop> {
+    polybench_scops_at(name, "MINI")
+}
+
+/// [`polybench_scops`] with the dataset `size` (`MINI` .. `EXTRALARGE`).
+#[cfg(test)]
+fn polybench_scops_at(name: &str, size: &str) -> Vec<scop_ir::Scop> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("..")
         .join("polybench");
@@ -97,7 +106,7 @@ fn polybench_scops(name: &str) -> Vec<scop_ir::Scop> {
     let clang_args = vec![
         "-I".to_string(),
         root.join("utilities").display().to_string(),
-        "-DMINI_DATASET".to_string(),
+        format!("-D{size}_DATASET"),
     ];
     let (file, _) = frontend::parse_file(
         &path,
@@ -158,6 +167,7 @@ pub use privatize::{
 pub use retime::{retime_reductions, Retimed};
 pub use schedule::{run_bounded, schedule};
 use scop_ir::StmtId;
+pub use spread::{spread_tiles, Spread};
 pub use tile::tile_dependences;
 pub use tile_code::{tile_body_ast, unroll_and_jam, TileCode, SCALAR_LOOP_USER};
 pub use tile_graph::{
@@ -285,6 +295,9 @@ pub struct ScheduleConfig {
     pub whole_carrying_members: bool,
     /// Bytes one tile's data should take with default tile sizes (`tile_size`).
     pub tile_footprint: u64,
+    /// With default tile sizes: the sizes of the nest whose statements are these, in place of
+    /// the default ones, where the band has as many members ([`spread_tiles`] finds them).
+    pub nest_sizes: Vec<(Vec<StmtId>, Vec<i64>)>,
 }
 
 /// The tile size reported for a band member that is not cut
@@ -319,6 +332,7 @@ impl Default for ScheduleConfig {
             parallel_point_loops_outer: false,
             whole_carrying_members: false,
             tile_footprint: tile_size::FOOTPRINT_BUDGET,
+            nest_sizes: Vec::new(),
         }
     }
 }

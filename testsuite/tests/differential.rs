@@ -127,6 +127,44 @@ fn gramschmidt_band_loop_sunk() {
     );
 }
 
+/// gramschmidt's wavefront of large tiles gets half as deep tiles for two threads
+/// (`polyhedral::spread_tiles`; the compiler told it has two, whatever the machine): the
+/// results are cc's under tasks on 1 and 2 threads, seq and omp, and `-v` says the tiles were
+/// spread (so the builds above ran that code).
+#[test]
+fn gramschmidt_tiles_spread_for_the_threads() {
+    let defines: &[(&str, &str)] = &[("M", "500"), ("N", "256")];
+    let built = |name: &str, target: &str| {
+        Variant::tiledflow_cc(name.to_string())
+            .expect("tiledflow-cc is built")
+            .arg("--tiledflow-strict")
+            .arg(format!("--tiledflow-target={target}"))
+            .compile_env("TILEDFLOW_NUM_THREADS", "2")
+    };
+    let variants = vec![
+        built("tasks, 1 thread", "tasks").env("TILEDFLOW_NUM_THREADS", "1"),
+        built("tasks, 2 threads", "tasks").env("TILEDFLOW_NUM_THREADS", "2"),
+        built("seq", "seq"),
+        built("omp, 2 threads", "omp").env("OMP_NUM_THREADS", "2"),
+    ];
+    if let Err(e) = differential("gramschmidt", defines, &variants) {
+        panic!("{e:#}");
+    }
+    let tiledflow = testsuite::tool_path("tiledflow").expect("tiledflow is built");
+    let out = std::process::Command::new(tiledflow)
+        .arg(testsuite::kernel_path("gramschmidt"))
+        .args(["-I", &testsuite::utilities_dir().display().to_string()])
+        .args(["-DM=500", "-DN=256", "-v", "-o", "-"])
+        .env("TILEDFLOW_NUM_THREADS", "2")
+        .output()
+        .expect("tiledflow runs");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("smaller tiles for the threads: N0 [64, 64] -> [32, 64]"),
+        "{said}"
+    );
+}
+
 /// fdtd-2d's time-skewed tiles have their innermost loop distributed over its four statements
 /// (`polyhedral::sink`), as jacobi-2d's over its two (tested above).
 #[test]

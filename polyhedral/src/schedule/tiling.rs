@@ -97,6 +97,15 @@ pub(super) fn tile_nests<'c>(
                         cfg.tile_footprint,
                     )?;
                 }
+                if let Some((_, given)) = cfg
+                    .nest_sizes
+                    .iter()
+                    .find(|(stmts, given)| *stmts == statements && given.len() == sizes.len())
+                {
+                    if ts.is_empty() && !parallel_outer && !cfg.whole_carrying_members {
+                        sizes = given.clone();
+                    }
+                }
                 if cfg.whole_carrying_members {
                     let band = node
                         .subtree_schedule_union_map()?
