@@ -57,7 +57,12 @@ fn occurrences_along_the_lane_iterator_become_vectors() {
 
 /// [`render_packed`] of the SCoP's last statement along lanes `j` and reduction `k`, vectors as
 /// `TF_V(..)`, packed buffer `n` as `packed(n)` and the scaled product, if any, as `scaled`.
-fn render_jk(scop: &Scop, packed: &dyn Fn(usize) -> String, scaled: Option<&str>) -> String {
+fn render_jk(
+    scop: &Scop,
+    packed: &dyn Fn(usize) -> String,
+    scaled: Option<&str>,
+    frozen: bool,
+) -> String {
     let stmt = scop.statements.last().unwrap();
     let pos = |name: &str| stmt.iterators.iter().position(|i| i == name).unwrap();
     render_packed(
@@ -69,22 +74,28 @@ fn render_jk(scop: &Scop, packed: &dyn Fn(usize) -> String, scaled: Option<&str>
         &|_| ("TF_V(".into(), ")".into()),
         packed,
         scaled,
+        frozen,
     )
 }
 
 /// The statement (the SCoP's last) printed with its packed occurrences along its iterator
 /// `j` (lanes) and `k` (reduction) as `P<n>[k][j]`, or why it cannot be.
 fn packed(body: &str) -> Result<String, String> {
+    packed_with(body, false)
+}
+
+/// [`packed`], with the array the statement writes `frozen` (read-only where the kernel runs).
+fn packed_with(body: &str, frozen: bool) -> Result<String, String> {
     let scop = statements(body);
     let stmt = scop.statements.last().unwrap();
     let pos = |name: &str| stmt.iterators.iter().position(|i| i == name).unwrap();
     let (q, r) = (pos("j"), pos("k"));
-    let n = packed_refusal(&scop, stmt, q, r, "double")?;
+    let n = packed_refusal(&scop, stmt, q, r, "double", frozen)?;
     let iter = |k: usize| stmt.iterators[k].clone();
     let var = |v: ArrayId| scop.array(v).name.clone();
-    let text = render_jk(&scop, &|n| format!("P{n}[k][j]"), None);
+    let text = render_jk(&scop, &|n| format!("P{n}[k][j]"), None, frozen);
     let fills: Vec<String> = (0..n)
-        .map(|m| packed_text(stmt, q, r, m, &iter, &var))
+        .map(|m| packed_text(stmt, q, r, m, &iter, &var, frozen))
         .collect();
     Ok(format!("{text} / {}", fills.join(", ")))
 }
@@ -165,6 +176,21 @@ fn read_only_occurrences_along_the_lanes_are_packed() {
             "{stmt}: {got:?}, expected a refusal mentioning {why}"
         );
     }
+    // The array the statement writes, where the caller proved that the elements it reads
+    // there are not written (cholesky's tiles whose `k` lie below their `j`): packed like any
+    // read-only array; its written element is not (it does not follow the reduction).
+    let cholesky =
+        "for (int i = 0; i < n; i++) for (int j = 0; j < i; j++) for (int k = 0; k < j; k++)\n  \
+                    A[i][j] -= A[i][k] * A[j][k];";
+    assert!(packed(cholesky).is_err(), "{:?}", packed(cholesky));
+    assert_eq!(
+        packed_with(cholesky, true),
+        Ok("TF_V(A[i][j]) -= A[i][k] * P0[k][j]; / A[j][k]".into())
+    );
+    assert_eq!(
+        packed_with(&format!("{loops}C[i][j] += C[j][k] * A[i][k];"), true),
+        Ok("TF_V(C[i][j]) += P0[k][j] * A[i][k]; / C[j][k]".into())
+    );
 }
 
 /// The statement (the SCoP's last, packed along lanes `j` and reduction `k`) printed with the
@@ -174,13 +200,13 @@ fn scaled(body: &str) -> Option<(String, String)> {
     let stmt = scop.statements.last().unwrap();
     let pos = |name: &str| stmt.iterators.iter().position(|i| i == name).unwrap();
     let (q, r) = (pos("j"), pos("k"));
-    packed_refusal(&scop, stmt, q, r, "double").ok()?;
+    packed_refusal(&scop, stmt, q, r, "double", false).ok()?;
     if !has_scaled_prefix(stmt, q, r) {
         return None;
     }
     let iter = |k: usize| stmt.iterators[k].clone();
     let var = |v: ArrayId| scop.array(v).name.clone();
-    let text = render_jk(&scop, &|n| format!("P{n}"), Some("R"));
+    let text = render_jk(&scop, &|n| format!("P{n}"), Some("R"), false);
     Some((text, scaled_text(stmt, q, r, &iter, &var)))
 }
 

@@ -113,6 +113,10 @@ pub struct Packs {
     pub lanes: i64,
     /// The most iterations of the reduction loop.
     pub depth: i64,
+    /// Whether the array the statement writes is packed too: where the kernel runs, no element
+    /// that the statement reads of it, other than the one it writes, is written
+    /// (`scop_ir::lanes::packed_refusal`).
+    pub frozen: bool,
 }
 
 /// How a user node of a [`Kernel`] prints its statement (the number: the row's accumulator).
@@ -121,13 +125,15 @@ pub enum KernelPart {
     /// The statement with the occurrences along its iterator as vectors.
     Lanes(usize),
     /// The same with its packed occurrences ([`Packs`]) read from their buffers: the lane and
-    /// the reduction iterators.
-    PackedLanes(usize, usize),
-    /// `tf_pack<n>[..][..] = <packed occurrence n>;`: `n`, the lane and the reduction iterators.
-    PackFill(usize, usize, usize),
+    /// the reduction iterators, and [`Packs::frozen`].
+    PackedLanes(usize, usize, bool),
+    /// `tf_pack<n>[..][..] = <packed occurrence n>;`: `n`, the lane and the reduction iterators,
+    /// and [`Packs::frozen`].
+    PackFill(usize, usize, usize, bool),
     /// [`KernelPart::PackedLanes`] of row `row` of the kernel, with the scaled product read from
-    /// its buffer ([`VectorLanes::scaled`]): the lane and reduction iterators, and the row.
-    ScaledLanes(usize, usize, usize),
+    /// its buffer ([`VectorLanes::scaled`]): the lane and reduction iterators, the row, and
+    /// [`Packs::frozen`].
+    ScaledLanes(usize, usize, usize, bool),
     /// `tf_scaled[..][row] = <scaled product>;`: the lane and reduction iterators, and the row.
     ScaleFill(usize, usize, usize),
     /// `T tf_acc<r> = <written element>;`
@@ -155,9 +161,11 @@ pub fn kernel_user(stmt: &str, part: KernelPart) -> String {
         KernelPart::Load(n) => ("@load", n),
         KernelPart::Accumulate(n) => ("@acc", n),
         KernelPart::Store(n) => ("@store", n),
-        KernelPart::PackedLanes(q, r) => return format!("{stmt}@plane{q}.{r}"),
-        KernelPart::PackFill(n, q, r) => return format!("{stmt}@pfill{n}.{q}.{r}"),
-        KernelPart::ScaledLanes(q, r, row) => return format!("{stmt}@slane{q}.{r}.{row}"),
+        KernelPart::PackedLanes(q, r, f) => return format!("{stmt}@plane{q}.{r}.{}", f as u8),
+        KernelPart::PackFill(n, q, r, f) => return format!("{stmt}@pfill{n}.{q}.{r}.{}", f as u8),
+        KernelPart::ScaledLanes(q, r, row, f) => {
+            return format!("{stmt}@slane{q}.{r}.{row}.{}", f as u8)
+        }
         KernelPart::ScaleFill(q, r, row) => return format!("{stmt}@sfill{q}.{r}.{row}"),
     };
     format!("{stmt}{tag}{n}")
@@ -168,26 +176,23 @@ pub fn split_kernel_user(name: &str) -> (&str, Option<KernelPart>) {
     let numbers =
         |text: &str| -> Option<Vec<usize>> { text.split('.').map(|n| n.parse().ok()).collect() };
     if let Some((stmt, rest)) = name.split_once("@plane") {
-        if let Some([q, r]) = numbers(rest).as_deref() {
-            return (stmt, Some(KernelPart::PackedLanes(*q, *r)));
+        if let Some([q, r, f @ (0 | 1)]) = numbers(rest).as_deref() {
+            return (stmt, Some(KernelPart::PackedLanes(*q, *r, *f == 1)));
         }
     }
-    for (tag, part) in [
-        (
-            "@slane",
-            KernelPart::ScaledLanes as fn(usize, usize, usize) -> KernelPart,
-        ),
-        ("@sfill", KernelPart::ScaleFill),
-    ] {
-        if let Some((stmt, rest)) = name.split_once(tag) {
-            if let Some([q, r, row]) = numbers(rest).as_deref() {
-                return (stmt, Some(part(*q, *r, *row)));
-            }
+    if let Some((stmt, rest)) = name.split_once("@slane") {
+        if let Some([q, r, row, f @ (0 | 1)]) = numbers(rest).as_deref() {
+            return (stmt, Some(KernelPart::ScaledLanes(*q, *r, *row, *f == 1)));
+        }
+    }
+    if let Some((stmt, rest)) = name.split_once("@sfill") {
+        if let Some([q, r, row]) = numbers(rest).as_deref() {
+            return (stmt, Some(KernelPart::ScaleFill(*q, *r, *row)));
         }
     }
     if let Some((stmt, rest)) = name.split_once("@pfill") {
-        if let Some([n, q, r]) = numbers(rest).as_deref() {
-            return (stmt, Some(KernelPart::PackFill(*n, *q, *r)));
+        if let Some([n, q, r, f @ (0 | 1)]) = numbers(rest).as_deref() {
+            return (stmt, Some(KernelPart::PackFill(*n, *q, *r, *f == 1)));
         }
     }
     for (tag, part) in PARTS {

@@ -158,36 +158,49 @@ pub fn refusal(scop: &Scop, stmt: &Statement, q: usize, elem: &str) -> Option<St
 /// Like [`refusal`], with the occurrences that [`packable`] accepts (read-only operands along
 /// the lanes and the reduction) packed: the number of such occurrences when the statement can
 /// run so along `q`, with `r` its reduction iterator; why not otherwise (also when nothing can
-/// be packed).
+/// be packed). With `frozen`, the array the statement writes counts as read-only: the caller
+/// proved that where the code runs, no element the statement reads of it, other than the one it
+/// writes, is written (cholesky's `A[j][k]` in `A[i][j] -= A[i][k] * A[j][k]`, in tiles whose
+/// `k` lie below their `j`).
 pub fn packed_refusal(
     scop: &Scop,
     stmt: &Statement,
     q: usize,
     r: usize,
     elem: &str,
+    frozen: bool,
 ) -> Result<usize, String> {
-    match check(scop, stmt, q, Some(r), elem)? {
+    match check(scop, stmt, q, Some((r, frozen)), elem)? {
         0 => Err("no occurrence to pack".into()),
         n => Ok(n),
     }
 }
 
 /// Whether an occurrence in `stmt` can be packed for lanes along `q` and the reduction along
-/// `r`: an element of an array of rank 2 or more that `stmt` does not write, whose subscripts
+/// `r`: an element of an array of rank 2 or more that `stmt` does not write (unless `frozen`:
+/// see [`packed_refusal`]), whose subscripts
 /// mention no variable and no iterator but `q` and `r`, `q` once, as a whole subscript
 /// (`A[j][k]` or `B[k][j]` for lanes `j`): a copy of the elements the kernel reads, laid out
 /// with the lanes contiguous, then gives the same values as vectors. An occurrence already contiguous along
 /// the lanes (`B[k][j]`) is packed too: its rows start wherever the array's allocation put
 /// them (`malloc` aligns to 16 bytes), so half of its 32-byte loads straddle two cache lines,
 /// where the buffer's are aligned and its rows adjacent (see `polyhedral::kernel`).
-fn packable(stmt: &Statement, toks: &[Tok], occ: &Occurrence, q: usize, r: usize) -> bool {
+fn packable(
+    stmt: &Statement,
+    toks: &[Tok],
+    occ: &Occurrence,
+    q: usize,
+    r: usize,
+    frozen: bool,
+) -> bool {
     let Tok::Var(id) = toks[occ.start] else {
         return false;
     };
-    let written = stmt
-        .accesses
-        .iter()
-        .any(|a| a.array == id && a.kind == crate::AccessKind::Write);
+    let written = !frozen
+        && stmt
+            .accesses
+            .iter()
+            .any(|a| a.array == id && a.kind == crate::AccessKind::Write);
     if written || occ.subscripts.len() < 2 {
         return false;
     }
@@ -212,11 +225,17 @@ fn packable(stmt: &Statement, toks: &[Tok], occ: &Occurrence, q: usize, r: usize
 
 /// The occurrences of `body` that are packed for lanes along `q` and the reduction along `r`
 /// ([`packable`]), in text order, as (start, end) token positions.
-fn packed_occurrences(stmt: &Statement, toks: &[Tok], q: usize, r: usize) -> Vec<(usize, usize)> {
+fn packed_occurrences(
+    stmt: &Statement,
+    toks: &[Tok],
+    q: usize,
+    r: usize,
+    frozen: bool,
+) -> Vec<(usize, usize)> {
     occurrences(toks)
         .unwrap_or_default()
         .iter()
-        .filter(|o| packable(stmt, toks, o, q, r))
+        .filter(|o| packable(stmt, toks, o, q, r, frozen))
         .map(|o| (o.start, o.end))
         .collect()
 }
@@ -227,7 +246,7 @@ fn check(
     scop: &Scop,
     stmt: &Statement,
     q: usize,
-    pack: Option<usize>,
+    pack: Option<(usize, bool)>,
     elem: &str,
 ) -> Result<usize, String> {
     let fail = |why: String| Err(why);
@@ -239,9 +258,9 @@ fn check(
         return fail("unbalanced brackets".into());
     };
     let packs: Vec<&Occurrence> = match pack {
-        Some(r) => occs
+        Some((r, frozen)) => occs
             .iter()
-            .filter(|o| packable(stmt, &toks, o, q, r))
+            .filter(|o| packable(stmt, &toks, o, q, r, frozen))
             .collect(),
         None => Vec::new(),
     };
@@ -322,7 +341,8 @@ fn check(
     Ok(packs.len())
 }
 
-/// [`render`] for a statement that [`packed_refusal`] accepts along `q` and `r`: the packed
+/// [`render`] for a statement that [`packed_refusal`] accepts along `q` and `r` (with the same
+/// `frozen`): the packed
 /// occurrences (number `n` in text order) printed as `packed(n)` instead, the others as
 /// [`render`] prints them; with `scaled`, the product [`scaled_text`] prints (when there is
 /// one) replaced by that text.
@@ -336,9 +356,10 @@ pub fn render_packed(
     wrap: &dyn Fn(ArrayId) -> (String, String),
     packed: &dyn Fn(usize) -> String,
     scaled: Option<&str>,
+    frozen: bool,
 ) -> String {
     let toks = tokens(&stmt.body);
-    let packs = packed_ranges(stmt, &toks, q, r);
+    let packs = packed_ranges(stmt, &toks, q, r, frozen);
     let prefix = scaled.and_then(|text| Some((scaled_prefix(stmt, &toks, q, r)?, text)));
     let mut out = String::new();
     let mut k = 0;
@@ -379,9 +400,10 @@ pub fn packed_text(
     n: usize,
     iter: &dyn Fn(usize) -> String,
     var: &dyn Fn(ArrayId) -> String,
+    frozen: bool,
 ) -> String {
     let toks = tokens(&stmt.body);
-    let Some(&(a, b)) = packed_ranges(stmt, &toks, q, r).get(n) else {
+    let Some(&(a, b)) = packed_ranges(stmt, &toks, q, r, frozen).get(n) else {
         return String::new();
     };
     text_of(&toks[a..b], iter, var)
@@ -532,8 +554,14 @@ fn rhs_terms(stmt: &Statement, toks: &[Tok]) -> Option<Vec<Term>> {
 /// syr2k's), that product: the buffer then holds it, computed by the same operations on the
 /// same operands once per element rather than once per row, and the kernel multiplies on from
 /// there.
-fn packed_ranges(stmt: &Statement, toks: &[Tok], q: usize, r: usize) -> Vec<(usize, usize)> {
-    let occs = packed_occurrences(stmt, toks, q, r);
+fn packed_ranges(
+    stmt: &Statement,
+    toks: &[Tok],
+    q: usize,
+    r: usize,
+    frozen: bool,
+) -> Vec<(usize, usize)> {
+    let occs = packed_occurrences(stmt, toks, q, r, frozen);
     let Some(terms) = rhs_terms(stmt, toks) else {
         return occs;
     };

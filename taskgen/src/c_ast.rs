@@ -279,8 +279,8 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
                 open(out, red_loop, &one, depth + 1);
                 open(out, lane_loop, &one, depth + 2);
                 for n in 0..p.count {
-                    let name =
-                        polyhedral::kernel_user(&k.stmt, KernelPart::PackFill(n, v.lane, p.red));
+                    let part = KernelPart::PackFill(n, v.lane, p.red, p.frozen);
+                    let name = polyhedral::kernel_user(&k.stmt, part);
                     user(out, &name, &k.args, depth + 3);
                 }
                 let _ = writeln!(out, "{pad}    }}");
@@ -310,9 +310,12 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
             let name = |r: i64| match &v.packs {
                 Some(p) if v.scaled => polyhedral::kernel_user(
                     &k.stmt,
-                    KernelPart::ScaledLanes(v.lane, p.red, r as usize),
+                    KernelPart::ScaledLanes(v.lane, p.red, r as usize, p.frozen),
                 ),
-                Some(p) => polyhedral::kernel_user(&k.stmt, KernelPart::PackedLanes(v.lane, p.red)),
+                Some(p) => polyhedral::kernel_user(
+                    &k.stmt,
+                    KernelPart::PackedLanes(v.lane, p.red, p.frozen),
+                ),
                 None => polyhedral::kernel_user(&k.stmt, KernelPart::Lanes(v.lane)),
             };
             let lane_loop = &k.loops[1];

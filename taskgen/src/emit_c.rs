@@ -579,14 +579,15 @@ pub(crate) fn statement(
         }
         // The same, with the packed occurrences read from their buffers, and the scaled
         // product of row `row` from its own.
-        Some(KernelPart::PackedLanes(q, r)) | Some(KernelPart::ScaledLanes(q, r, _)) => {
+        Some(KernelPart::PackedLanes(q, r, frozen))
+        | Some(KernelPart::ScaledLanes(q, r, _, frozen)) => {
             let (open, close) = match elem_type(&stmt.body).as_str() {
                 "float" => ("TF_VF(", ")"),
                 _ => ("TF_VD(", ")"),
             };
             let packed = |n: usize| format!("{open}{}{close}", pack_element(n, &iter(r), &iter(q)));
             let scaled = match part {
-                Some(KernelPart::ScaledLanes(_, _, row)) => Some(scaled_element(&iter(r), row)),
+                Some(KernelPart::ScaledLanes(_, _, row, _)) => Some(scaled_element(&iter(r), row)),
                 _ => None,
             };
             out.push_str(&scop_ir::lanes::render_packed(
@@ -598,6 +599,7 @@ pub(crate) fn statement(
                 &vector_of(scop),
                 &packed,
                 scaled.as_deref(),
+                frozen,
             ));
         }
         Some(KernelPart::ScaleFill(q, r, row)) => {
@@ -608,12 +610,12 @@ pub(crate) fn statement(
                 scop_ir::lanes::scaled_text(stmt, q, r, &iter, &var)
             );
         }
-        Some(KernelPart::PackFill(n, q, r)) => {
+        Some(KernelPart::PackFill(n, q, r, frozen)) => {
             let _ = write!(
                 out,
                 "{} = {};",
                 pack_element(n, &iter(r), &iter(q)),
-                scop_ir::lanes::packed_text(stmt, q, r, n, &iter, &var)
+                scop_ir::lanes::packed_text(stmt, q, r, n, &iter, &var, frozen)
             );
         }
         None => {

@@ -7,7 +7,9 @@
  * numbers first (the packed buffers hold those products);
  * then reductions run as chains in accumulators: a triangular solve (the solved vector read
  * at other elements) and an update whose row is also read through another subscript (no
- * accumulators where the two meet).
+ * accumulators where the two meet); then cholesky's update of the row left of the diagonal,
+ * whose tiles below the diagonal read columns of the matrix they write but not the elements they
+ * write (packed in vector kernels there).
  * Prints every result as a hexadecimal float, so any difference in any bit shows. */
 #include <stdio.h>
 
@@ -17,7 +19,7 @@
 
 double A[N][N], At[N][N], B[N][N + 1], C[N][N], D[N][N], E[N][N], G[N][N], H[N][N], T[N][N];
 float Fa[N][N], Fb[N][N], Fc[N][N], Fd[N][N];
-double V[N][N], W[N][N], y[N];
+double V[N][N], W[N][N], y[N], L[N][N];
 double alpha = 1.5;
 
 static void kernel(void)
@@ -78,6 +80,18 @@ static void solve(void)
 #pragma endscop
 }
 
+static void factor(void)
+{
+#pragma scop
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < i; j++) {
+      for (int k = 0; k < j; k++)
+        L[i][j] -= L[i][k] * L[j][k];
+      L[i][j] /= L[j][j];
+    }
+#pragma endscop
+}
+
 int main(void)
 {
   for (int i = 0; i < N; i++) {
@@ -92,6 +106,7 @@ int main(void)
       Fb[i][j] = (float)((3 * i + j) % 5) / 9.0f;
       Fc[i][j] = (float)((i * j) % 4);
       Fd[i][j] = (float)((i + j) % 6) / 5.0f;
+      L[i][j] = (double)((i * j) % 7) / 7.0 + (i == j ? N : 0);
     }
     for (int j = 0; j <= N; j++)
       B[i][j] = (double)((i * 11 + j) % 17) / 16.0;
@@ -99,11 +114,15 @@ int main(void)
   }
   kernel();
   solve();
+  factor();
   for (int i = 0; i < N; i++)
     for (int j = 0; j < N; j++)
       printf("%a %a %a %a %a %a %a %a %a %a %a\n", C[i][j], D[i][j], E[i][j], G[i][j], H[i][j],
              T[i][j], (double)Fc[i][j], W[i][j], A[i][j], (double)Fd[i][j], V[i][j]);
   for (int i = 0; i < N; i++)
     printf("%a\n", y[i]);
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      printf("%a\n", L[i][j]);
   return 0;
 }
