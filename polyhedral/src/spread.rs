@@ -105,33 +105,33 @@ pub fn spread_tiles(
         return Ok(None);
     };
     let threads = machine.threads as f64;
-    // The tiling under `cfg`, with each nest's instances per tile when `per_tile` is asked.
-    let offer = |cfg: &ScheduleConfig, per_tile: bool| -> Result<Option<Offer>> {
+    // The tiles under a configuration, as the task program will have them.
+    let tiled = |cfg: &ScheduleConfig| -> Result<TiledSchedule> {
         let (fine, _) = crate::schedule(scop, deps, cfg)?;
-        let sched = match coarsen {
-            Some(n) => crate::coarsen(&fine, n)?,
-            None => fine,
-        };
+        match coarsen {
+            Some(n) => crate::coarsen(&fine, n),
+            None => Ok(fine),
+        }
+    };
+    // Each nest's instances per tile, by the cost model's walk; `None` when a nest has no
+    // estimate (one without instances).
+    let per_tile = |sched: &TiledSchedule| -> Result<Option<Vec<f64>>> {
+        let cost = schedule_cost(scop, deps, sched, machine)?;
+        Ok((cost.nests.len() == sched.nests.len()).then(|| {
+            cost.nests
+                .iter()
+                .map(|n| n.instances / n.tiles.max(1.0))
+                .collect()
+        }))
+    };
+    // Brent's bound and the average parallelism of the tile graph of `sched`.
+    let offer = |sched: TiledSchedule, per_tile: Vec<f64>| -> Result<Option<Offer>> {
         let tile_deps = crate::tile_dependences(scop, deps, &sched)?;
         let graph = crate::tile_graph(scop, &sched, &tile_deps)?;
         let domains: Vec<String> = sched.nests.iter().map(|n| n.tile_domain.clone()).collect();
         let sizes: Vec<Vec<i64>> = sched.nests.iter().map(|n| n.tile_sizes.clone()).collect();
         let Some(ws) = crate::work_span(&graph, &domains, &sizes, &params)? else {
             return Ok(None);
-        };
-        let per_tile = match per_tile {
-            false => Vec::new(),
-            true => {
-                let cost = schedule_cost(scop, deps, &sched, machine)?;
-                // One estimate per nest, in order (a nest without instances would have none).
-                if cost.nests.len() != sched.nests.len() {
-                    return Ok(None);
-                }
-                cost.nests
-                    .iter()
-                    .map(|n| n.instances / n.tiles.max(1.0))
-                    .collect()
-            }
         };
         Ok(Some(Offer {
             sched,
@@ -143,31 +143,20 @@ pub fn spread_tiles(
     // First what the cost model's walk says (cheaper than the tile graph, which a SCoP of many
     // small tiles would spend a second on): a nest whose tiles, halved, would hold too little
     // work is no candidate, and a SCoP without candidates keeps its tiles.
-    let eligible = |sched: &TiledSchedule, per_tile: &[f64]| -> bool {
-        sched.nests.iter().zip(per_tile).any(|(n, &w)| {
-            n.tile_sizes
-                .first()
-                .is_some_and(|&t| t != WHOLE_LOOP && t >= 2 * MIN_SPREAD_SIZE)
-                && w >= 2.0 * MIN_SPLIT_WORK
-        })
+    let sched = tiled(cfg)?;
+    let Some(work) = per_tile(&sched)? else {
+        return Ok(None);
     };
-    {
-        let (fine, _) = crate::schedule(scop, deps, cfg)?;
-        let sched = match coarsen {
-            Some(n) => crate::coarsen(&fine, n)?,
-            None => fine,
-        };
-        let cost = schedule_cost(scop, deps, &sched, machine)?;
-        let per_tile: Vec<f64> = cost
-            .nests
-            .iter()
-            .map(|n| n.instances / n.tiles.max(1.0))
-            .collect();
-        if cost.nests.len() != sched.nests.len() || !eligible(&sched, &per_tile) {
-            return Ok(None);
-        }
+    let eligible = sched.nests.iter().zip(&work).any(|(n, &w)| {
+        n.tile_sizes
+            .first()
+            .is_some_and(|&t| t != WHOLE_LOOP && t >= 2 * MIN_SPREAD_SIZE)
+            && w >= 2.0 * MIN_SPLIT_WORK
+    });
+    if !eligible {
+        return Ok(None);
     }
-    let Some(mut best) = offer(cfg, false)? else {
+    let Some(mut best) = offer(sched, work)? else {
         return Ok(None);
     };
     let mut cfg = cfg.clone();
@@ -191,7 +180,11 @@ pub fn spread_tiles(
                 tried
                     .nest_sizes
                     .push((nest.statements.clone(), smaller.clone()));
-                let Some(o) = offer(&tried, true)? else {
+                let sched = tiled(&tried)?;
+                let Some(work) = per_tile(&sched)? else {
+                    continue;
+                };
+                let Some(o) = offer(sched, work)? else {
                     continue;
                 };
                 // The nest must be there, tiled as asked, with tiles that keep their work.
