@@ -196,18 +196,23 @@ fn read_only_occurrences_along_the_lanes_are_packed() {
 /// The statement (the SCoP's last, packed along lanes `j` and reduction `k`) printed with the
 /// product before its lanes read as `R`, and that product's text; `None` when it has none.
 fn scaled(body: &str) -> Option<(String, String)> {
+    scaled_with(body, false)
+}
+
+/// [`scaled`], with the array the statement writes `frozen` (see [`packed_with`]).
+fn scaled_with(body: &str, frozen: bool) -> Option<(String, String)> {
     let scop = statements(body);
     let stmt = scop.statements.last().unwrap();
     let pos = |name: &str| stmt.iterators.iter().position(|i| i == name).unwrap();
     let (q, r) = (pos("j"), pos("k"));
-    packed_refusal(&scop, stmt, q, r, "double", false).ok()?;
-    if !has_scaled_prefix(stmt, q, r) {
+    packed_refusal(&scop, stmt, q, r, "double", frozen).ok()?;
+    if !has_scaled_prefix(stmt, q, r, frozen) {
         return None;
     }
     let iter = |k: usize| stmt.iterators[k].clone();
     let var = |v: ArrayId| scop.array(v).name.clone();
-    let text = render_jk(&scop, &|n| format!("P{n}"), Some("R"), false);
-    Some((text, scaled_text(stmt, q, r, &iter, &var)))
+    let text = render_jk(&scop, &|n| format!("P{n}"), Some("R"), frozen);
+    Some((text, scaled_text(stmt, q, r, &iter, &var, frozen)))
 }
 
 #[test]
@@ -244,6 +249,20 @@ fn the_product_before_the_lanes_is_computed_apart() {
     ] {
         assert_eq!(got(stmt), None, "{stmt}");
     }
+    // With the written array frozen, a factor read from it goes to the buffer, one alone
+    // included (lu's and cholesky's updates): read in the reduction loop, it would keep the C
+    // compiler from holding the accumulators in registers. Not without `frozen`, and not a lone
+    // factor of another array.
+    let lu = format!("{loops}A[i][j] -= A[i][k] * A[k][j];");
+    assert_eq!(
+        scaled_with(&lu, true),
+        pair("TF_V(A[i][j]) -= R * P0;", "A[i][k]")
+    );
+    assert_eq!(scaled_with(&lu, false), None);
+    assert_eq!(
+        scaled_with(&format!("{loops}A[i][j] -= B[i][k] * A[k][j];"), true),
+        None
+    );
 }
 
 #[test]

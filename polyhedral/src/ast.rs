@@ -134,8 +134,9 @@ pub enum KernelPart {
     /// its buffer ([`VectorLanes::scaled`]): the lane and reduction iterators, the row, and
     /// [`Packs::frozen`].
     ScaledLanes(usize, usize, usize, bool),
-    /// `tf_scaled[..][row] = <scaled product>;`: the lane and reduction iterators, and the row.
-    ScaleFill(usize, usize, usize),
+    /// `tf_scaled[..][row] = <scaled product>;`: the lane and reduction iterators, the row, and
+    /// [`Packs::frozen`].
+    ScaleFill(usize, usize, usize, bool),
     /// `T tf_acc<r> = <written element>;`
     Load(usize),
     /// The statement with its written element replaced by `tf_acc<r>`.
@@ -166,7 +167,9 @@ pub fn kernel_user(stmt: &str, part: KernelPart) -> String {
         KernelPart::ScaledLanes(q, r, row, f) => {
             return format!("{stmt}@slane{q}.{r}.{row}.{}", f as u8)
         }
-        KernelPart::ScaleFill(q, r, row) => return format!("{stmt}@sfill{q}.{r}.{row}"),
+        KernelPart::ScaleFill(q, r, row, f) => {
+            return format!("{stmt}@sfill{q}.{r}.{row}.{}", f as u8)
+        }
     };
     format!("{stmt}{tag}{n}")
 }
@@ -186,8 +189,8 @@ pub fn split_kernel_user(name: &str) -> (&str, Option<KernelPart>) {
         }
     }
     if let Some((stmt, rest)) = name.split_once("@sfill") {
-        if let Some([q, r, row]) = numbers(rest).as_deref() {
-            return (stmt, Some(KernelPart::ScaleFill(*q, *r, *row)));
+        if let Some([q, r, row, f @ (0 | 1)]) = numbers(rest).as_deref() {
+            return (stmt, Some(KernelPart::ScaleFill(*q, *r, *row, *f == 1)));
         }
     }
     if let Some((stmt, rest)) = name.split_once("@pfill") {

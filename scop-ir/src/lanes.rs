@@ -360,7 +360,7 @@ pub fn render_packed(
 ) -> String {
     let toks = tokens(&stmt.body);
     let packs = packed_ranges(stmt, &toks, q, r, frozen);
-    let prefix = scaled.and_then(|text| Some((scaled_prefix(stmt, &toks, q, r)?, text)));
+    let prefix = scaled.and_then(|text| Some((scaled_prefix(stmt, &toks, q, r, frozen)?, text)));
     let mut out = String::new();
     let mut k = 0;
     let mut piece = Vec::new();
@@ -432,7 +432,19 @@ fn text_of(
 /// right-hand side must be nothing but that chain (a `+`, `-` or `/` between terms, a unary
 /// sign aside, refuses it): C multiplies left to right, so the product of the first factors is
 /// a value of its own, computed by the same operations wherever it is computed.
-fn scaled_prefix(stmt: &Statement, toks: &[Tok], q: usize, r: usize) -> Option<(usize, usize)> {
+///
+/// With `frozen` (see [`packed_refusal`]), factors that read the array the statement writes
+/// qualify as well, one alone included (lu's `A[i][k]` in `A[i][j] -= A[i][k] * A[k][j]`): read
+/// from the written array inside the reduction loop, such a factor keeps the C compiler from
+/// holding the accumulators in registers (a store to them might change it), while read from a
+/// buffer of its own it does not.
+fn scaled_prefix(
+    stmt: &Statement,
+    toks: &[Tok],
+    q: usize,
+    r: usize,
+    frozen: bool,
+) -> Option<(usize, usize)> {
     let terms = rhs_terms(stmt, toks)?;
     let [term] = &terms[..] else {
         return None; // a sum or a difference
@@ -444,7 +456,7 @@ fn scaled_prefix(stmt: &Statement, toks: &[Tok], q: usize, r: usize) -> Option<(
     let along = factors
         .iter()
         .position(|&(a, b)| toks[a..b].contains(&Tok::Iter(q)))?;
-    if along < 2 {
+    if along < 1 {
         return None;
     }
     let (a, b) = (factors[0].0, factors[along - 1].1);
@@ -453,7 +465,11 @@ fn scaled_prefix(stmt: &Statement, toks: &[Tok], q: usize, r: usize) -> Option<(
     let written = inner
         .iter()
         .any(|t| matches!(t, Tok::Var(id) if writes(stmt, *id)));
-    (reads && !written && inner.contains(&Tok::Iter(r))).then_some((a, b))
+    let enough = match written {
+        false => along >= 2,
+        true => frozen,
+    };
+    (reads && enough && inner.contains(&Tok::Iter(r))).then_some((a, b))
 }
 
 /// Whether `stmt` writes variable `id`.
@@ -592,10 +608,11 @@ fn packed_ranges(
         .collect()
 }
 
-/// Whether a statement that [`packed_refusal`] accepts along `q` and `r` starts its right-hand
-/// side with a product of factors that do not vary along the lanes (see [`scaled_text`]).
-pub fn has_scaled_prefix(stmt: &Statement, q: usize, r: usize) -> bool {
-    scaled_prefix(stmt, &tokens(&stmt.body), q, r).is_some()
+/// Whether a statement that [`packed_refusal`] accepts along `q` and `r` (with the same
+/// `frozen`) starts its right-hand side with a product of factors that do not vary along the
+/// lanes (see [`scaled_text`]).
+pub fn has_scaled_prefix(stmt: &Statement, q: usize, r: usize, frozen: bool) -> bool {
+    scaled_prefix(stmt, &tokens(&stmt.body), q, r, frozen).is_some()
 }
 
 /// The text of the product that `stmt`'s right-hand side computes before any factor along the
@@ -609,9 +626,10 @@ pub fn scaled_text(
     r: usize,
     iter: &dyn Fn(usize) -> String,
     var: &dyn Fn(ArrayId) -> String,
+    frozen: bool,
 ) -> String {
     let toks = tokens(&stmt.body);
-    let Some((a, b)) = scaled_prefix(stmt, &toks, q, r) else {
+    let Some((a, b)) = scaled_prefix(stmt, &toks, q, r, frozen) else {
         return String::new();
     };
     text_of(&toks[a..b], iter, var)

@@ -301,7 +301,7 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
             if let (true, Some(p)) = (v.scaled, &v.packs) {
                 open(out, &k.loops[2], &one, depth + 1);
                 for r in 0..k.rows {
-                    let part = KernelPart::ScaleFill(v.lane, p.red, r as usize);
+                    let part = KernelPart::ScaleFill(v.lane, p.red, r as usize, p.frozen);
                     let name = polyhedral::kernel_user(&k.stmt, part);
                     user(out, &name, &at_row(r), depth + 2);
                 }

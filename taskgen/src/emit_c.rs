@@ -602,12 +602,12 @@ pub(crate) fn statement(
                 frozen,
             ));
         }
-        Some(KernelPart::ScaleFill(q, r, row)) => {
+        Some(KernelPart::ScaleFill(q, r, row, frozen)) => {
             let _ = write!(
                 out,
                 "{} = {};",
                 scaled_element(&iter(r), row),
-                scop_ir::lanes::scaled_text(stmt, q, r, &iter, &var)
+                scop_ir::lanes::scaled_text(stmt, q, r, &iter, &var, frozen)
             );
         }
         Some(KernelPart::PackFill(n, q, r, frozen)) => {

@@ -268,13 +268,14 @@ fn contractions_get_register_kernels() {
     }
     vectors.sort();
     // cholesky's update (the third SCoP), in the tiles below the diagonal: vectors, with the
-    // transposed occurrence of the matrix it writes packed (`polyhedral::kernel`).
+    // transposed occurrence of the matrix it writes packed and its row's factor `L[i][k]` read
+    // from a buffer (`polyhedral::kernel`).
     assert_eq!(
         kernels,
         vec![
             vectors,
             vec!["S1 in 4 accumulators".to_string()],
-            vec!["S0 in 4x4 vectors".to_string()]
+            vec!["S0 in 4x4 vectors with scaled rows".to_string()]
         ],
         "contractions.c"
     );
