@@ -76,13 +76,11 @@ impl std::fmt::Display for Spread {
     }
 }
 
-/// What one tiling offers: its schedule, Brent's bound on `threads`, the average parallelism,
-/// and the instances per tile of each nest.
+/// What one tiling offers: its schedule, Brent's bound on `threads`, and the average parallelism.
 struct Offer {
     sched: TiledSchedule,
     bound: f64,
     parallelism: f64,
-    per_tile: Vec<f64>,
 }
 
 /// `cfg` with smaller tiles where the tile graph of `scop` (dependences `deps`; one task per
@@ -125,7 +123,7 @@ pub fn spread_tiles(
         }))
     };
     // Brent's bound and the average parallelism of the tile graph of `sched`.
-    let offer = |sched: TiledSchedule, per_tile: Vec<f64>| -> Result<Option<Offer>> {
+    let offer = |sched: TiledSchedule| -> Result<Option<Offer>> {
         let tile_deps = crate::tile_dependences(scop, deps, &sched)?;
         let graph = crate::tile_graph(scop, &sched, &tile_deps)?;
         let domains: Vec<String> = sched.nests.iter().map(|n| n.tile_domain.clone()).collect();
@@ -137,7 +135,6 @@ pub fn spread_tiles(
             sched,
             bound: ws.work / threads + ws.span,
             parallelism: ws.parallelism(),
-            per_tile,
         }))
     };
     // First what the cost model's walk says (cheaper than the tile graph, which a SCoP of many
@@ -156,7 +153,7 @@ pub fn spread_tiles(
     if !eligible {
         return Ok(None);
     }
-    let Some(mut best) = offer(sched, work)? else {
+    let Some(mut best) = offer(sched)? else {
         return Ok(None);
     };
     let mut cfg = cfg.clone();
@@ -164,44 +161,39 @@ pub fn spread_tiles(
     while kept.len() < MAX_HALVINGS && best.parallelism < TASKS_PER_THREAD * threads {
         let mut found: Option<(ScheduleConfig, Offer, usize, Vec<i64>)> = None;
         for (k, nest) in best.sched.nests.iter().enumerate() {
+            // The outermost member only (see the module doc).
             let sizes = &nest.tile_sizes;
-            if sizes.is_empty() || sizes.contains(&WHOLE_LOOP) {
+            if sizes.is_empty() || sizes.contains(&WHOLE_LOOP) || sizes[0] < 2 * MIN_SPREAD_SIZE {
                 continue;
             }
-            // The outermost member only (see the module doc).
-            {
-                if sizes[0] < 2 * MIN_SPREAD_SIZE {
-                    continue;
-                }
-                let mut smaller = sizes.clone();
-                smaller[0] /= 2;
-                let mut tried = cfg.clone();
-                tried.nest_sizes.retain(|(s, _)| *s != nest.statements);
-                tried
-                    .nest_sizes
-                    .push((nest.statements.clone(), smaller.clone()));
-                let sched = tiled(&tried)?;
-                let Some(work) = per_tile(&sched)? else {
-                    continue;
-                };
-                let Some(o) = offer(sched, work)? else {
-                    continue;
-                };
-                // The nest must be there, tiled as asked, with tiles that keep their work.
-                let Some(at) = o
-                    .sched
-                    .nests
-                    .iter()
-                    .position(|n| n.statements == nest.statements && n.tile_sizes == smaller)
-                else {
-                    continue;
-                };
-                if o.per_tile.get(at).is_none_or(|&w| w < MIN_SPLIT_WORK) {
-                    continue;
-                }
-                if found.as_ref().is_none_or(|f| o.bound < f.1.bound) {
-                    found = Some((tried, o, k, smaller));
-                }
+            let mut smaller = sizes.clone();
+            smaller[0] /= 2;
+            let mut tried = cfg.clone();
+            tried.nest_sizes.retain(|(s, _)| *s != nest.statements);
+            tried
+                .nest_sizes
+                .push((nest.statements.clone(), smaller.clone()));
+            let sched = tiled(&tried)?;
+            // The nest must be there, tiled as asked, with tiles that keep their work (checked
+            // before the tile graph, which costs more).
+            let Some(at) = sched
+                .nests
+                .iter()
+                .position(|n| n.statements == nest.statements && n.tile_sizes == smaller)
+            else {
+                continue;
+            };
+            let Some(work) = per_tile(&sched)? else {
+                continue;
+            };
+            if work.get(at).is_none_or(|&w| w < MIN_SPLIT_WORK) {
+                continue;
+            }
+            let Some(o) = offer(sched)? else {
+                continue;
+            };
+            if found.as_ref().is_none_or(|f| o.bound < f.1.bound) {
+                found = Some((tried, o, k, smaller));
             }
         }
         let Some((tried, o, k, smaller)) = found else {
