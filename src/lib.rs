@@ -136,6 +136,8 @@ pub struct ScopReport {
     pub retimed: Vec<String>,
     /// Nests given smaller tiles for the threads (`polyhedral::spread_tiles`).
     pub spread: Vec<String>,
+    /// Nests whose members that ended in a partial tile are one tile (`polyhedral::spread_tiles`).
+    pub fitted: Vec<String>,
 }
 
 /// The cost model's choice of fusion for one SCoP.
@@ -370,6 +372,12 @@ impl ScopReport {
         if !self.retimed.is_empty() {
             tile_code.push_str(&format!(", retimed: {}", self.retimed.join("; ")));
         }
+        if !self.fitted.is_empty() {
+            tile_code.push_str(&format!(
+                ", one tile along loops that ended in a partial one: {}",
+                self.fitted.join("; ")
+            ));
+        }
         if !self.spread.is_empty() {
             tile_code.push_str(&format!(
                 ", smaller tiles for the threads: {}",
@@ -428,6 +436,8 @@ struct Compiled {
     retimed: Vec<String>,
     /// What `polyhedral::spread_tiles` did, one line per halving.
     spread: Vec<String>,
+    /// What `polyhedral::spread_tiles` fitted, one line per nest.
+    fitted: Vec<String>,
 }
 
 impl Compiled {
@@ -447,6 +457,7 @@ impl Compiled {
             folded: Vec::new(),
             retimed: Vec::new(),
             spread: Vec::new(),
+            fitted: Vec::new(),
         }
     }
 }
@@ -647,6 +658,7 @@ fn compile_parsed(
                     folded: c.folded.clone(),
                     retimed: c.retimed.clone(),
                     spread: c.spread.clone(),
+                    fitted: c.fitted.clone(),
                     tile_code: c.program.as_ref().map_or(Vec::new(), |p| {
                         p.classes
                             .iter()
@@ -1193,6 +1205,7 @@ fn compile_pass(
                 folded: Vec::new(),
                 retimed: Vec::new(),
                 spread: Vec::new(),
+                fitted: Vec::new(),
             });
         }
         let tile_deps = st
@@ -1279,9 +1292,16 @@ fn compile_pass(
             scop: None,
             folded: Vec::new(),
             retimed: Vec::new(),
+            fitted: spread
+                .iter()
+                .flatten()
+                .filter(|s| s.fit)
+                .map(polyhedral::Spread::to_string)
+                .collect(),
             spread: spread
                 .iter()
                 .flatten()
+                .filter(|s| !s.fit)
                 .map(polyhedral::Spread::to_string)
                 .collect(),
         });

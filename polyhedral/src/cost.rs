@@ -777,6 +777,9 @@ pub struct BandTiles<'c> {
     /// Whether the members' values fill their bounding box (no triangle): then every tile at
     /// the smallest values is a full one.
     rectangular: bool,
+    /// Whether the SCoP has no parameters: the extents are those of every run, not the
+    /// estimate's.
+    constant: bool,
 }
 
 impl<'c> BandTiles<'c> {
@@ -865,8 +868,10 @@ impl<'c> BandTiles<'c> {
         )?
         .intersect_params(range.clone().params()?)?;
         let rectangular = range.is_equal(&bounding)?;
+        let constant = sets.context.param_names()?.is_empty();
         Ok(Some(BandTiles {
             rectangular,
+            constant,
             ctx,
             band,
             accesses,
@@ -881,6 +886,17 @@ impl<'c> BandTiles<'c> {
     /// The number of values each band member takes.
     pub fn extents(&self) -> &[i64] {
         &self.extents
+    }
+
+    /// The bytes of the smallest element of the SCoP's arrays (8 when it has none).
+    pub fn smallest_element(&self) -> u64 {
+        self.elem.values().copied().min().unwrap_or(8).max(1)
+    }
+
+    /// Whether [`BandTiles::extents`] are those of every run (a SCoP without parameters), not
+    /// the ones at the estimate's parameter values.
+    pub fn constant_extents(&self) -> bool {
+        self.constant
     }
 
     /// What one tile, `sizes[m]` values of member `m` long, touches: in a band whose members'

@@ -23,7 +23,8 @@
 //!   cheapest, its candidates scheduled on threads of their own;
 //! - [`default_tile_size`] (`tile_size`): the default tile size of a band;
 //! - [`spread_tiles`] (`spread`): smaller tiles where the tile graph's parallelism is too low
-//!   for the machine's threads and the tiles are large;
+//!   for the machine's threads and the tiles are large; one tile along a loop whose last tile
+//!   was partial where the parallelism stays;
 //! - `point_order`: which point loop of a tiled band runs innermost (for the C compiler);
 //! - `sink`: a band member moved below the loops under the band inside a tile, when the
 //!   statements' innermost loops gain by it (gramschmidt's `j`), or the innermost loop
@@ -99,15 +100,21 @@ fn polybench_scops(name: &str) -> Vec<scop_ir::Scop> {
 /// [`polybench_scops`] with the dataset `size` (`MINI` .. `EXTRALARGE`).
 #[cfg(test)]
 fn polybench_scops_at(name: &str, size: &str) -> Vec<scop_ir::Scop> {
+    polybench_scops_with(name, &[&format!("{size}_DATASET")])
+}
+
+/// The SCoPs of a PolyBench kernel with the given `-D` definitions (for the unit tests).
+#[cfg(test)]
+fn polybench_scops_with(name: &str, defines: &[&str]) -> Vec<scop_ir::Scop> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("..")
         .join("polybench");
     let path = root.join("kernels").join(name).join(format!("{name}.c"));
-    let clang_args = vec![
+    let mut clang_args = vec![
         "-I".to_string(),
         root.join("utilities").display().to_string(),
-        format!("-D{size}_DATASET"),
     ];
+    clang_args.extend(defines.iter().map(|d| format!("-D{d}")));
     let (file, _) = frontend::parse_file(
         &path,
         &frontend::Options {
@@ -298,6 +305,11 @@ pub struct ScheduleConfig {
     /// With default tile sizes: the sizes of the nest whose statements are these, in place of
     /// the default ones, where the band has as many members ([`spread_tiles`] finds them).
     pub nest_sizes: Vec<(Vec<StmtId>, Vec<i64>)>,
+    /// With default tile sizes: a band member that carries no dependence and whose values make
+    /// a few tiles, the last one partial, is one tile over all its values (see
+    /// `schedule::tiling::fit_extents`; [`spread_tiles`] turns it on where the tile graph keeps
+    /// its parallelism).
+    pub fit_extents: bool,
 }
 
 /// The tile size reported for a band member that is not cut
@@ -333,6 +345,7 @@ impl Default for ScheduleConfig {
             whole_carrying_members: false,
             tile_footprint: tile_size::FOOTPRINT_BUDGET,
             nest_sizes: Vec::new(),
+            fit_extents: false,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Tile sizes for the tile graph's parallelism: a nest whose tiles are few and large, and whose
-//! tile graph leaves the threads waiting, gets smaller tiles along one member.
+//! tile graph leaves the threads waiting, gets smaller tiles along one member; a member whose
+//! last tile is partial becomes one tile where the parallelism allows it.
 //!
 //! The default sizes ([`crate::tile_size`]) come from the caches and the work of one task; they
 //! do not look at how many tiles can run at once. gramschmidt's band (`k`, `j`) at LARGE gets
@@ -29,8 +30,19 @@
 //!
 //! The sizes found are handed to the scheduler as [`crate::ScheduleConfig::nest_sizes`], by the
 //! statements of the nest, so scheduling again gives the same tiles.
+//!
+//! Before halving, the other way: a member that carries no dependence and whose values make a
+//! few tiles, the last one partial (doitgen's `p` at LARGE: 160 values in tiles of 64), becomes
+//! one tile over its values ([`crate::ScheduleConfig::fit_extents`]; the rule and its
+//! measurements are `schedule::tiling::fit_extents`'). Partial tiles run the general code, and
+//! one tile instead of three takes parallelism away, so the fit is kept only where the tile
+//! graph's average parallelism stays at [`TASKS_PER_THREAD`] tasks per thread, or where it was
+//! below that does not drop (always on one thread). doitgen at LARGE: 36.8 -> 21-23 ms on two
+//! threads, 55 -> 37 ms on one; 2mm at MEDIUM, whose fit (of 180 and 190 values) would leave
+//! its product one tile, is not fitted.
 
 use crate::cost::{schedule_cost, Machine};
+use crate::isl::{Ctx, Set, UnionMap};
 use crate::{Dependences, Result, ScheduleConfig, TiledSchedule, WHOLE_LOOP};
 use scop_ir::Scop;
 
@@ -52,27 +64,31 @@ pub const MAX_HALVINGS: usize = 3;
 /// `8, 64` (its tiles still above [`MIN_SPLIT_WORK`]), which no machine here could time.
 pub const MIN_SPREAD_SIZE: i64 = 16;
 
-/// One halving [`spread_tiles`] kept: the nest's statements, its sizes before and after, and the
-/// average parallelism before and after.
+/// One change of a nest's sizes that [`spread_tiles`] kept: the nest, its sizes before and
+/// after, the average parallelism before and after (`None` on one thread, where it is not
+/// asked), and whether it made members one tile over their values (`fit`) or halved one.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Spread {
     pub nest: usize,
     pub from: Vec<i64>,
     pub to: Vec<i64>,
-    pub parallelism: (f64, f64),
+    pub parallelism: Option<(f64, f64)>,
+    pub fit: bool,
 }
 
 impl std::fmt::Display for Spread {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "N{} {} -> {} (average parallelism {:.1} -> {:.1})",
+            "N{} {} -> {}",
             self.nest,
             crate::tile_sizes_text(&self.from),
             crate::tile_sizes_text(&self.to),
-            self.parallelism.0,
-            self.parallelism.1
-        )
+        )?;
+        match self.parallelism {
+            Some((a, b)) => write!(f, " (average parallelism {a:.1} -> {b:.1})"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -96,7 +112,7 @@ pub fn spread_tiles(
     machine: &Machine,
 ) -> Result<Option<(ScheduleConfig, Vec<Spread>)>> {
     let default_sizes = cfg.tile_sizes.as_ref().is_some_and(|t| t.is_empty());
-    if !default_sizes || cfg.original || cfg.parallel_point_loops_outer || machine.threads < 2 {
+    if !default_sizes || cfg.original || cfg.parallel_point_loops_outer {
         return Ok(None);
     }
     let Some(params) = crate::estimate_params(scop)? else {
@@ -137,12 +153,63 @@ pub fn spread_tiles(
             parallelism: ws.parallelism(),
         }))
     };
+    let mut cfg = cfg.clone();
+    let mut kept = Vec::new();
+    let mut sched = tiled(&cfg)?;
+    // Members one tile over their values where the last tile was partial
+    // (`ScheduleConfig::fit_extents`), where the tile graph keeps its parallelism: the average
+    // parallelism must stay at `TASKS_PER_THREAD` tasks per thread, or where it was below that,
+    // not drop (2mm at MEDIUM would go from 3 to 1).
+    let fitting = ScheduleConfig {
+        fit_extents: true,
+        ..cfg.clone()
+    };
+    let fitted = match may_fit(scop, &sched, &params)? {
+        true => tiled(&fitting)?,
+        false => sched.clone(),
+    };
+    let fits: Vec<Spread> = sched
+        .nests
+        .iter()
+        .zip(&fitted.nests)
+        .enumerate()
+        .filter(|(_, (a, b))| a.statements == b.statements && a.tile_sizes != b.tile_sizes)
+        .map(|(nest, (a, b))| Spread {
+            nest,
+            from: a.tile_sizes.clone(),
+            to: b.tile_sizes.clone(),
+            parallelism: None,
+            fit: true,
+        })
+        .collect();
+    let mut first: Option<Offer> = None;
+    if !fits.is_empty() && fitted.nests.len() == sched.nests.len() {
+        if machine.threads < 2 {
+            (cfg, sched) = (fitting, fitted);
+            kept = fits;
+        } else if let (Some(before), Some(after)) = (offer(sched.clone())?, offer(fitted)?) {
+            let floor = before.parallelism.min(TASKS_PER_THREAD * threads);
+            if after.parallelism >= floor {
+                let parallelism = Some((before.parallelism, after.parallelism));
+                kept = fits
+                    .into_iter()
+                    .map(|f| Spread { parallelism, ..f })
+                    .collect();
+                cfg = fitting;
+                sched = after.sched.clone();
+                first = Some(after);
+            }
+        }
+    }
+    let done = |cfg: ScheduleConfig, kept: Vec<Spread>| (!kept.is_empty()).then_some((cfg, kept));
+    if machine.threads < 2 {
+        return Ok(done(cfg, kept));
+    }
     // First what the cost model's walk says (cheaper than the tile graph, which a SCoP of many
     // small tiles would spend a second on): a nest whose tiles, halved, would hold too little
     // work is no candidate, and a SCoP without candidates keeps its tiles.
-    let sched = tiled(cfg)?;
     let Some(work) = per_tile(&sched)? else {
-        return Ok(None);
+        return Ok(done(cfg, kept));
     };
     let eligible = sched.nests.iter().zip(&work).any(|(n, &w)| {
         n.tile_sizes
@@ -151,14 +218,17 @@ pub fn spread_tiles(
             && w >= 2.0 * MIN_SPLIT_WORK
     });
     if !eligible {
-        return Ok(None);
+        return Ok(done(cfg, kept));
     }
-    let Some(mut best) = offer(sched)? else {
-        return Ok(None);
+    let best = match first {
+        Some(offer) => Some(offer),
+        None => offer(sched)?,
     };
-    let mut cfg = cfg.clone();
-    let mut kept = Vec::new();
-    while kept.len() < MAX_HALVINGS && best.parallelism < TASKS_PER_THREAD * threads {
+    let Some(mut best) = best else {
+        return Ok(done(cfg, kept));
+    };
+    let mut halvings = 0;
+    while halvings < MAX_HALVINGS && best.parallelism < TASKS_PER_THREAD * threads {
         let mut found: Option<(ScheduleConfig, Offer, usize, Vec<i64>)> = None;
         for (k, nest) in best.sched.nests.iter().enumerate() {
             // The outermost member only (see the module doc).
@@ -206,12 +276,60 @@ pub fn spread_tiles(
             nest: k,
             from: best.sched.nests[k].tile_sizes.clone(),
             to: smaller,
-            parallelism: (best.parallelism, o.parallelism),
+            parallelism: Some((best.parallelism, o.parallelism)),
+            fit: false,
         });
+        halvings += 1;
         cfg = tried;
         best = o;
     }
-    Ok((!kept.is_empty()).then_some((cfg, kept)))
+    Ok(done(cfg, kept))
+}
+
+/// Whether some nest of `sched` may get a fit at the parameter values `params` (cheaper to ask
+/// than scheduling again): a tiled member with 2 to `MAX_FIT_TILES` tiles, and a point loop
+/// whose values are whole blocks of the widest vector kernel's lanes
+/// (`schedule::fit_block`), more than one tile of that member and at most
+/// `MAX_FIT_TILES` of them. Deriche's rows of 2160 in tiles of 1024 are not.
+fn may_fit(scop: &Scop, sched: &TiledSchedule, params: &str) -> Result<bool> {
+    let ctx = Ctx::shared()?;
+    let params = Set::read(ctx, params)?;
+    let smallest = scop
+        .arrays
+        .iter()
+        .map(|a| crate::tile_size::element_bytes(&a.elem_type))
+        .min()
+        .unwrap_or(8);
+    let block = crate::schedule::fit_block(smallest);
+    let most = crate::schedule::MAX_FIT_TILES;
+    for nest in &sched.nests {
+        let p = nest.tile_sizes.len();
+        let points = UnionMap::read(ctx, &nest.schedule)?
+            .range()?
+            .intersect_params(params.clone())?;
+        let mut ranges = vec![(i64::MAX, i64::MIN); p];
+        for set in points.sets()? {
+            let n = set.n_dims()?;
+            for (d, range) in ranges.iter_mut().enumerate().filter(|(d, _)| p + d < n) {
+                if let Some((lo, hi)) = set.dim_range(p + d)? {
+                    *range = (range.0.min(lo), range.1.max(hi));
+                }
+            }
+        }
+        let fits = |&(lo, hi): &(i64, i64)| {
+            let e = hi - lo + 1;
+            hi >= lo
+                && e % block == 0
+                && nest
+                    .tile_sizes
+                    .iter()
+                    .any(|&t| t != WHOLE_LOOP && t < e && e <= most * t && e % t != 0)
+        };
+        if ranges.iter().any(fits) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 #[cfg(test)]
@@ -289,6 +407,76 @@ mod tests {
         assert_eq!(
             spread_tiles(&scop, &deps, &cfg, None, &machine(2)).unwrap(),
             None
+        );
+    }
+
+    /// The fits kept, as `-v` prints them, and the sizes scheduling with the configuration gives.
+    fn fits(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig, threads: usize) -> Vec<String> {
+        let Some((fitted, kept)) = spread_tiles(scop, deps, cfg, None, &machine(threads)).unwrap()
+        else {
+            return Vec::new();
+        };
+        let (after, _) = crate::schedule(scop, deps, &fitted).unwrap();
+        for s in &kept {
+            assert_eq!(after.nests[s.nest].tile_sizes, s.to, "{s}");
+        }
+        kept.iter()
+            .filter(|s| s.fit)
+            .map(|s| format!("N{} {:?} -> {:?}", s.nest, s.from, s.to))
+            .collect()
+    }
+
+    /// doitgen's SCoP with these definitions as the compiler schedules it: `sum` expanded (one
+    /// copy per `r, q`), the statements apart (`min`, the cost model's choice at LARGE).
+    fn doitgen(defines: &[&str]) -> (Scop, Dependences, ScheduleConfig) {
+        let scop = crate::polybench_scops_with("doitgen", defines)
+            .into_iter()
+            .next()
+            .expect("a SCoP");
+        let expanded =
+            crate::expand_scalars(&scop, &crate::scalar_expansions(&scop).unwrap()).unwrap();
+        let deps = crate::dependences(&expanded).unwrap();
+        let cfg = ScheduleConfig {
+            fuse: crate::Fuse::Min,
+            tile_footprint: 128 << 10,
+            ..ScheduleConfig::default()
+        };
+        (expanded, deps, cfg)
+    }
+
+    #[test]
+    fn doitgens_product_is_one_tile_along_its_lanes() {
+        // `p` runs over 160 values: tiles of 64 left a third partial one of 32 (a fifth of the
+        // values), which made one tile of 160 (5 blocks of 32 lanes). `s` carries the sum and
+        // keeps its tiles; `r` and `q` have tiles of 8 that divide 150 and 140 but for a few
+        // values (less than an eighth).
+        let (scop, deps, cfg) = doitgen(&["LARGE_DATASET"]);
+        let (before, _) = crate::schedule(&scop, &deps, &cfg).unwrap();
+        let product = before
+            .nests
+            .iter()
+            .position(|n| n.tile_sizes.len() == 4)
+            .expect("the product's nest");
+        assert_eq!(before.nests[product].tile_sizes, vec![8, 8, 64, 64]);
+        let want = format!("N{product} [8, 8, 64, 64] -> [8, 8, 160, 64]");
+        for threads in [1, 2, 8] {
+            let fits = fits(&scop, &deps, &cfg, threads);
+            assert!(fits.contains(&want), "{threads} threads: {fits:?}");
+        }
+    }
+
+    #[test]
+    fn a_fit_that_leaves_the_threads_waiting_is_not_kept() {
+        // With 8 by 8 values of `r` and `q` the product has one tile along them: its three
+        // tiles along `p` are all the parallelism there is, which one tile would take away.
+        let (scop, deps, cfg) = doitgen(&["NR=8", "NQ=8", "NP=160"]);
+        assert_eq!(fits(&scop, &deps, &cfg, 2), Vec::<String>::new());
+        // One thread has nothing to wait for.
+        let one = fits(&scop, &deps, &cfg, 1);
+        assert!(
+            one.iter()
+                .any(|f| f.ends_with("[8, 8, 64, 64] -> [8, 8, 160, 64]")),
+            "{one:?}"
         );
     }
 }

@@ -133,7 +133,29 @@ fn gramschmidt_band_loop_sunk() {
 /// spread (so the builds above ran that code).
 #[test]
 fn gramschmidt_tiles_spread_for_the_threads() {
-    let defines: &[(&str, &str)] = &[("M", "500"), ("N", "256")];
+    tiles_for_two_threads(
+        "gramschmidt",
+        &[("M", "500"), ("N", "256")],
+        "smaller tiles for the threads: N0 [64, 64] -> [32, 64]",
+    );
+}
+
+/// doitgen's product over `p` (160 values, 5 blocks of 32 lanes), whose tiles of 64 left a
+/// partial one of 32, is one tile along `p` (`polyhedral::spread_tiles`' fit), as are the
+/// zeroing and copying nests: the results are cc's under tasks on 1 and 2 threads, seq and omp.
+#[test]
+fn doitgen_tiles_fitted_to_the_loops() {
+    tiles_for_two_threads(
+        "doitgen",
+        &[("NR", "32"), ("NQ", "32"), ("NP", "160")],
+        "one tile along loops that ended in a partial one: N0 [16, 16, 64] -> [16, 16, 160]",
+    );
+}
+
+/// `kernel` at `defines` compiled for two threads (whatever the machine) with default tiles:
+/// tasks on 1 and 2 threads, seq and omp give cc's results, and `-v` says `said` (the tile
+/// sizes the builds ran with).
+fn tiles_for_two_threads(kernel: &str, defines: &[(&str, &str)], said: &str) {
     let built = |name: &str, target: &str| {
         Variant::tiledflow_cc(name.to_string())
             .expect("tiledflow-cc is built")
@@ -147,22 +169,20 @@ fn gramschmidt_tiles_spread_for_the_threads() {
         built("seq", "seq"),
         built("omp, 2 threads", "omp").env("OMP_NUM_THREADS", "2"),
     ];
-    if let Err(e) = differential("gramschmidt", defines, &variants) {
+    if let Err(e) = differential(kernel, defines, &variants) {
         panic!("{e:#}");
     }
     let tiledflow = testsuite::tool_path("tiledflow").expect("tiledflow is built");
     let out = std::process::Command::new(tiledflow)
-        .arg(testsuite::kernel_path("gramschmidt"))
+        .arg(testsuite::kernel_path(kernel))
         .args(["-I", &testsuite::utilities_dir().display().to_string()])
-        .args(["-DM=500", "-DN=256", "-v", "-o", "-"])
+        .args(defines.iter().map(|(k, v)| format!("-D{k}={v}")))
+        .args(["-v", "-o", "-"])
         .env("TILEDFLOW_NUM_THREADS", "2")
         .output()
         .expect("tiledflow runs");
-    let said = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        said.contains("smaller tiles for the threads: N0 [64, 64] -> [32, 64]"),
-        "{said}"
-    );
+    let told = String::from_utf8_lossy(&out.stderr);
+    assert!(told.contains(said), "{told}");
 }
 
 /// fdtd-2d's time-skewed tiles have their innermost loop distributed over its four statements

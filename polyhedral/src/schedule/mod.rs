@@ -169,6 +169,7 @@ use original::*;
 pub use solve::run_bounded;
 use solve::*;
 use tiling::*;
+pub(crate) use tiling::{fit_block, MAX_FIT_TILES};
 
 /// Schedules and tiles `scop` so that `deps` (its dependences) are respected.
 pub fn schedule(

@@ -95,6 +95,7 @@ pub(super) fn tile_nests<'c>(
                         sizes,
                         deps,
                         cfg.tile_footprint,
+                        cfg.fit_extents,
                     )?;
                 }
                 if let Some((_, given)) = cfg
@@ -559,6 +560,7 @@ pub(super) fn coarsen_band<'c>(
     sizes: Vec<i64>,
     deps: &UnionMap<'c>,
     budget: u64,
+    fit: bool,
 ) -> Result<Vec<i64>> {
     let members = sizes.len();
     let whole_band = statements.iter().all(|s| {
@@ -575,27 +577,107 @@ pub(super) fn coarsen_band<'c>(
     let Some(tiles) = BandTiles::new(scop, &band, members)? else {
         return Ok(sizes);
     };
+    let band_of = || band.clone();
     let start = tiles.boxes(&sizes)?;
     let work = tile_work(&sizes);
     let short_run = start.shortest_run.is_some_and(|r| r < MIN_RUN_BYTES);
-    if work >= MIN_TASK_WORK && !short_run {
-        return Ok(sizes);
-    }
-    let free = free_members(band, members, deps)?;
-    let limit = start.reused_bytes.max(budget as f64);
-    let carried: Vec<usize> = (0..members).filter(|&m| !free[m]).collect();
     let mut sizes = sizes;
-    if work < MIN_TASK_WORK && !carried.is_empty() && carried.len() < members {
-        sizes = coarsen_carried(sizes, &carried, |longer| {
-            Ok(tiles.boxes(longer)?.reused_bytes <= limit)
+    if work < MIN_TASK_WORK || short_run {
+        let free = free_members(band_of(), members, deps)?;
+        let limit = start.reused_bytes.max(budget as f64);
+        let carried: Vec<usize> = (0..members).filter(|&m| !free[m]).collect();
+        if work < MIN_TASK_WORK && !carried.is_empty() && carried.len() < members {
+            sizes = coarsen_carried(sizes, &carried, |longer| {
+                Ok(tiles.boxes(longer)?.reused_bytes <= limit)
+            })?;
+        }
+        sizes = lengthen_runs(sizes, &free, tiles.extents(), |other| {
+            let boxes = tiles.boxes(other)?;
+            Ok((boxes.reused_bytes <= limit)
+                .then_some(boxes.shortest_run)
+                .flatten())
         })?;
     }
-    lengthen_runs(sizes, &free, tiles.extents(), |other| {
-        let boxes = tiles.boxes(other)?;
-        Ok((boxes.reused_bytes <= limit)
-            .then_some(boxes.shortest_run)
-            .flatten())
+    if !fit {
+        return Ok(sizes);
+    }
+    fit_extents(sizes, &tiles, (ROWS_BUDGET * budget) as f64, || {
+        free_members(band_of(), members, deps)
     })
+}
+
+/// A member whose values make at most this many tiles, the last one partial, may become one
+/// tile ([`fit_extents`]).
+pub(crate) const MAX_FIT_TILES: i64 = 3;
+
+/// The values of a block of the widest vector kernel's lanes (`kernel::VECTORS` vectors of the
+/// widest `kernel::WIDTHS`) of elements of `elem` bytes, which also holds whole blocks of
+/// `kernel::ROWS` rows: what a member [`fit_extents`] makes one tile must be made of.
+pub(crate) fn fit_block(elem: u64) -> i64 {
+    let widest = crate::kernel::WIDTHS.iter().copied().max().unwrap_or(64);
+    ((crate::kernel::VECTORS * widest) / elem.max(1) as i64).max(1)
+}
+
+/// The least share of a member's values in its partial tile for [`fit_extents`] to make the
+/// member one tile.
+pub(super) const MIN_PARTIAL_SHARE: f64 = 0.125;
+
+/// `sizes` with each member that carries no dependence (`free`, asked only when some member
+/// qualifies otherwise) and whose values make at most [`MAX_FIT_TILES`] tiles, the last one
+/// partial and holding [`MIN_PARTIAL_SHARE`] of them at least, made one tile over all its
+/// values, where those are whole blocks of the widest vector kernel's lanes (a tile of 190
+/// lanes would end inside one, and its kernel would be lost: 2mm at MEDIUM), where one tile's reused data stays within `limit` bytes (or what `sizes` already
+/// take); members whose partial tile holds the larger share of their values first. Only where
+/// the extents are those of every run (a SCoP without parameters). Members that carry a
+/// dependence keep their tiles: those make the wavefronts (jacobi-1d's time and skewed space,
+/// seidel-2d's time) and the chains whose tiles overlap.
+///
+/// Why: a partial tile runs the general code (bounds on every loop, no register kernel where
+/// it is cut along the vectors' lanes or along two members), and where a member has few tiles
+/// that is a large share of the work. doitgen at LARGE (`p` and `s` over 160 values, tiles of
+/// 64): a fifth of its product ran in tiles partial along `p`, and 1/25 in corners partial
+/// along `p` and `s`; with `8, 8, 160, 160` its product ran 43 -> 31 ms on one thread, the
+/// program 37 -> 19-20 ms on two (medians of 7, 2-core Xeon), with `8, 8, 160, 64` 21.5 ms.
+fn fit_extents(
+    sizes: Vec<i64>,
+    tiles: &BandTiles<'_>,
+    limit: f64,
+    free: impl FnOnce() -> Result<Vec<bool>>,
+) -> Result<Vec<i64>> {
+    if !tiles.constant_extents() {
+        return Ok(sizes);
+    }
+    let extents = tiles.extents().to_vec();
+    let block = fit_block(tiles.smallest_element());
+    let partial_share =
+        |m: usize, sizes: &[i64]| -> f64 { (extents[m] % sizes[m]) as f64 / extents[m] as f64 };
+    let mut members: Vec<usize> = (0..sizes.len().min(extents.len()))
+        .filter(|&m| {
+            let (e, t) = (extents[m], sizes[m]);
+            t > 0
+                && t != crate::WHOLE_LOOP
+                && t < e
+                && e <= MAX_FIT_TILES * t
+                && e % block == 0
+                && partial_share(m, &sizes) >= MIN_PARTIAL_SHARE
+        })
+        .collect();
+    if members.is_empty() {
+        return Ok(sizes);
+    }
+    let free = free()?;
+    members.retain(|&m| free.get(m) == Some(&true));
+    members.sort_by(|&a, &b| partial_share(b, &sizes).total_cmp(&partial_share(a, &sizes)));
+    let limit = limit.max(tiles.boxes(&sizes)?.reused_bytes);
+    let mut sizes = sizes;
+    for m in members {
+        let mut fitted = sizes.clone();
+        fitted[m] = extents[m];
+        if tiles.boxes(&fitted)?.reused_bytes <= limit {
+            sizes = fitted;
+        }
+    }
+    Ok(sizes)
 }
 
 /// The order [`point_order`] gives the point loops of the `p`-member band at `node` (not yet
