@@ -34,7 +34,7 @@
 //! Before halving, the other way: a member that carries no dependence and whose values make a
 //! few tiles, the last one partial (doitgen's `p` at LARGE: 160 values in tiles of 64), becomes
 //! one tile over its values ([`crate::ScheduleConfig::fit_extents`]; the rule and its
-//! measurements are `schedule::tiling::fit_extents`'). Partial tiles run the general code, and
+//! measurements: `schedule::tiling::fit_extents`). Partial tiles run the general code, and
 //! one tile instead of three takes parallelism away, so the fit is kept only where the tile
 //! graph's average parallelism stays at [`TASKS_PER_THREAD`] tasks per thread, or where it was
 //! below that does not drop (always on one thread). doitgen at LARGE: 36.8 -> 21-23 ms on two
@@ -287,10 +287,12 @@ pub fn spread_tiles(
 }
 
 /// Whether some nest of `sched` may get a fit at the parameter values `params` (cheaper to ask
-/// than scheduling again): a tiled member with 2 to `MAX_FIT_TILES` tiles, and a point loop
-/// whose values are whole blocks of the widest vector kernel's lanes
-/// (`schedule::fit_block`), more than one tile of that member and at most
-/// `MAX_FIT_TILES` of them. Deriche's rows of 2160 in tiles of 1024 are not.
+/// than scheduling again): a point loop whose values are whole blocks of the widest vector
+/// kernel's lanes (`schedule::fit_block`), more than one of the nest's tile sizes and at most
+/// `MAX_FIT_TILES` times it, not a multiple of it. A necessary condition, not the fit's own
+/// (which also asks which member the loop is, whether it carries a dependence, the share of its
+/// partial tile and the footprint): deriche's rows of 2160 in tiles of 1024 fail it, and its
+/// six nests are not tiled again.
 fn may_fit(scop: &Scop, sched: &TiledSchedule, params: &str) -> Result<bool> {
     let ctx = Ctx::shared()?;
     let params = Set::read(ctx, params)?;
