@@ -626,11 +626,13 @@ pub(super) const MIN_PARTIAL_SHARE: f64 = 0.125;
 /// qualifies otherwise) and whose values make at most [`MAX_FIT_TILES`] tiles, the last one
 /// partial and holding [`MIN_PARTIAL_SHARE`] of them at least, made one tile over all its
 /// values, where those are whole blocks of the widest vector kernel's lanes (a tile of 190
-/// lanes would end inside one, and its kernel would be lost: 2mm at MEDIUM), where one tile's reused data stays within `limit` bytes (or what `sizes` already
-/// take); members whose partial tile holds the larger share of their values first. Only where
-/// the extents are those of every run (a SCoP without parameters). Members that carry a
-/// dependence keep their tiles: those make the wavefronts (jacobi-1d's time and skewed space,
-/// seidel-2d's time) and the chains whose tiles overlap.
+/// lanes would end inside one, and its kernel would be lost: 2mm at MEDIUM) and one tile's
+/// reused data stays within `limit` bytes (or what `sizes` already take); members whose partial
+/// tile holds the larger share of their values first. Only where the extents are those of every
+/// run (a SCoP without parameters). Members that carry a dependence keep their tiles: those
+/// make the wavefronts (jacobi-1d's time and skewed space, seidel-2d's time) and the chains
+/// whose tiles overlap. Whether the tile graph keeps enough parallelism is `spread_tiles`'
+/// question, which turns this on (`ScheduleConfig::fit_extents`).
 ///
 /// Why: a partial tile runs the general code (bounds on every loop, no register kernel where
 /// it is cut along the vectors' lanes or along two members), and where a member has few tiles
