@@ -303,7 +303,6 @@ fn may_fit(scop: &Scop, sched: &TiledSchedule, params: &str) -> Result<bool> {
         .min()
         .unwrap_or(8);
     let block = crate::schedule::fit_block(smallest);
-    let most = crate::schedule::MAX_FIT_TILES;
     for nest in &sched.nests {
         let p = nest.tile_sizes.len();
         let points = UnionMap::read(ctx, &nest.schedule)?
@@ -319,13 +318,11 @@ fn may_fit(scop: &Scop, sched: &TiledSchedule, params: &str) -> Result<bool> {
             }
         }
         let fits = |&(lo, hi): &(i64, i64)| {
-            let e = hi - lo + 1;
             hi >= lo
-                && e % block == 0
                 && nest
                     .tile_sizes
                     .iter()
-                    .any(|&t| t != WHOLE_LOOP && t < e && e <= most * t && e % t != 0)
+                    .any(|&t| crate::schedule::fits_in_one_tile(hi - lo + 1, t, block))
         };
         if ranges.iter().any(fits) {
             return Ok(true);

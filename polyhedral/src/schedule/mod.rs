@@ -169,7 +169,7 @@ use original::*;
 pub use solve::run_bounded;
 use solve::*;
 use tiling::*;
-pub(crate) use tiling::{fit_block, MAX_FIT_TILES};
+pub(crate) use tiling::{fit_block, fits_in_one_tile};
 
 /// Schedules and tiles `scop` so that `deps` (its dependences) are respected.
 pub fn schedule(

@@ -618,6 +618,18 @@ pub(crate) fn fit_block(elem: u64) -> i64 {
     ((crate::kernel::VECTORS * widest) / elem.max(1) as i64).max(1)
 }
 
+/// Whether a member of `e` values in tiles of `t` may become one tile ([`fit_extents`], and
+/// `spread::may_fit` before it): 2 to [`MAX_FIT_TILES`] tiles, the last one partial, and the
+/// values whole blocks of `block` lanes ([`fit_block`]).
+pub(crate) fn fits_in_one_tile(e: i64, t: i64, block: i64) -> bool {
+    t > 0
+        && t != crate::WHOLE_LOOP
+        && t < e
+        && e <= MAX_FIT_TILES * t
+        && e % block == 0
+        && e % t != 0
+}
+
 /// The least share of a member's values in its partial tile for [`fit_extents`] to make the
 /// member one tile.
 pub(super) const MIN_PARTIAL_SHARE: f64 = 0.125;
@@ -655,12 +667,7 @@ fn fit_extents(
         |m: usize, sizes: &[i64]| -> f64 { (extents[m] % sizes[m]) as f64 / extents[m] as f64 };
     let mut members: Vec<usize> = (0..sizes.len().min(extents.len()))
         .filter(|&m| {
-            let (e, t) = (extents[m], sizes[m]);
-            t > 0
-                && t != crate::WHOLE_LOOP
-                && t < e
-                && e <= MAX_FIT_TILES * t
-                && e % block == 0
+            fits_in_one_tile(extents[m], sizes[m], block)
                 && partial_share(m, &sizes) >= MIN_PARTIAL_SHARE
         })
         .collect();
