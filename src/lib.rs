@@ -875,6 +875,17 @@ fn compile_folded(
             .time("deps", || polyhedral::dependences(&expanded))
             .map_err(polyhedral_error)?;
         let machine = polyhedral::Machine::detect();
+        // The scalars that no array of copies can hold must each stay in one variable per task
+        // under the chosen schedule (the first pass below drops them otherwise).
+        let mut unheld = Vec::new();
+        for c in &candidates {
+            if polyhedral::materialization(scop, c)
+                .map_err(polyhedral_error)?
+                .is_none()
+            {
+                unheld.push(c.clone());
+            }
+        }
         let (chosen, weighed) = st
             .time("fusion", || {
                 polyhedral::choose_fusion(
@@ -883,6 +894,7 @@ fn compile_folded(
                     &schedule_config,
                     opts.granularity.tile_dims(),
                     &machine,
+                    Some((scop, &unheld)),
                 )
             })
             .map_err(polyhedral_error)?;

@@ -18,6 +18,7 @@
 
 use crate::cost::{schedule_cost, Machine, ScheduleCost};
 use crate::isl::CpuGroup;
+use crate::privatize::ScalarExpansion;
 use crate::{Dependences, Result, TiledSchedule};
 use scop_ir::{Scop, StmtId};
 
@@ -135,12 +136,22 @@ pub const PREFERENCE: [crate::Fuse; 4] = [
 /// heuristic in [`PREFERENCE`], then the cheapest plan of blocks. A candidate that cannot be
 /// scheduled or estimated is not chosen, nor one that tiles less of the work than `smart`; when
 /// none can be, `cfg` is returned as it is.
+///
+/// `scop` has its expandable scalars expanded; `private` names those of them that must live in
+/// one variable per task (the unexpanded SCoP and their expansions: the scalars that no array of
+/// copies can hold, [`crate::materialization`]). A candidate whose tasks cannot each keep one
+/// of them ([`crate::task_private`]) is not chosen either: the driver would schedule it again
+/// with that scalar's dependences, which is not the schedule estimated. `rowsum.c`'s
+/// `kernel_square` (`t = A[i][j] * 3.0 + A[j][i]; B[i][j] = t * t;` with `N` a parameter):
+/// `min` puts the two statements in nests of their own, `t` then crosses tasks, and its kept
+/// dependences made the estimated two parallel nests one chain of row tiles.
 pub fn choose_fusion(
     scop: &Scop,
     deps: &Dependences,
     cfg: &crate::ScheduleConfig,
     coarsen: Option<usize>,
     machine: &Machine,
+    private: Option<(&Scop, &[ScalarExpansion])>,
 ) -> Result<(crate::ScheduleConfig, Vec<Candidate>)> {
     use crate::Fuse;
     let mut tried: Vec<Plan> = Vec::new();
@@ -185,14 +196,29 @@ pub fn choose_fusion(
         .filter_map(|k| schedules[k].as_ref().ok().map(|sched| (k, sched)))
         .collect();
     let estimates = on_threads(&fresh, |(_, sched)| {
-        schedule_cost(scop, deps, sched, machine)
+        if let Some((unexpanded, needed)) = private.filter(|(_, e)| !e.is_empty()) {
+            let kept = crate::task_private(unexpanded, needed, sched)?;
+            let lost: Vec<&str> = needed
+                .iter()
+                .filter(|e| !kept.iter().any(|p| p.array == e.array))
+                .map(|e| unexpanded.array(e.array).name.as_str())
+                .collect();
+            if !lost.is_empty() {
+                return Ok(Err(format!(
+                    "its tasks cannot each keep their own {} (its dependences would come back)",
+                    lost.join(", ")
+                )));
+            }
+        }
+        schedule_cost(scop, deps, sched, machine).map(Ok)
     });
     let estimate = |k: usize| -> std::result::Result<ScheduleCost, String> {
         let k = first_seen[k].unwrap_or(k);
         match (&schedules[k], fresh.iter().position(|&(f, _)| f == k)) {
             (Err(e), _) => Err(e.to_string()),
             (Ok(_), Some(at)) => match &estimates[at] {
-                Ok(cost) => Ok(cost.clone()),
+                Ok(Ok(cost)) => Ok(cost.clone()),
+                Ok(Err(why)) => Err(why.clone()),
                 Err(e) => Err(e.to_string()),
             },
             (Ok(_), None) => Err("no estimate".into()),

@@ -885,6 +885,29 @@ fn the_cost_model_distributes_covariance_and_says_why() {
     );
 }
 
+/// A candidate whose tasks could not each keep their own copy of a scalar (one that no array of
+/// copies can hold: `N` is a parameter) is not weighed as if they could: `rowsum.c`'s
+/// `kernel_square` under `min` puts `t = ..` and `B[i][j] = t * t` in nests of their own, and the
+/// driver would then schedule `t`'s dependences back into one chain of row tiles.
+#[test]
+fn fusion_candidates_that_lose_a_private_scalar_are_not_chosen() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/privatize/rowsum.c");
+    let cost = run(tool("tiledflow").arg(&file).args(["--emit", "cost"])).expect(0);
+    let square = cost
+        .stdout
+        .split("# SCoP in ")
+        .find(|s| s.starts_with("kernel_square()"))
+        .unwrap_or_else(|| panic!("no kernel_square:\n{}", cost.stdout));
+    assert!(square.contains("chosen: smart"), "{square}");
+    assert!(
+        square.contains("fuse min: no estimate: its tasks cannot each keep their own t"),
+        "{square}"
+    );
+    // Fused with `B[i][j] = t * t`, `t` stays in its task: that plan has its estimate.
+    assert!(square.contains("fuse S0+S1,S2: "), "{square}");
+    assert!(!square.contains("fuse S0+S1,S2: no estimate"), "{square}");
+}
+
 /// What the CPU tile code got is visible: `-v` names floyd-warshall's cut loop and symm's array of
 /// copies (and `--emit tasks` gemm's full tiles and jammed `k` loop, where the cuda target says
 /// nothing: `testsuite/data/stages/gemm_tasks.c`).
