@@ -153,7 +153,7 @@ use crate::parametric::{concrete_tree, parametric_copy, ParametricProblem};
 use crate::point_order::point_order;
 use crate::scop::{stmt_of_name, ScopSets};
 use crate::tile_size::{
-    coarsen_carried, default_tile_size_within, lengthen_inner_within, lengthen_runs,
+    coarsen_carried, coarsen_free, default_tile_size_within, lengthen_inner_within, lengthen_runs,
     lengthen_time_tiled, tile_work, time_tiled, MIN_INNER, MIN_RUN_BYTES, MIN_TASK_WORK,
     MIN_TILE_WORK, SHORT_INNER,
 };

@@ -597,6 +597,11 @@ pub(super) fn coarsen_band<'c>(
                 .then_some(boxes.shortest_run)
                 .flatten())
         })?;
+        if carried.is_empty() {
+            sizes = coarsen_free(sizes, tiles.extents(), |longer| {
+                Ok(tiles.boxes(longer)?.reused_bytes <= limit)
+            })?;
+        }
     }
     if !fit {
         return Ok(sizes);

@@ -10,7 +10,7 @@
 //
 // Checked by hand: the tile domains (`0 <= i0`, `64 i0 < N` for rows `0 <= i < N`); in
 // `kernel_rowsum` the sum (`S1`) is the nest's deepest statement (depth 2, empty when
-// `M <= 0`); in `kernel_square` privatized, the 2-D tiles (32 x 128) of `(i, j)` and `C[i]`
+// `M <= 0`); in `kernel_square` privatized, the 2-D tiles (128 x 128) of `(i, j)` and `C[i]`
 // (`S2`) scheduled at `(i, N - i)`, after the element `B[i][N - 1 - i]` it reads, hence its tile
-// column `N - 32 o0 - 158 <= 128 o1 <= N - 32 o0`; without privatization `t` orders every
+// column `N - 128 o0 - 254 <= 128 o1 <= N - 128 o0`; without privatization `t` orders every
 // `(i, j)`, and the band is the rows alone.
