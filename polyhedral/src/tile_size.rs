@@ -100,7 +100,6 @@
 //! of correlation and covariance changed sizes too, within the noise. A band with no free member
 //! stops at shorter runs ([`MIN_RUN_BYTES_ORDERED`]): trisolv then gets `16, 256`, bicg and mvt
 //! (their products fused for the shared reads) `16, 256` instead of `8, 512`.
-
 //!
 //! Elementwise passes ([`coarsen_free`], in the same pass): a band whose members all carry no
 //! dependence and whose tiles hold fewer than [`MIN_FREE_WORK`] instances gets its outermost
