@@ -894,7 +894,7 @@ fn compile_folded(
                     &schedule_config,
                     opts.granularity.tile_dims(),
                     &machine,
-                    Some((scop, &unheld)),
+                    (scop, &unheld),
                 )
             })
             .map_err(polyhedral_error)?;

@@ -151,7 +151,7 @@ pub fn choose_fusion(
     cfg: &crate::ScheduleConfig,
     coarsen: Option<usize>,
     machine: &Machine,
-    private: Option<(&Scop, &[ScalarExpansion])>,
+    private: (&Scop, &[ScalarExpansion]),
 ) -> Result<(crate::ScheduleConfig, Vec<Candidate>)> {
     use crate::Fuse;
     let mut tried: Vec<Plan> = Vec::new();
@@ -196,7 +196,8 @@ pub fn choose_fusion(
         .filter_map(|k| schedules[k].as_ref().ok().map(|sched| (k, sched)))
         .collect();
     let estimates = on_threads(&fresh, |(_, sched)| {
-        if let Some((unexpanded, needed)) = private.filter(|(_, e)| !e.is_empty()) {
+        let (unexpanded, needed) = private;
+        if !needed.is_empty() {
             let kept = crate::task_private(unexpanded, needed, sched)?;
             let lost: Vec<&str> = needed
                 .iter()
