@@ -290,3 +290,56 @@ fn text_without_the_same_meaning_on_vectors_is_refused() {
         Ok("TF_V(F[i][j]) = TF_V(F[i][j]) * 2 + F[i][i];".into())
     );
 }
+
+/// The column that the SCoP's last statement reads along its iterator `k` (`polyhedral::column`):
+/// its relation, the statement with the assigned element as `acc` and the column from `col`,
+/// and the fill; `None` when it has none.
+fn column(body: &str) -> Option<(String, String, String)> {
+    let scop = statements(body);
+    let stmt = scop.statements.last().unwrap();
+    let k = stmt.iterators.iter().position(|i| i == "k").unwrap();
+    let (relation, _, _) = column_relation(&scop, stmt, k)?;
+    let iter = |q: usize| stmt.iterators[q].clone();
+    let var = |v: ArrayId| scop.array(v).name.clone();
+    Some((
+        relation,
+        render_columned(stmt, k, &iter, &var, "acc", "col"),
+        column_fill(stmt, k, &iter, &var, "col"),
+    ))
+}
+
+#[test]
+fn a_column_along_the_reduction_is_read_from_its_buffer() {
+    let loops =
+        "for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) for (int k = i + 1; k < j; k++)\n";
+    assert_eq!(
+        column(&format!(
+            "{loops}  A[i][j] = A[i][j] >= A[i][k] + A[k + 1][j] ? A[i][j] : A[i][k] + A[k + 1][j];"
+        )),
+        Some((
+            "{ S0[i0, i1, i2] -> A[i2 + 1, i1] }".into(),
+            "acc = acc >= A[i][k] + col[k + 1] ? acc : A[i][k] + col[k + 1];".into(),
+            "col[k + 1] = A[k + 1][j];".into(),
+        ))
+    );
+    // Another array's column, scaled.
+    assert_eq!(
+        column(&format!("{loops}  C[i][j] += B[2 * k][j] * x[k];")),
+        Some((
+            "{ S0[i0, i1, i2] -> B[2 * i2, i1] }".into(),
+            "acc += col[2 * k] * x[k];".into(),
+            "col[2 * k] = B[2 * k][j];".into(),
+        ))
+    );
+    // No column: the reduction along a row, two spellings along `k`, `k` in a later subscript
+    // too, a subscript with a variable, the assigned element itself.
+    for refused in [
+        "C[i][j] += A[i][k] * x[k];",
+        "C[i][j] += A[k][j] * B[k + 1][j] + A[k + 1][j];",
+        "C[i][j] += A[k][k];",
+        "C[i][j] += A[k + k2][j];",
+        "C[k][j] += A[i][j];",
+    ] {
+        assert_eq!(column(&format!("{loops}  {refused}")), None, "{refused}");
+    }
+}

@@ -143,16 +143,32 @@ pub enum KernelPart {
     Accumulate(usize),
     /// `<written element> = tf_acc<r>;`
     Store(usize),
+    /// `T tf_col[rows] __attribute__((aligned(64)));`: the buffer of the column that the
+    /// statement reads along its iterator `red` (`crate::column`), `T` its array's element
+    /// type: `red`, `rows`.
+    ColumnDecl(usize, usize),
+    /// `tf_col[<row>] = <column element>;` for the column along `red`.
+    ColumnFill(usize),
+    /// The statement with its written element replaced by `tf_acc<r>` and the column along
+    /// `red` read from `tf_col`: `red`, `r`.
+    ColumnAccumulate(usize, usize),
+    /// `<written element> = tf_acc<r>; tf_col[<its row>] = tf_acc<r>;`
+    ColumnStore(usize),
 }
+
+/// The name of the buffer of a column (`crate::column`).
+pub const COLUMN_BUFFER: &str = "tf_col";
 
 /// The tags of [`kernel_user`] names.
 type PartTag = (&'static str, fn(usize) -> KernelPart);
 
-const PARTS: [PartTag; 4] = [
+const PARTS: [PartTag; 6] = [
     ("@lanes", KernelPart::Lanes),
     ("@load", KernelPart::Load),
     ("@acc", KernelPart::Accumulate),
     ("@store", KernelPart::Store),
+    ("@cfill", KernelPart::ColumnFill),
+    ("@cstore", KernelPart::ColumnStore),
 ];
 
 /// The name of a user node of `stmt` printed as `part` of a kernel.
@@ -162,6 +178,10 @@ pub fn kernel_user(stmt: &str, part: KernelPart) -> String {
         KernelPart::Load(n) => ("@load", n),
         KernelPart::Accumulate(n) => ("@acc", n),
         KernelPart::Store(n) => ("@store", n),
+        KernelPart::ColumnDecl(red, rows) => return format!("{stmt}@cdecl{red}.{rows}"),
+        KernelPart::ColumnFill(n) => ("@cfill", n),
+        KernelPart::ColumnStore(n) => ("@cstore", n),
+        KernelPart::ColumnAccumulate(red, r) => return format!("{stmt}@ccol{red}.{r}"),
         KernelPart::PackedLanes(q, r, f) => return format!("{stmt}@plane{q}.{r}.{}", f as u8),
         KernelPart::PackFill(n, q, r, f) => return format!("{stmt}@pfill{n}.{q}.{r}.{}", f as u8),
         KernelPart::ScaledLanes(q, r, row, f) => {
@@ -186,6 +206,16 @@ pub fn split_kernel_user(name: &str) -> (&str, Option<KernelPart>) {
     if let Some((stmt, rest)) = name.split_once("@slane") {
         if let Some([q, r, row, f @ (0 | 1)]) = numbers(rest).as_deref() {
             return (stmt, Some(KernelPart::ScaledLanes(*q, *r, *row, *f == 1)));
+        }
+    }
+    if let Some((stmt, rest)) = name.split_once("@cdecl") {
+        if let Some([red, rows]) = numbers(rest).as_deref() {
+            return (stmt, Some(KernelPart::ColumnDecl(*red, *rows)));
+        }
+    }
+    if let Some((stmt, rest)) = name.split_once("@ccol") {
+        if let Some([red, r]) = numbers(rest).as_deref() {
+            return (stmt, Some(KernelPart::ColumnAccumulate(*red, *r)));
         }
     }
     if let Some((stmt, rest)) = name.split_once("@sfill") {

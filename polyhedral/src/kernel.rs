@@ -599,7 +599,7 @@ pub(crate) fn accumulator_kernel(
 
 /// The pairs of instances of `sched` whose points `[o..]` (first) and `[o_..]` (second) meet
 /// `relate(d, o_d_, o_d)` on each dimension `d` where it gives a constraint.
-fn instance_pairs<'c>(
+pub(crate) fn instance_pairs<'c>(
     sched: &UnionMap<'c>,
     o: &[String],
     relate: &dyn Fn(usize, &str, &str) -> Option<String>,
@@ -634,7 +634,7 @@ fn rescheduled<'c>(sched: &UnionMap<'c>, o: &[String], out: &[String]) -> Result
 
 /// Statement `name` of `scop` and its one write, when it has exactly one and accesses none of
 /// the scalars kept in one variable per task (`private`).
-fn sole_writer<'s>(
+pub(crate) fn sole_writer<'s>(
     scop: &'s Scop,
     name: &str,
     private: &[ArrayId],
@@ -682,7 +682,7 @@ fn steps_in_piece<'c>(
 }
 
 /// `points`' schedule restricted to the tiles of the parameter set `piece`.
-fn in_piece<'c>(points: &PointSchedule<'c>, piece: &Set<'c>) -> Result<UnionMap<'c>> {
+pub(crate) fn in_piece<'c>(points: &PointSchedule<'c>, piece: &Set<'c>) -> Result<UnionMap<'c>> {
     let instances = points
         .schedule
         .clone()

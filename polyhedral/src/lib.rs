@@ -31,6 +31,9 @@
 //!   distributed over its statements (time-skewed stencils);
 //! - `chains`: in full tiles, a band loop jammed around a reduction loop, for independent
 //!   chains of additions (gesummv's rows);
+//! - `kernel`: in full tiles, register-tiled vector kernels for contractions and accumulators
+//!   for reductions; `column`: in full tiles, a column that a reduction reads along its loop
+//!   (nussinov's `table[k + 1][j]`) copied into a buffer once per column;
 //! - [`fold_element_scalars`] (`fold`): scalars that stand for one array element from its load
 //!   to its store (ludcmp's `w`), folded back into the element before anything else;
 //! - [`retime_reductions`] (`retime`): copies forwarded and an in-order reduction moved into the
@@ -59,6 +62,7 @@
 pub mod ast;
 mod astgen;
 mod chains;
+mod column;
 mod cost;
 mod deps;
 mod extents;
@@ -151,7 +155,7 @@ fn polybench_scop(name: &str) -> scop_ir::Scop {
 
 pub use ast::{
     kernel_user, split_kernel_user, Ast, Expr, Kernel, KernelLoop, KernelPart, OpKind, Packs,
-    VectorLanes, PACK_BUFFER, PACK_LANE_START, PACK_RED_START, SCALED_BUFFER,
+    VectorLanes, COLUMN_BUFFER, PACK_BUFFER, PACK_LANE_START, PACK_RED_START, SCALED_BUFFER,
 };
 pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
 pub use cost::{schedule_cost, Machine, NestCost, ScheduleCost};

@@ -47,6 +47,7 @@
 use crate::ast::{Ast, Expr, OpKind};
 use crate::astgen::{convert_expr, guarded_inner_loop, rename_users, PointSchedule};
 use crate::chains::{interleave_chains, CHAINS};
+use crate::column::column_buffers;
 use crate::isl::{AstBuild, Ctx, Set, Side, UnionMap, UnionSet};
 use crate::kernel::{accumulator_kernel, vector_kernel};
 use crate::maps::{names, pad_to_common_depth, params_prefix, projection, tuple};
@@ -543,16 +544,19 @@ fn tile_code(
         if kernel.is_none() && !reordered {
             kernel = accumulator_kernel(scop, points, &plain, &piece, private)?;
         }
-        let piece_code = match kernel {
-            Some(kernel) => {
-                let what = kernel_summary(&kernel);
-                if !code.kernels.contains(&what) {
-                    code.kernels.push(what);
-                }
-                kernel
+        let mut what = kernel.as_ref().map(|k| vec![kernel_summary(k)]);
+        if kernel.is_none() && !reordered {
+            if let Some((columns, done)) = column_buffers(scop, points, &plain, &piece, private)? {
+                kernel = Some(columns);
+                what = Some(done);
             }
-            None => piece_code,
-        };
+        }
+        for what in what.into_iter().flatten() {
+            if !code.kernels.contains(&what) {
+                code.kernels.push(what);
+            }
+        }
+        let piece_code = kernel.unwrap_or(piece_code);
         out = Ast::If {
             cond,
             then: Box::new(piece_code),

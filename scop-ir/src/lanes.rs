@@ -769,3 +769,153 @@ pub fn render_accumulated(
     }
     out
 }
+
+/// An occurrence of `stmt`'s text that reads a column of an array along iterator `red`: its
+/// first subscript mentions `red` and no other subscript does, it is the only spelling of its
+/// array that does so, and its subscripts hold nothing but iterators, numbers, `+`, `-`, `*`,
+/// parentheses and spaces (so that they are affine text ISL reads). Used by
+/// `polyhedral::column`, which keeps such a column in a buffer of its own.
+fn column_read(stmt: &Statement, red: usize) -> Option<(Vec<Tok>, Occurrence, ArrayId)> {
+    let toks = tokens(&stmt.body);
+    let occs = occurrences(&toks)?;
+    let plain = |(a, b): (usize, usize)| {
+        toks[a..b].iter().all(|t| match t {
+            Tok::Iter(_) => true,
+            Tok::Char(c) => c.is_ascii_digit() || " +-*()".contains(*c),
+            Tok::Var(_) => false,
+        })
+    };
+    let along = |o: &Occurrence| {
+        let mentions = |&(a, b): &(usize, usize)| toks[a..b].contains(&Tok::Iter(red));
+        o.subscripts.len() >= 2
+            && mentions(&o.subscripts[0])
+            && !o.subscripts[1..].iter().any(mentions)
+    };
+    let mut found: Option<&Occurrence> = None;
+    for o in occs.iter().filter(|o| along(o)) {
+        match found {
+            Some(f) if toks[f.start..f.end] != toks[o.start..o.end] => return None,
+            _ => found = Some(o),
+        }
+    }
+    let occ = found?.clone();
+    let Tok::Var(array) = toks[occ.start] else {
+        return None;
+    };
+    if !occ.subscripts.iter().all(|&s| plain(s)) {
+        return None;
+    }
+    // The column may not be what the statement assigns.
+    if let Some((_, lhs)) = assigned(&stmt.body) {
+        if toks[lhs.start..lhs.end] == toks[occ.start..occ.end] {
+            return None;
+        }
+    }
+    Some((toks, occ, array))
+}
+
+/// The ISL relation of the column that [`column_read`] finds in `stmt` along iterator `red`
+/// (`{ S3[i0, i1, i2] -> table[i2 + 1, i1] }`), the iterators its text mentions, and its array;
+/// `None` when there is none.
+pub fn column_relation(
+    scop: &Scop,
+    stmt: &Statement,
+    red: usize,
+) -> Option<(String, Vec<usize>, ArrayId)> {
+    let (toks, occ, array) = column_read(stmt, red)?;
+    let iter = |k: usize| format!("i{k}");
+    let var = |_: ArrayId| String::new();
+    let subs: Vec<String> = occ
+        .subscripts
+        .iter()
+        .map(|&(a, b)| text_of(&toks[a..b], &iter, &var))
+        .collect();
+    let iters: Vec<String> = (0..stmt.iterators.len()).map(iter).collect();
+    let mut mentioned: Vec<usize> = toks[occ.start..occ.end]
+        .iter()
+        .filter_map(|t| match t {
+            Tok::Iter(k) => Some(*k),
+            _ => None,
+        })
+        .collect();
+    mentioned.sort_unstable();
+    mentioned.dedup();
+    Some((
+        format!(
+            "{{ {}[{}] -> {}[{}] }}",
+            stmt.id,
+            iters.join(", "),
+            scop.array(array).isl_name,
+            subs.join(", ")
+        ),
+        mentioned,
+        array,
+    ))
+}
+
+/// `col[<row>] = <column element>;` for the column that [`column_read`] finds in `stmt` along
+/// `red`, iterators printed as `iter(k)` and variables as `var(v)`.
+pub fn column_fill(
+    stmt: &Statement,
+    red: usize,
+    iter: &dyn Fn(usize) -> String,
+    var: &dyn Fn(ArrayId) -> String,
+    col: &str,
+) -> String {
+    let Some((toks, occ, _)) = column_read(stmt, red) else {
+        return String::from("#error tiledflow internal error: no column\n");
+    };
+    let (a, b) = occ.subscripts[0];
+    format!(
+        "{col}[{}] = {};",
+        text_of(&toks[a..b], iter, var),
+        text_of(&toks[occ.start..occ.end], iter, var)
+    )
+}
+
+/// The statement's text with its assigned element and every occurrence spelled like it replaced
+/// by `acc`, and the column that [`column_read`] finds along `red` read from `col[<row>]`.
+pub fn render_columned(
+    stmt: &Statement,
+    red: usize,
+    iter: &dyn Fn(usize) -> String,
+    var: &dyn Fn(ArrayId) -> String,
+    acc: &str,
+    col: &str,
+) -> String {
+    let (Some((toks, occ, _)), Some((_, lhs))) = (column_read(stmt, red), assigned(&stmt.body))
+    else {
+        return String::from("#error tiledflow internal error: no column\n");
+    };
+    let spelled = &toks[lhs.start..lhs.end];
+    let column = &toks[occ.start..occ.end];
+    let (a, b) = occ.subscripts[0];
+    let row = &toks[a..b];
+    let mut out = String::new();
+    let mut k = 0;
+    while k < toks.len() {
+        if toks[k..].starts_with(spelled) {
+            out.push_str(acc);
+            k += spelled.len();
+        } else if toks[k..].starts_with(column) {
+            out.push_str(&format!("{col}[{}]", text_of(row, iter, var)));
+            k += column.len();
+        } else {
+            out.push_str(&text_of(&toks[k..k + 1], iter, var));
+            k += 1;
+        }
+    }
+    out
+}
+
+/// The first subscript of the element that `stmt` assigns, as text; `None` when it assigns no
+/// array element.
+pub fn assigned_row(
+    body: &[BodyPiece],
+    iter: &dyn Fn(usize) -> String,
+    var: &dyn Fn(ArrayId) -> String,
+) -> Option<String> {
+    let (toks, lhs) = assigned(body)?;
+    let &(a, b) = lhs.subscripts.first()?;
+    Some(text_of(&toks[a..b], iter, var))
+}

@@ -567,6 +567,49 @@ pub(crate) fn statement(
                 false,
             ));
         }
+        // A column kept in a buffer of its own (`polyhedral::column`).
+        Some(KernelPart::ColumnDecl(red, rows)) => {
+            match scop_ir::lanes::column_relation(scop, stmt, red) {
+                Some((_, _, id)) => {
+                    let _ = write!(
+                        out,
+                        "{} {}[{rows}] __attribute__((aligned(64)));",
+                        scop.array(id).elem_type,
+                        polyhedral::COLUMN_BUFFER
+                    );
+                }
+                None => out.push_str("#error tiledflow internal error: no column"),
+            }
+        }
+        Some(KernelPart::ColumnFill(red)) => {
+            let col = polyhedral::COLUMN_BUFFER;
+            out.push_str(&scop_ir::lanes::column_fill(stmt, red, &iter, &var, col));
+        }
+        Some(KernelPart::ColumnAccumulate(red, r)) => {
+            let col = polyhedral::COLUMN_BUFFER;
+            out.push_str(&scop_ir::lanes::render_columned(
+                stmt,
+                red,
+                &iter,
+                &var,
+                &acc(r),
+                col,
+            ));
+        }
+        Some(KernelPart::ColumnStore(r)) => {
+            let element = scop_ir::lanes::render_accumulated(&stmt.body, &iter, &var, "", true);
+            match scop_ir::lanes::assigned_row(&stmt.body, &iter, &var) {
+                Some(row) => {
+                    let _ = write!(
+                        out,
+                        "{element} = {a}; {}[{row}] = {a};",
+                        polyhedral::COLUMN_BUFFER,
+                        a = acc(r)
+                    );
+                }
+                None => out.push_str("#error tiledflow internal error: no assigned row"),
+            }
+        }
         // A kernel's copy: the occurrences along the lane iterator as vectors.
         Some(KernelPart::Lanes(q)) => {
             out.push_str(&scop_ir::lanes::render(

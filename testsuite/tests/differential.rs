@@ -210,6 +210,14 @@ fn reduction_chains_jammed() {
     check("atax", &[&[("M", "29"), ("N", "35")]], &["8", "12,4"]);
 }
 
+/// nussinov's column `table[k + 1][j]` read from a buffer in full tiles (`polyhedral::column`),
+/// filled once per column and following the tile's own stores to it: tiles of 8 and of 16 x 8
+/// leave full tiles at N = 70 and partial ones along the diagonal and the borders.
+#[test]
+fn nussinov_columns_in_buffers() {
+    check("nussinov", &[&[("N", "70")]], &["8", "16,8"]);
+}
+
 /// adi's sweeps cut into tiles under its sequential time loop (`polyhedral::schedule`'s inner
 /// tiles: `(t, sweep, block of i)`), at a size whose phases are large enough to be cut (258²
 /// instances), with blocks that divide the rows and blocks that do not.

@@ -121,6 +121,31 @@ fn contractions_in_vector_kernels() {
     }
 }
 
+/// Dynamic programs whose reductions read a column of a table: nussinov's shape gets its
+/// column in a buffer (`polyhedral::column`) where the tiles are full, with tile sizes that make
+/// full tiles at these sizes (`5,3` and `4`), and every result stays `cc`'s.
+#[test]
+fn columns_read_from_buffers() {
+    check(
+        "columns.c",
+        &[&[], &["-DN=37"], &["-DN=2"]],
+        "SCoP in kernel() at line 22: 9 statements",
+    );
+    for tiles in ["5,3", "4", "16,8"] {
+        let kernels = register_kernels("columns.c", &["--tile-sizes", tiles]);
+        let columns: Vec<&String> = kernels
+            .iter()
+            .flatten()
+            .filter(|k| k.contains("reads a column"))
+            .collect();
+        assert_eq!(
+            columns,
+            ["S4 reads a column of T from a buffer"],
+            "tiles {tiles}: {kernels:?}"
+        );
+    }
+}
+
 /// The register kernels' widths this processor can run: none (the scalar code under the same
 /// `#if`), and AVX2's and AVX-512's where it has them.
 fn vector_widths() -> Vec<&'static [&'static str]> {
