@@ -154,6 +154,16 @@ pub enum KernelPart {
     ColumnAccumulate(usize, usize),
     /// `<written element> = tf_acc<r>; tf_col[<its row>] = tf_acc<r>;`
     ColumnStore(usize),
+    /// The buffer of the `n`-th occurrence that the statement reads across its iterator `q`
+    /// (`crate::gather`), numbered `base + n` in the tile: `T tf_gpack<m>[rows][cols];` and the
+    /// constants `tf_gp<m>_0`, `tf_gp<m>_1` set to the user node's two arguments (the box's
+    /// first element): `q`, `n`, `base`, `rows`, `cols`.
+    GatherDecl(usize, usize, usize, usize, usize),
+    /// `tf_gpack<m>[b - tf_gp<m>_1][a - tf_gp<m>_0] = X[a][b];`, `a` and `b` the user node's
+    /// arguments: `q`, `n`, `base`.
+    GatherFill(usize, usize, usize),
+    /// The statement with its occurrences across `q` read from their buffers: `q`, `base`.
+    Gathered(usize, usize),
 }
 
 /// The name of the buffer of a column (`crate::column`).
@@ -182,6 +192,11 @@ pub fn kernel_user(stmt: &str, part: KernelPart) -> String {
         KernelPart::ColumnFill(n) => ("@cfill", n),
         KernelPart::ColumnStore(n) => ("@cstore", n),
         KernelPart::ColumnAccumulate(red, r) => return format!("{stmt}@ccol{red}.{r}"),
+        KernelPart::GatherDecl(q, n, base, rows, cols) => {
+            return format!("{stmt}@gdecl{q}.{n}.{base}.{rows}.{cols}")
+        }
+        KernelPart::GatherFill(q, n, base) => return format!("{stmt}@gfill{q}.{n}.{base}"),
+        KernelPart::Gathered(q, base) => return format!("{stmt}@gath{q}.{base}"),
         KernelPart::PackedLanes(q, r, f) => return format!("{stmt}@plane{q}.{r}.{}", f as u8),
         KernelPart::PackFill(n, q, r, f) => return format!("{stmt}@pfill{n}.{q}.{r}.{}", f as u8),
         KernelPart::ScaledLanes(q, r, row, f) => {
@@ -206,6 +221,24 @@ pub fn split_kernel_user(name: &str) -> (&str, Option<KernelPart>) {
     if let Some((stmt, rest)) = name.split_once("@slane") {
         if let Some([q, r, row, f @ (0 | 1)]) = numbers(rest).as_deref() {
             return (stmt, Some(KernelPart::ScaledLanes(*q, *r, *row, *f == 1)));
+        }
+    }
+    if let Some((stmt, rest)) = name.split_once("@gdecl") {
+        if let Some([q, n, base, rows, cols]) = numbers(rest).as_deref() {
+            return (
+                stmt,
+                Some(KernelPart::GatherDecl(*q, *n, *base, *rows, *cols)),
+            );
+        }
+    }
+    if let Some((stmt, rest)) = name.split_once("@gfill") {
+        if let Some([q, n, base]) = numbers(rest).as_deref() {
+            return (stmt, Some(KernelPart::GatherFill(*q, *n, *base)));
+        }
+    }
+    if let Some((stmt, rest)) = name.split_once("@gath") {
+        if let Some([q, base]) = numbers(rest).as_deref() {
+            return (stmt, Some(KernelPart::Gathered(*q, *base)));
         }
     }
     if let Some((stmt, rest)) = name.split_once("@cdecl") {

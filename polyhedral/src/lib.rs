@@ -33,7 +33,8 @@
 //!   chains of additions (gesummv's rows);
 //! - `kernel`: in full tiles, register-tiled vector kernels for contractions and accumulators
 //!   for reductions; `column`: in full tiles, a column that a reduction reads along its loop
-//!   (nussinov's `table[k + 1][j]`) copied into a buffer once per column;
+//!   (nussinov's `table[k + 1][j]`) copied into a buffer once per column; `gather`: in the
+//!   other tiles, an operand read across the innermost loop (syrk's `A[j][k]`) copied first;
 //! - [`fold_element_scalars`] (`fold`): scalars that stand for one array element from its load
 //!   to its store (ludcmp's `w`), folded back into the element before anything else;
 //! - [`retime_reductions`] (`retime`): copies forwarded and an in-order reduction moved into the
@@ -68,6 +69,7 @@ mod deps;
 mod extents;
 mod fold;
 mod fusion;
+mod gather;
 mod gpu;
 mod ids;
 #[allow(unsafe_code)]

@@ -48,6 +48,7 @@ use crate::ast::{Ast, Expr, OpKind};
 use crate::astgen::{convert_expr, guarded_inner_loop, rename_users, PointSchedule};
 use crate::chains::{interleave_chains, CHAINS};
 use crate::column::column_buffers;
+use crate::gather::gather_operands;
 use crate::isl::{AstBuild, Ctx, Set, Side, UnionMap, UnionSet};
 use crate::kernel::{accumulator_kernel, vector_kernel};
 use crate::maps::{names, pad_to_common_depth, params_prefix, projection, tuple};
@@ -437,6 +438,11 @@ fn tile_code(
     private: &[ArrayId],
 ) -> Result<(Ast, TileCode)> {
     let general = points.build(None, points.separate.as_slice())?;
+    // Operands read across the innermost loop, gathered in the tiles that are not full.
+    let (general, mut gathered) = match gather_operands(scop, points, &general, tile_coords)? {
+        Some((code, done)) => (code, done),
+        None => (general, Vec::new()),
+    };
     let p = points.n_tile;
     let in_order = points.band_in_order();
     // Which band members some statement accumulates along (the jam, the kernels' reduction).
@@ -455,7 +461,9 @@ fn tile_code(
         &pieces,
         general,
     )?;
+    let mut relaxed_kernels = relaxed_kernels;
     if pieces.is_empty() {
+        relaxed_kernels.append(&mut gathered);
         let code = TileCode {
             relaxed,
             kernels: relaxed_kernels,
@@ -502,6 +510,16 @@ fn tile_code(
     let few = statements_of(points)?.len() <= GENERAL_JAM_STATEMENTS;
     if let (Some((jammed, _)), true, true) = (&chains, code.relaxed.is_empty(), few) {
         out = jammed.build(None, jammed.separate.as_slice())?;
+        gathered.clear();
+        if let Some((code, done)) = gather_operands(scop, jammed, &out, tile_coords)? {
+            out = code;
+            gathered = done;
+        }
+    }
+    for what in gathered {
+        if !code.kernels.contains(&what) {
+            code.kernels.push(what);
+        }
     }
     for piece in pieces.into_iter().rev() {
         let cond = convert_expr(

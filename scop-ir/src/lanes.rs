@@ -919,3 +919,125 @@ pub fn assigned_row(
     let &(a, b) = lhs.subscripts.first()?;
     Some(text_of(&toks[a..b], iter, var))
 }
+
+/// The occurrences of `stmt`'s text that walk memory across its iterator `q` and that a buffer
+/// may hold (`polyhedral::gather`): of arrays that `packable` accepts, of rank 2, whose first
+/// subscript mentions `q` and whose second does not, whose subscripts hold nothing but
+/// iterators, numbers, `+`, `-`, `*`, parentheses and spaces, and that do not mention every
+/// iterator of the statement (some loop reuses them); one per distinct spelling, in text
+/// order.
+fn strided_reads(
+    stmt: &Statement,
+    q: usize,
+    packable: &dyn Fn(ArrayId) -> bool,
+) -> Option<(Vec<Tok>, Vec<Occurrence>)> {
+    let toks = tokens(&stmt.body);
+    let occs = occurrences(&toks)?;
+    let mentions = |&(a, b): &(usize, usize), k: usize| toks[a..b].contains(&Tok::Iter(k));
+    let plain = |&(a, b): &(usize, usize)| {
+        toks[a..b].iter().all(|t| match t {
+            Tok::Iter(_) => true,
+            Tok::Char(c) => c.is_ascii_digit() || " +-*()".contains(*c),
+            Tok::Var(_) => false,
+        })
+    };
+    let mut found: Vec<Occurrence> = Vec::new();
+    for o in occs {
+        let Tok::Var(id) = toks[o.start] else {
+            continue;
+        };
+        let [first, second] = o.subscripts[..] else {
+            continue;
+        };
+        let reused =
+            (0..stmt.iterators.len()).any(|k| !mentions(&first, k) && !mentions(&second, k));
+        if !packable(id)
+            || !mentions(&first, q)
+            || mentions(&second, q)
+            || !plain(&first)
+            || !plain(&second)
+            || !reused
+            || found
+                .iter()
+                .any(|f| toks[f.start..f.end] == toks[o.start..o.end])
+        {
+            continue;
+        }
+        found.push(o);
+    }
+    Some((toks, found))
+}
+
+/// The ISL relations (`{ S1[i0, i1, i2] -> A[i1, i2] }`) and arrays of the occurrences that
+/// [`strided_reads`] finds in `stmt` across `q`, in its order.
+pub fn strided_relations(
+    scop: &Scop,
+    stmt: &Statement,
+    q: usize,
+    packable: &dyn Fn(ArrayId) -> bool,
+) -> Vec<(String, ArrayId)> {
+    let Some((toks, occs)) = strided_reads(stmt, q, packable) else {
+        return Vec::new();
+    };
+    let iter = |k: usize| format!("i{k}");
+    let var = |_: ArrayId| String::new();
+    let iters: Vec<String> = (0..stmt.iterators.len()).map(iter).collect();
+    occs.iter()
+        .filter_map(|o| {
+            let Tok::Var(id) = toks[o.start] else {
+                return None;
+            };
+            let subs: Vec<String> = o
+                .subscripts
+                .iter()
+                .map(|&(a, b)| text_of(&toks[a..b], &iter, &var))
+                .collect();
+            Some((
+                format!(
+                    "{{ {}[{}] -> {}[{}] }}",
+                    stmt.id,
+                    iters.join(", "),
+                    scop.array(id).isl_name,
+                    subs.join(", ")
+                ),
+                id,
+            ))
+        })
+        .collect()
+}
+
+/// The statement's text with the `n`-th occurrence that [`strided_reads`] finds across `q`
+/// (and every one spelled like it) printed as `buffer(n, first subscript, second subscript)`.
+pub fn render_strided(
+    stmt: &Statement,
+    q: usize,
+    packable: &dyn Fn(ArrayId) -> bool,
+    iter: &dyn Fn(usize) -> String,
+    var: &dyn Fn(ArrayId) -> String,
+    buffer: &dyn Fn(usize, &str, &str) -> String,
+) -> String {
+    let Some((toks, occs)) = strided_reads(stmt, q, packable) else {
+        return String::from("#error tiledflow internal error: no strided reads\n");
+    };
+    let mut out = String::new();
+    let mut k = 0;
+    'text: while k < toks.len() {
+        for (n, o) in occs.iter().enumerate() {
+            let spelled = &toks[o.start..o.end];
+            if toks[k..].starts_with(spelled) {
+                let sub = |(a, b): (usize, usize)| text_of(&toks[a..b], iter, var);
+                out.push_str(&buffer(n, &sub(o.subscripts[0]), &sub(o.subscripts[1])));
+                k += spelled.len();
+                continue 'text;
+            }
+        }
+        out.push_str(&text_of(&toks[k..k + 1], iter, var));
+        k += 1;
+    }
+    out
+}
+
+/// Whether no statement of `scop` writes variable `id`.
+pub fn never_written(scop: &Scop, id: ArrayId) -> bool {
+    scop.statements.iter().all(|s| !writes(s, id))
+}

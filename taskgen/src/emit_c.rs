@@ -610,6 +610,59 @@ pub(crate) fn statement(
                 None => out.push_str("#error tiledflow internal error: no assigned row"),
             }
         }
+        // Operands across the innermost loop read from buffers (`polyhedral::gather`).
+        Some(KernelPart::GatherDecl(q, n, base, rows, cols)) => {
+            let packable = |id: ArrayId| scop_ir::lanes::never_written(scop, id);
+            match scop_ir::lanes::strided_relations(scop, stmt, q, &packable).get(n) {
+                Some((_, id)) => {
+                    let m = base + n;
+                    let _ = write!(
+                        out,
+                        "{} {}[{rows}][{cols}] __attribute__((aligned(64))); const long {} = {}, {} = {};",
+                        scop.array(*id).elem_type,
+                        gather_buffer(m),
+                        gather_start(m, 0),
+                        iter(0),
+                        gather_start(m, 1),
+                        iter(1)
+                    );
+                }
+                None => out.push_str("#error tiledflow internal error: no strided read"),
+            }
+        }
+        Some(KernelPart::GatherFill(q, n, base)) => {
+            let packable = |id: ArrayId| scop_ir::lanes::never_written(scop, id);
+            match scop_ir::lanes::strided_relations(scop, stmt, q, &packable).get(n) {
+                Some((_, id)) => {
+                    let m = base + n;
+                    let (a, b) = (iter(0), iter(1));
+                    let _ = write!(
+                        out,
+                        "{}[{b} - {}][{a} - {}] = {}[{a}][{b}];",
+                        gather_buffer(m),
+                        gather_start(m, 1),
+                        gather_start(m, 0),
+                        var(*id)
+                    );
+                }
+                None => out.push_str("#error tiledflow internal error: no strided read"),
+            }
+        }
+        Some(KernelPart::Gathered(q, base)) => {
+            let packable = |id: ArrayId| scop_ir::lanes::never_written(scop, id);
+            let buffer = |n: usize, first: &str, second: &str| {
+                let m = base + n;
+                format!(
+                    "{}[({second}) - {}][({first}) - {}]",
+                    gather_buffer(m),
+                    gather_start(m, 1),
+                    gather_start(m, 0)
+                )
+            };
+            out.push_str(&scop_ir::lanes::render_strided(
+                stmt, q, &packable, &iter, &var, &buffer,
+            ));
+        }
         // A kernel's copy: the occurrences along the lane iterator as vectors.
         Some(KernelPart::Lanes(q)) => {
             out.push_str(&scop_ir::lanes::render(
@@ -672,6 +725,16 @@ pub(crate) fn statement(
         }
     }
     out.push('\n');
+}
+
+/// The buffer of gathered operand `m` of a tile (`polyhedral::gather`).
+fn gather_buffer(m: usize) -> String {
+    format!("tf_gpack{m}")
+}
+
+/// The first index of dimension `d` of gathered operand `m`'s box.
+fn gather_start(m: usize, d: usize) -> String {
+    format!("tf_gp{m}_{d}")
 }
 
 /// How a kernel's statement reads an occurrence of array `id` as a vector: `TF_VD(` .. `)`

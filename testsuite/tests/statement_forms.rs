@@ -146,6 +146,36 @@ fn columns_read_from_buffers() {
     }
 }
 
+/// Triangular products whose operands the innermost loop may read across rows: the tiles that
+/// are not full copy those operands first where it does (`polyhedral::gather`: syrk's `A[j][k]`
+/// and its shifted `A[j + 1][k - 1]`; syr2k's and the float product's tiles keep `k` innermost),
+/// and every result stays `cc`'s.
+#[test]
+fn operands_gathered_in_the_other_tiles() {
+    check(
+        "gathers.c",
+        &[&[], &["-DN=37", "-DM=29"], &["-DN=3", "-DM=2"]],
+        "SCoP in kernel() at line 22: 7 statements",
+    );
+    for tiles in ["5,3", "16"] {
+        let kernels = register_kernels("gathers.c", &["--tile-sizes", tiles]);
+        let mut gathered: Vec<&String> = kernels
+            .iter()
+            .flatten()
+            .filter(|k| k.contains("from a copy"))
+            .collect();
+        gathered.sort();
+        assert_eq!(
+            gathered,
+            [
+                "S1 reads A from a copy in the other tiles",
+                "S6 reads A from a copy in the other tiles",
+            ],
+            "tiles {tiles}: {kernels:?}"
+        );
+    }
+}
+
 /// The register kernels' widths this processor can run: none (the scalar code under the same
 /// `#if`), and AVX2's and AVX-512's where it has them.
 fn vector_widths() -> Vec<&'static [&'static str]> {

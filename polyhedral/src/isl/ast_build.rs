@@ -165,6 +165,24 @@ impl<'c> AstBuild<'c> {
         AstExpr::from_raw(self.ctx(), raw)
     }
 
+    /// The smallest (or, with `max`, the largest) value of dimension `pos` of `set`, a set whose
+    /// parameters are those of the build's context, as an expression of those parameters; where
+    /// the set is empty for the parameters' values, the expression means nothing.
+    pub fn expr_from_dim_bound(&self, set: Set<'c>, pos: usize, max: bool) -> Result<AstExpr<'c>> {
+        let pos = std::ffi::c_int::try_from(pos)
+            .map_err(|_| crate::Error::Isl(format!("dimension {pos} is too large")))?;
+        // SAFETY: `set` is given to ISL (take); the piecewise expression it gives is handed on
+        // to the build (take), which is kept; the result is owned.
+        let raw = unsafe {
+            let bound = match max {
+                true => ffi::isl_set_dim_max(set.into_raw(), pos),
+                false => ffi::isl_set_dim_min(set.into_raw(), pos),
+            };
+            ffi::isl_ast_build_expr_from_pw_aff(self.as_raw(), bound)
+        };
+        AstExpr::from_raw(self.ctx(), raw)
+    }
+
     /// Code that executes the domain of `schedule` in the lexicographic order of its range.
     pub fn node_from_schedule_map(&self, schedule: UnionMap<'c>) -> Result<AstNode<'c>> {
         // SAFETY: `self` is kept, `schedule` given (take); the result is owned.

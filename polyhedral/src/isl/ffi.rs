@@ -50,6 +50,7 @@ opaque!(
     isl_ast_node,
     isl_ast_node_list,
     isl_ast_expr,
+    isl_pw_aff,
 );
 
 /// `isl_size`: a count, or -1 on error.
@@ -153,6 +154,8 @@ unsafe extern "C" {
     pub fn isl_set_is_bounded(set: *mut isl_set) -> isl_bool; // keep
     pub fn isl_set_dim_min_val(set: *mut isl_set, pos: c_int) -> *mut isl_val; // take; give
     pub fn isl_set_dim_max_val(set: *mut isl_set, pos: c_int) -> *mut isl_val; // take; give
+    pub fn isl_set_dim_min(set: *mut isl_set, pos: c_int) -> *mut isl_pw_aff; // take; give
+    pub fn isl_set_dim_max(set: *mut isl_set, pos: c_int) -> *mut isl_pw_aff; // take; give
     #[cfg_attr(not(test), allow(dead_code))]
     pub fn isl_set_plain_get_val_if_fixed(
         set: *mut isl_set,
@@ -486,6 +489,10 @@ unsafe extern "C" {
     pub fn isl_ast_build_expr_from_set(
         build: *mut isl_ast_build,
         set: *mut isl_set,
+    ) -> *mut isl_ast_expr; // keep, take
+    pub fn isl_ast_build_expr_from_pw_aff(
+        build: *mut isl_ast_build,
+        pa: *mut isl_pw_aff,
     ) -> *mut isl_ast_expr; // keep, take
     pub fn isl_ast_build_node_from_schedule_map(
         build: *mut isl_ast_build,
