@@ -271,6 +271,17 @@ pub fn split_kernel_user(name: &str) -> (&str, Option<KernelPart>) {
     (name, None)
 }
 
+impl Expr {
+    /// Whether the expression uses the name `id`.
+    pub fn mentions(&self, id: &str) -> bool {
+        match self {
+            Expr::Int(_) => false,
+            Expr::Id(name) => name == id,
+            Expr::Op(_, args) => args.iter().any(|a| a.mentions(id)),
+        }
+    }
+}
+
 impl Ast {
     /// Calls `f` on every node of the tree, parents before their children, in order.
     pub fn walk(&self, f: &mut dyn FnMut(&Ast)) {

@@ -49,7 +49,7 @@
 use crate::ast::{kernel_user, Ast, Expr, KernelPart, OpKind};
 use crate::astgen::PointSchedule;
 use crate::isl::{Set, UnionMap};
-use crate::kernel::{in_piece, instance_pairs, sole_writer};
+use crate::kernel::{accumulates_locally, in_piece, instance_pairs, sole_writer};
 use crate::maps::{names, params_prefix, tuple};
 use crate::tile_size::element_bytes;
 use crate::Result;
@@ -173,14 +173,6 @@ fn last_value(iter: &str, cond: &Expr) -> Option<Expr> {
     }
 }
 
-fn mentions(e: &Expr, id: &str) -> bool {
-    match e {
-        Expr::Id(x) => x == id,
-        Expr::Int(_) => false,
-        Expr::Op(_, args) => args.iter().any(|a| mentions(a, id)),
-    }
-}
-
 /// `e` with identifier `id` replaced by `by`.
 fn substituted(e: &Expr, id: &str, by: &Expr) -> Expr {
     match e {
@@ -285,18 +277,11 @@ fn column_nest(
     if stmts.iter().any(|(_, w, _)| w.array != written) {
         return Ok(None);
     }
-    for (stmt, write, _) in &stmts {
-        let mut forms: Vec<&str> = stmt
-            .accesses
-            .iter()
-            .filter(|a| a.array == write.array)
-            .map(|a| a.relation.as_str())
-            .collect();
-        forms.sort_unstable();
-        forms.dedup();
-        if scop_ir::lanes::accumulator_refusal(scop, stmt, forms.len()).is_some() {
-            return Ok(None);
-        }
+    if !stmts
+        .iter()
+        .all(|(stmt, write, _)| accumulates_locally(scop, stmt, write))
+    {
+        return Ok(None);
     }
     // The column: the reduction statement's iterator that is `k`, and its occurrence along it.
     let Some((red_stmt, _)) = sole_writer(scop, red_name, private) else {
@@ -315,11 +300,11 @@ fn column_nest(
     let inner = [d.iter.as_str(), k.iter.as_str()];
     if column_iters.iter().any(|&q| {
         let a = red_args.get(q);
-        q != red && a.is_none_or(|a| inner.iter().any(|v| mentions(a, v)))
+        q != red && a.is_none_or(|a| inner.iter().any(|v| a.mentions(v)))
     }) || red_args
         .iter()
         .enumerate()
-        .any(|(q, a)| q != red && mentions(a, k.iter))
+        .any(|(q, a)| q != red && a.mentions(k.iter))
     {
         return Ok(None);
     }
@@ -345,7 +330,7 @@ fn column_nest(
         return Ok(None);
     };
     let hull = |e: &Expr, op: OpKind| {
-        if mentions(e, d.iter) {
+        if e.mentions(d.iter) {
             Expr::Op(
                 op,
                 vec![
@@ -358,7 +343,7 @@ fn column_nest(
         }
     };
     let (lo, hi) = (hull(k.init, OpKind::Min), hull(&k_last, OpKind::Max));
-    if mentions(&lo, k.iter) || mentions(&hi, k.iter) {
+    if lo.mentions(k.iter) || hi.mentions(k.iter) {
         return Ok(None);
     }
 

@@ -178,14 +178,6 @@ fn ids_within(e: &Expr, names: &[String]) -> bool {
     }
 }
 
-fn mentions(e: &Expr, id: &str) -> bool {
-    match e {
-        Expr::Id(x) => x == id,
-        Expr::Int(_) => false,
-        Expr::Op(_, args) => args.iter().any(|a| mentions(a, id)),
-    }
-}
-
 /// For each statement of `ast` (in order of first appearance), the one statement iterator that
 /// its innermost enclosing loop moves at each of its instances; `None` where instances differ,
 /// none or several move, one is outside any loop, or a name is not a plain statement.
@@ -205,7 +197,7 @@ fn collect(ast: &Ast, loops: &mut Vec<String>, out: &mut Vec<(String, Option<usi
         }
         Ast::User { name, args } => {
             let q = loops.last().and_then(|l| {
-                let mut q = args.iter().enumerate().filter(|(_, a)| mentions(a, l));
+                let mut q = args.iter().enumerate().filter(|(_, a)| a.mentions(l));
                 match (q.next(), q.next()) {
                     (Some((k, _)), None) => Some(k),
                     _ => None,

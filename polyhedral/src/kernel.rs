@@ -509,15 +509,7 @@ pub(crate) fn accumulator_kernel(
     let Some((stmt, write)) = sole_writer(scop, name, private) else {
         return Ok(None);
     };
-    let mut relations: Vec<&str> = stmt
-        .accesses
-        .iter()
-        .filter(|x| x.array == write.array)
-        .map(|x| x.relation.as_str())
-        .collect();
-    relations.sort_unstable();
-    relations.dedup();
-    if scop_ir::lanes::accumulator_refusal(scop, stmt, relations.len()).is_some() {
+    if !accumulates_locally(scop, stmt, write) {
         return Ok(None);
     }
     let (Some(row), Some(red)) = (
@@ -595,6 +587,21 @@ pub(crate) fn accumulator_kernel(
         fallback: Ast::Block(Vec::new()),
     };
     Ok(replace_nest(plain, plain, &kernel))
+}
+
+/// Whether the element that `stmt` assigns through `write` can be kept in a local accumulator
+/// by replacing its occurrences in the text (`scop_ir::lanes::accumulator_refusal`, given the
+/// statement's distinct relations to the assigned array).
+pub(crate) fn accumulates_locally(scop: &Scop, stmt: &Statement, write: &Access) -> bool {
+    let mut relations: Vec<&str> = stmt
+        .accesses
+        .iter()
+        .filter(|x| x.array == write.array)
+        .map(|x| x.relation.as_str())
+        .collect();
+    relations.sort_unstable();
+    relations.dedup();
+    scop_ir::lanes::accumulator_refusal(scop, stmt, relations.len()).is_none()
 }
 
 /// The pairs of instances of `sched` whose points `[o..]` (first) and `[o_..]` (second) meet

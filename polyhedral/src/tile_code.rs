@@ -342,9 +342,9 @@ fn coefficient(e: &Expr, iter: &str) -> Option<i64> {
             (Expr::Int(k), other) | (other, Expr::Int(k)) => {
                 Some(k.parse::<i64>().ok()? * coefficient(other, iter)?)
             }
-            _ => (!mentions(e, iter)).then_some(0),
+            _ => (!e.mentions(iter)).then_some(0),
         },
-        other => (!mentions(other, iter)).then_some(0),
+        other => (!other.mentions(iter)).then_some(0),
     }
 }
 
@@ -1126,9 +1126,9 @@ fn jammable(
             body,
         }) => {
             j == inner
-                && !mentions(init, iter)
-                && !mentions(cond, iter)
-                && !mentions(inc, iter)
+                && !init.mentions(iter)
+                && !cond.mentions(iter)
+                && !inc.mentions(iter)
                 && only_statements(body)
         }
         _ => false,
@@ -1179,15 +1179,6 @@ fn split_constant(e: &Expr) -> (Option<&Expr>, i64) {
             _ => (Some(e), 0),
         },
         _ => (Some(e), 0),
-    }
-}
-
-/// Whether `e` uses the name `id`.
-fn mentions(e: &Expr, id: &str) -> bool {
-    match e {
-        Expr::Int(_) => false,
-        Expr::Id(name) => name == id,
-        Expr::Op(_, args) => args.iter().any(|a| mentions(a, id)),
     }
 }
 

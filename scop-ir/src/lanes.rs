@@ -778,13 +778,7 @@ pub fn render_accumulated(
 fn column_read(stmt: &Statement, red: usize) -> Option<(Vec<Tok>, Occurrence, ArrayId)> {
     let toks = tokens(&stmt.body);
     let occs = occurrences(&toks)?;
-    let plain = |(a, b): (usize, usize)| {
-        toks[a..b].iter().all(|t| match t {
-            Tok::Iter(_) => true,
-            Tok::Char(c) => c.is_ascii_digit() || " +-*()".contains(*c),
-            Tok::Var(_) => false,
-        })
-    };
+    let plain = |(a, b): (usize, usize)| affine_text(&toks[a..b]);
     let along = |o: &Occurrence| {
         let mentions = |&(a, b): &(usize, usize)| toks[a..b].contains(&Tok::Iter(red));
         o.subscripts.len() >= 2
@@ -814,6 +808,47 @@ fn column_read(stmt: &Statement, red: usize) -> Option<(Vec<Tok>, Occurrence, Ar
     Some((toks, occ, array))
 }
 
+/// The ISL relation of an occurrence whose subscripts are affine text (`{ S3[i0, i1, i2] ->
+/// table[i2 + 1, i1] }`), and its variable.
+fn occurrence_relation(
+    scop: &Scop,
+    stmt: &Statement,
+    toks: &[Tok],
+    occ: &Occurrence,
+) -> Option<(String, ArrayId)> {
+    let Tok::Var(id) = toks[occ.start] else {
+        return None;
+    };
+    let iter = |k: usize| format!("i{k}");
+    let var = |_: ArrayId| String::new();
+    let subs: Vec<String> = occ
+        .subscripts
+        .iter()
+        .map(|&(a, b)| text_of(&toks[a..b], &iter, &var))
+        .collect();
+    let iters: Vec<String> = (0..stmt.iterators.len()).map(iter).collect();
+    Some((
+        format!(
+            "{{ {}[{}] -> {}[{}] }}",
+            stmt.id,
+            iters.join(", "),
+            scop.array(id).isl_name,
+            subs.join(", ")
+        ),
+        id,
+    ))
+}
+
+/// Whether a subscript's tokens hold nothing but iterators, numbers, `+`, `-`, `*`,
+/// parentheses and spaces: affine text that ISL reads once the iterators are named.
+fn affine_text(toks: &[Tok]) -> bool {
+    toks.iter().all(|t| match t {
+        Tok::Iter(_) => true,
+        Tok::Char(c) => c.is_ascii_digit() || " +-*()".contains(*c),
+        Tok::Var(_) => false,
+    })
+}
+
 /// The ISL relation of the column that [`column_read`] finds in `stmt` along iterator `red`
 /// (`{ S3[i0, i1, i2] -> table[i2 + 1, i1] }`), the iterators its text mentions, and its array;
 /// `None` when there is none.
@@ -823,14 +858,7 @@ pub fn column_relation(
     red: usize,
 ) -> Option<(String, Vec<usize>, ArrayId)> {
     let (toks, occ, array) = column_read(stmt, red)?;
-    let iter = |k: usize| format!("i{k}");
-    let var = |_: ArrayId| String::new();
-    let subs: Vec<String> = occ
-        .subscripts
-        .iter()
-        .map(|&(a, b)| text_of(&toks[a..b], &iter, &var))
-        .collect();
-    let iters: Vec<String> = (0..stmt.iterators.len()).map(iter).collect();
+    let relation = occurrence_relation(scop, stmt, &toks, &occ)?.0;
     let mut mentioned: Vec<usize> = toks[occ.start..occ.end]
         .iter()
         .filter_map(|t| match t {
@@ -840,17 +868,7 @@ pub fn column_relation(
         .collect();
     mentioned.sort_unstable();
     mentioned.dedup();
-    Some((
-        format!(
-            "{{ {}[{}] -> {}[{}] }}",
-            stmt.id,
-            iters.join(", "),
-            scop.array(array).isl_name,
-            subs.join(", ")
-        ),
-        mentioned,
-        array,
-    ))
+    Some((relation, mentioned, array))
 }
 
 /// `col[<row>] = <column element>;` for the column that [`column_read`] finds in `stmt` along
@@ -934,13 +952,7 @@ fn strided_reads(
     let toks = tokens(&stmt.body);
     let occs = occurrences(&toks)?;
     let mentions = |&(a, b): &(usize, usize), k: usize| toks[a..b].contains(&Tok::Iter(k));
-    let plain = |&(a, b): &(usize, usize)| {
-        toks[a..b].iter().all(|t| match t {
-            Tok::Iter(_) => true,
-            Tok::Char(c) => c.is_ascii_digit() || " +-*()".contains(*c),
-            Tok::Var(_) => false,
-        })
-    };
+    let plain = |&(a, b): &(usize, usize)| affine_text(&toks[a..b]);
     let mut found: Vec<Occurrence> = Vec::new();
     for o in occs {
         let Tok::Var(id) = toks[o.start] else {
@@ -979,30 +991,8 @@ pub fn strided_relations(
     let Some((toks, occs)) = strided_reads(stmt, q, packable) else {
         return Vec::new();
     };
-    let iter = |k: usize| format!("i{k}");
-    let var = |_: ArrayId| String::new();
-    let iters: Vec<String> = (0..stmt.iterators.len()).map(iter).collect();
     occs.iter()
-        .filter_map(|o| {
-            let Tok::Var(id) = toks[o.start] else {
-                return None;
-            };
-            let subs: Vec<String> = o
-                .subscripts
-                .iter()
-                .map(|&(a, b)| text_of(&toks[a..b], &iter, &var))
-                .collect();
-            Some((
-                format!(
-                    "{{ {}[{}] -> {}[{}] }}",
-                    stmt.id,
-                    iters.join(", "),
-                    scop.array(id).isl_name,
-                    subs.join(", ")
-                ),
-                id,
-            ))
-        })
+        .filter_map(|o| occurrence_relation(scop, stmt, &toks, o))
         .collect()
 }
 
