@@ -24,7 +24,7 @@
 //! misses `i`), and a buffer must fit in [`MAX_GATHER_BYTES`].
 
 use crate::ast::{kernel_user, Ast, Expr, KernelPart};
-use crate::astgen::{convert_expr, PointSchedule};
+use crate::astgen::{convert_expr, rename_users, PointSchedule};
 use crate::isl::{AstBuild, UnionMap};
 use crate::tile_size::element_bytes;
 use crate::Result;
@@ -153,7 +153,13 @@ pub(crate) fn gather_operands(
         return Ok(None);
     }
     let mut code = general.clone();
-    rename(&mut code, &renamed);
+    // The general code holds no kernels yet (they are added around it after).
+    rename_users(&mut code, &|name| {
+        renamed
+            .iter()
+            .find(|(from, _)| from == name)
+            .map(|(_, to)| to.clone())
+    });
     prologue.push(code);
     Ok(Some((Ast::Block(prologue), done)))
 }
@@ -211,26 +217,6 @@ fn collect(ast: &Ast, loops: &mut Vec<String>, out: &mut Vec<(String, Option<usi
                     }
                 }
                 None => out.push((name.clone(), q)),
-            }
-        }
-        Ast::Kernel(_) => {}
-    }
-}
-
-/// `ast` with the user nodes named as the first of a pair of `names` renamed to the second.
-fn rename(ast: &mut Ast, names: &[(String, String)]) {
-    match ast {
-        Ast::Block(items) => items.iter_mut().for_each(|i| rename(i, names)),
-        Ast::For { body, .. } => rename(body, names),
-        Ast::If { then, els, .. } => {
-            rename(then, names);
-            if let Some(e) = els {
-                rename(e, names);
-            }
-        }
-        Ast::User { name, .. } => {
-            if let Some((_, to)) = names.iter().find(|(from, _)| from == name) {
-                *name = to.clone();
             }
         }
         Ast::Kernel(_) => {}
