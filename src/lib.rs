@@ -65,6 +65,9 @@ pub struct Options {
     /// own copy where that is legal, or folding a scalar into the array element it stands for
     /// (see `compile_scop`).
     pub no_privatize: bool,
+    /// Keep every tile grid where the schedule puts it instead of shifting it at run time onto
+    /// the cache lines of an array the nest writes (`polyhedral::align`).
+    pub no_line_shift: bool,
     /// CPU time one SCoP's compilation may take, its threads' together (the fusion candidates',
     /// the scheduler's: `polyhedral::run_bounded`); past it the SCoP is left as written with a
     /// warning (`None`: no limit). A guard against the polyhedral operations whose cost grows
@@ -134,6 +137,8 @@ pub struct ScopReport {
     pub folded: Vec<String>,
     /// Copies forwarded and reductions advanced (`polyhedral::retime_reductions`).
     pub retimed: Vec<String>,
+    /// Nests whose tiles start on the cache lines of an array (`polyhedral::align`).
+    pub row_lines: Vec<String>,
     /// Nests given smaller tiles for the threads (`polyhedral::spread_tiles`).
     pub spread: Vec<String>,
     /// Nests whose members that ended in a partial tile are one tile (`polyhedral::spread_tiles`).
@@ -382,6 +387,12 @@ impl ScopReport {
             tile_code.push_str(&format!(
                 ", smaller tiles for the threads: {}",
                 self.spread.join("; ")
+            ));
+        }
+        if !self.row_lines.is_empty() {
+            tile_code.push_str(&format!(
+                ", tiles shifted at run time: {}",
+                self.row_lines.join("; ")
             ));
         }
         format!(
@@ -659,6 +670,9 @@ fn compile_parsed(
                     retimed: c.retimed.clone(),
                     spread: c.spread.clone(),
                     fitted: c.fitted.clone(),
+                    row_lines: c.program.as_ref().map_or(Vec::new(), |p| {
+                        p.row_lines.iter().map(|l| l.to_string()).collect()
+                    }),
                     tile_code: c.program.as_ref().map_or(Vec::new(), |p| {
                         p.classes
                             .iter()
@@ -1152,6 +1166,9 @@ fn compile_pass(
                     }
                     None => Vec::new(),
                 });
+                // Tile grids on the cache lines of the written arrays (`polyhedral::align`),
+                // on the CPU, once the tile sizes are settled.
+                schedule_config.align_lines = opts.target != Target::Cuda && !opts.no_line_shift;
             }
             let (fine, warnings) = st
                 .time("schedule", || {

@@ -72,6 +72,10 @@ fn parallelism(scop: &Scop, p: &TaskProgram) -> String {
         Ok(None) => return "work/span: none (the SCoP's context excludes the estimate's parameter values)\n".to_string(),
         Err(e) => return format!("work/span: none ({e})\n"),
     };
+    let params = match polyhedral::with_row_lines(&params, &p.row_lines) {
+        Ok(params) => params,
+        Err(e) => return format!("work/span: none ({e})\n"),
+    };
     let domains: Vec<String> = p.classes.iter().map(|c| c.tile_domain.clone()).collect();
     let sizes: Vec<Vec<i64>> = p.classes.iter().map(|c| c.tile_sizes.clone()).collect();
     let ws = match polyhedral::work_span(&p.graph, &domains, &sizes, &params) {

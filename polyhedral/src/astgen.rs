@@ -55,6 +55,9 @@ pub(crate) struct PointSchedule<'c> {
     pub(crate) band: Vec<usize>,
     /// A dimension whose loop is unrolled completely ([`crate::chains`]).
     pub(crate) unroll: Option<usize>,
+    /// The band member whose tiles start at `size * t - param` instead of `size * t`, and the
+    /// parameter ([`crate::Nest::row_line`]).
+    pub(crate) shift: Option<(usize, String)>,
 }
 
 impl PointSchedule<'static> {
@@ -79,7 +82,15 @@ impl PointSchedule<'static> {
             )));
         }
         let ctx = Ctx::shared()?;
-        let context = parse_context(ctx, scop)?;
+        let mut context = parse_context(ctx, scop)?;
+        let shift = the_nest
+            .row_line
+            .as_ref()
+            .map(|l| (l.member, l.param.clone()));
+        if let Some(line) = &the_nest.row_line {
+            // The generated code computes it in `0 .. lanes`.
+            context = context.intersect(Set::read(ctx, &line.context())?)?;
+        }
         let schedule = UnionMap::read(ctx, &the_nest.schedule)
             .map_err(|e| input_error("nest schedule", &the_nest.schedule, e))?;
         let (schedule, depth) = pad_to_common_depth(schedule)?;
@@ -107,6 +118,7 @@ impl PointSchedule<'static> {
                 cut: Vec::new(),
                 band: Vec::new(),
                 unroll: None,
+                shift,
             });
         }
         let points: Vec<usize> = (n_tile..depth).collect();
@@ -127,6 +139,7 @@ impl PointSchedule<'static> {
             cut: Vec::new(),
             band: (0..n_tile).collect(),
             unroll: None,
+            shift,
         })
     }
 }
@@ -185,6 +198,7 @@ impl<'c> PointSchedule<'c> {
             band: self.band.clone(),
             unroll: self.unroll,
             cut: self.cut.clone(),
+            shift: self.shift.clone(),
         }
     }
 

@@ -165,6 +165,7 @@ pub(crate) fn interleave_chains<'c>(
             band: points.band.clone(),
             unroll: Some(depth),
             cut: points.cut.clone(),
+            shift: points.shift.clone(),
         };
         return Ok(Some((jammed, m)));
     }

@@ -60,6 +60,7 @@
 
 #![deny(unsafe_code)]
 
+mod align;
 pub mod ast;
 mod astgen;
 mod chains;
@@ -155,6 +156,7 @@ fn polybench_scop(name: &str) -> scop_ir::Scop {
         .unwrap_or_else(|| panic!("{name}: no SCoP"))
 }
 
+pub use align::{with_row_lines, RowLine};
 pub use ast::{
     kernel_user, split_kernel_user, Ast, Expr, Kernel, KernelLoop, KernelPart, OpKind, Packs,
     VectorLanes, COLUMN_BUFFER, PACK_BUFFER, PACK_LANE_START, PACK_RED_START, SCALED_BUFFER,
@@ -316,6 +318,10 @@ pub struct ScheduleConfig {
     /// `schedule::tiling::fit_extents`; [`spread_tiles`] turns it on where the tile graph keeps
     /// its parallelism).
     pub fit_extents: bool,
+    /// Tile grids shifted at run time onto the cache lines of the arrays the nests write
+    /// (`align`): a nest may get a parameter `tf_line<k>` ([`Nest::row_line`]) whose value the
+    /// generated code computes from an array's address.
+    pub align_lines: bool,
 }
 
 /// The tile size reported for a band member that is not cut
@@ -352,6 +358,7 @@ impl Default for ScheduleConfig {
             tile_footprint: tile_size::FOOTPRINT_BUDGET,
             nest_sizes: Vec::new(),
             fit_extents: false,
+            align_lines: false,
         }
     }
 }
@@ -374,6 +381,10 @@ pub struct Nest {
     pub tile_map: String,
     /// The tiles that hold at least one instance, `[params] -> { N3[t0, t1] : ... }`.
     pub tile_domain: String,
+    /// The parameter that shifts the tile grid onto an array's cache lines, where
+    /// [`ScheduleConfig::align_lines`] found one: `schedule`, `tile_map` and `tile_domain` name
+    /// it, and code that runs them defines it first ([`RowLine::init`]).
+    pub row_line: Option<RowLine>,
 }
 
 /// The scheduled and tiled SCoP: nests in execution order.

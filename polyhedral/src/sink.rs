@@ -153,6 +153,7 @@ pub(crate) fn sink_band_member<'c>(
             band: (0..p).filter_map(position).collect(),
             unroll: None,
             cut: points.cut.iter().filter_map(|&d| position(d)).collect(),
+            shift: points.shift.clone(),
         };
         return Ok(Some((sunk, m)));
     }
@@ -380,6 +381,7 @@ pub(crate) fn distribute_innermost<'c>(
         band,
         unroll: None,
         cut: Vec::new(),
+        shift: points.shift.clone(),
     };
     let names = order.iter().map(|&k| stmts[k].1.clone()).collect();
     Ok(Some((distributed, names)))

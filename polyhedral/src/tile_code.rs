@@ -900,14 +900,21 @@ fn full_tiles<'c>(
     // The point dimensions may be in another order than the tile dimensions (`point_order`):
     // point dimension `m` is in tile dimension `d` when every instance lies in its range.
     let o = names("o", p);
-    let range_of = |x: &str, d: usize| -> String {
-        format!(
-            "{s} * {t} <= {x} <= {s} * {t} + {e}",
-            s = sizes[d],
-            t = tile_coords[d],
-            e = sizes[d] - 1
-        )
+    // A member whose tiles are shifted onto cache lines starts at `size * t - param`.
+    let start = |d: usize| -> String {
+        match &points.shift {
+            Some((m, param)) if *m == d => format!("{} * {} - {param}", sizes[d], tile_coords[d]),
+            _ => format!("{} * {}", sizes[d], tile_coords[d]),
+        }
     };
+    let range_of = |x: &str, d: usize| -> String {
+        format!("{b} <= {x} <= {b} + {e}", b = start(d), e = sizes[d] - 1)
+    };
+    let mut coord_params: Vec<String> = tile_coords.to_vec();
+    if let Some((_, param)) = &points.shift {
+        coord_params.push(param.clone());
+    }
+    let tile_coords = coord_params.as_slice();
     let range = |m: usize, d: usize| range_of(&o[m], d);
     let in_ranges = |conds: &[String]| -> Result<UnionSet<'c>> {
         UnionSet::read(

@@ -317,6 +317,7 @@ pub fn coarsen(sched: &TiledSchedule, n_dims: usize) -> Result<TiledSchedule> {
             schedule: nest.schedule.clone(),
             tile_map: tile_map.to_str()?,
             tile_domain: tile_domain.to_str()?,
+            row_line: nest.row_line.clone(),
         });
     }
     Ok(TiledSchedule {

@@ -38,6 +38,7 @@ fn nest(scop: &Scop, k: usize, n_dims: usize, tile_map: &str, image: &str) -> Ne
         schedule: String::new(),
         tile_map: tile_map.to_string(),
         tile_domain: image.replace("NK", &format!("N{k}")),
+        row_line: None,
     }
 }
 

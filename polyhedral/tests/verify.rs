@@ -22,6 +22,7 @@ fn one_nest(
         schedule: schedule.into(),
         tile_map: tile_map.into(),
         tile_domain: tile_domain.into(),
+        row_line: None,
     }
 }
 

@@ -118,6 +118,11 @@ struct Cli {
     /// sum into a scalar may move into the step of its loop before its own)
     #[arg(long)]
     no_privatize: bool,
+    /// Keep each tile grid where the schedule puts it (by default, a nest that writes rows of
+    /// whole cache lines has its tiles shifted at run time onto the lines of one of its arrays,
+    /// so that tiles on different threads do not write the same line)
+    #[arg(long)]
+    no_line_shift: bool,
     /// Fusion: auto (the default) picks per SCoP the candidate the cost model estimates fastest
     /// on this machine (--emit cost shows them); min separates every strongly connected
     /// component of the dependence graph, smart is ISL's clustering, max fuses all it can, reuse
@@ -301,6 +306,7 @@ fn run(cli: &Cli) -> Result<(), Error> {
         replace_pragmas: cli.replace_pragmas,
         notes: cli.verbose || cli.diagnostics == DiagnosticsArg::Json,
         no_privatize: cli.no_privatize,
+        no_line_shift: cli.no_line_shift,
         ..Options::default()
     };
     opts.schedule.tile_sizes = if cli.no_tile {

@@ -257,6 +257,19 @@ fn inner_dims(a: &Array, env: &str) -> String {
         .collect()
 }
 
+/// The scalars the tasks get by value in their environment, as (C type, name): the SCoP's
+/// parameters declared in its function, then the tile grids' shifts.
+fn local_params<'a>(
+    scop: &'a Scop,
+    row_lines: &'a [polyhedral::RowLine],
+) -> impl Iterator<Item = (&'a str, &'a str)> {
+    scop.params
+        .iter()
+        .filter(|p| p.storage == Storage::Local)
+        .map(|p| (p.c_type.as_str(), p.name.as_str()))
+        .chain(row_lines.iter().map(|l| ("long", l.param.as_str())))
+}
+
 /// The environment struct and one function per task class.
 fn task_functions(n: usize, sc: &ScopCode<'_>, line_file: Option<&str>) -> String {
     let scop = sc.scop;
@@ -270,8 +283,8 @@ fn task_functions(n: usize, sc: &ScopCode<'_>, line_file: Option<&str>) -> Strin
     );
     let _ = writeln!(s, "struct {} {{", env_struct(n));
     let mut fields = 0;
-    for p in scop.params.iter().filter(|p| p.storage == Storage::Local) {
-        let _ = writeln!(s, "  {} {};", p.c_type, p.name);
+    for (c_type, name) in local_params(scop, &sc.program.row_lines) {
+        let _ = writeln!(s, "  {c_type} {name};");
         fields += 1;
     }
     for a in &scop.arrays {
@@ -299,7 +312,15 @@ fn task_functions(n: usize, sc: &ScopCode<'_>, line_file: Option<&str>) -> Strin
     }
     s.push_str("};\n");
     for (k, class) in sc.program.classes.iter().enumerate() {
-        s.push_str(&task_function(n, k, class, scop, sc.private, line_file));
+        s.push_str(&task_function(
+            n,
+            k,
+            class,
+            scop,
+            &sc.program.row_lines,
+            sc.private,
+            line_file,
+        ));
     }
     s
 }
@@ -354,6 +375,7 @@ fn task_function(
     k: usize,
     class: &TaskClass,
     scop: &Scop,
+    row_lines: &[polyhedral::RowLine],
     private: &[PrivateScalar],
     line_file: Option<&str>,
 ) -> String {
@@ -387,12 +409,8 @@ fn task_function(
         task_fn(n, k)
     );
     s.push_str("{\n");
-    for p in scop.params.iter().filter(|p| p.storage == Storage::Local) {
-        let _ = writeln!(
-            s,
-            "  const {} {} = tf_env->{}; (void){};",
-            p.c_type, p.name, p.name, p.name
-        );
+    for (c_type, name) in local_params(scop, row_lines) {
+        let _ = writeln!(s, "  const {c_type} {name} = tf_env->{name}; (void){name};");
     }
     for a in &scop.arrays {
         match capture(a) {
@@ -808,6 +826,14 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
             Target::Cuda => "CUDA kernels when a GPU is there, dataflow tasks otherwise",
         }
     );
+    // Where the tile grids start, from the arrays' addresses (`polyhedral::align`).
+    for line in &prog.row_lines {
+        let _ = writeln!(
+            s,
+            "    const long {} = {}; /* tiles along the cache lines of {} */",
+            line.param, line.init, line.array
+        );
+    }
     // The scalars the SCoP declared in its loops: one variable for all their instances.
     for a in scop.arrays.iter().filter(|a| a.storage == Storage::Block) {
         let _ = writeln!(s, "    {} {};", a.elem_type, a.name);
@@ -832,8 +858,8 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
     }
     // Environment.
     let _ = writeln!(s, "    struct {} tf_env = {{", env_struct(n));
-    for p in scop.params.iter().filter(|p| p.storage == Storage::Local) {
-        let _ = writeln!(s, "      .{} = {},", p.name, p.name);
+    for (_, name) in local_params(scop, &prog.row_lines) {
+        let _ = writeln!(s, "      .{name} = {name},");
     }
     for a in &scop.arrays {
         match capture(a) {
@@ -1100,12 +1126,8 @@ fn spawn_functions(n: usize, prog: &TaskProgram, scop: &Scop) -> String {
                 "  tf_task_begin(tf_g, tf_st[{k}], tf_key, {}, tf_env);",
                 task_fn(n, k)
             );
-            for p in scop.params.iter().filter(|p| p.storage == Storage::Local) {
-                let _ = writeln!(
-                    s,
-                    "  const {} {} = tf_env->{}; (void){};",
-                    p.c_type, p.name, p.name, p.name
-                );
+            for (c_type, name) in local_params(scop, &prog.row_lines) {
+                let _ = writeln!(s, "  const {c_type} {name} = tf_env->{name}; (void){name};");
             }
             let dsts = names(DST_NAME, class.n_dims);
             for (dd, dst) in dsts.iter().enumerate() {

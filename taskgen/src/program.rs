@@ -147,6 +147,10 @@ pub struct TaskProgram {
     pub graph: TileGraph,
     /// The idiom of each numbered dependence of `graph`.
     pub idioms: Vec<Idiom>,
+    /// The parameters that shift nests' tile grids onto cache lines
+    /// ([`polyhedral::Nest::row_line`]): the code that replaces the SCoP defines them first, and
+    /// the tasks get them like the SCoP's parameters.
+    pub row_lines: Vec<polyhedral::RowLine>,
 }
 
 /// Names `prefix0, prefix1, ...`.
@@ -268,6 +272,11 @@ fn without_bodies(
         barriers,
         graph,
         idioms,
+        row_lines: sched
+            .nests
+            .iter()
+            .filter_map(|n| n.row_line.clone())
+            .collect(),
     })
 }
 

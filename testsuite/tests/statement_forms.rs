@@ -176,6 +176,27 @@ fn operands_gathered_in_the_other_tiles() {
     }
 }
 
+/// Nests that write rows of whole cache lines get their tiles shifted at run time onto the lines
+/// of one of their arrays (`polyhedral::align`); the program runs its kernel with its arrays at
+/// every offset in a line, so every value of the shift runs, and every result stays `cc`'s.
+#[test]
+fn tiles_shifted_onto_the_arrays_cache_lines() {
+    check(
+        "lines.c",
+        &[&[], &["-DN=37", "-DM=32"], &["-DN=24", "-DM=48"]],
+        "SCoP in kernel() at line 26: 6 statements",
+    );
+    // With the default tiles (the runs above without tile sizes), the two nests whose
+    // neighbouring tiles wait for each other are shifted.
+    for defines in [&[][..], &["-DN=37", "-DM=32"]] {
+        let said = verbose("lines.c", defines);
+        assert!(
+            said.contains("tiles shifted at run time: N0 on the lines of F; N1 on the lines of R"),
+            "{defines:?}: {said}"
+        );
+    }
+}
+
 /// The register kernels' widths this processor can run: none (the scalar code under the same
 /// `#if`), and AVX2's and AVX-512's where it has them.
 fn vector_widths() -> Vec<&'static [&'static str]> {

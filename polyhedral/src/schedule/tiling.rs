@@ -129,6 +129,7 @@ pub(super) fn tile_nests<'c>(
             }
         }
         let nest_id = nests.len();
+        let phases = inner.is_some();
         let flat = match inner.take() {
             Some((flat, _)) => flat,
             None => node
@@ -153,6 +154,15 @@ pub(super) fn tile_nests<'c>(
             let map = format!("{{ {} -> {} }}", tuple("", &o), tuple("", &zeroed));
             flat = flat.apply_range(UnionMap::read(tree.ctx(), &map)?)?;
         }
+        let mut row_line = None;
+        if cfg.align_lines && !phases {
+            if let Some((shifted, line)) =
+                crate::align::align_tiles(scop, &flat, deps, depth, &sizes, nest_id)?
+            {
+                flat = shifted;
+                row_line = Some(line);
+            }
+        }
         let flat = reorder_points(scop, flat, depth, sizes.len(), deps, parallel_outer, order)?;
         let keep: Vec<usize> = (0..sizes.len()).collect();
         let name = format!("N{nest_id}");
@@ -170,6 +180,7 @@ pub(super) fn tile_nests<'c>(
             schedule: flat.coalesce()?.to_str()?,
             tile_map: tile_map.to_str()?,
             tile_domain: tile_domain.to_str()?,
+            row_line,
         });
         tree = node.schedule()?;
     }
