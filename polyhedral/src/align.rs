@@ -17,9 +17,11 @@
 //! (the row length in bytes a multiple of 64, so that every row starts at the same place in a
 //! line; a vector has no rows to share), its last subscript must differ from the point loop's
 //! value by a constant, the member's tile size must be a multiple of `L`, at least two lines,
-//! and some dependence of the nest must go across the member ([`carried_across`]): only then
-//! do neighbouring tiles wait for each other and run as a wavefront, each rewriting its rows
-//! while the other does. Shifting every nest that writes whole lines (a partial tile more at
+//! the write must be an update in place (an element written again, once per `k`), and some
+//! dependence of the nest must go across the member ([`carried_across`]): only then do
+//! neighbouring tiles wait for each other and run as a wavefront, each rewriting its rows
+//! while the other does (deriche's recursive filters write each element of their rows once:
+//! shifted, they ran no faster and took 8% longer to compile). Shifting every nest that writes whole lines (a partial tile more at
 //! each row of tiles, a triangle's diagonal across more of them) measured at LARGE on two
 //! threads: gramschmidt 1.25x and cholesky 1.15x faster, but syrk and syr2k 0.84x, gesummv
 //! 0.79x, atax 0.63x (vectors), correlation, covariance, symm and 2mm 0.94 to 0.98x; the kernels
@@ -115,27 +117,22 @@ pub(crate) fn align_tiles<'c>(
         return Ok(None);
     };
     let o = names("o", depth);
-    // Every statement's tile coordinate along a member is its point loop's value over the size:
-    // the shift below rewrites exactly that.
-    let plain_tiles: Vec<bool> = (0..n)
-        .map(|m| -> Result<bool> {
-            if sizes[m] == WHOLE_LOOP {
-                return Ok(false);
-            }
-            let t = sizes[m];
-            let cut = UnionSet::read(
-                ctx,
-                &format!(
-                    "{{ {} : {t} * {tm} <= {pm} <= {t} * {tm} + {} }}",
-                    tuple("", &o),
-                    t - 1,
-                    tm = o[m],
-                    pm = o[n + m]
-                ),
-            )?;
-            flat.clone().range()?.is_subset(&cut)
-        })
-        .collect::<Result<_>>()?;
+    // Every statement's tile coordinate along member `m` is its point loop's value over the
+    // size: the shift below rewrites exactly that.
+    let plain_tiles = |m: usize| -> Result<bool> {
+        let t = sizes[m];
+        let cut = UnionSet::read(
+            ctx,
+            &format!(
+                "{{ {} : {t} * {tm} <= {pm} <= {t} * {tm} + {} }}",
+                tuple("", &o),
+                t - 1,
+                tm = o[m],
+                pm = o[n + m]
+            ),
+        )?;
+        flat.clone().range()?.is_subset(&cut)
+    };
     for access in &scop.statement(anchor).accesses {
         if access.kind != AccessKind::Write {
             continue;
@@ -170,20 +167,25 @@ pub(crate) fn align_tiles<'c>(
             ),
         )?;
         let acc = UnionMap::read(ctx, &access.relation)?;
+        // An element written once costs its line's move to the other core once: only one
+        // that is rewritten (once per `k`, gramschmidt's and cholesky's updates in place) moves
+        // it back and forth while the neighbouring tile does the same.
+        if acc.clone().reverse()?.is_single_valued()? {
+            continue;
+        }
         let sub = acc.clone().apply_range(last)?;
+        // The cheap tests first: compilation time goes to the ISL ones, most to the
+        // dependences'.
         for m in 0..n {
             let t = sizes[m];
-            if !plain_tiles[m] || t % lanes != 0 || t < 2 * lanes {
+            if t == WHOLE_LOOP || t % lanes != 0 || t < 2 * lanes {
                 continue;
             }
             let pick = UnionMap::read(ctx, &format!("{{ {} -> [{}] }}", tuple("", &o), o[n + m]))?;
-            if !carried_across(flat, deps, &pick)? {
-                continue;
-            }
             let point = flat
                 .clone()
                 .intersect_domain(acc.clone().domain()?)?
-                .apply_range(pick)?;
+                .apply_range(pick.clone())?;
             let diff = point
                 .flat_range_product(sub.clone())?
                 .apply_range(UnionMap::read(ctx, "{ [p, q] -> [p - q] }")?)?
@@ -195,7 +197,7 @@ pub(crate) fn align_tiles<'c>(
             let Some((lo, hi)) = diff.dim_range(0)? else {
                 continue;
             };
-            if lo != hi {
+            if lo != hi || !plain_tiles(m)? || !carried_across(flat, deps, &pick)? {
                 continue;
             }
             // The point loop's value is the subscript plus `lo`: a tile starts on a line when
