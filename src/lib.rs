@@ -1115,7 +1115,12 @@ fn scop_code<'a>(scop: &'a frontend::ir::Scop, c: &'a Compiled) -> Option<ScopCo
     })
 }
 
-/// The stages from scheduling to the task program, from `pass`.
+/// The stages from scheduling to the task program, from `pass`; then, where a nest without
+/// register kernels would follow the cache lines of an array it updates in place
+/// (`polyhedral::align`), again with those nests' tile grids shifted. Only nests without kernels:
+/// a shifted grid makes the trip counts of the tiles partial along it depend on the shift, and
+/// the kernels of those tiles (lu's diagonal, cholesky's at small sizes where one code serves
+/// every tile) need constant ones. A second pass that fails leaves the first's result.
 fn compile_pass(
     path: &str,
     scop: &frontend::ir::Scop,
@@ -1123,6 +1128,68 @@ fn compile_pass(
     pass: Pass,
     diagnostics: &mut Vec<Diagnostic>,
     st: &mut StageTimes,
+) -> Result<Compiled, Error> {
+    let mut first_diagnostics = Vec::new();
+    let mut lines = Vec::new();
+    let ask = (opts.target != Target::Cuda && !opts.no_line_shift).then_some(&mut lines);
+    let first = compile_stages(
+        path,
+        scop,
+        opts,
+        pass.clone(),
+        &mut first_diagnostics,
+        st,
+        &[],
+        ask,
+    )?;
+    if !lines.is_empty() {
+        let mut shifted_diagnostics = Vec::new();
+        if let Ok(shifted) = compile_stages(
+            path,
+            scop,
+            opts,
+            pass,
+            &mut shifted_diagnostics,
+            st,
+            &lines,
+            None,
+        ) {
+            if same_kernels(&first, &shifted) {
+                diagnostics.extend(shifted_diagnostics);
+                return Ok(shifted);
+            }
+        }
+    }
+    diagnostics.extend(first_diagnostics);
+    Ok(first)
+}
+
+/// Whether every task class of `b` runs the register kernels of `a`'s, in the same tiles.
+fn same_kernels(a: &Compiled, b: &Compiled) -> bool {
+    let kernels = |c: &Compiled| -> Vec<(Vec<String>, Vec<String>)> {
+        c.program.as_ref().map_or(Vec::new(), |p| {
+            p.classes
+                .iter()
+                .map(|k| (k.code.kernels.clone(), k.code.relaxed.clone()))
+                .collect()
+        })
+    };
+    kernels(a) == kernels(b)
+}
+
+/// [`compile_pass`]'s stages once: the nests `align` (by their statements) have their tile grids
+/// on an array's lines where they can; `lines`, when given, receives the nests without register
+/// kernels that could.
+#[allow(clippy::too_many_arguments)]
+fn compile_stages(
+    path: &str,
+    scop: &frontend::ir::Scop,
+    opts: &Options,
+    pass: Pass,
+    diagnostics: &mut Vec<Diagnostic>,
+    st: &mut StageTimes,
+    align: &[Vec<frontend::ir::StmtId>],
+    mut lines: Option<&mut Vec<Vec<frontend::ir::StmtId>>>,
 ) -> Result<Compiled, Error> {
     let Pass {
         mut candidates,
@@ -1166,9 +1233,9 @@ fn compile_pass(
                     }
                     None => Vec::new(),
                 });
-                // Tile grids on the cache lines of the written arrays (`polyhedral::align`),
-                // on the CPU, once the tile sizes are settled.
-                schedule_config.align_lines = opts.target != Target::Cuda && !opts.no_line_shift;
+                // Tile grids on the cache lines of the arrays updated in place
+                // (`polyhedral::align`), once the tile sizes are settled.
+                schedule_config.align_nests = align.to_vec();
             }
             let (fine, warnings) = st
                 .time("schedule", || {
@@ -1264,6 +1331,23 @@ fn compile_pass(
                 )
             })
             .map_err(taskgen_error)?;
+        if let Some(lines) = lines.as_deref_mut() {
+            lines.clear();
+            let along = polyhedral::follows_lines(&expanded, &deps, &sched.nests)
+                .map_err(polyhedral_error)?;
+            for ((nest, class), dim) in sched.nests.iter().zip(&program.classes).zip(along) {
+                // Kernels that may stay: none, or only in full tiles and in tiles partial along
+                // other loops (the shift makes the trip counts along its loop vary).
+                let Some(dim) = dim else { continue };
+                let code = &class.code;
+                let along_shift = format!("tf_i{dim}");
+                if code.kernels.is_empty()
+                    || (code.full_tiles && !code.relaxed.contains(&along_shift))
+                {
+                    lines.push(nest.statements.clone());
+                }
+            }
+        }
         let omp = match (opts.emit, opts.target) {
             (Emit::C, Target::Omp) => Some(
                 st.time("omp plan", || {

@@ -48,6 +48,8 @@ pub struct RowLine {
     pub init: String,
     /// The member of the nest's band whose tiles it shifts (along the array's rows).
     pub member: usize,
+    /// The dimension of the nest's flat schedule that holds that member's values.
+    pub point_dim: usize,
     /// The array whose lines the tiles follow (its C name).
     pub array: String,
     /// Elements per cache line of that array: the parameter's values are `0 .. lanes`.
@@ -70,6 +72,32 @@ impl RowLine {
             l = self.lanes
         )
     }
+}
+
+/// For each of `nests` (a schedule of `scop`, with dependences `deps`), the dimension of its flat
+/// schedule along which its tile grid would be shifted onto an array's lines if
+/// [`crate::ScheduleConfig::align_nests`] named it (its tile code's iterator `tf_i<d>`), or
+/// `None`.
+pub fn follows_lines(
+    scop: &Scop,
+    deps: &crate::Dependences,
+    nests: &[crate::Nest],
+) -> Result<Vec<Option<usize>>> {
+    let ctx = crate::isl::Ctx::shared()?;
+    let deps = crate::deps::IslDeps::parse(ctx, deps)?.all()?;
+    nests
+        .iter()
+        .enumerate()
+        .map(|(k, nest)| {
+            if nest.tile_sizes.is_empty() {
+                return Ok(None);
+            }
+            let flat = UnionMap::read(ctx, &nest.schedule)?;
+            let (flat, depth) = crate::maps::pad_to_common_depth(flat)?;
+            Ok(align_tiles(scop, &flat, &deps, depth, &nest.tile_sizes, k)?
+                .map(|(_, line)| line.point_dim))
+        })
+        .collect()
 }
 
 /// The parameter set `params` (ISL text, as `polyhedral::estimate_params` gives) with every shift
@@ -117,21 +145,28 @@ pub(crate) fn align_tiles<'c>(
         return Ok(None);
     };
     let o = names("o", depth);
-    // Every statement's tile coordinate along member `m` is its point loop's value over the
-    // size: the shift below rewrites exactly that.
-    let plain_tiles = |m: usize| -> Result<bool> {
+    // The point dimension that holds member `m`'s values: every statement's tile coordinate
+    // along `m` is that value over the size (the shift below rewrites exactly that). It is
+    // dimension `n + m` until the point loops are reordered (`reorder_points`).
+    let point_dim = |m: usize| -> Result<Option<usize>> {
         let t = sizes[m];
-        let cut = UnionSet::read(
-            ctx,
-            &format!(
-                "{{ {} : {t} * {tm} <= {pm} <= {t} * {tm} + {} }}",
-                tuple("", &o),
-                t - 1,
-                tm = o[m],
-                pm = o[n + m]
-            ),
-        )?;
-        flat.clone().range()?.is_subset(&cut)
+        let range = flat.clone().range()?;
+        for d in std::iter::once(n + m).chain((n..depth).filter(|&d| d != n + m)) {
+            let cut = UnionSet::read(
+                ctx,
+                &format!(
+                    "{{ {} : {t} * {tm} <= {pd} <= {t} * {tm} + {} }}",
+                    tuple("", &o),
+                    t - 1,
+                    tm = o[m],
+                    pd = o[d]
+                ),
+            )?;
+            if range.is_subset(&cut)? {
+                return Ok(Some(d));
+            }
+        }
+        Ok(None)
     };
     for access in &scop.statement(anchor).accesses {
         if access.kind != AccessKind::Write {
@@ -181,7 +216,10 @@ pub(crate) fn align_tiles<'c>(
             if t == WHOLE_LOOP || t % lanes != 0 || t < 2 * lanes {
                 continue;
             }
-            let pick = UnionMap::read(ctx, &format!("{{ {} -> [{}] }}", tuple("", &o), o[n + m]))?;
+            let Some(pd) = point_dim(m)? else {
+                continue;
+            };
+            let pick = UnionMap::read(ctx, &format!("{{ {} -> [{}] }}", tuple("", &o), o[pd]))?;
             let point = flat
                 .clone()
                 .intersect_domain(acc.clone().domain()?)?
@@ -197,7 +235,7 @@ pub(crate) fn align_tiles<'c>(
             let Some((lo, hi)) = diff.dim_range(0)? else {
                 continue;
             };
-            if lo != hi || !plain_tiles(m)? || !carried_across(flat, deps, &pick)? {
+            if lo != hi || !carried_across(flat, deps, &pick)? {
                 continue;
             }
             // The point loop's value is the subscript plus `lo`: a tile starts on a line when
@@ -207,7 +245,7 @@ pub(crate) fn align_tiles<'c>(
             let shifted: Vec<String> = (0..depth)
                 .map(|d| {
                     if d == m {
-                        format!("floor(({} + {param}) / {})", o[n + d], sizes[d])
+                        format!("floor(({} + {param}) / {})", o[pd], sizes[d])
                     } else {
                         o[d].clone()
                     }
@@ -233,6 +271,7 @@ pub(crate) fn align_tiles<'c>(
                     param,
                     init,
                     member: m,
+                    point_dim: pd,
                     array: array.name.clone(),
                     lanes,
                 },
@@ -272,8 +311,13 @@ mod tests {
     use crate::isl::{Ctx, UnionMap};
     use crate::ScheduleConfig;
 
+    /// The one nest of all of `scop`'s statements (these kernels' only nest).
+    fn every_nest(scop: &scop_ir::Scop) -> Vec<Vec<scop_ir::StmtId>> {
+        vec![scop.statements.iter().map(|s| s.id).collect()]
+    }
+
     /// gramschmidt's nest at LARGE, scheduled with the tile grids on cache lines.
-    fn gramschmidt(align_lines: bool) -> (scop_ir::Scop, crate::Dependences, crate::TiledSchedule) {
+    fn gramschmidt(align: bool) -> (scop_ir::Scop, crate::Dependences, crate::TiledSchedule) {
         let scop = crate::polybench_scops_at("gramschmidt", "LARGE")
             .into_iter()
             .next()
@@ -281,7 +325,7 @@ mod tests {
         let deps = crate::dependences(&scop).unwrap();
         let cfg = ScheduleConfig {
             tile_sizes: Some(vec![32, 64]),
-            align_lines,
+            align_nests: if align { every_nest(&scop) } else { Vec::new() },
             ..ScheduleConfig::default()
         };
         let (sched, _) = crate::schedule(&scop, &deps, &cfg).unwrap();
@@ -342,6 +386,10 @@ mod tests {
         // Without the option, the same tiles as the shift 0.
         let (_, _, plain) = gramschmidt(false);
         assert_eq!(plain.nests[0].row_line, None);
+        // Asked of the schedule without the shift (its point loops reordered): it would, along
+        // the point loop of `j`.
+        let along = crate::follows_lines(&scop, &deps, &plain.nests).unwrap();
+        assert_eq!(along, vec![Some(line.point_dim)]);
         assert_eq!(
             block_of(&plain.nests[0].tile_map, "tf_unused", 0, "S6[0, 64, 5]"),
             1
@@ -358,7 +406,7 @@ mod tests {
             .expect("a SCoP");
         let deps = crate::dependences(&scop).unwrap();
         let cfg = ScheduleConfig {
-            align_lines: true,
+            align_nests: every_nest(&scop),
             ..ScheduleConfig::default()
         };
         let (sched, _) = crate::schedule(&scop, &deps, &cfg).unwrap();
@@ -372,11 +420,15 @@ mod tests {
         let deps = crate::dependences(&scop).unwrap();
         let (sched, _) = crate::schedule(&scop, &deps, &cfg).unwrap();
         assert!(sched.nests.iter().all(|n| n.row_line.is_none()));
+        assert_eq!(
+            crate::follows_lines(&scop, &deps, &sched.nests).unwrap(),
+            vec![None]
+        );
         // Tiles narrower than two lines are not shifted either.
         let (scop, deps, _) = gramschmidt(false);
         let cfg = ScheduleConfig {
             tile_sizes: Some(vec![32, 8]),
-            align_lines: true,
+            align_nests: every_nest(&scop),
             ..ScheduleConfig::default()
         };
         let (sched, _) = crate::schedule(&scop, &deps, &cfg).unwrap();

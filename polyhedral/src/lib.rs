@@ -156,7 +156,7 @@ fn polybench_scop(name: &str) -> scop_ir::Scop {
         .unwrap_or_else(|| panic!("{name}: no SCoP"))
 }
 
-pub use align::{with_row_lines, RowLine};
+pub use align::{follows_lines, with_row_lines, RowLine};
 pub use ast::{
     kernel_user, split_kernel_user, Ast, Expr, Kernel, KernelLoop, KernelPart, OpKind, Packs,
     VectorLanes, COLUMN_BUFFER, PACK_BUFFER, PACK_LANE_START, PACK_RED_START, SCALED_BUFFER,
@@ -318,10 +318,11 @@ pub struct ScheduleConfig {
     /// `schedule::tiling::fit_extents`; [`spread_tiles`] turns it on where the tile graph keeps
     /// its parallelism).
     pub fit_extents: bool,
-    /// Tile grids shifted at run time onto the cache lines of the arrays the nests write
-    /// (`align`): a nest may get a parameter `tf_line<k>` ([`Nest::row_line`]) whose value the
-    /// generated code computes from an array's address.
-    pub align_lines: bool,
+    /// The nests (by their statements, as [`Nest::statements`]) whose tile grid may be shifted
+    /// at run time onto the cache lines of an array they update (`align`): such a nest gets a
+    /// parameter `tf_line<k>` ([`Nest::row_line`]) whose value the generated code computes from
+    /// the array's address. [`follows_lines`] tells which nests of a schedule would.
+    pub align_nests: Vec<Vec<StmtId>>,
 }
 
 /// The tile size reported for a band member that is not cut
@@ -358,7 +359,7 @@ impl Default for ScheduleConfig {
             tile_footprint: tile_size::FOOTPRINT_BUDGET,
             nest_sizes: Vec::new(),
             fit_extents: false,
-            align_lines: false,
+            align_nests: Vec::new(),
         }
     }
 }

@@ -155,7 +155,7 @@ pub(super) fn tile_nests<'c>(
             flat = flat.apply_range(UnionMap::read(tree.ctx(), &map)?)?;
         }
         let mut row_line = None;
-        if cfg.align_lines && !phases {
+        if !phases && cfg.align_nests.contains(&statements) {
             if let Some((shifted, line)) =
                 crate::align::align_tiles(scop, &flat, deps, depth, &sizes, nest_id)?
             {
