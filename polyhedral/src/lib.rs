@@ -383,7 +383,7 @@ pub struct Nest {
     /// The tiles that hold at least one instance, `[params] -> { N3[t0, t1] : ... }`.
     pub tile_domain: String,
     /// The parameter that shifts the tile grid onto an array's cache lines, where
-    /// [`ScheduleConfig::align_lines`] found one: `schedule`, `tile_map` and `tile_domain` name
+    /// [`ScheduleConfig::align_nests`] named the nest and it found one: `schedule`, `tile_map` and `tile_domain` name
     /// it, and code that runs them defines it first ([`RowLine::init`]).
     pub row_line: Option<RowLine>,
 }
