@@ -36,6 +36,11 @@ pub const TILEDFLOW_OPTIONS: &[(&str, &str, &str)] = &[
     ),
     ("no-tile", "", "do not tile: each loop nest is one task"),
     (
+        "no-line-shift",
+        "",
+        "keep each tile grid where the schedule puts it (by default a nest that updates rows of whole cache lines in place may have its grid shifted at run time onto an array's lines)",
+    ),
+    (
         "scop-time-limit",
         "SECONDS",
         "CPU seconds one SCoP may take to compile; past them it is left as written (default 60; 0: none)",
@@ -111,6 +116,8 @@ pub struct TiledflowOptions {
     pub target: Target,
     pub tile_sizes: Option<Vec<i64>>,
     pub no_tile: bool,
+    /// `--tiledflow-no-line-shift`.
+    pub no_line_shift: bool,
     /// `--tiledflow-scop-time-limit`, in CPU seconds (0: none).
     pub scop_time_limit: u64,
     pub scop: frontend::ScopMode,
@@ -135,6 +142,7 @@ impl Default for TiledflowOptions {
             target: Target::default(),
             tile_sizes: None,
             no_tile: false,
+            no_line_shift: false,
             scop_time_limit: crate::DEFAULT_SCOP_TIME_LIMIT,
             scop: frontend::ScopMode::default(),
             replace_pragmas: false,
@@ -388,6 +396,7 @@ fn tiledflow_option(ours: &mut TiledflowOptions, opt: &str) -> Result<(), String
     match name {
         "strict" => ours.strict = true,
         "no-tile" => ours.no_tile = true,
+        "no-line-shift" => ours.no_line_shift = true,
         "verbose" => ours.verbose = true,
         "help" => ours.help = true,
         "keep" => ours.keep = Some(PathBuf::from(value)),
@@ -749,6 +758,14 @@ mod tests {
         assert!(parse(&v("--tiledflow-tile-sizes=0 a.c"))
             .unwrap_err()
             .contains("positive integers"));
+        assert!(
+            parse(&v("--tiledflow-no-line-shift a.c"))
+                .unwrap()
+                .ours
+                .no_line_shift
+        );
+        assert!(!parse(&v("a.c")).unwrap().ours.no_line_shift);
+        assert!(parse(&v("--tiledflow-no-line-shift=1 a.c")).is_err());
         assert!(parse(&v("--tiledflow-strict=1 a.c"))
             .unwrap_err()
             .contains("takes no value"));

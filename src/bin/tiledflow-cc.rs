@@ -202,6 +202,7 @@ fn pipeline_options(cmd: &CcCommand) -> Result<Options, String> {
         replace_pragmas: cmd.ours.replace_pragmas,
         granularity: cmd.ours.granularity,
         scop_time_limit: tiledflow::scop_time_limit(cmd.ours.scop_time_limit),
+        no_line_shift: cmd.ours.no_line_shift,
         ..Options::default()
     };
     if cmd.ours.no_tile {
