@@ -1115,12 +1115,13 @@ fn scop_code<'a>(scop: &'a frontend::ir::Scop, c: &'a Compiled) -> Option<ScopCo
     })
 }
 
-/// The stages from scheduling to the task program, from `pass`; then, where a nest without
-/// register kernels would follow the cache lines of an array it updates in place
-/// (`polyhedral::align`), again with those nests' tile grids shifted. Only nests without kernels:
-/// a shifted grid makes the trip counts of the tiles partial along it depend on the shift, and
-/// the kernels of those tiles (lu's diagonal, cholesky's at small sizes where one code serves
-/// every tile) need constant ones. A second pass that fails leaves the first's result.
+/// The stages from scheduling to the task program, from `pass`; then, where a nest would follow
+/// the cache lines of an array it updates in place (`polyhedral::align`) and its register
+/// kernels could stay, again with those nests' tile grids shifted, kept only if every class
+/// has the same kernels. A shifted grid makes the trip counts of the tiles partial along it
+/// depend on the shift, and the kernels of those tiles (lu's diagonal, cholesky's at small
+/// sizes where one code serves every tile) need constant ones. A second pass that fails leaves
+/// the first's result.
 fn compile_pass(
     path: &str,
     scop: &frontend::ir::Scop,
@@ -1178,8 +1179,9 @@ fn same_kernels(a: &Compiled, b: &Compiled) -> bool {
 }
 
 /// [`compile_pass`]'s stages once: the nests `align` (by their statements) have their tile grids
-/// on an array's lines where they can; `lines`, when given, receives the nests without register
-/// kernels that could.
+/// on an array's lines where they can; `lines`, when given, receives the nests that could and
+/// whose kernels could stay (none, or only in full tiles and in tiles partial along other
+/// loops).
 #[allow(clippy::too_many_arguments)]
 fn compile_stages(
     path: &str,
