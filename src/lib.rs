@@ -1132,7 +1132,21 @@ fn compile_pass(
 ) -> Result<Compiled, Error> {
     let mut first_diagnostics = Vec::new();
     let mut lines = Vec::new();
-    let ask = (opts.target != Target::Cuda && !opts.no_line_shift).then_some(&mut lines);
+    let shifts = opts.target != Target::Cuda && !opts.no_line_shift;
+    // `--emit schedule` stops before the tile code, which decides; it gets the schedule that
+    // the C would have.
+    let full;
+    let opts = match (shifts, opts.emit) {
+        (true, Emit::Schedule) => {
+            full = Options {
+                emit: Emit::C,
+                ..opts.clone()
+            };
+            &full
+        }
+        _ => opts,
+    };
+    let ask = shifts.then_some(&mut lines);
     let first = compile_stages(
         path,
         scop,

@@ -195,6 +195,22 @@ fn tiles_shifted_onto_the_arrays_cache_lines() {
             "{defines:?}: {said}"
         );
     }
+    // `--emit schedule` shows the schedule the C has: the shifts are its parameters.
+    let out = std::process::Command::new(tool_path("tiledflow").expect("the workspace is built"))
+        .envs(testsuite::REFERENCE_MACHINE)
+        .args(["--emit", "schedule"])
+        .arg(data("lines.c"))
+        .output()
+        .unwrap();
+    let schedule = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for param in ["tf_line0", "tf_line1"] {
+        assert!(schedule.contains(param), "{param}: {schedule}");
+    }
 }
 
 /// The register kernels' widths this processor can run: none (the scalar code under the same
