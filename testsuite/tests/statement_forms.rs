@@ -196,12 +196,7 @@ fn tiles_shifted_onto_the_arrays_cache_lines() {
         );
     }
     // `--emit schedule` shows the schedule the C has: the shifts are its parameters.
-    let out = std::process::Command::new(tool_path("tiledflow").expect("the workspace is built"))
-        .envs(testsuite::REFERENCE_MACHINE)
-        .args(["--emit", "schedule"])
-        .arg(data("lines.c"))
-        .output()
-        .unwrap();
+    let out = tiledflow("lines.c", &["--emit", "schedule"]);
     let schedule = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -227,16 +222,21 @@ fn vector_widths() -> Vec<&'static [&'static str]> {
     widths
 }
 
-/// What tiledflow's `-v` says on `file` with `args` (it must succeed).
-fn verbose(file: &str, args: &[&str]) -> String {
-    let tiledflow = tool_path("tiledflow").expect("the workspace is built");
-    let out = std::process::Command::new(tiledflow)
+/// tiledflow run on `file` with `args`, on the reference machine's cache sizes.
+fn tiledflow(file: &str, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(tool_path("tiledflow").expect("the workspace is built"))
         .envs(testsuite::REFERENCE_MACHINE)
-        .args(["-v", "-o", "-"])
         .args(args)
         .arg(data(file))
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// What tiledflow's `-v` says on `file` with `args` (it must succeed).
+fn verbose(file: &str, args: &[&str]) -> String {
+    let mut all = vec!["-v", "-o", "-"];
+    all.extend_from_slice(args);
+    let out = tiledflow(file, &all);
     let said = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{said}");
     said
