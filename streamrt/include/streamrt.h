@@ -75,6 +75,10 @@ typedef struct tf_graph tf_graph;
  * otherwise the first tf_graph_begin starts them. Calling it again does nothing. */
 void tf_runtime_start(void);
 
+/* The number of threads tasks run on, the thread that drives a graph included (TILEDFLOW_NUM_THREADS,
+ * default: all cores); starts them as tf_runtime_start does. */
+int tf_num_threads(void);
+
 /* Creates a graph. Workers are started on first use and kept for later graphs: graphs may
  * follow one another any number of times, and several threads may each drive a graph at once. */
 tf_graph *tf_graph_begin(void);
@@ -84,6 +88,13 @@ tf_graph *tf_graph_begin(void);
  * messages and traces. Returns the stream's id: 0, 1, 2, ... in declaration order. An empty box
  * (hi < lo in some dimension) is allowed; no key then belongs to it. */
 int tf_stream_new(tf_graph *g, const char *name, int ndims, const long *lo, const long *hi);
+
+/* Declares a stream as tf_stream_new does, its tasks spread over the threads along dimension
+ * `dim` (0 <= dim < ndims): the range of keys along it is cut into one block per thread, as
+ * OpenMP's static schedule cuts a loop, and a ready task of block t goes first to thread t
+ * (0: the thread that drives the graph), which runs it after the tasks it made ready itself;
+ * another thread runs it only when it has nothing else to do. For the tiles of a parallel loop. */
+int tf_stream_new_spread(tf_graph *g, const char *name, int ndims, const long *lo, const long *hi, int dim);
 
 /* Starts describing a task that runs fn(env, key) and, when fn returns, produces the token
  * (out_stream, key). `key` (copied) has the out stream's ndims values (NULL allowed when ndims

@@ -151,6 +151,18 @@ pub extern "C" fn tf_runtime_start() {
     })
 }
 
+/// The number of threads the global runtime runs tasks on, the control thread included
+/// (starting it on first use): how many blocks a stream declared with `tf_stream_new_spread`
+/// is cut into.
+#[no_mangle]
+pub extern "C" fn tf_num_threads() -> c_int {
+    guard("tf_num_threads", || {
+        crash::install();
+        let n = Runtime::global()?.n_threads();
+        Ok(c_int::try_from(n).unwrap_or(c_int::MAX))
+    })
+}
+
 /// Creates a graph on the global runtime (starting it on first use). The graph must be ended
 /// with `tf_graph_end` on the same thread.
 #[no_mangle]
@@ -185,6 +197,36 @@ pub unsafe extern "C" fn tf_stream_new(
         // SAFETY: per this function's contract.
         let (name, lo, hi) = unsafe { read_stream(name, ndims, lo, hi, "tf_stream_new") }?;
         let id = graph.stream(&name, &lo, &hi)?;
+        c_int::try_from(id.index())
+            .map_err(|_| Error::Misuse(format!("too many streams (at most {})", c_int::MAX)))
+    })
+}
+
+/// Declares a stream as `tf_stream_new` does, its tasks spread over the threads along dimension
+/// `dim` ([`Graph::spread_stream`]).
+///
+/// # Safety
+/// As `tf_stream_new`.
+#[no_mangle]
+pub unsafe extern "C" fn tf_stream_new_spread(
+    g: *mut TfGraph,
+    name: *const c_char,
+    ndims: c_int,
+    lo: *const c_long,
+    hi: *const c_long,
+    dim: c_int,
+) -> c_int {
+    guard("tf_stream_new_spread", || {
+        // SAFETY: per this function's contract.
+        let graph = unsafe { graph(g, "tf_stream_new_spread") }?;
+        // SAFETY: per this function's contract.
+        let (name, lo, hi) = unsafe { read_stream(name, ndims, lo, hi, "tf_stream_new_spread") }?;
+        let dim = usize::try_from(dim).map_err(|_| {
+            Error::Misuse(format!(
+                "tf_stream_new_spread: stream {name} spread along dimension {dim}"
+            ))
+        })?;
+        let id = graph.spread_stream(&name, &lo, &hi, dim)?;
         c_int::try_from(id.index())
             .map_err(|_| Error::Misuse(format!("too many streams (at most {})", c_int::MAX)))
     })

@@ -98,6 +98,33 @@ impl<'env> Graph<'env> {
     /// `lo[d] <= key[d] <= hi[d]`; `lo.len()` is its number of dimensions (0 gives a single
     /// key). An empty box is allowed and has no key.
     pub fn stream(&mut self, name: &str, lo: &[i64], hi: &[i64]) -> Result<StreamId, Error> {
+        self.declare(name, lo, hi, None)
+    }
+
+    /// Like [`Graph::stream`], with the stream's tasks spread over the threads along dimension
+    /// `dim`: its range of keys cut into one block per thread (as OpenMP's static schedule cuts
+    /// a loop), a ready task of block `t` goes first to thread `t` (0 is the control thread),
+    /// which runs it after the tasks it made ready itself; another thread runs it only when it
+    /// has nothing else to do. For the tiles of a parallel loop, whose neighbours then run on
+    /// one thread, far from the other threads' (pages first touched, cache lines, the blocks a
+    /// later stream spread alike reads back).
+    pub fn spread_stream(
+        &mut self,
+        name: &str,
+        lo: &[i64],
+        hi: &[i64],
+        dim: usize,
+    ) -> Result<StreamId, Error> {
+        self.declare(name, lo, hi, Some(dim))
+    }
+
+    fn declare(
+        &mut self,
+        name: &str,
+        lo: &[i64],
+        hi: &[i64],
+        spread: Option<usize>,
+    ) -> Result<StreamId, Error> {
         if lo.len() != hi.len() {
             return Err(Error::Misuse(format!(
                 "stream {name}: {} lower bound(s) but {} upper bound(s)",
@@ -105,7 +132,7 @@ impl<'env> Graph<'env> {
                 hi.len()
             )));
         }
-        self.core.add_stream(name, lo, hi).map(StreamId)
+        self.core.add_stream(name, lo, hi, spread).map(StreamId)
     }
 
     /// Spawns a task that runs `body(key)` once every token of `inputs` is produced, and then

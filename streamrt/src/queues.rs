@@ -9,8 +9,11 @@
 //!
 //! Each worker owns a LIFO [`crossbeam_deque::Worker`]: the tasks it makes ready go there, and
 //! other threads steal from the other end. A control thread pushes the tasks it makes ready to
-//! the shared [`Injector`]. Idle threads sleep on one condition variable; the sleep/wake
-//! protocol is described in the crate's `README.md` (section "Sleeping").
+//! the shared [`Injector`]. A task that prefers a thread (its stream is spread over the threads,
+//! [`crate::stream::Stream::home`]) goes to that thread's *home* queue instead, a FIFO that the
+//! thread looks at right after its own deque and that any other thread empties only when it has
+//! nothing else to do. Idle threads sleep on one condition variable; the sleep/wake protocol is
+//! described in the crate's `README.md` (section "Sleeping").
 
 #![forbid(unsafe_code)]
 
@@ -45,6 +48,8 @@ impl<T> Sink<'_, T> {
 pub(crate) struct Queues<T> {
     injector: Injector<T>,
     stealers: Box<[Stealer<T>]>,
+    /// One home queue per slot: 0 for the control threads, `1 + i` for worker `i`.
+    homes: Box<[Injector<T>]>,
     n_threads: usize,
     sleep: Sleep,
     /// Trace and statistics (both off unless asked for).
@@ -100,6 +105,9 @@ impl<T> Queues<T> {
         Queues {
             injector: Injector::new(),
             stealers: locals.iter().map(Worker::stealer).collect(),
+            homes: (0..n_threads.max(locals.len() + 1))
+                .map(|_| Injector::new())
+                .collect(),
             n_threads,
             sleep: Sleep::default(),
             obs,
@@ -119,9 +127,15 @@ impl<T> Queues<T> {
         }
     }
 
-    /// About how many tasks wait in the shared injector.
+    /// Hands a ready task to the home queue of slot `home` (0: the control threads, `1 + i`:
+    /// worker `i`). The caller then calls [`Queues::notify_work`].
+    pub(crate) fn push_home(&self, home: usize, task: T) {
+        self.homes[home.min(self.homes.len() - 1)].push(task);
+    }
+
+    /// About how many tasks wait in the shared injector and the home queues.
     pub(crate) fn queued(&self) -> usize {
-        self.injector.len()
+        self.injector.len() + self.homes.iter().map(Injector::len).sum::<usize>()
     }
 
     /// Wakes up to `n` sleeping threads after `n` tasks were pushed.
@@ -155,9 +169,11 @@ impl<T> Queues<T> {
         self.sleep.sleepers.load(Ordering::Relaxed) > 0
     }
 
-    /// Whether some deque or the injector holds a task.
+    /// Whether some deque, the injector or a home queue holds a task.
     pub(crate) fn has_work(&self) -> bool {
-        !self.injector.is_empty() || self.stealers.iter().any(|s| !s.is_empty())
+        !self.injector.is_empty()
+            || self.stealers.iter().any(|s| !s.is_empty())
+            || self.homes.iter().any(|h| !h.is_empty())
     }
 
     /// Looks for work without sleeping, for at most [`SPIN_TIME`]: returns `true` as soon as some
@@ -176,7 +192,8 @@ impl<T> Queues<T> {
         }
     }
 
-    /// A task for worker `me`: its own deque first, then the injector, then other workers.
+    /// A task for worker `me`: its own deque first, then its home queue, the injector, other
+    /// workers' deques, and last the other home queues.
     pub(crate) fn find_work_worker(
         &self,
         local: &Worker<T>,
@@ -188,6 +205,11 @@ impl<T> Queues<T> {
         }
         loop {
             let mut retry = false;
+            match self.homes[me + 1].steal() {
+                Steal::Success(t) => return Some(t),
+                Steal::Retry => retry = true,
+                Steal::Empty => {}
+            }
             match self.injector.steal_batch_and_pop(local) {
                 Steal::Success(t) => return Some(t),
                 Steal::Retry => retry = true,
@@ -211,16 +233,27 @@ impl<T> Queues<T> {
                     Steal::Empty => {}
                 }
             }
+            match self.steal_home(me + 1) {
+                Steal::Success(t) => return Some(t),
+                Steal::Retry => retry = true,
+                Steal::Empty => {}
+            }
             if !retry {
                 return None;
             }
         }
     }
 
-    /// A task for a control thread: the injector first, then the workers' deques.
+    /// A task for a control thread: the control threads' home queue first, then the injector,
+    /// the workers' deques, and last the workers' home queues.
     pub(crate) fn find_work_control(&self) -> Option<T> {
         loop {
             let mut retry = false;
+            match self.homes[0].steal() {
+                Steal::Success(t) => return Some(t),
+                Steal::Retry => retry = true,
+                Steal::Empty => {}
+            }
             match self.injector.steal() {
                 Steal::Success(t) => return Some(t),
                 Steal::Retry => retry = true,
@@ -238,9 +271,40 @@ impl<T> Queues<T> {
                     Steal::Empty => {}
                 }
             }
+            match self.steal_home(0) {
+                Steal::Success(t) => return Some(t),
+                Steal::Retry => retry = true,
+                Steal::Empty => {}
+            }
             if !retry {
                 return None;
             }
+        }
+    }
+
+    /// One task from the home queue of a slot other than `me` (their oldest, one at a time: the
+    /// owner keeps the rest of its block).
+    fn steal_home(&self, me: usize) -> Steal<T> {
+        let mut retry = false;
+        for (slot, home) in self.homes.iter().enumerate() {
+            if slot == me {
+                continue;
+            }
+            match home.steal() {
+                Steal::Success(t) => {
+                    if self.obs.on {
+                        self.obs.steal(me);
+                    }
+                    return Steal::Success(t);
+                }
+                Steal::Retry => retry = true,
+                Steal::Empty => {}
+            }
+        }
+        if retry {
+            Steal::Retry
+        } else {
+            Steal::Empty
         }
     }
 
@@ -325,6 +389,33 @@ mod tests {
     fn queues(locals: &[Worker<u32>]) -> Queues<u32> {
         let obs = Observer::new(&Observe::default(), locals.len() + 1).unwrap();
         Queues::new(locals, locals.len() + 1, obs)
+    }
+
+    #[test]
+    fn a_thread_takes_its_own_deque_then_its_home_then_the_others() {
+        let locals = [Worker::new_lifo(), Worker::new_lifo()];
+        let q = queues(&locals);
+        let mut rng = XorShift::new(1);
+        q.push_home(2, 20);
+        q.push_home(2, 21);
+        q.push_home(0, 1);
+        q.push(&Sink::Global, 9);
+        q.push_home(1, 10);
+        locals[0].push(5);
+        assert_eq!(q.queued(), 5, "the injector and the home queues");
+        // Worker 0 (slot 1): its deque, its home, the injector, then another home's oldest.
+        let taken: Vec<_> = (0..4)
+            .map(|_| q.find_work_worker(&locals[0], 0, &mut rng))
+            .collect();
+        assert_eq!(taken, [Some(5), Some(10), Some(9), Some(1)]);
+        // The control threads take their home first; with it empty, a worker's home.
+        q.push_home(0, 2);
+        assert_eq!(q.find_work_control(), Some(2));
+        assert_eq!(q.find_work_control(), Some(20));
+        assert!(q.has_work());
+        assert_eq!(q.find_work_worker(&locals[1], 1, &mut rng), Some(21));
+        assert!(!q.has_work());
+        assert_eq!(q.find_work_control(), None);
     }
 
     #[test]

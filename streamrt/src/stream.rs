@@ -31,6 +31,9 @@ pub(crate) struct Stream {
     hi: [i64; MAX_DIMS],
     /// Row-major strides (in slots) of each dimension.
     stride: [usize; MAX_DIMS],
+    /// The dimension along which the stream's tasks are spread over the threads
+    /// ([`Stream::home`]), if any.
+    spread: Option<usize>,
     /// One word per key, null at first; `task` owns their meaning (and the pointee type).
     pub(crate) slots: Box<[AtomicPtr<()>]>,
 }
@@ -55,6 +58,7 @@ impl Stream {
             lo: [0; MAX_DIMS],
             hi: [0; MAX_DIMS],
             stride: [0; MAX_DIMS],
+            spread: None,
             slots: Box::new([]),
         };
         stream.lo[..ndims].copy_from_slice(lo);
@@ -77,6 +81,35 @@ impl Stream {
         }
         stream.slots = (0..len).map(|_| AtomicPtr::new(ptr::null_mut())).collect();
         Ok(stream)
+    }
+
+    /// Spreads the stream's tasks over the threads along dimension `dim` ([`Stream::home`]).
+    pub(crate) fn spread_along(mut self, dim: usize) -> Result<Stream, Error> {
+        if dim >= self.ndims {
+            return Err(Error::Misuse(format!(
+                "stream {}: spread along dimension {dim} of a stream with {} dimension(s)",
+                self.name, self.ndims
+            )));
+        }
+        self.spread = Some(dim);
+        Ok(self)
+    }
+
+    /// The thread (0 for control threads, `1 + i` for worker `i`) that the task of slot `idx`
+    /// prefers, for a stream spread over `n_threads` threads: the keys' range along the spread
+    /// dimension cut into `n_threads` consecutive blocks, block `t` to thread `t` (as OpenMP's
+    /// static schedule of a loop over that dimension). `None` when the stream is not spread,
+    /// there is one thread, or fewer keys along the dimension than threads (some thread would
+    /// have no block, and the others' blocks would be no smaller).
+    pub(crate) fn home(&self, idx: usize, n_threads: usize) -> Option<usize> {
+        let dim = self.spread?;
+        // `idx` is a slot of a non-empty box, so every extent is at least 1 and fits a usize.
+        let extent = (self.hi[dim] - self.lo[dim] + 1) as usize;
+        if n_threads < 2 || extent < n_threads {
+            return None;
+        }
+        let offset = (idx / self.stride[dim]) % extent;
+        Some(offset * n_threads / extent)
     }
 
     /// The stream's name, as declared.
@@ -196,6 +229,38 @@ mod tests {
         let e = Stream::new(1, "E", &[0, 3], &[4, 2]).unwrap();
         assert_eq!(e.len(), 0);
         assert_eq!(e.index(&[0, 3]), None);
+    }
+
+    #[test]
+    fn a_spread_stream_cuts_its_dimension_into_one_block_per_thread() {
+        let s = Stream::new(0, "A", &[2, 0], &[11, 2]).unwrap();
+        assert_eq!(s.home(0, 2), None, "not spread");
+        let s = s.spread_along(0).unwrap();
+        let homes: Vec<_> = (2..=11)
+            .map(|k0| s.home(s.index(&[k0, 1]).unwrap(), 2).unwrap())
+            .collect();
+        assert_eq!(homes, [0, 0, 0, 0, 0, 1, 1, 1, 1, 1]);
+        let homes: Vec<_> = (2..=11)
+            .map(|k0| s.home(s.index(&[k0, 2]).unwrap(), 3).unwrap())
+            .collect();
+        assert_eq!(homes, [0, 0, 0, 0, 1, 1, 1, 2, 2, 2]);
+        assert_eq!(s.home(4, 1), None, "one thread");
+        assert_eq!(
+            s.home(4, 11),
+            None,
+            "more threads than keys along the dimension"
+        );
+        let t = Stream::new(1, "B", &[0, -3], &[1, 0])
+            .unwrap()
+            .spread_along(1)
+            .unwrap();
+        let homes: Vec<_> = (0..t.len()).map(|i| t.home(i, 2).unwrap()).collect();
+        assert_eq!(homes, [0, 0, 1, 1, 0, 0, 1, 1]);
+        let err = Stream::new(2, "C", &[0], &[3])
+            .unwrap()
+            .spread_along(1)
+            .unwrap_err();
+        assert!(err.to_string().contains("dimension 1"), "{err}");
     }
 
     #[test]

@@ -76,11 +76,21 @@ impl<'env> Core<'env> {
         &self.rt
     }
 
-    /// Declares a stream and returns its id (its position).
-    pub(crate) fn add_stream(&mut self, name: &str, lo: &[i64], hi: &[i64]) -> Result<u32, Error> {
+    /// Declares a stream and returns its id (its position); `spread`: the dimension along which
+    /// its tasks are spread over the threads ([`Stream::home`]).
+    pub(crate) fn add_stream(
+        &mut self,
+        name: &str,
+        lo: &[i64],
+        hi: &[i64],
+        spread: Option<usize>,
+    ) -> Result<u32, Error> {
         let id = u32::try_from(self.streams.len())
             .map_err(|_| Error::Misuse(format!("too many streams (at most {})", u32::MAX)))?;
-        let stream = Stream::new(id, name, lo, hi)?;
+        let mut stream = Stream::new(id, name, lo, hi)?;
+        if let Some(dim) = spread {
+            stream = stream.spread_along(dim)?;
+        }
         self.claimed.push(vec![0u64; stream.len().div_ceil(64)]);
         self.streams.push(Arc::new(stream));
         Ok(id)
@@ -279,7 +289,8 @@ impl<'env> Core<'env> {
         if unsafe { release_guard(task, satisfied) } {
             // SAFETY: records are never null.
             let t = TaskRef(unsafe { NonNull::new_unchecked(task) });
-            if self.ahead {
+            let elsewhere = t.home(self.rt.n_threads()).is_some_and(|home| home != 0);
+            if self.ahead && !elsewhere {
                 // Ahead of the workers (or alone): run it here, with no deque operation and no
                 // shared counter update before it; a successor it makes ready is queued.
                 self.flush();
@@ -319,8 +330,12 @@ impl<'env> Core<'env> {
             return;
         }
         let n = self.pending.len() as u64;
+        let n_threads = self.rt.n_threads();
         for t in self.pending.drain(..) {
-            self.rt.push(&Sink::Global, t);
+            match t.home(n_threads) {
+                Some(home) => self.rt.push_home(home, t),
+                None => self.rt.push(&Sink::Global, t),
+            }
         }
         self.rt.notify_work(n);
     }

@@ -296,6 +296,14 @@ impl TaskRef {
         self.run_counted(rt, sink, true)
     }
 
+    /// The thread this ready task prefers among `n_threads` ([`Stream::home`]), if any.
+    pub(crate) fn home(&self, n_threads: usize) -> Option<usize> {
+        let t = self.0.as_ptr();
+        // SAFETY: `self` owns the ready record (see the type doc); its stream lives as long as
+        // the graph, which outlives every ready task of it.
+        unsafe { (*(*t).stream).home((*t).idx as usize, n_threads) }
+    }
+
     /// Runs a task that the control thread made ready at spawn and runs at once, without
     /// counting it active (it is not waiting for the graph meanwhile, so nobody reads the count
     /// in between): its completion adds no `-1`. Returns a successor as [`TaskRef::run`] does.
@@ -376,18 +384,27 @@ impl TaskRef {
         // From here on `graph` and `stream` must not be touched: the control thread may free
         // them as soon as it sees the last task finish.
 
-        let next = NonNull::new(ready).map(|t| {
-            // SAFETY: we own `t` (not pushed); read its link before handing the others over.
-            ready = unsafe { (*t.as_ptr()).link };
-            TaskRef(t)
-        });
+        // The first ready task that this thread may run is kept to run next; a task that
+        // prefers another thread goes to that thread's home queue, the others to `sink`.
+        let (me, n_threads) = (sink.slot(), rt.n_threads());
+        let mut next = None;
+        let mut pushed = 0;
         while let Some(t) = NonNull::new(ready) {
-            // SAFETY: as above.
+            // SAFETY: we own `t` (not pushed); read its link before handing it over.
             ready = unsafe { (*t.as_ptr()).link };
-            rt.push(sink, TaskRef(t));
+            let t = TaskRef(t);
+            match t.home(n_threads) {
+                Some(home) if home != me => rt.push_home(home, t),
+                _ if next.is_none() => {
+                    next = Some(t);
+                    continue;
+                }
+                _ => rt.push(sink, t),
+            }
+            pushed += 1;
         }
-        if n_ready > 1 {
-            rt.notify_work(n_ready - 1);
+        if pushed > 0 {
+            rt.notify_work(pushed);
         }
         // An uncounted task runs on its graph's control thread, which is not waiting: nobody to
         // tell that the graph went idle.
