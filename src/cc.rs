@@ -41,6 +41,11 @@ pub const TILEDFLOW_OPTIONS: &[(&str, &str, &str)] = &[
         "keep each tile grid where the schedule puts it (by default a nest that updates rows of whole cache lines in place may have its grid shifted at run time onto an array's lines)",
     ),
     (
+        "no-spread",
+        "",
+        "leave each task to the runtime's placement (by default the tiles of a parallel loop are spread over the threads in one block per thread)",
+    ),
+    (
         "scop-time-limit",
         "SECONDS",
         "CPU seconds one SCoP may take to compile; past them it is left as written (default 60; 0: none)",
@@ -118,6 +123,8 @@ pub struct TiledflowOptions {
     pub no_tile: bool,
     /// `--tiledflow-no-line-shift`.
     pub no_line_shift: bool,
+    /// `--tiledflow-no-spread`.
+    pub no_spread: bool,
     /// `--tiledflow-scop-time-limit`, in CPU seconds (0: none).
     pub scop_time_limit: u64,
     pub scop: frontend::ScopMode,
@@ -143,6 +150,7 @@ impl Default for TiledflowOptions {
             tile_sizes: None,
             no_tile: false,
             no_line_shift: false,
+            no_spread: false,
             scop_time_limit: crate::DEFAULT_SCOP_TIME_LIMIT,
             scop: frontend::ScopMode::default(),
             replace_pragmas: false,
@@ -397,6 +405,7 @@ fn tiledflow_option(ours: &mut TiledflowOptions, opt: &str) -> Result<(), String
         "strict" => ours.strict = true,
         "no-tile" => ours.no_tile = true,
         "no-line-shift" => ours.no_line_shift = true,
+        "no-spread" => ours.no_spread = true,
         "verbose" => ours.verbose = true,
         "help" => ours.help = true,
         "keep" => ours.keep = Some(PathBuf::from(value)),
@@ -766,6 +775,13 @@ mod tests {
         );
         assert!(!parse(&v("a.c")).unwrap().ours.no_line_shift);
         assert!(parse(&v("--tiledflow-no-line-shift=1 a.c")).is_err());
+        assert!(
+            parse(&v("--tiledflow-no-spread a.c"))
+                .unwrap()
+                .ours
+                .no_spread
+        );
+        assert!(!parse(&v("a.c")).unwrap().ours.no_spread);
         assert!(parse(&v("--tiledflow-strict=1 a.c"))
             .unwrap_err()
             .contains("takes no value"));

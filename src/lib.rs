@@ -68,6 +68,10 @@ pub struct Options {
     /// Keep every tile grid where the schedule puts it instead of shifting it at run time onto
     /// the cache lines of an array the nest writes (`polyhedral::align`).
     pub no_line_shift: bool,
+    /// Leave every task to the runtime's placement instead of spreading the tiles of a loop
+    /// that is parallel over the threads in blocks, as OpenMP's static schedule does
+    /// (`taskgen::TaskClass::spread`).
+    pub no_spread: bool,
     /// CPU time one SCoP's compilation may take, its threads' together (the fusion candidates',
     /// the scheduler's: `polyhedral::run_bounded`); past it the SCoP is left as written with a
     /// warning (`None`: no limit). A guard against the polyhedral operations whose cost grows
@@ -143,6 +147,9 @@ pub struct ScopReport {
     pub spread: Vec<String>,
     /// Nests whose members that ended in a partial tile are one tile (`polyhedral::spread_tiles`).
     pub fitted: Vec<String>,
+    /// Task classes spread over the threads in blocks of their first dimension
+    /// (`taskgen::TaskClass::spread`), for the targets that run tasks.
+    pub blocks: Vec<String>,
 }
 
 /// The cost model's choice of fusion for one SCoP.
@@ -393,6 +400,12 @@ impl ScopReport {
             tile_code.push_str(&format!(
                 ", tiles shifted at run time: {}",
                 self.row_lines.join("; ")
+            ));
+        }
+        if !self.blocks.is_empty() {
+            tile_code.push_str(&format!(
+                ", tiles spread over the threads in blocks: {}",
+                self.blocks.join(", ")
             ));
         }
         format!(
@@ -673,6 +686,15 @@ fn compile_parsed(
                     row_lines: c.program.as_ref().map_or(Vec::new(), |p| {
                         p.row_lines.iter().map(|l| l.to_string()).collect()
                     }),
+                    blocks: match (&c.program, opts.target) {
+                        (Some(p), Target::Tasks | Target::Cuda) => p
+                            .classes
+                            .iter()
+                            .filter(|k| k.spread)
+                            .map(|k| k.name.clone())
+                            .collect(),
+                        _ => Vec::new(),
+                    },
                     tile_code: c.program.as_ref().map_or(Vec::new(), |p| {
                         p.classes
                             .iter()
@@ -1330,7 +1352,7 @@ fn compile_stages(
         // subscripts (the vector kernels' lanes look at every subscript of an occurrence).
         let coded = (!materialized.is_empty())
             .then(|| polyhedral::with_materialized(&expanded, &materialized));
-        let program = st
+        let mut program = st
             .time("tasks", || {
                 // The CUDA target maps the loops of ISL's plain tile code to threads.
                 let bodies = if opts.target == Target::Cuda {
@@ -1347,6 +1369,11 @@ fn compile_stages(
                 )
             })
             .map_err(taskgen_error)?;
+        if opts.no_spread {
+            for class in &mut program.classes {
+                class.spread = false;
+            }
+        }
         if let Some(lines) = lines.as_deref_mut() {
             lines.clear();
             let along = polyhedral::follows_lines(&expanded, &deps, &sched.nests)

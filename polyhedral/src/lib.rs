@@ -174,7 +174,7 @@ pub use gpu::{
 pub use ids::{DepId, NestId};
 pub use kernel::HALF_BYTES;
 pub use materialize::{materialization, with_materialized, Materialized};
-pub use parallel::{parallel_tiles, ParallelTiles};
+pub use parallel::{first_dim_parallel, parallel_tiles, ParallelTiles};
 pub use privatize::{
     expand_scalars, scalar_expansions, task_private, task_private_reusing, KnownPrivate,
     ScalarExpansion, TaskPrivate,

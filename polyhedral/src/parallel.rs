@@ -108,23 +108,56 @@ pub fn parallel_tiles(
 /// Per dimension `j < n` of the tile space `name`: whether `rel` has no pair with equal
 /// coordinates before `j` and different ones at `j`.
 fn parallel_dims<'c>(ctx: &'c Ctx, rel: &UnionMap<'c>, name: &str, n: usize) -> Result<Vec<bool>> {
+    (0..n).map(|j| parallel_dim(ctx, rel, name, n, j)).collect()
+}
+
+/// Whether no pair of `rel` (on tiles `name[..]` of `n` dimensions) has equal coordinates
+/// `0..j` and different coordinates `j`.
+fn parallel_dim<'c>(
+    ctx: &'c Ctx,
+    rel: &UnionMap<'c>,
+    name: &str,
+    n: usize,
+    j: usize,
+) -> Result<bool> {
     let s = names("s", n);
     let t = names("t", n);
-    (0..n)
-        .map(|j| {
-            let mut eqs: Vec<String> = (0..j).map(|i| format!("{} = {}", s[i], t[i])).collect();
-            eqs.push(format!("({} < {} or {} > {})", s[j], t[j], s[j], t[j]));
-            let carried = format!(
-                "{{ {} -> {} : {} }}",
-                tuple(name, &s),
-                tuple(name, &t),
-                eqs.join(" and ")
-            );
-            rel.clone()
-                .intersect(UnionMap::read(ctx, &carried)?)?
-                .is_empty()
-        })
-        .collect()
+    let mut eqs: Vec<String> = (0..j).map(|i| format!("{} = {}", s[i], t[i])).collect();
+    eqs.push(format!("({} < {} or {} > {})", s[j], t[j], s[j], t[j]));
+    let carried = format!(
+        "{{ {} -> {} : {} }}",
+        tuple(name, &s),
+        tuple(name, &t),
+        eqs.join(" and ")
+    );
+    rel.clone()
+        .intersect(UnionMap::read(ctx, &carried)?)?
+        .is_empty()
+}
+
+/// Whether the tiles `name[..]` (`n >= 1` dimensions) related by `relations` (ISL maps from
+/// tiles of that space to tiles of it: the dependences between the tiles of one nest) depend on
+/// each other only with equal coordinates 0: a loop over dimension 0 then has independent
+/// iterations, and its blocks can go to different threads from the start (the task target's
+/// spread streams).
+pub fn first_dim_parallel(relations: &[&str], name: &str, n: usize) -> Result<bool> {
+    if n == 0 {
+        return Ok(false);
+    }
+    let ctx = Ctx::shared()?;
+    let mut rel = UnionMap::read(
+        ctx,
+        &format!(
+            "{{ {} -> {} : 1 = 0 }}",
+            tuple(name, &names("s", n)),
+            tuple(name, &names("t", n))
+        ),
+    )?;
+    for r in relations {
+        let r = UnionMap::read(ctx, r).map_err(|e| input_error("tile dependence", r, e))?;
+        rel = rel.union(r)?;
+    }
+    parallel_dim(ctx, &rel, name, n, 0)
 }
 
 /// `{ name[t0, t1, ..] -> name[t0 + t1, t1, ..] }` (`n >= 2`).

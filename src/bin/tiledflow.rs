@@ -123,6 +123,12 @@ struct Cli {
     /// so that tiles on different threads do not write the same line)
     #[arg(long)]
     no_line_shift: bool,
+    /// Leave each task to the runtime's placement (by default, the tiles of a loop that is
+    /// parallel are spread over the threads in one block per thread, as OpenMP's static schedule
+    /// cuts a loop: neighbouring tiles run on one thread, apart from the other threads' tiles,
+    /// and idle threads take tiles from other blocks)
+    #[arg(long)]
+    no_spread: bool,
     /// Fusion: auto (the default) picks per SCoP the candidate the cost model estimates fastest
     /// on this machine (--emit cost shows them); min separates every strongly connected
     /// component of the dependence graph, smart is ISL's clustering, max fuses all it can, reuse
@@ -307,6 +313,7 @@ fn run(cli: &Cli) -> Result<(), Error> {
         notes: cli.verbose || cli.diagnostics == DiagnosticsArg::Json,
         no_privatize: cli.no_privatize,
         no_line_shift: cli.no_line_shift,
+        no_spread: cli.no_spread,
         ..Options::default()
     };
     opts.schedule.tile_sizes = if cli.no_tile {

@@ -75,6 +75,7 @@ typedef float tf_vf32 __attribute__((vector_size(32), aligned(4), may_alias));
 static inline long tf_floord(long a, long b) { long q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
 static inline long tf_min(long a, long b) { return a < b ? a : b; }
 static inline long tf_max(long a, long b) { return a > b ? a : b; }
+static inline long tf_spread_at(long t, long n, long p) { long h = t % p, lo = (h * n + p - 1) / p, hi = ((h + 1) * n + p - 1) / p; return lo + t / p < hi ? lo + t / p : -1; }
 static inline void tf_box_add(long *lo, long *hi, int *first, int d, const long *key) { for (int x = 0; x < d; x++) { if (*first || key[x] < lo[x]) lo[x] = key[x]; if (*first || key[x] > hi[x]) hi[x] = key[x]; } *first = 0; }
 ";
 

@@ -24,9 +24,11 @@
 
 use crate::c_ast::{self, HELPERS};
 use crate::private::PrivateScalar;
-use crate::program::{names, Barrier, InputKind, TaskClass, TaskProgram, DST_NAME, KEY_NAME};
-use polyhedral::Expr;
+use crate::program::{
+    names, Barrier, InputKind, TaskClass, TaskProgram, DST_NAME, KEY_NAME, TILE_ITER,
+};
 use polyhedral::KernelPart;
+use polyhedral::{Ast, Expr};
 use scop_ir::{Array, ArrayId, BodyPiece, Scop, SourceFile, Storage};
 use std::fmt::Write;
 
@@ -1035,11 +1037,19 @@ pub(crate) fn spawns(
                 );
             });
         }
-        let _ = writeln!(
-            s,
-            "      tf_st[{k}] = {api}stream_new(tf_g, \"{}\", {}, tf_lo, tf_hi);",
-            class.name, class.n_dims
-        );
+        if gpu.is_none() && class.spread {
+            let _ = writeln!(
+                s,
+                "      tf_st[{k}] = tf_stream_new_spread(tf_g, \"{}\", {}, tf_lo, tf_hi, 0); /* spread over the threads along its first dimension */",
+                class.name, class.n_dims
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "      tf_st[{k}] = {api}stream_new(tf_g, \"{}\", {}, tf_lo, tf_hi);",
+                class.name, class.n_dims
+            );
+        }
         s.push_str("    }\n");
     }
     for (b, bar) in prog.barriers.iter().enumerate() {
@@ -1061,7 +1071,7 @@ pub(crate) fn spawns(
         {
             s.push_str(&barrier_task(prog, b, bar, gpu.is_some()));
         }
-        c_ast::stmt(&mut s, &class.tiles, 2, &mut |out, name, args, depth| {
+        let mut user = |out: &mut String, name: &str, args: &[Expr], depth: usize| {
             let pad = "  ".repeat(depth);
             let Some((p, part)) = name
                 .strip_prefix('P')
@@ -1096,10 +1106,103 @@ pub(crate) fn spawns(
             out.push_str(&gpu(k, depth + 1));
             let _ = writeln!(out, "{pad}  {api}task_end(tf_g);");
             let _ = writeln!(out, "{pad}}}");
-        });
+        };
+        if gpu.is_none() && class.spread {
+            spread_loops(&mut s, &class.tiles, 2, &format!("{TILE_ITER}0"), &mut user);
+        } else {
+            c_ast::stmt(&mut s, &class.tiles, 2, &mut user);
+        }
     }
     let _ = writeln!(s, "    {api}graph_end(tf_g);");
     s
+}
+
+/// Prints the spawn loops `ast` of a stream spread over the threads along its first dimension
+/// (`iter`): the loop over `iter` visits the threads' blocks of it side by side (the first value
+/// of each block, then the second, ...: `tf_spread_at`), so that every thread's home queue
+/// fills from the first spawns on and each thread starts at the beginning of its own block;
+/// the other loops are printed as they are. The order of the spawns is free here: tiles with
+/// different coordinates 0 do not depend on each other, and the inner loops keep their order.
+/// A loop over `iter` that is not `iter <= ub` (or `<`) with step 1 keeps its order.
+fn spread_loops(
+    out: &mut String,
+    ast: &Ast,
+    depth: usize,
+    iter: &str,
+    user: &mut c_ast::UserPrinter<'_>,
+) {
+    let pad = "  ".repeat(depth);
+    match ast {
+        Ast::Block(items) => {
+            for item in items {
+                spread_loops(out, item, depth, iter, user);
+            }
+        }
+        Ast::For {
+            iter: it,
+            init,
+            cond,
+            inc,
+            body,
+        } if it == iter => match crate::emit_omp::canonical_bound(it, cond, inc) {
+            Some((op, ub)) => {
+                let extent = if op == "<=" {
+                    format!("{} - tf_lb + 1", c_ast::expr(ub))
+                } else {
+                    format!("{} - tf_lb", c_ast::expr(ub))
+                };
+                let _ = writeln!(
+                    out,
+                    "{pad}{{ /* each thread's block of {iter}, side by side */"
+                );
+                let _ = writeln!(
+                    out,
+                    "{pad}  const long tf_lb = {}, tf_n = {extent}, tf_p = tf_num_threads();",
+                    c_ast::expr(init)
+                );
+                let _ = writeln!(
+                    out,
+                    "{pad}  for (long tf_t = 0; tf_t < tf_p * ((tf_n + tf_p - 1) / tf_p); tf_t += 1) {{"
+                );
+                let _ = writeln!(
+                    out,
+                    "{pad}    const long {iter} = tf_lb + tf_spread_at(tf_t, tf_n, tf_p);"
+                );
+                let _ = writeln!(out, "{pad}    if ({iter} < tf_lb) continue;");
+                c_ast::stmt(out, body, depth + 2, user);
+                let _ = writeln!(out, "{pad}  }}");
+                let _ = writeln!(out, "{pad}}}");
+            }
+            None => c_ast::stmt(out, ast, depth, user),
+        },
+        Ast::For {
+            iter: it,
+            init,
+            cond,
+            inc,
+            body,
+        } => {
+            let _ = writeln!(
+                out,
+                "{pad}for (long {it} = {}; {}; {it} += {}) {{",
+                c_ast::expr(init),
+                c_ast::expr(cond),
+                c_ast::expr(inc)
+            );
+            spread_loops(out, body, depth + 1, iter, user);
+            let _ = writeln!(out, "{pad}}}");
+        }
+        Ast::If { cond, then, els } => {
+            let _ = writeln!(out, "{pad}if ({}) {{", c_ast::expr(cond));
+            spread_loops(out, then, depth + 1, iter, user);
+            if let Some(e) = els {
+                let _ = writeln!(out, "{pad}}} else {{");
+                spread_loops(out, e, depth + 1, iter, user);
+            }
+            let _ = writeln!(out, "{pad}}}");
+        }
+        Ast::User { .. } | Ast::Kernel(_) => c_ast::stmt(out, ast, depth, user),
+    }
 }
 
 /// The function that spawns a tile of partition `p` of class `k` (see [`spawn_functions`]).

@@ -135,6 +135,10 @@ pub struct TaskClass {
     /// Whether the tile domain was partitioned by signature (false: one guarded partition).
     pub partitioned: bool,
     pub partitions: Vec<Partition>,
+    /// Whether the tiles depend on each other only with equal coordinates 0 (a loop over that
+    /// dimension is parallel): the stream is then spread over the threads along it, each
+    /// thread's block spawned alongside the others' ([`crate::emit_c`]).
+    pub spread: bool,
 }
 
 /// The task program of one SCoP.
@@ -252,6 +256,15 @@ fn without_bodies(
             .flat_map(|p| p.domains.iter().cloned())
             .collect();
         let tile_box = polyhedral::constant_box(&domains, n_dims)?;
+        let own: Vec<&str> = graph
+            .simplified
+            .iter()
+            .filter(|d| d.src == k && d.dst == k)
+            .map(|d| d.relation.as_str())
+            .collect();
+        let barrier_inside = barriers.iter().any(|b| b.src == k && b.dst == k);
+        let spread =
+            !barrier_inside && polyhedral::first_dim_parallel(&own, &k.to_string(), n_dims)?;
         classes.push(TaskClass {
             name: k.to_string(),
             n_dims,
@@ -265,6 +278,7 @@ fn without_bodies(
             inputs,
             partitioned,
             partitions,
+            spread,
         });
     }
     Ok(TaskProgram {

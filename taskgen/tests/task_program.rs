@@ -136,3 +136,31 @@ fn one_source_for_all_targets_is_a_broadcast() {
     assert_eq!(prog.idioms, vec![Idiom::Broadcast], "{}", prog.to_text());
     assert!(prog.barriers.is_empty());
 }
+
+/// A nest whose tiles depend on each other only along their second dimension keeps its first
+/// one parallel: its stream is spread over the threads along it. Rows that depend on the row
+/// before (tiles along dimension 0 wait for each other) are not spread, nor a nest whose tiles
+/// form a wavefront.
+#[test]
+fn streams_are_spread_only_along_a_parallel_first_dimension() {
+    let nest = |body: &str| {
+        parse_text(
+            "spread.c",
+            &format!(
+                "void f(double A[64][64]) {{\n#pragma scop\nfor (int i = 1; i < 64; i++)\n  for (int j = 1; j < 64; j++)\n    {body}\n#pragma endscop\n}}\n"
+            ),
+        )
+    };
+    let spread = |body: &str| {
+        let prog = program(&nest(body));
+        assert_eq!(prog.classes.len(), 1, "{body}");
+        prog.classes[0].spread
+    };
+    assert!(spread("A[i][j] = A[i][j - 1] + 1.0;"), "along rows");
+    assert!(spread("A[i][j] = 2.0 * A[i][j];"), "independent tiles");
+    assert!(!spread("A[i][j] = A[i - 1][j] + 1.0;"), "down columns");
+    assert!(
+        !spread("A[i][j] = A[i - 1][j] + A[i][j - 1];"),
+        "a wavefront"
+    );
+}

@@ -308,3 +308,46 @@ fn gemver_in_blocks() {
         }
     }
 }
+
+/// Spread streams (a nest with a parallel outer tile loop) on 3 threads, whose blocks are of
+/// unequal sizes (gemm's 37 rows in tiles of 5: 8 tiles, blocks of 3, 3 and 2; deriche's six
+/// spread nests), and on 2 threads beside the same builds with `--tiledflow-no-spread`: the
+/// spawn order of each thread's blocks side by side must spawn every tile once (a tile left
+/// out leaves its readers stuck, one spawned twice is an error of the runtime), and the
+/// results stay cc's.
+#[test]
+fn spread_streams_in_blocks_of_unequal_sizes() {
+    for (kernel, defines) in [
+        ("gemm", &[("NI", "37"), ("NJ", "29"), ("NK", "41")][..]),
+        ("deriche", &[("W", "45"), ("H", "38")][..]),
+    ] {
+        let tasks = |name: &str, threads: &str| {
+            Variant::tiledflow_cc(format!("tasks, {name}, {threads} thread(s)"))
+                .expect("tiledflow-cc is built")
+                .arg("--tiledflow-strict")
+                .arg("--tiledflow-tile-sizes=5")
+                .env("TILEDFLOW_NUM_THREADS", threads)
+        };
+        let variants = vec![
+            tasks("spread", "3"),
+            tasks("spread", "2"),
+            tasks("not spread", "2").arg("--tiledflow-no-spread"),
+        ];
+        if let Err(e) = differential(kernel, defines, &variants) {
+            panic!("{e:#}");
+        }
+        let tiledflow = testsuite::tool_path("tiledflow").expect("tiledflow is built");
+        let out = std::process::Command::new(tiledflow)
+            .arg(testsuite::kernel_path(kernel))
+            .args(["-I", &testsuite::utilities_dir().display().to_string()])
+            .args(defines.iter().map(|(k, v)| format!("-D{k}={v}")))
+            .args(["--tile-sizes", "5", "-o", "-"])
+            .output()
+            .expect("tiledflow runs");
+        let c = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            c.contains("tf_stream_new_spread(tf_g, \"N0\"") && c.contains("tf_spread_at(tf_t,"),
+            "{kernel}: no spread stream to test"
+        );
+    }
+}
