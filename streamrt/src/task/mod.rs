@@ -384,8 +384,10 @@ impl TaskRef {
         // From here on `graph` and `stream` must not be touched: the control thread may free
         // them as soon as it sees the last task finish.
 
-        // The first ready task that this thread may run is kept to run next; a task that
-        // prefers another thread goes to that thread's home queue, the others to `sink`.
+        // The first ready task is kept to run next here, whatever thread it prefers (its
+        // inputs are in this thread's cache: a chain of tiles stays on the thread that runs
+        // its first, even one taken from another thread's block); of the others, a task that
+        // prefers another thread goes to that thread's home queue, the rest to `sink`.
         let (me, n_threads) = (sink.slot(), rt.n_threads());
         let mut next = None;
         let mut pushed = 0;
@@ -393,12 +395,12 @@ impl TaskRef {
             // SAFETY: we own `t` (not pushed); read its link before handing it over.
             ready = unsafe { (*t.as_ptr()).link };
             let t = TaskRef(t);
+            if next.is_none() {
+                next = Some(t);
+                continue;
+            }
             match t.home(n_threads) {
                 Some(home) if home != me => rt.push_home(home, t),
-                _ if next.is_none() => {
-                    next = Some(t);
-                    continue;
-                }
                 _ => rt.push(sink, t),
             }
             pushed += 1;
