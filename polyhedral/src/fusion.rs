@@ -103,8 +103,10 @@ impl std::fmt::Display for Plan {
 /// Estimates within this factor of the cheapest are a tie, decided by [`PREFERENCE`]: another
 /// heuristic replaces ISL's default only where the model is confident that it is cheaper. The
 /// estimates closest to it on the 30 PolyBench kernels (LARGE, EXTRALARGE for the short ones;
-/// 2 threads): symm's `min` at 0.75 of `smart` (measured 1.6x faster), atax's at 0.82 (one
-/// thread's chain against two parallel nests: 13% faster, median of 21 runs in rounds) and
+/// 2 threads): symm's `min` at 0.75 of `smart` (measured 1.6x faster), atax's at 0.856 (two
+/// parallel nests reading `A` twice against one thread's chain reading it once: on 2 threads
+/// 4-32% faster between runs of the runner, on one 1.5x slower and below gcc, so `smart`
+/// stays: a margin of 0.87 was tried and reverted), deriche's at 0.91 (3.4x slower) and
 /// nussinov's at 0.88 (no faster; not eligible, see [`pick`]).
 pub const MARGIN: f64 = 0.85;
 
