@@ -155,6 +155,102 @@ fn write_op(out: &mut String, op: OpKind, args: &[Expr]) {
     }
 }
 
+/// A loop of a statement tree, as [`stmt_at_loops`] hands it to its printer.
+pub struct Loop<'a> {
+    pub iter: &'a str,
+    pub init: &'a Expr,
+    pub cond: &'a Expr,
+    pub inc: &'a Expr,
+    pub body: &'a Ast,
+}
+
+/// Prints a loop over the iterator [`stmt_at_loops`] was given, at indentation `depth`, with
+/// `user` for the instances in its body; returns `false` (having printed nothing) to have it
+/// printed as any other loop.
+pub type LoopPrinter<'a> =
+    dyn FnMut(&mut String, &Loop<'_>, usize, &mut UserPrinter<'_>) -> bool + 'a;
+
+/// Prints `ast` like [`stmt`], except the loops over `iter`, which `at` prints (the OpenMP
+/// target's `parallel for`, the tasks target's blocks of spread streams): the loops and
+/// conditions around them are printed here, any part without a loop over `iter` by [`stmt`].
+pub fn stmt_at_loops(
+    out: &mut String,
+    ast: &Ast,
+    depth: usize,
+    iter: &str,
+    at: &mut LoopPrinter<'_>,
+    user: &mut UserPrinter<'_>,
+) {
+    if !mentions_loop(ast, iter) {
+        stmt(out, ast, depth, user);
+        return;
+    }
+    let pad = "  ".repeat(depth);
+    match ast {
+        Ast::Block(items) => {
+            for item in items {
+                stmt_at_loops(out, item, depth, iter, at, user);
+            }
+        }
+        Ast::For {
+            iter: it,
+            init,
+            cond,
+            inc,
+            body,
+        } => {
+            let l = Loop {
+                iter: it,
+                init,
+                cond,
+                inc,
+                body,
+            };
+            if it == iter && at(out, &l, depth, user) {
+                return;
+            }
+            let _ = writeln!(
+                out,
+                "{pad}for (long {it} = {}; {}; {it} += {}) {{",
+                expr(init),
+                expr(cond),
+                expr(inc)
+            );
+            if it == iter {
+                stmt(out, body, depth + 1, user);
+            } else {
+                stmt_at_loops(out, body, depth + 1, iter, at, user);
+            }
+            let _ = writeln!(out, "{pad}}}");
+        }
+        Ast::If { cond, then, els } => {
+            let _ = writeln!(out, "{pad}if ({}) {{", expr(cond));
+            stmt_at_loops(out, then, depth + 1, iter, at, user);
+            if let Some(e) = els {
+                let _ = writeln!(out, "{pad}}} else {{");
+                stmt_at_loops(out, e, depth + 1, iter, at, user);
+            }
+            let _ = writeln!(out, "{pad}}}");
+        }
+        Ast::User { .. } | Ast::Kernel(_) => stmt(out, ast, depth, user),
+    }
+}
+
+/// Whether `ast` has a loop over `iter`.
+fn mentions_loop(ast: &Ast, iter: &str) -> bool {
+    match ast {
+        Ast::Block(items) => items.iter().any(|i| mentions_loop(i, iter)),
+        Ast::For { iter: it, body, .. } => it == iter || mentions_loop(body, iter),
+        Ast::If { then, els, .. } => {
+            mentions_loop(then, iter) || els.as_deref().is_some_and(|e| mentions_loop(e, iter))
+        }
+        Ast::Kernel(k) => {
+            k.loops.iter().any(|l| l.iter == iter) || mentions_loop(&k.fallback, iter)
+        }
+        Ast::User { .. } => false,
+    }
+}
+
 /// Prints a statement tree at indentation `depth` (two spaces a level). `user` prints one
 /// instance (`name`, `args`) at the given indentation, each line ending in a newline.
 pub fn stmt(out: &mut String, ast: &Ast, depth: usize, user: &mut UserPrinter<'_>) {

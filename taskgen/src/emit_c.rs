@@ -1131,78 +1131,40 @@ fn spread_loops(
     iter: &str,
     user: &mut c_ast::UserPrinter<'_>,
 ) {
-    let pad = "  ".repeat(depth);
-    match ast {
-        Ast::Block(items) => {
-            for item in items {
-                spread_loops(out, item, depth, iter, user);
-            }
-        }
-        Ast::For {
-            iter: it,
-            init,
-            cond,
-            inc,
-            body,
-        } if it == iter => match crate::emit_omp::canonical_bound(it, cond, inc) {
-            Some((op, ub)) => {
-                let extent = if op == "<=" {
-                    format!("{} - tf_lb + 1", c_ast::expr(ub))
-                } else {
-                    format!("{} - tf_lb", c_ast::expr(ub))
-                };
-                let _ = writeln!(
-                    out,
-                    "{pad}{{ /* each thread's block of {iter}, side by side */"
-                );
-                let _ = writeln!(
-                    out,
-                    "{pad}  const long tf_lb = {}, tf_n = {extent}, tf_p = tf_num_threads();",
-                    c_ast::expr(init)
-                );
-                let _ = writeln!(
-                    out,
-                    "{pad}  for (long tf_t = 0; tf_t < tf_p * ((tf_n + tf_p - 1) / tf_p); tf_t += 1) {{"
-                );
-                let _ = writeln!(
-                    out,
-                    "{pad}    const long {iter} = tf_lb + tf_spread_at(tf_t, tf_n, tf_p);"
-                );
-                let _ = writeln!(out, "{pad}    if ({iter} < tf_lb) continue;");
-                c_ast::stmt(out, body, depth + 2, user);
-                let _ = writeln!(out, "{pad}  }}");
-                let _ = writeln!(out, "{pad}}}");
-            }
-            None => c_ast::stmt(out, ast, depth, user),
-        },
-        Ast::For {
-            iter: it,
-            init,
-            cond,
-            inc,
-            body,
-        } => {
+    let mut blocks =
+        |out: &mut String, l: &c_ast::Loop<'_>, depth: usize, user: &mut c_ast::UserPrinter<'_>| {
+            let Some((op, ub)) = crate::emit_omp::canonical_bound(l.iter, l.cond, l.inc) else {
+                return false;
+            };
+            let (pad, iter) = ("  ".repeat(depth), l.iter);
+            let extent = match op {
+                "<=" => format!("{} - tf_lb + 1", c_ast::expr(ub)),
+                _ => format!("{} - tf_lb", c_ast::expr(ub)),
+            };
             let _ = writeln!(
                 out,
-                "{pad}for (long {it} = {}; {}; {it} += {}) {{",
-                c_ast::expr(init),
-                c_ast::expr(cond),
-                c_ast::expr(inc)
+                "{pad}{{ /* each thread's block of {iter}, side by side */"
             );
-            spread_loops(out, body, depth + 1, iter, user);
+            let _ = writeln!(
+                out,
+                "{pad}  const long tf_lb = {}, tf_n = {extent}, tf_p = tf_num_threads();",
+                c_ast::expr(l.init)
+            );
+            let _ = writeln!(
+            out,
+            "{pad}  for (long tf_t = 0; tf_t < tf_p * ((tf_n + tf_p - 1) / tf_p); tf_t += 1) {{"
+        );
+            let _ = writeln!(
+                out,
+                "{pad}    const long {iter} = tf_lb + tf_spread_at(tf_t, tf_n, tf_p);"
+            );
+            let _ = writeln!(out, "{pad}    if ({iter} < tf_lb) continue;");
+            c_ast::stmt(out, l.body, depth + 2, user);
+            let _ = writeln!(out, "{pad}  }}");
             let _ = writeln!(out, "{pad}}}");
-        }
-        Ast::If { cond, then, els } => {
-            let _ = writeln!(out, "{pad}if ({}) {{", c_ast::expr(cond));
-            spread_loops(out, then, depth + 1, iter, user);
-            if let Some(e) = els {
-                let _ = writeln!(out, "{pad}}} else {{");
-                spread_loops(out, e, depth + 1, iter, user);
-            }
-            let _ = writeln!(out, "{pad}}}");
-        }
-        Ast::User { .. } | Ast::Kernel(_) => c_ast::stmt(out, ast, depth, user),
-    }
+            true
+        };
+    c_ast::stmt_at_loops(out, ast, depth, iter, &mut blocks, user);
 }
 
 /// The function that spawns a tile of partition `p` of class `k` (see [`spawn_functions`]).

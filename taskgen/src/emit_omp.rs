@@ -105,80 +105,28 @@ fn loops(
     parallel_iter: Option<&str>,
     user: &mut c_ast::UserPrinter<'_>,
 ) {
-    let Some(piter) = parallel_iter.filter(|p| mentions_loop(ast, p)) else {
+    let Some(piter) = parallel_iter else {
         c_ast::stmt(out, ast, depth, user);
         return;
     };
-    let pad = "  ".repeat(depth);
-    match ast {
-        Ast::Block(items) => {
-            for item in items {
-                loops(out, item, depth, parallel_iter, user);
-            }
-        }
-        Ast::For {
-            iter,
-            init,
-            cond,
-            inc,
-            body,
-        } if iter == piter => match canonical_bound(iter, cond, inc) {
-            Some((op, ub)) => {
-                let _ = writeln!(out, "{pad}#pragma omp parallel for schedule(static)");
-                let _ = writeln!(
-                    out,
-                    "{pad}for (long {iter} = {}; {iter} {op} {}; {iter}++) {{",
-                    c_ast::expr(init),
-                    c_ast::expr(ub)
-                );
-                c_ast::stmt(out, body, depth + 1, user);
-                let _ = writeln!(out, "{pad}}}");
-            }
-            None => c_ast::stmt(out, ast, depth, user),
-        },
-        Ast::For {
-            iter,
-            init,
-            cond,
-            inc,
-            body,
-        } => {
+    let mut parallel_for =
+        |out: &mut String, l: &c_ast::Loop<'_>, depth: usize, user: &mut c_ast::UserPrinter<'_>| {
+            let Some((op, ub)) = canonical_bound(l.iter, l.cond, l.inc) else {
+                return false;
+            };
+            let (pad, iter) = ("  ".repeat(depth), l.iter);
+            let _ = writeln!(out, "{pad}#pragma omp parallel for schedule(static)");
             let _ = writeln!(
                 out,
-                "{pad}for (long {iter} = {}; {}; {iter} += {}) {{",
-                c_ast::expr(init),
-                c_ast::expr(cond),
-                c_ast::expr(inc)
+                "{pad}for (long {iter} = {}; {iter} {op} {}; {iter}++) {{",
+                c_ast::expr(l.init),
+                c_ast::expr(ub)
             );
-            loops(out, body, depth + 1, parallel_iter, user);
+            c_ast::stmt(out, l.body, depth + 1, user);
             let _ = writeln!(out, "{pad}}}");
-        }
-        Ast::If { cond, then, els } => {
-            let _ = writeln!(out, "{pad}if ({}) {{", c_ast::expr(cond));
-            loops(out, then, depth + 1, parallel_iter, user);
-            if let Some(e) = els {
-                let _ = writeln!(out, "{pad}}} else {{");
-                loops(out, e, depth + 1, parallel_iter, user);
-            }
-            let _ = writeln!(out, "{pad}}}");
-        }
-        Ast::User { .. } | Ast::Kernel(_) => c_ast::stmt(out, ast, depth, user),
-    }
-}
-
-/// Whether `ast` has a loop over `iter`.
-fn mentions_loop(ast: &Ast, iter: &str) -> bool {
-    match ast {
-        Ast::Block(items) => items.iter().any(|i| mentions_loop(i, iter)),
-        Ast::For { iter: it, body, .. } => it == iter || mentions_loop(body, iter),
-        Ast::If { then, els, .. } => {
-            mentions_loop(then, iter) || els.as_deref().is_some_and(|e| mentions_loop(e, iter))
-        }
-        Ast::Kernel(k) => {
-            k.loops.iter().any(|l| l.iter == iter) || mentions_loop(&k.fallback, iter)
-        }
-        Ast::User { .. } => false,
-    }
+            true
+        };
+    c_ast::stmt_at_loops(out, ast, depth, piter, &mut parallel_for, user);
 }
 
 /// `(op, ub)` when the loop is `iter op ub` with step 1 and `ub` does not mention `iter`.

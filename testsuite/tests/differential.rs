@@ -172,17 +172,29 @@ fn tiles_for_two_threads(kernel: &str, defines: &[(&str, &str)], said: &str) {
     if let Err(e) = differential(kernel, defines, &variants) {
         panic!("{e:#}");
     }
+    let out = tiledflow(kernel, defines, &["-v"], &[("TILEDFLOW_NUM_THREADS", "2")]);
+    let told = String::from_utf8_lossy(&out.stderr);
+    assert!(told.contains(said), "{told}");
+}
+
+/// tiledflow on `kernel` at `defines` with `args` and the environment `env`, its C on standard
+/// output.
+fn tiledflow(
+    kernel: &str,
+    defines: &[(&str, &str)],
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> std::process::Output {
     let tiledflow = testsuite::tool_path("tiledflow").expect("tiledflow is built");
-    let out = std::process::Command::new(tiledflow)
+    std::process::Command::new(tiledflow)
         .arg(testsuite::kernel_path(kernel))
         .args(["-I", &testsuite::utilities_dir().display().to_string()])
         .args(defines.iter().map(|(k, v)| format!("-D{k}={v}")))
-        .args(["-v", "-o", "-"])
-        .env("TILEDFLOW_NUM_THREADS", "2")
+        .args(args)
+        .args(["-o", "-"])
+        .envs(env.iter().copied())
         .output()
-        .expect("tiledflow runs");
-    let told = String::from_utf8_lossy(&out.stderr);
-    assert!(told.contains(said), "{told}");
+        .expect("tiledflow runs")
 }
 
 /// fdtd-2d's time-skewed tiles have their innermost loop distributed over its four statements
@@ -336,14 +348,7 @@ fn spread_streams_in_blocks_of_unequal_sizes() {
         if let Err(e) = differential(kernel, defines, &variants) {
             panic!("{e:#}");
         }
-        let tiledflow = testsuite::tool_path("tiledflow").expect("tiledflow is built");
-        let out = std::process::Command::new(tiledflow)
-            .arg(testsuite::kernel_path(kernel))
-            .args(["-I", &testsuite::utilities_dir().display().to_string()])
-            .args(defines.iter().map(|(k, v)| format!("-D{k}={v}")))
-            .args(["--tile-sizes", "5", "-o", "-"])
-            .output()
-            .expect("tiledflow runs");
+        let out = tiledflow(kernel, defines, &["--tile-sizes", "5"], &[]);
         let c = String::from_utf8_lossy(&out.stdout);
         assert!(
             c.contains("tf_stream_new_spread(tf_g, \"N0\"") && c.contains("tf_spread_at(tf_t,"),
