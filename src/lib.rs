@@ -369,44 +369,28 @@ impl ScopReport {
         } else {
             format!(", tile code: {}", special.join("; "))
         };
-        if !self.materialized.is_empty() {
-            tile_code.push_str(&format!(
-                ", in arrays of copies: {}",
-                self.materialized.join(", ")
-            ));
-        }
-        if !self.folded.is_empty() {
-            tile_code.push_str(&format!(
-                ", scalars folded into elements: {}",
-                self.folded.join("; ")
-            ));
-        }
-        if !self.retimed.is_empty() {
-            tile_code.push_str(&format!(", retimed: {}", self.retimed.join("; ")));
-        }
-        if !self.fitted.is_empty() {
-            tile_code.push_str(&format!(
-                ", one tile along loops that ended in a partial one: {}",
-                self.fitted.join("; ")
-            ));
-        }
-        if !self.spread.is_empty() {
-            tile_code.push_str(&format!(
-                ", smaller tiles for the threads: {}",
-                self.spread.join("; ")
-            ));
-        }
-        if !self.row_lines.is_empty() {
-            tile_code.push_str(&format!(
-                ", tiles shifted at run time: {}",
-                self.row_lines.join("; ")
-            ));
-        }
-        if !self.blocks.is_empty() {
-            tile_code.push_str(&format!(
-                ", tiles spread over the threads in blocks: {}",
-                self.blocks.join(", ")
-            ));
+        // What else was done, each list after its label (the lists of nests by `; `).
+        let lists: [(&str, &[String], &str); 7] = [
+            ("in arrays of copies", &self.materialized, ", "),
+            ("scalars folded into elements", &self.folded, "; "),
+            ("retimed", &self.retimed, "; "),
+            (
+                "one tile along loops that ended in a partial one",
+                &self.fitted,
+                "; ",
+            ),
+            ("smaller tiles for the threads", &self.spread, "; "),
+            ("tiles shifted at run time", &self.row_lines, "; "),
+            (
+                "tiles spread over the threads in blocks",
+                &self.blocks,
+                ", ",
+            ),
+        ];
+        for (label, items, sep) in lists {
+            if !items.is_empty() {
+                tile_code.push_str(&format!(", {label}: {}", items.join(sep)));
+            }
         }
         format!(
             "{path}: SCoP in {}() at line {}: {} statements, {} bands, {} tile dependences, {} task classes, idioms: {}{fusion}{tile_code}, {:.1} ms",
