@@ -95,6 +95,11 @@ impl Stream {
         Ok(self)
     }
 
+    /// Whether the stream's tasks are spread over the threads ([`Stream::spread_along`]).
+    pub(crate) fn is_spread(&self) -> bool {
+        self.spread.is_some()
+    }
+
     /// The thread (0 for control threads, `1 + i` for worker `i`) that the task of slot `idx`
     /// prefers, for a stream spread over `n_threads` threads: the keys' range along the spread
     /// dimension cut into `n_threads` consecutive blocks, block `t` to thread `t` (as OpenMP's
