@@ -349,8 +349,8 @@ impl<'env> Core<'env> {
     /// longer so. Checked after every spawn on a single thread (tasks then run as soon as they
     /// are ready, in program order where they can), every [`HELP_PERIOD`] spawns otherwise (the
     /// graph word is shared with the workers). While it spawns a spread stream's tasks on more
-    /// than one thread, it first stays [`SPAWN_AHEAD`] spawns per thread ahead of the tasks
-    /// finished, and runs none (not even at their spawn) until it is.
+    /// than one thread, it helps only once it is [`SPAWN_AHEAD`] spawns per thread ahead of the
+    /// tasks finished (it still runs a task of its own block at its spawn when ahead).
     fn help_if_ahead(&mut self) {
         let n = self.rt.n_threads() as u64;
         if n > 1 && self.spawned & (HELP_PERIOD - 1) != 0 {
@@ -363,11 +363,9 @@ impl<'env> Core<'env> {
             0
         };
         self.flush();
-        if window > 0 && self.spawned - self.state.snapshot().0 <= window {
-            self.ahead = false;
-            return;
+        if window == 0 || self.spawned - self.state.snapshot().0 > window {
+            self.help(limit, window);
         }
-        self.help(limit, window);
         self.ahead = n == 1 || self.rt.queued() as u64 > HELP_AHEAD * n;
     }
 
@@ -579,21 +577,25 @@ unsafe impl Send for Counted {}
 const HELP_PERIOD: u64 = 16;
 /// The control thread helps when more than `HELP_AHEAD * n_threads` tasks are ready or running.
 const HELP_AHEAD: u64 = 2;
-/// While it spawns into a spread stream (on more than one thread), the control thread runs no
-/// task until more than `SPAWN_AHEAD * n_threads` of the graph's spawned tasks have not
-/// finished. The compiler spawns a spread stream one block of each thread after the other
-/// (`tf_spread_at`): gemm at LARGE, a row of 18 output tiles of the control thread's block (342
-/// tasks: a chain of 19 along k each), then a row of the worker's, and so on. Helping as soon as
-/// two tasks per thread were ready, the control thread ran most of its row as it spawned it
-/// (4.4 ms), while the worker, its own row done, took the control thread's chains one task at a
-/// time: about 1 000 steals a run on each thread, chains cut between the cores, and in a third
-/// of the runs idle spells of 3-3.5 ms every 4 ms. Ahead by 512 tasks on 2 threads, every
-/// thread's next row is spawned before it needs it: no steals; gemm 1.06-1.12x, 2mm 1.05-1.10x,
-/// 3mm 1.08-1.11x, covariance 1.01-1.10x, bicg 1.2x, symm, gemver, deriche, mvt 1.01-1.04x,
-/// atax, gesummv, trisolv level (medians of 11-15 in rounds, 2 threads, LARGE; EXTRALARGE for
-/// the short ones). For every stream instead, trisolv (2 144 tasks of 3 us, in a chain of rows)
-/// ran 0.78x: its control thread no longer ran the chain as it spawned it. 64 and 1 024 per
-/// thread gave gemm 1.00x and 1.08x.
+/// While it spawns into a spread stream (on more than one thread), the control thread helps
+/// (takes ready tasks from the queues) only once more than `SPAWN_AHEAD * n_threads` of the
+/// graph's spawned tasks have not finished; a task of its own block ready at its spawn still runs
+/// there at once when it is ahead. The compiler spawns a spread stream one block of each thread
+/// after the other (`tf_spread_at`): gemm at LARGE, a row of 18 output tiles of the control
+/// thread's block (342 tasks: a chain of 19 along k each), then a row of the worker's, and so
+/// on. Helping as soon as more than two tasks per thread were ready, the control thread ran
+/// chains of its row before it had spawned the worker's next one, and the worker, its own row
+/// done, took the control thread's chains one task at a time: about 1 000 steals a run on each
+/// thread, chains cut between the cores, and in a third of the runs idle spells of 3-3.5 ms
+/// every 4 ms. Ahead by 512 tasks on 2 threads: 7-13 steals a run; gemm 1.07-1.10x, 2mm
+/// 1.10-1.14x, 3mm 1.10-1.13x, symm 1.03-1.11x, covariance 1.03-1.08x, trmm 1.03x, gemver,
+/// deriche, gesummv 1.00-1.04x, bicg 1.02-1.22x, atax 1.02-1.15x, trisolv level, mvt
+/// 0.97-1.00x (medians of 11-15 in rounds, 2 threads, LARGE; EXTRALARGE for the short ones). Variants
+/// measured alike: the same window for every stream ran trisolv 0.78x (2 144 tasks of 3 us in
+/// a chain of rows, which its control thread no longer ran as it spawned it); no run at a spawn
+/// either within the window, trmm 0.92-0.94x (its tiles then left the cache before they ran);
+/// no help while a worker's home queue is empty, covariance 0.93-0.96x (its spread nests are
+/// not ready at their spawns); 64 and 1 024 per thread instead of 256, gemm 1.00x and 1.08x.
 const SPAWN_AHEAD: u64 = 256;
 /// The most ready tasks the control thread holds before handing them to the workers together
 /// (see [`Core::hand_over`]).
