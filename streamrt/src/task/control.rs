@@ -36,8 +36,6 @@ pub(crate) struct Core<'env> {
     /// at once. Checked every [`HELP_PERIOD`] spawns, not at each: the queue's length is two
     /// words the workers write.
     ahead: bool,
-    /// Whether the latest spawn was into a spread stream (see [`SPAWN_AHEAD`]).
-    spawning_spread: bool,
     /// Tasks made ready at their spawn, not yet handed to the workers: pushed together, up to
     /// [`PUSH_BATCH`] at a time (see [`Core::hand_over`]).
     pending: Vec<TaskRef>,
@@ -59,7 +57,6 @@ impl<'env> Core<'env> {
         Core {
             began,
             ahead: rt.n_threads() == 1,
-            spawning_spread: false,
             rt,
             state: Arc::new(GraphState::new()),
             streams: Vec::new(),
@@ -136,7 +133,7 @@ impl<'env> Core<'env> {
             },
         );
         self.release(record, 0);
-        self.help_if_ahead();
+        self.help_if_ahead(out.0);
         Ok(())
     }
 
@@ -153,8 +150,7 @@ impl<'env> Core<'env> {
         let task = self.spawn_record(out, inputs, arrivals, 0, body)?;
         let satisfied = self.register_inputs(task, inputs);
         self.release(task, satisfied);
-        self.spawning_spread = self.streams[out.0 as usize].is_spread();
-        self.help_if_ahead();
+        self.help_if_ahead(out.0);
         Ok(())
     }
 
@@ -348,16 +344,17 @@ impl<'env> Core<'env> {
     /// running than a small multiple of the thread count, it runs ready tasks until that is no
     /// longer so. Checked after every spawn on a single thread (tasks then run as soon as they
     /// are ready, in program order where they can), every [`HELP_PERIOD`] spawns otherwise (the
-    /// graph word is shared with the workers). While it spawns a spread stream's tasks on more
-    /// than one thread, it helps only once it is [`SPAWN_AHEAD`] spawns per thread ahead of the
-    /// tasks finished (it still runs a task of its own block at its spawn when ahead).
-    fn help_if_ahead(&mut self) {
+    /// graph word is shared with the workers). While it spawns a spread stream's tasks (the
+    /// latest spawn was into `stream`) on more than one thread, it helps only once it is
+    /// [`SPAWN_AHEAD`] spawns per thread ahead of the tasks finished (it still runs a task of its
+    /// own block at its spawn when ahead).
+    fn help_if_ahead(&mut self, stream: u32) {
         let n = self.rt.n_threads() as u64;
         if n > 1 && self.spawned & (HELP_PERIOD - 1) != 0 {
             return;
         }
         let limit = if n == 1 { 0 } else { HELP_AHEAD * n };
-        let window = if n > 1 && self.spawning_spread {
+        let window = if n > 1 && self.streams[stream as usize].is_spread() {
             SPAWN_AHEAD * n
         } else {
             0
@@ -579,23 +576,25 @@ const HELP_PERIOD: u64 = 16;
 const HELP_AHEAD: u64 = 2;
 /// While it spawns into a spread stream (on more than one thread), the control thread helps
 /// (takes ready tasks from the queues) only once more than `SPAWN_AHEAD * n_threads` of the
-/// graph's spawned tasks have not finished; a task of its own block ready at its spawn still runs
-/// there at once when it is ahead. The compiler spawns a spread stream one block of each thread
-/// after the other (`tf_spread_at`): gemm at LARGE, a row of 18 output tiles of the control
-/// thread's block (342 tasks: a chain of 19 along k each), then a row of the worker's, and so
-/// on. Helping as soon as more than two tasks per thread were ready, the control thread ran
-/// chains of its row before it had spawned the worker's next one, and the worker, its own row
-/// done, took the control thread's chains one task at a time: about 1 000 steals a run on each
-/// thread, chains cut between the cores, and in a third of the runs idle spells of 3-3.5 ms
-/// every 4 ms. Ahead by 512 tasks on 2 threads: 7-13 steals a run; gemm 1.07-1.10x, 2mm
+/// graph's spawned tasks have not finished; a task of its own block ready at its spawn still
+/// runs there at once when it is ahead. The compiler spawns a spread stream one block of each
+/// thread after the other (`tf_spread_at`): gemm at LARGE, a row of 18 output tiles of the
+/// control thread's block (342 tasks: a chain of 19 along k each), then a row of the worker's,
+/// and so on. Helping as soon as more than two tasks per thread were ready, the control thread
+/// ran chains of its row before it had spawned the worker's next one, and the worker, its own
+/// row done, took the control thread's chains one task at a time: about 1 000 steals a run on
+/// each thread, chains cut between the cores, and in a third of the runs idle spells of 3-3.5
+/// ms every 4 ms. Ahead by 512 tasks on 2 threads: 7-13 steals a run; gemm 1.07-1.10x, 2mm
 /// 1.10-1.14x, 3mm 1.10-1.13x, symm 1.03-1.11x, covariance 1.03-1.08x, trmm 1.03x, gemver,
 /// deriche, gesummv 1.00-1.04x, bicg 1.02-1.22x, atax 1.02-1.15x, trisolv level, mvt
-/// 0.97-1.00x (medians of 11-15 in rounds, 2 threads, LARGE; EXTRALARGE for the short ones). Variants
-/// measured alike: the same window for every stream ran trisolv 0.78x (2 144 tasks of 3 us in
-/// a chain of rows, which its control thread no longer ran as it spawned it); no run at a spawn
-/// either within the window, trmm 0.92-0.94x (its tiles then left the cache before they ran);
-/// no help while a worker's home queue is empty, covariance 0.93-0.96x (its spread nests are
-/// not ready at their spawns); 64 and 1 024 per thread instead of 256, gemm 1.00x and 1.08x.
+/// 0.97-1.00x, doitgen 0.96-0.99x (medians of 11-21 in rounds, 2 threads, LARGE; EXTRALARGE
+/// for the short ones). Variants measured alike: the same window for every stream ran trisolv
+/// 0.78x (2 144 tasks of 3 us in a chain of rows, which its control thread no longer ran as it
+/// spawned it); no run at a spawn either within the window, trmm 0.92-0.94x (its threads' time
+/// in tasks 22.6-23.0 ms a run in a trace, against 19.3-20.6 before: the same tasks ran
+/// longer); no help while a worker's home queue is empty, covariance 0.93-0.96x (its spread
+/// nests are not ready at their spawns); 64 and 1 024 per thread instead of 256, gemm 1.00x
+/// and 1.08x.
 const SPAWN_AHEAD: u64 = 256;
 /// The most ready tasks the control thread holds before handing them to the workers together
 /// (see [`Core::hand_over`]).
