@@ -587,14 +587,14 @@ const HELP_AHEAD: u64 = 2;
 /// ms every 4 ms. Ahead by 512 tasks on 2 threads: 7-13 steals a run; gemm 1.07-1.10x, 2mm
 /// 1.10-1.14x, 3mm 1.10-1.13x, symm 1.03-1.11x, covariance 1.03-1.08x, trmm 1.03x, gemver,
 /// deriche, gesummv 1.00-1.04x, bicg 1.02-1.22x, atax 1.02-1.15x, trisolv level, mvt
-/// 0.97-1.00x, doitgen 0.96-0.99x (medians of 11-21 in rounds, 2 threads, LARGE; EXTRALARGE
+/// 0.97-1.00x, doitgen 0.96-1.05x (medians of 11-21 in rounds, 2 threads, LARGE; EXTRALARGE
 /// for the short ones). Variants measured alike: the same window for every stream ran trisolv
 /// 0.78x (2 144 tasks of 3 us in a chain of rows, which its control thread no longer ran as it
 /// spawned it); no run at a spawn either within the window, trmm 0.92-0.94x (its threads' time
 /// in tasks 22.6-23.0 ms a run in a trace, against 19.3-20.6 before: the same tasks ran
 /// longer); no help while a worker's home queue is empty, covariance 0.93-0.96x (its spread
-/// nests are not ready at their spawns); 64 and 1 024 per thread instead of 256, gemm 1.00x
-/// and 1.08x.
+/// nests are not ready at their spawns); help only after a spawn into another thread's block,
+/// gemm 0.97x; 64 and 1 024 per thread instead of 256, gemm 1.00x and 1.08x.
 const SPAWN_AHEAD: u64 = 256;
 /// The most ready tasks the control thread holds before handing them to the workers together
 /// (see [`Core::hand_over`]).
