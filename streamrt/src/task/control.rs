@@ -360,9 +360,7 @@ impl<'env> Core<'env> {
             0
         };
         self.flush();
-        if window == 0 || self.spawned - self.state.snapshot().0 > window {
-            self.help(limit, window);
-        }
+        self.help(limit, window);
         self.ahead = n == 1 || self.rt.queued() as u64 > HELP_AHEAD * n;
     }
 
