@@ -1,6 +1,6 @@
 //! Tile sizes for the tile graph's parallelism: a nest whose tiles are few and large, and whose
-//! tile graph leaves the threads waiting, gets smaller tiles along one member; a member whose
-//! last tile is partial becomes one tile where the parallelism allows it.
+//! tile graph leaves the threads waiting, gets smaller tiles along one member or all; a member
+//! whose last tile is partial becomes one tile where the parallelism allows it.
 //!
 //! The default sizes ([`crate::tile_size`]) come from the caches and the work of one task; they
 //! do not look at how many tiles can run at once. gramschmidt's band (`k`, `j`) at LARGE gets
@@ -12,21 +12,31 @@
 //! same, 0.205), the same on one thread (0.300 and 0.298 s); `32, 32` ran 0.327 s.
 //!
 //! The rule ([`spread_tiles`]): with the parameters at the cost model's values and the default
-//! sizes, when the tile graph's average parallelism is below [`TASKS_PER_THREAD`] times the
-//! threads, the outermost member of each tiled nest is halved in turn (not below
-//! [`MIN_SPREAD_SIZE`]) and the SCoP tiled again; the halving that lowers Brent's
+//! sizes, when the tile graph's average parallelism `P = W/S` is below [`TASKS_PER_THREAD`]
+//! times the threads `p` (then Brent's bound, `W/p + S`, promises an efficiency
+//! `(W/p) / (W/p + S) = 1 / (1 + p/P)` below 0.9), each tiled nest's outermost member is halved
+//! in turn (not below [`MIN_SPREAD_SIZE`]), and every member at once where no member's point
+//! loop is the one the tile code runs innermost (none below [`MIN_ALL_HALVED`]), and the SCoP
+//! tiled again; the halving that lowers Brent's
 //! bound the most is kept if it lowers it by [`MIN_GAIN`] at least and every tile of that nest
 //! still holds [`MIN_SPLIT_WORK`] instances (the loops below the band counted), and the search
-//! goes on from there (at most [`MAX_HALVINGS`] times). The outermost member only: the inner
-//! ones give the point loops their lengths, the vector loop's among them, which the bound does
-//! not see. gramschmidt's `j` runs innermost in its tiles: `64, 32` ran slower than `64, 64` on
-//! one thread, and `32, 32` (which the bound ranks above `32, 64`: average parallelism 8.4)
-//! 1.6x slower on two. The floor on the work keeps the per-task
+//! goes on from there (at most [`MAX_HALVINGS`] times). The member run innermost is the vector
+//! loop, whose length the bound does not see: gramschmidt's `j`, sunk below its `i` loops by the
+//! tile code, ran `64, 32` slower than `64, 64` on one thread, and `32, 32` (which the bound ranks
+//! above `32, 64`: average parallelism 8.4 against 5.8) 1.56x slower on two (0.237 s against
+//! 0.152, LARGE, medians of 5). nussinov's deepest statement keeps its reduction over `k`
+//! innermost, under the band: its triangle of `64, 64` tiles (average parallelism 10.4, which
+//! an earlier threshold of 4 tasks per thread let pass while its threads idled 15% of the time)
+//! gets `32, 32` (20.1), at LARGE on the 2-core Xeon (medians of 9 runs in rounds) 0.283 ->
+//! 0.248 s on two threads and 0.460 -> 0.432 on one (`32, 64` ran 0.33 s on two). The floor on
+//! the work keeps the per-task
 //! cost and the lost locality of smaller tiles out of the question, which the bound does not see:
-//! of the 30 PolyBench kernels on 2 threads only gramschmidt's tiles pass it with too little
-//! parallelism (jacobi-1d's, trisolv's and bicg's, with average parallelism 7 to 8, hold 16 to
-//! 33 thousand instances, a few microseconds). More threads ask for more parallelism: the
-//! threads are the machine's ([`crate::Machine::detect`]: `TILEDFLOW_NUM_THREADS` or the cores).
+//! of the 30 PolyBench kernels on 2 threads only gramschmidt's and nussinov's tiles pass it with
+//! too little parallelism at LARGE (jacobi-1d's, trisolv's and bicg's, with average parallelism
+//! 7 to 8, hold 16 to 33 thousand instances, a few microseconds; mvt's, gemver's and adi's,
+//! with 14 to 16, as few); no other kernel's tiles changed with the threshold, at MEDIUM,
+//! LARGE or EXTRALARGE. More threads ask for more parallelism: the threads are the machine's
+//! ([`crate::Machine::detect`]: `TILEDFLOW_NUM_THREADS` or the cores).
 //!
 //! The sizes found are handed to the scheduler as [`crate::ScheduleConfig::nest_sizes`], by the
 //! statements of the nest, so scheduling again gives the same tiles.
@@ -47,7 +57,9 @@ use crate::{Dependences, Result, ScheduleConfig, TiledSchedule, WHOLE_LOOP};
 use scop_ir::Scop;
 
 /// Ready tasks wanted per thread, on average (work / span): below it, smaller tiles are tried.
-pub const TASKS_PER_THREAD: f64 = 4.0;
+/// Nine, so that Brent's bound promises an efficiency of 0.9 (see the module doc); it was 4
+/// (0.67) until nussinov's idle threads showed the difference.
+pub const TASKS_PER_THREAD: f64 = 9.0;
 
 /// The least relative drop of Brent's bound `W/p + S` for which a halving is kept.
 pub const MIN_GAIN: f64 = 0.05;
@@ -63,6 +75,10 @@ pub const MAX_HALVINGS: usize = 3;
 /// times. A guard, not a measured optimum: on 8 threads gramschmidt would otherwise go on to
 /// `8, 64` (its tiles still above [`MIN_SPLIT_WORK`]), which no machine here could time.
 pub const MIN_SPREAD_SIZE: i64 = 16;
+
+/// The smallest size a halving of every member at once may give: the point loops stay long
+/// enough to keep their accesses in whole cache lines.
+pub const MIN_ALL_HALVED: i64 = 32;
 
 /// One change of a nest's sizes that [`spread_tiles`] kept: the nest, its sizes before and
 /// after, the average parallelism before and after (`None` on one thread, where it is not
@@ -231,39 +247,48 @@ pub fn spread_tiles(
     while halvings < MAX_HALVINGS && best.parallelism < TASKS_PER_THREAD * threads {
         let mut found: Option<(ScheduleConfig, Offer, usize, Vec<i64>)> = None;
         for (k, nest) in best.sched.nests.iter().enumerate() {
-            // The outermost member only (see the module doc).
+            // The outermost member (see the module doc), or every member at once.
             let sizes = &nest.tile_sizes;
             if sizes.is_empty() || sizes.contains(&WHOLE_LOOP) || sizes[0] < 2 * MIN_SPREAD_SIZE {
                 continue;
             }
-            let mut smaller = sizes.clone();
-            smaller[0] /= 2;
-            let mut tried = cfg.clone();
-            tried.nest_sizes.retain(|(s, _)| *s != nest.statements);
-            tried
-                .nest_sizes
-                .push((nest.statements.clone(), smaller.clone()));
-            let sched = tiled(&tried)?;
-            // The nest must be there, tiled as asked, with tiles that keep their work (checked
-            // before the tile graph, which costs more).
-            let Some(at) = sched
-                .nests
-                .iter()
-                .position(|n| n.statements == nest.statements && n.tile_sizes == smaller)
-            else {
-                continue;
-            };
-            let Some(work) = per_tile(&sched)? else {
-                continue;
-            };
-            if work.get(at).is_none_or(|&w| w < MIN_SPLIT_WORK) {
-                continue;
+            let mut outer = sizes.clone();
+            outer[0] /= 2;
+            let mut candidates = vec![outer];
+            if sizes.len() > 1
+                && sizes.iter().all(|&t| t >= 2 * MIN_ALL_HALVED)
+                && !band_member_innermost(scop, &best.sched, k)?
+            {
+                candidates.push(sizes.iter().map(|t| t / 2).collect());
             }
-            let Some(o) = offer(sched)? else {
-                continue;
-            };
-            if found.as_ref().is_none_or(|f| o.bound < f.1.bound) {
-                found = Some((tried, o, k, smaller));
+            for smaller in candidates {
+                let mut tried = cfg.clone();
+                tried.nest_sizes.retain(|(s, _)| *s != nest.statements);
+                tried
+                    .nest_sizes
+                    .push((nest.statements.clone(), smaller.clone()));
+                let sched = tiled(&tried)?;
+                // The nest must be there, tiled as asked, with tiles that keep their work (checked
+                // before the tile graph, which costs more).
+                let Some(at) = sched
+                    .nests
+                    .iter()
+                    .position(|n| n.statements == nest.statements && n.tile_sizes == smaller)
+                else {
+                    continue;
+                };
+                let Some(work) = per_tile(&sched)? else {
+                    continue;
+                };
+                if work.get(at).is_none_or(|&w| w < MIN_SPLIT_WORK) {
+                    continue;
+                }
+                let Some(o) = offer(sched)? else {
+                    continue;
+                };
+                if found.as_ref().is_none_or(|f| o.bound < f.1.bound) {
+                    found = Some((tried, o, k, smaller));
+                }
             }
         }
         let Some((tried, o, k, smaller)) = found else {
@@ -284,6 +309,31 @@ pub fn spread_tiles(
         best = o;
     }
     Ok(done(cfg, kept))
+}
+
+/// Whether the code of a tile of nest `k` of `sched` runs a member of the band innermost for the
+/// nest's deepest statements (those with the most loops): their loops all in the band (gemm's
+/// `i, k, j`), or a member sunk below their own loops (`sink::sink_band_member`: gramschmidt's
+/// `j` below its `i` loops). That member's point loop is then the vector loop, whose length
+/// Brent's bound does not see, so it is not halved with the others. nussinov's deepest
+/// statement keeps its reduction over `k` innermost, under the band.
+fn band_member_innermost(scop: &Scop, sched: &TiledSchedule, k: usize) -> Result<bool> {
+    let nest = &sched.nests[k];
+    let p = nest.tile_sizes.len();
+    let deepest = nest
+        .statements
+        .iter()
+        .filter_map(|s| scop.statements.get(s.index()))
+        .map(|s| s.iterators.len())
+        .max()
+        .unwrap_or(0);
+    if deepest <= p {
+        return Ok(true);
+    }
+    let coords = crate::maps::names("tf_k", p);
+    let points =
+        crate::astgen::PointSchedule::of(scop, sched, crate::NestId::new(k), &coords, "tf_i")?;
+    Ok(crate::sink::sink_band_member(scop, &points, &[])?.is_some())
 }
 
 /// Whether some nest of `sched` may get a fit at the parameter values `params` (cheaper to ask
@@ -368,6 +418,8 @@ mod tests {
             .unwrap()
             .expect("gramschmidt's tiles are spread");
         assert_eq!(kept.len(), 1, "{kept:?}");
+        // Not both members: its `j` runs innermost in the tile code (sunk below the `i` loops),
+        // though Brent's bound ranks `32, 32` (average parallelism 8.4) above `32, 64` (5.8).
         assert_eq!(
             kept[0].to_string(),
             "N0 [64, 64] -> [32, 64] (average parallelism 4.4 -> 5.8)"
@@ -383,6 +435,21 @@ mod tests {
             .expect("spread on 8 threads");
         let sizes: Vec<Vec<i64>> = kept.iter().map(|s| s.to.clone()).collect();
         assert_eq!(sizes, vec![vec![32, 64], vec![16, 64]]);
+    }
+
+    #[test]
+    fn nussinovs_triangle_gets_smaller_tiles_below_nine_tasks_per_thread() {
+        // Its 820 tiles have average parallelism 10.4: more than 4 tasks per thread, so two
+        // threads kept `64, 64` while Brent's bound allowed them an efficiency of 0.84 only.
+        let (scop, deps, cfg) = large("nussinov");
+        let (_, kept) = spread_tiles(&scop, &deps, &cfg, None, &machine(2))
+            .unwrap()
+            .expect("nussinov's tiles are spread");
+        let kept: Vec<String> = kept.iter().map(|s| s.to_string()).collect();
+        assert_eq!(
+            kept,
+            ["N0 [64, 64] -> [32, 32] (average parallelism 10.4 -> 20.1)"]
+        );
     }
 
     #[test]
