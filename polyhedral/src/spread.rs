@@ -46,7 +46,7 @@
 //! one tile over its values ([`crate::ScheduleConfig::fit_extents`]; the rule and its
 //! measurements: `schedule::tiling::fit_extents`). Partial tiles run the general code, and
 //! one tile instead of three takes parallelism away, so the fit is kept only where the tile
-//! graph's average parallelism stays at [`TASKS_PER_THREAD`] tasks per thread, or where it was
+//! graph's average parallelism stays at [`FIT_TASKS_PER_THREAD`] tasks per thread, or where it was
 //! below that does not drop (always on one thread). doitgen at LARGE: 36.8 -> 21-23 ms on two
 //! threads, 55 -> 37 ms on one; 2mm at MEDIUM, whose fit (of 180 and 190 values) would leave
 //! its product one tile, is not fitted.
@@ -60,6 +60,11 @@ use scop_ir::Scop;
 /// Nine, so that Brent's bound promises an efficiency of 0.9 (see the module doc); it was 4
 /// (0.67) until nussinov's idle threads showed the difference.
 pub const TASKS_PER_THREAD: f64 = 9.0;
+
+/// Ready tasks per thread, on average, that a fit must leave (or not lower where there were
+/// fewer): the threshold the fits were measured with (doitgen's), kept when the halvings'
+/// went from 4 to 9, since a fit trades parallelism for whole tiles instead of buying it.
+pub const FIT_TASKS_PER_THREAD: f64 = 4.0;
 
 /// The least relative drop of Brent's bound `W/p + S` for which a halving is kept.
 pub const MIN_GAIN: f64 = 0.05;
@@ -174,7 +179,7 @@ pub fn spread_tiles(
     let mut sched = tiled(&cfg)?;
     // Members one tile over their values where the last tile was partial
     // (`ScheduleConfig::fit_extents`), where the tile graph keeps its parallelism: the average
-    // parallelism must stay at `TASKS_PER_THREAD` tasks per thread, or where it was below that,
+    // parallelism must stay at `FIT_TASKS_PER_THREAD` tasks per thread, or where it was below that,
     // not drop (2mm at MEDIUM would go from 3 to 1).
     let fitting = ScheduleConfig {
         fit_extents: true,
@@ -204,7 +209,7 @@ pub fn spread_tiles(
             (cfg, sched) = (fitting, fitted);
             kept = fits;
         } else if let (Some(before), Some(after)) = (offer(sched.clone())?, offer(fitted)?) {
-            let floor = before.parallelism.min(TASKS_PER_THREAD * threads);
+            let floor = before.parallelism.min(FIT_TASKS_PER_THREAD * threads);
             if after.parallelism >= floor {
                 let parallelism = Some((before.parallelism, after.parallelism));
                 kept = fits
