@@ -161,6 +161,27 @@
 //! `TF_SCALAR_LOOP`: GCC 12 otherwise vectorizes it as in-order reductions with a shuffle per
 //! element. Measured at one thread: cholesky (LARGE) 0.64 s -> 0.41 s, trisolv (EXTRALARGE,
 //! 2 threads) 8.7 ms -> 5.7 ms against gcc's 10.2 ms; 8 rows ran cholesky slower (0.48 s).
+//!
+//! ## Where gemm's time goes, and what did not help
+//!
+//! gemm at LARGE on one thread (Xeon, AVX-512, 61.6 GFLOP/s measured peak): a full 64³ tile
+//! run again and again on the same data reaches 53.5 GFLOP/s (87%), the full tiles in the tasks'
+//! order 45 (72%), the whole kernel 41.4 (67%): its 1 137 other tiles take 11 ms of 64 (the
+//! first reduction tile of each output tile, which scales `C` by `beta` and touches it first, 16.4
+//! us against 12.4), the runtime about 1.5. The copy of `B` is the largest loss: made from
+//! `B`'s first 64 rows instead (kept in L2; a timing experiment, wrong results) the kernel runs
+//! 1.17x faster; a tile's copy from L3 takes 1.35 us (0.61 from L2), and the streamed `B` pushes
+//! `A`'s rows out of L2 (`A` read the same way: 1.04x). Measured and not kept (medians of 9 to
+//! 15 runs in rounds, one thread / two): prefetching the next tile's `B` into L1 or L2 during a
+//! tile, or the same tile's before its copy (0.98-1.01x), non-temporal prefetches (0.76-0.90x),
+//! the copy made by the first block of rows' kernel as it reads `B` (level); `B` copied once in
+//! tile order before the tasks, on 2 MiB pages (1.04x / 1.02x, 2 ms of copying included); a
+//! shared copy per `(k, j)` tile, made by the first task that needs it in an arena of 2 MiB
+//! pages, the next tile's copy prefetched along the row blocks (1.064x / 0.95x: the arena's first
+//! touch is slow on this VM, 0.26 to 4.6 ms per 2 MiB page and 1.6 us per 4 KiB one, and on two
+//! threads the first pass over the copies ran its tasks at 21-26 us instead of 14); tiles of 96
+//! rows (`--tile-sizes 96,64,64`: 1.08x / 1.00x, 2mm and 3mm level), tile orders that reuse a
+//! `B` tile across consecutive tasks (0.91-0.96x).
 
 use crate::ast::{Ast, Expr, Kernel, KernelLoop, OpKind, Packs, VectorLanes};
 use crate::astgen::PointSchedule;
