@@ -46,8 +46,8 @@
 //! one tile over its values ([`crate::ScheduleConfig::fit_extents`]; the rule and its
 //! measurements: `schedule::tiling::fit_extents`). Partial tiles run the general code, and
 //! one tile instead of three takes parallelism away, so the fit is kept only where the tile
-//! graph's average parallelism stays at [`FIT_TASKS_PER_THREAD`] tasks per thread, or where it was
-//! below that does not drop (always on one thread). doitgen at LARGE: 36.8 -> 21-23 ms on two
+//! graph's average parallelism stays at [`FIT_TASKS_PER_THREAD`] tasks per thread, or where it
+//! was below that does not drop (always on one thread). doitgen at LARGE: 36.8 -> 21-23 ms on two
 //! threads, 55 -> 37 ms on one; 2mm at MEDIUM, whose fit (of 180 and 190 values) would leave
 //! its product one tile, is not fitted.
 
@@ -58,7 +58,7 @@ use scop_ir::Scop;
 
 /// Ready tasks wanted per thread, on average (work / span): below it, smaller tiles are tried.
 /// Nine, so that Brent's bound promises an efficiency of 0.9 (see the module doc); it was 4
-/// (0.67) until nussinov's idle threads showed the difference.
+/// (0.8) until nussinov's idle threads showed the difference.
 pub const TASKS_PER_THREAD: f64 = 9.0;
 
 /// Ready tasks per thread, on average, that a fit must leave (or not lower where there were
