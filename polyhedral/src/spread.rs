@@ -15,9 +15,9 @@
 //! sizes, when the tile graph's average parallelism `P = W/S` is below [`TASKS_PER_THREAD`]
 //! times the threads `p` (then Brent's bound, `W/p + S`, promises an efficiency
 //! `(W/p) / (W/p + S) = 1 / (1 + p/P)` below 0.9), each tiled nest's outermost member is halved
-//! in turn (not below [`MIN_SPREAD_SIZE`]), and every member at once where no member's point
-//! loop is the one the tile code runs innermost (none below [`MIN_ALL_HALVED`]), and the SCoP
-//! tiled again; the halving that lowers Brent's
+//! in turn (not below [`MIN_SPREAD_SIZE`]), or every member at once where no member's point
+//! loop is the one the tile code runs innermost (none below [`MIN_ALL_HALVED`]: the tile keeps
+//! its shape), and the SCoP tiled again; the halving that lowers Brent's
 //! bound the most is kept if it lowers it by [`MIN_GAIN`] at least and every tile of that nest
 //! still holds [`MIN_SPLIT_WORK`] instances (the loops below the band counted), and the search
 //! goes on from there (at most [`MAX_HALVINGS`] times). The member run innermost is the vector
@@ -28,7 +28,10 @@
 //! innermost, under the band: its triangle of `64, 64` tiles (average parallelism 10.4, which
 //! an earlier threshold of 4 tasks per thread let pass while its threads idled 15% of the time)
 //! gets `32, 32` (20.1), at LARGE on the 2-core Xeon (medians of 9 runs in rounds) 0.283 ->
-//! 0.248 s on two threads and 0.460 -> 0.432 on one (`32, 64` ran 0.33 s on two). The floor on
+//! 0.248 s on two threads and 0.460 -> 0.432 on one (`32, 64` ran 0.33 s on two); at `N` of
+//! 1 200 to 1 800, where tiles of `32, 32` would hold too little work, it keeps `64, 64`
+//! instead of the `32, 64` it got when only the outermost member was halved (`N = 1500`: 47.1
+//! -> 44.2 ms on two threads, 79.8 -> 77.2 on one; medians of 11 in rounds). The floor on
 //! the work keeps the per-task
 //! cost and the lost locality of smaller tiles out of the question, which the bound does not see:
 //! of the 30 PolyBench kernels on 2 threads only gramschmidt's and nussinov's tiles pass it with
@@ -252,48 +255,48 @@ pub fn spread_tiles(
     while halvings < MAX_HALVINGS && best.parallelism < TASKS_PER_THREAD * threads {
         let mut found: Option<(ScheduleConfig, Offer, usize, Vec<i64>)> = None;
         for (k, nest) in best.sched.nests.iter().enumerate() {
-            // The outermost member (see the module doc), or every member at once.
+            // Every member at once, keeping the tile's shape, where none is the tile's innermost
+            // loop; the outermost member otherwise (see the module doc).
             let sizes = &nest.tile_sizes;
             if sizes.is_empty() || sizes.contains(&WHOLE_LOOP) || sizes[0] < 2 * MIN_SPREAD_SIZE {
                 continue;
             }
-            let mut outer = sizes.clone();
-            outer[0] /= 2;
-            let mut candidates = vec![outer];
-            if sizes.len() > 1
+            let smaller: Vec<i64> = if sizes.len() > 1
                 && sizes.iter().all(|&t| t >= 2 * MIN_ALL_HALVED)
                 && !band_member_innermost(scop, &best.sched, k)?
             {
-                candidates.push(sizes.iter().map(|t| t / 2).collect());
+                sizes.iter().map(|t| t / 2).collect()
+            } else {
+                let mut outer = sizes.clone();
+                outer[0] /= 2;
+                outer
+            };
+            let mut tried = cfg.clone();
+            tried.nest_sizes.retain(|(s, _)| *s != nest.statements);
+            tried
+                .nest_sizes
+                .push((nest.statements.clone(), smaller.clone()));
+            let sched = tiled(&tried)?;
+            // The nest must be there, tiled as asked, with tiles that keep their work (checked
+            // before the tile graph, which costs more).
+            let Some(at) = sched
+                .nests
+                .iter()
+                .position(|n| n.statements == nest.statements && n.tile_sizes == smaller)
+            else {
+                continue;
+            };
+            let Some(work) = per_tile(&sched)? else {
+                continue;
+            };
+            if work.get(at).is_none_or(|&w| w < MIN_SPLIT_WORK) {
+                continue;
             }
-            for smaller in candidates {
-                let mut tried = cfg.clone();
-                tried.nest_sizes.retain(|(s, _)| *s != nest.statements);
-                tried
-                    .nest_sizes
-                    .push((nest.statements.clone(), smaller.clone()));
-                let sched = tiled(&tried)?;
-                // The nest must be there, tiled as asked, with tiles that keep their work (checked
-                // before the tile graph, which costs more).
-                let Some(at) = sched
-                    .nests
-                    .iter()
-                    .position(|n| n.statements == nest.statements && n.tile_sizes == smaller)
-                else {
-                    continue;
-                };
-                let Some(work) = per_tile(&sched)? else {
-                    continue;
-                };
-                if work.get(at).is_none_or(|&w| w < MIN_SPLIT_WORK) {
-                    continue;
-                }
-                let Some(o) = offer(sched)? else {
-                    continue;
-                };
-                if found.as_ref().is_none_or(|f| o.bound < f.1.bound) {
-                    found = Some((tried, o, k, smaller));
-                }
+            let Some(o) = offer(sched)? else {
+                continue;
+            };
+            if found.as_ref().is_none_or(|f| o.bound < f.1.bound) {
+                found = Some((tried, o, k, smaller));
             }
         }
         let Some((tried, o, k, smaller)) = found else {
@@ -454,6 +457,17 @@ mod tests {
         assert_eq!(
             kept,
             ["N0 [64, 64] -> [32, 32] (average parallelism 10.4 -> 20.1)"]
+        );
+        // At 1 500, `32, 32` would hold too little work, and the outermost member alone is not
+        // tried (the tile keeps its shape): `64, 64` stays.
+        let scop = crate::polybench_scops_with("nussinov", &["N=1500"])
+            .into_iter()
+            .next()
+            .expect("a SCoP");
+        let deps = crate::dependences(&scop).unwrap();
+        assert_eq!(
+            spread_tiles(&scop, &deps, &cfg, None, &machine(2)).unwrap(),
+            None
         );
     }
 
