@@ -42,6 +42,7 @@ mod error;
 pub mod ffi;
 mod graph;
 mod observe;
+mod placement;
 mod queues;
 mod runtime;
 mod stream;

@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 
 use crate::observe::Observer;
+use crate::placement::Placement;
 
 /// Where the tasks made ready by a finishing task go.
 pub(crate) enum Sink<'a, T> {
@@ -52,6 +53,10 @@ pub(crate) struct Queues<T> {
     homes: Box<[Injector<T>]>,
     n_threads: usize,
     sleep: Sleep,
+    /// Whether worker `i` sleeps (written under the sleep mutex).
+    asleep: Box<[AtomicBool]>,
+    /// The workers' CPU masks around their wake-ups.
+    placement: Placement,
     /// Trace and statistics (both off unless asked for).
     pub(crate) obs: Observer,
 }
@@ -110,6 +115,8 @@ impl<T> Queues<T> {
                 .collect(),
             n_threads,
             sleep: Sleep::default(),
+            asleep: locals.iter().map(|_| AtomicBool::new(false)).collect(),
+            placement: Placement::new(locals.len()),
             obs,
         }
     }
@@ -146,6 +153,8 @@ impl<T> Queues<T> {
             return;
         }
         let _lock = self.sleep.lock();
+        self.placement
+            .before_wake(|i| self.asleep[i].load(Ordering::Relaxed));
         for _ in 0..n.min(sleepers as u64) {
             self.sleep.cv.notify_one();
         }
@@ -332,8 +341,14 @@ impl<T> Queues<T> {
         drop(guard);
     }
 
-    /// A worker sleeps until there may be work. Returns `false` when the runtime shuts down.
-    pub(crate) fn sleep_worker(&self) -> bool {
+    /// Worker `index` starts (before it looks for work).
+    pub(crate) fn register_worker(&self, index: usize) {
+        self.placement.register(index);
+    }
+
+    /// Worker `index` sleeps until there may be work. Returns `false` when the runtime shuts
+    /// down.
+    pub(crate) fn sleep_worker(&self, index: usize) -> bool {
         let sleep = &self.sleep;
         let guard = sleep.lock();
         if sleep.shutdown.load(Ordering::Relaxed) {
@@ -344,10 +359,14 @@ impl<T> Queues<T> {
         let guard = if self.has_work() {
             guard
         } else {
-            sleep.wait(guard)
+            self.asleep[index].store(true, Ordering::Relaxed);
+            let guard = sleep.wait(guard);
+            self.asleep[index].store(false, Ordering::Relaxed);
+            guard
         };
         sleep.sleepers.fetch_sub(1, Ordering::Relaxed);
         drop(guard);
+        self.placement.after_wake(index);
         true
     }
 

@@ -144,6 +144,7 @@ fn worker_main(inner: &Queues<TaskRef>, local: &Worker<TaskRef>, index: usize) {
     let sink = Sink::Local(local, index + 1);
     // When observing: since when this worker has been without work.
     let mut idle_since: Option<u64> = None;
+    inner.register_worker(index);
     'work: loop {
         if let Some(mut task) = inner.find_work_worker(local, index, &mut rng) {
             if let Some(since) = idle_since.take() {
@@ -161,7 +162,7 @@ fn worker_main(inner: &Queues<TaskRef>, local: &Worker<TaskRef>, index: usize) {
         if inner.spin(|| false) {
             continue 'work;
         }
-        if !inner.sleep_worker() {
+        if !inner.sleep_worker(index) {
             break;
         }
     }
