@@ -115,8 +115,11 @@ mod sys {
     pub(super) const MAX_CPUS: usize = 8 * std::mem::size_of::<libc::cpu_set_t>();
 
     pub(super) fn thread_id() -> i32 {
+        // The system call rather than glibc's `gettid` (2.30 and later): programs link this
+        // library against the C library of the machine that builds them.
         // SAFETY: gettid has no preconditions.
-        unsafe { libc::gettid() }
+        let tid = unsafe { libc::syscall(libc::SYS_gettid) };
+        i32::try_from(tid).unwrap_or(0)
     }
 
     pub(super) fn current_cpu() -> Option<usize> {
