@@ -9,15 +9,13 @@
 //! the waker's CPU left out of the sleeper's mask, 60 to 260 us on the other CPU. In the
 //! generated programs it showed as a worker without a task for the first 1.5 to 4.5 ms of a
 //! graph in a third of the runs (gemm at LARGE on 2 threads: the control thread ran 247 to 300
-//! tiles of its own before the worker's first; bicg at EXTRALARGE ran 3.4 ms instead of 2.1; the
-//! worker of atax and durbin, whose graphs last 3 to 5 ms, often ran no task at all).
+//! tiles of its own before the worker's first; bicg at EXTRALARGE ran 3.4 ms instead of 2.1).
 //!
 //! So a waker first sets the CPU mask of every sleeping worker to the CPUs the process started
 //! with less its own (when that leaves one at least), and a worker that wakes with such a mask
 //! gives itself back the full one before it looks for work: a running worker is never bound,
-//! so the scheduler moves it as it would any thread. Each sleep then costs two system calls
-//! (about a microsecond each) where a wake-up found the worker's mask otherwise. Off Linux this
-//! does nothing.
+//! so the scheduler moves it as it would any thread. A worker's wake-up then costs two system
+//! calls (about a microsecond each). Off Linux this does nothing.
 
 use std::sync::atomic::{AtomicI32, Ordering};
 
