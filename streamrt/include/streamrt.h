@@ -41,7 +41,8 @@
  *
  * Observability (read once, when the first graph starts): TILEDFLOW_TRACE=file.json writes a
  * Chrome/Perfetto trace with one event per task (thread, stream name, key); TILEDFLOW_STATS=1
- * prints tasks, steals and idle time per thread to stderr at the end of each graph.
+ * prints tasks, steals, idle time and when the first task began, per thread, to stderr at the
+ * end of each graph.
  *
  * Errors (a key outside its stream's box, an unknown stream, a task left waiting for a token that
  * is never produced, a token produced twice, an arrival beyond a counted barrier's count, calls

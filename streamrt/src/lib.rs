@@ -33,8 +33,8 @@
 //! the end-of-graph wait terminates) is described in the crate's `README.md`.
 //!
 //! Observability (module `observe`): `TILEDFLOW_TRACE=file.json` writes a Chrome/Perfetto trace
-//! with one event per task; `TILEDFLOW_STATS=1` prints tasks, steals and idle time per thread at
-//! the end of each graph. Both are read once when a runtime starts ([`Observe`]).
+//! with one event per task; `TILEDFLOW_STATS=1` prints tasks, steals, idle time and when the first
+//! task began, per thread, at the end of each graph. Both are read once when a runtime starts ([`Observe`]).
 
 #![warn(missing_docs, unsafe_op_in_unsafe_fn)]
 

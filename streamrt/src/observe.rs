@@ -84,12 +84,25 @@ struct Event {
 }
 
 /// What one thread slot recorded since the last graph end.
-#[derive(Default)]
 struct SlotLog {
     events: Mutex<Vec<Event>>,
     tasks: AtomicU64,
     steals: AtomicU64,
     idle_ns: AtomicU64,
+    /// When its earliest task since the last graph end began (from `now`; `u64::MAX`: none).
+    first_ns: AtomicU64,
+}
+
+impl Default for SlotLog {
+    fn default() -> SlotLog {
+        SlotLog {
+            events: Mutex::default(),
+            tasks: AtomicU64::new(0),
+            steals: AtomicU64::new(0),
+            idle_ns: AtomicU64::new(0),
+            first_ns: AtomicU64::new(u64::MAX),
+        }
+    }
 }
 
 /// The trace file: complete JSON up to `open_end`, where the next events go, then the closing.
@@ -146,6 +159,7 @@ impl Observer {
     pub(crate) fn task(&self, slot: usize, name: &Arc<str>, key: &[i64], start: u64, end: u64) {
         let log = &self.slots[slot];
         log.tasks.fetch_add(1, Ordering::Relaxed);
+        log.first_ns.fetch_min(start, Ordering::Relaxed);
         if self.trace.is_some() {
             let mut k = [0; MAX_DIMS];
             k[..key.len()].copy_from_slice(key);
@@ -214,7 +228,7 @@ impl Observer {
         }
         if self.stats {
             let wall = self.now().saturating_sub(began);
-            let counts: Vec<(u64, u64, u64)> = self
+            let counts: Vec<(u64, u64, u64, u64)> = self
                 .slots
                 .iter()
                 .map(|log| {
@@ -222,6 +236,7 @@ impl Observer {
                         log.tasks.swap(0, Ordering::Relaxed),
                         log.steals.swap(0, Ordering::Relaxed),
                         log.idle_ns.swap(0, Ordering::Relaxed),
+                        log.first_ns.swap(u64::MAX, Ordering::Relaxed),
                     )
                 })
                 .collect();
@@ -231,9 +246,15 @@ impl Observer {
                 secs(wall),
                 self.slots.len()
             );
-            for (slot, (tasks, steals, idle)) in counts.iter().enumerate() {
+            for (slot, (tasks, steals, idle, first)) in counts.iter().enumerate() {
+                // How long into the graph the thread's first task began: a worker that starts
+                // late (asleep, or queued behind another thread) shows here.
+                let first = match *first {
+                    u64::MAX => String::new(),
+                    t => format!(", first task at {:.6} s", secs(t.saturating_sub(began))),
+                };
                 out.push_str(&format!(
-                    "streamrt: stats:   thread {slot} ({}): {tasks} tasks, {steals} steals, idle {:.6} s\n",
+                    "streamrt: stats:   thread {slot} ({}): {tasks} tasks, {steals} steals, idle {:.6} s{first}\n",
                     slot_role(slot),
                     secs(*idle)
                 ));

@@ -226,7 +226,7 @@ fn stats_name_every_thread_and_add_up() {
             let rest = block[1 + slot]
                 .strip_prefix(&prefix)
                 .unwrap_or_else(|| panic!("{} lacks {prefix}", block[1 + slot]));
-            // "<t> tasks, <s> steals, idle <x> s"
+            // "<t> tasks, <s> steals, idle <x> s[, first task at <f> s]"
             let fields: Vec<&str> = rest.split_whitespace().collect();
             assert_eq!(fields[1], "tasks,", "{rest}");
             assert_eq!(fields[3], "steals,", "{rest}");
@@ -235,7 +235,20 @@ fn stats_name_every_thread_and_add_up() {
             assert!(idle >= 0.0);
             // Idle time falls inside the graph (the first follows a 100 ms pause).
             assert!(idle <= wall, "idle {idle} s in a graph of {wall} s: {rest}");
-            sum += fields[0].parse::<i64>().unwrap();
+            let n_tasks = fields[0].parse::<i64>().unwrap();
+            // The first task's start, for a thread that ran one, falls inside the graph too.
+            if n_tasks > 0 {
+                assert_eq!(fields[6..9], ["s,", "first", "task"], "{rest}");
+                assert_eq!(fields[9], "at", "{rest}");
+                let first = fields[10].parse::<f64>().unwrap();
+                assert!(
+                    (0.0..=wall).contains(&first),
+                    "first task at {first} s in a graph of {wall} s: {rest}"
+                );
+            } else {
+                assert_eq!(fields.len(), 7, "no first task to show: {rest}");
+            }
+            sum += n_tasks;
         }
         assert_eq!(sum, tasks, "thread task counts add up to the graph's");
     }
