@@ -2,7 +2,7 @@
 """Draws a streamrt trace (TILEDFLOW_TRACE=file.json) as an SVG timeline: one lane per thread,
 one box per task, coloured by its stream, for the first graph in the file.
 
-    python3 scripts/trace_timeline.py trace.json "title" [SPAN_MS] > timeline.svg
+    python3 scripts/trace-timeline.py trace.json "title" [SPAN_MS] > timeline.svg
 
 SPAN_MS, where given, is the time the width stands for (the same for timelines to compare).
 
