@@ -556,7 +556,11 @@ fn guarded_sources<'c>(
 /// Enumerates, in lexicographic order of their coordinates, the points of several disjoint sets
 /// of one tile space (the classes of a partition: each a union of sets given as ISL text); the
 /// user node of a point of `classes[c]` is named `P<c>`, with the point's coordinates. The
-/// classes must not overlap (a shared point would be visited once per class).
+/// classes must not overlap (a shared point would be visited once per class). With `order` (a
+/// permutation of the dimensions, outermost first; empty for the identity) the points are
+/// visited in the lexicographic order of their coordinates so permuted instead; either way the
+/// loop over dimension `d` is named `<iter_prefix><d>` and the user nodes' coordinates keep
+/// their order.
 ///
 /// Each class is one statement for ISL's AST generator: the union of its sets, coalesced. ISL
 /// orders every pair of statements at every loop level, so fewer statements cost less and give
@@ -565,7 +569,12 @@ fn guarded_sources<'c>(
 /// changed unexpectedly": the parametric jacobi-2d with tiles of 5); then each given set is its
 /// own statement (`P<c>_<m>`, renamed `P<c>` in the result). Either way the points and their
 /// order are the same: the loops differ, the sequence they visit does not.
-pub fn classes_ast(scop: &Scop, classes: &[Vec<String>], iter_prefix: &str) -> Result<Ast> {
+pub fn classes_ast(
+    scop: &Scop,
+    classes: &[Vec<String>],
+    iter_prefix: &str,
+    order: &[usize],
+) -> Result<Ast> {
     let ctx = Ctx::shared()?;
     let context = parse_context(ctx, scop)?;
     let mut pieces = UnionMap::empty(ctx)?;
@@ -585,20 +594,25 @@ pub fn classes_ast(scop: &Scop, classes: &[Vec<String>], iter_prefix: &str) -> R
             depth = Some(n);
             taken.extend(set.param_names()?);
             class = class.union(UnionSet::from_set(set.clone())?)?;
-            pieces = pieces.union(points_statement(set, &format!("P{c}_{m}"))?)?;
+            pieces = pieces.union(points_statement(set, &format!("P{c}_{m}"), order)?)?;
         }
         // The sets of a class are in one space (the checks above), so the union is one set.
         for set in class.coalesce()?.sets()? {
-            whole = whole.union(points_statement(set, &format!("P{c}_0"))?)?;
+            whole = whole.union(points_statement(set, &format!("P{c}_0"), order)?)?;
         }
     }
     let Some(depth) = depth else {
         return Ok(Ast::Block(Vec::new()));
     };
     check_prefix(iter_prefix, depth, &taken)?;
-    let mut ast = match build(context.clone(), whole, iter_prefix, depth) {
+    // Each loop is named after the dimension it runs over, wherever `order` puts it.
+    let mut iterators = names(iter_prefix, depth);
+    if !order.is_empty() {
+        iterators = order.iter().map(|&d| iterators[d].clone()).collect();
+    }
+    let mut ast = match build_named(context.clone(), whole, &iterators, None) {
         Ok(ast) => ast,
-        Err(_) => build(context, pieces, iter_prefix, depth)?,
+        Err(_) => build_named(context, pieces, &iterators, None)?,
     };
     rename_users(&mut ast, &|name: &str| {
         name.split_once('_').map(|(class, _)| class.to_string())
@@ -606,13 +620,27 @@ pub fn classes_ast(scop: &Scop, classes: &[Vec<String>], iter_prefix: &str) -> R
     Ok(ast)
 }
 
-/// The identity schedule of the points of `set`, as the statement `name`.
-fn points_statement<'c>(set: Set<'c>, name: &str) -> Result<UnionMap<'c>> {
-    UnionMap::from_map(
-        set.set_tuple_name(name)?
-            .identity()?
-            .reset_tuple_id(Side::Out)?,
-    )
+/// The schedule of the points of `set`, as the statement `name`: the identity, or its
+/// dimensions in `order` (outermost first) when that is not empty.
+fn points_statement<'c>(set: Set<'c>, name: &str, order: &[usize]) -> Result<UnionMap<'c>> {
+    let named = set.set_tuple_name(name)?;
+    if order.is_empty() {
+        return UnionMap::from_map(named.identity()?.reset_tuple_id(Side::Out)?);
+    }
+    let n = named.n_dims()?;
+    if order.len() != n || (0..n).any(|d| !order.contains(&d)) {
+        return Err(Error::InvalidInput(format!(
+            "the order {order:?} is not a permutation of {n} dimensions"
+        )));
+    }
+    let x = names("x", n);
+    let permuted: Vec<String> = order.iter().map(|&d| x[d].clone()).collect();
+    let ctx = named.ctx();
+    let permutation = Map::read(
+        ctx,
+        &format!("{{ {} -> {} }}", tuple(name, &x), tuple("", &permuted)),
+    )?;
+    UnionMap::from_map(named.identity()?.apply_range(permutation)?)
 }
 
 /// Renames the user nodes for which `rename` gives a new name.

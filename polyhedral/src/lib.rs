@@ -386,6 +386,10 @@ pub struct Nest {
     /// [`ScheduleConfig::align_nests`] named the nest and it found one: `schedule`, `tile_map` and `tile_domain` name
     /// it, and code that runs them defines it first ([`RowLine::init`]).
     pub row_line: Option<RowLine>,
+    /// The order in which the control program enumerates the tiles, as tile dimensions outermost
+    /// first (`[0, 2, 1]`: the loop over dimension 1 innermost); empty for their lexicographic
+    /// order. The tiles' coordinates keep the band's order.
+    pub spawn_order: Vec<usize>,
 }
 
 /// The scheduled and tiled SCoP: nests in execution order.

@@ -318,6 +318,17 @@ pub fn coarsen(sched: &TiledSchedule, n_dims: usize) -> Result<TiledSchedule> {
             tile_map: tile_map.to_str()?,
             tile_domain: tile_domain.to_str()?,
             row_line: nest.row_line.clone(),
+            // The kept dimensions in the same order (the first always stays first).
+            spawn_order: Some(&nest.spawn_order)
+                .filter(|o| !o.is_empty())
+                .map(|o| {
+                    o.iter()
+                        .copied()
+                        .filter(|&d| d < n_dims)
+                        .collect::<Vec<_>>()
+                })
+                .filter(|o| o.iter().enumerate().any(|(k, &d)| k != d))
+                .unwrap_or_default(),
         });
     }
     Ok(TiledSchedule {

@@ -491,7 +491,8 @@ fn tiled_fdtd_2d_matches_the_sequential_program() {
 }
 
 /// `classes_ast` visits every point of every class once, in lexicographic order, named by its
-/// class: checked against `points_ast` on each class's sets, merged and sorted. The classes are
+/// class, and in the order of permuted coordinates when given one: checked against `points_ast`
+/// on each class's sets, merged and sorted. The classes are
 /// those code generation gives it: the partition of each nest's tiles, grouped by the
 /// dependences they wait for. heat-3d and jacobi-2d at MINI have their classes generated as one
 /// statement each; the parametric jacobi-2d with tiles of 5 has unions that ISL's generator
@@ -548,30 +549,51 @@ fn classes_ast_visits_each_tile_once_in_order_with_its_class() {
                 }
             }
             let groups: Vec<Vec<String>> = groups.into_iter().map(|(_, sets)| sets).collect();
-            let ast = classes_ast(&scop, &groups, "c").unwrap();
-            for &params in params {
-                // Each disjunct on its own (ISL's generator also rejects some of these unions).
-                let mut want: Vec<(String, Vec<i64>)> = Vec::new();
-                for (g, sets) in groups.iter().enumerate() {
-                    let mut points = std::collections::BTreeSet::new();
-                    for set in sets {
-                        for piece in disjuncts(set) {
-                            points.extend(common::points(&scop, &piece, params));
-                        }
+            // The lexicographic order, and the last dimension moved to the second place (the
+            // orders `Nest::spawn_order` gives keep the first dimension first).
+            let n = nest.n_dims;
+            let rotated: Vec<usize> = std::iter::once(0)
+                .chain(std::iter::once(n - 1))
+                .chain(1..n - 1)
+                .collect();
+            let orders = if n >= 3 {
+                vec![Vec::new(), rotated]
+            } else {
+                vec![Vec::new()]
+            };
+            for order in orders {
+                let ast = classes_ast(&scop, &groups, "c", &order).unwrap();
+                let key = |p: &[i64]| -> Vec<i64> {
+                    if order.is_empty() {
+                        p.to_vec()
+                    } else {
+                        order.iter().map(|&d| p[d]).collect()
                     }
-                    want.extend(points.into_iter().map(|p| (format!("P{g}"), p)));
+                };
+                for &params in params {
+                    // Each disjunct on its own (ISL's generator also rejects some of these unions).
+                    let mut want: Vec<(String, Vec<i64>)> = Vec::new();
+                    for (g, sets) in groups.iter().enumerate() {
+                        let mut points = std::collections::BTreeSet::new();
+                        for set in sets {
+                            for piece in disjuncts(set) {
+                                points.extend(common::points(&scop, &piece, params));
+                            }
+                        }
+                        want.extend(points.into_iter().map(|p| (format!("P{g}"), p)));
+                    }
+                    want.sort_by_key(|a| key(&a.1));
+                    assert!(
+                        !want.is_empty() || params.iter().any(|&(_, v)| v <= 1),
+                        "{params:?}: no tiles"
+                    );
+                    assert_eq!(
+                        common::run(&ast, params),
+                        want,
+                        "{params:?} {order:?}\n{}",
+                        common::show(&ast)
+                    );
                 }
-                want.sort_by(|a, b| a.1.cmp(&b.1));
-                assert!(
-                    !want.is_empty() || params.iter().any(|&(_, v)| v <= 1),
-                    "{params:?}: no tiles"
-                );
-                assert_eq!(
-                    common::run(&ast, params),
-                    want,
-                    "{params:?}\n{}",
-                    common::show(&ast)
-                );
             }
         }
         assert!(partitioned > 0, "no nest is partitioned");

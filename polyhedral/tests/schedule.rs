@@ -520,6 +520,50 @@ fn gemm_tiles_run_the_contiguous_parallel_loop_innermost() {
     verify(&scop, &deps, &sched).unwrap();
 }
 
+/// The order the control program spawns tiles in (`Nest::spawn_order`), derived by hand from the
+/// accesses along one step of each tile dimension: gemm's `(i, j, k)` tiles are spawned `(i, k,
+/// j)` (along `k` the tile of `B[k][j]` is new rows, along `j` none of the three moves to
+/// other rows); syrk's stay `(i, j, k)` (along `j`, `A[j][k]` is new rows; along `k`, no access
+/// is); covariance's product `cov[i][j] += data[k][i] * data[k][j]`, distributed (`min`), goes `(i, k, j)` (both reads
+/// are new rows along `k`); two tile dimensions keep their order.
+#[test]
+fn tiles_are_spawned_along_the_member_that_keeps_their_rows() {
+    let order_of = |kernel: &str, stmts: &[u32]| -> Vec<usize> {
+        let scop = common::kernel_scop(kernel, &["MEDIUM_DATASET"]);
+        let deps = dependences(&scop).unwrap();
+        let (sched, _) = schedule(&scop, &deps, &cfg(Some(Vec::new()))).unwrap();
+        let want: Vec<StmtId> = stmts.iter().map(|&s| StmtId(s)).collect();
+        let nest = sched
+            .nests
+            .iter()
+            .find(|n| n.statements == want)
+            .unwrap_or_else(|| panic!("{kernel}: no nest of {want:?}"));
+        nest.spawn_order.clone()
+    };
+    assert_eq!(order_of("gemm", &[0, 1]), vec![0, 2, 1]);
+    assert_eq!(order_of("syrk", &[0, 1]), Vec::<usize>::new());
+    assert_eq!(order_of("jacobi-2d", &[0, 1]), Vec::<usize>::new());
+    let scop = common::kernel_scop("covariance", &["MEDIUM_DATASET"]);
+    let deps = dependences(&scop).unwrap();
+    let min = ScheduleConfig {
+        fuse: Fuse::Min,
+        ..cfg(Some(Vec::new()))
+    };
+    let (sched, _) = schedule(&scop, &deps, &min).unwrap();
+    let product = sched
+        .nests
+        .iter()
+        .find(|n| n.tile_sizes.len() == 3)
+        .expect("covariance: a nest tiled in three dimensions");
+    assert_eq!(
+        product.spawn_order,
+        vec![0, 2, 1],
+        "{:?}",
+        product.statements
+    );
+    verify(&scop, &deps, &sched).unwrap();
+}
+
 /// floyd-warshall: ISL gives a one-member band `k` (it carries every dependence) over the band
 /// `(i, j)`. Tiled whole it would be a chain of `k` tiles; instead each `k` is a phase whose rows
 /// are cut in blocks of 64 (`inner_tiles`): rows depend on each other within a phase only

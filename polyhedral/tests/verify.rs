@@ -23,6 +23,7 @@ fn one_nest(
         tile_map: tile_map.into(),
         tile_domain: tile_domain.into(),
         row_line: None,
+        spawn_order: Vec::new(),
     }
 }
 

@@ -11,8 +11,11 @@
 //! keeps one partition whose inputs are guarded per dependence instead.
 //!
 //! The control program enumerates the tiles of each nest in the order of the tiled schedule (nest
-//! by nest, tiles in lexicographic order, each tile dispatched to its partition) and spawns a
-//! task for each; that order is a legal execution, so the program is deterministic.
+//! by nest, each tile dispatched to its partition) and spawns a task for each: a nest's tiles in
+//! lexicographic order of their coordinates, or in the order `polyhedral::Nest::spawn_order`
+//! chose for them (gemm's `(i, k, j)`: consecutive tasks read the same rows). Either is a legal
+//! execution (the tile loops of a permutable band may run in any order), so the program is
+//! deterministic, and the tasks' keys keep the band's order.
 //!
 //! Everything here is plain data; the polyhedral questions are answered by `polyhedral`.
 
@@ -233,12 +236,13 @@ fn without_bodies(
     for (k, nest) in sched.nests.iter().enumerate() {
         let k = NestId::new(k);
         let n_dims = nest.tile_sizes.len();
+        let order = &nest.spawn_order;
         // The partition by signature; if ISL cannot generate its control code, the nest falls
         // back to one partition with guarded inputs (same tasks, same inputs, more tests).
         let (partitioned, partitions, tiles) =
-            match nest_partitions(scop, &graph, k, true, &barrier_of, &mut enumerated) {
+            match nest_partitions(scop, &graph, k, true, &barrier_of, &mut enumerated, order) {
                 Err(polyhedral::Error::Isl(_)) if graph.nests[k.index()].partition.is_some() => {
-                    nest_partitions(scop, &graph, k, false, &barrier_of, &mut enumerated)?
+                    nest_partitions(scop, &graph, k, false, &barrier_of, &mut enumerated, order)?
                 }
                 other => other?,
             };
@@ -361,6 +365,7 @@ fn nest_partitions(
     use_partition: bool,
     barrier_of: &[Option<usize>],
     enumerated: &mut [Option<Ast>],
+    spawn_order: &[usize],
 ) -> polyhedral::Result<(bool, Vec<Partition>, Ast)> {
     let nest_tiles = &graph.nests[k.index()];
     let n_dims = nest_tiles.n_dims;
@@ -441,7 +446,7 @@ fn nest_partitions(
         });
     }
     let group_domains: Vec<Vec<String>> = groups.into_iter().map(|(d, _)| d).collect();
-    let tiles = polyhedral::classes_ast(scop, &group_domains, TILE_ITER)?;
+    let tiles = polyhedral::classes_ast(scop, &group_domains, TILE_ITER, spawn_order)?;
     Ok((partitioned, partitions, tiles))
 }
 

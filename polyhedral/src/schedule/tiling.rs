@@ -163,6 +163,11 @@ pub(super) fn tile_nests<'c>(
                 row_line = Some(line);
             }
         }
+        let spawn_order = if phases || parallel_outer {
+            Vec::new()
+        } else {
+            crate::point_order::spawn_order(tree.ctx(), scop, &flat, depth, sizes.len())?
+        };
         let flat = reorder_points(scop, flat, depth, sizes.len(), deps, parallel_outer, order)?;
         let keep: Vec<usize> = (0..sizes.len()).collect();
         let name = format!("N{nest_id}");
@@ -181,6 +186,7 @@ pub(super) fn tile_nests<'c>(
             tile_map: tile_map.to_str()?,
             tile_domain: tile_domain.to_str()?,
             row_line,
+            spawn_order,
         });
         tree = node.schedule()?;
     }
