@@ -1,8 +1,9 @@
 //! The barrier-based OpenMP control program (`--target omp`): the way PLuTo parallelizes tiled
 //! code, kept as the baseline our dataflow tasks are compared with in one tool.
 //!
-//! Each nest's tiles run in their tiled order, as in the sequential target, calling the same tile
-//! functions; the nests follow one another. Which tile loops may be parallel is polyhedral's
+//! Each nest's tiles run in their tiled order, as in the sequential target (in the tasks' spawn
+//! order inside the parallel loop over tile dimension 0), calling the same tile functions; the
+//! nests follow one another. Which tile loops may be parallel is polyhedral's
 //! answer ([`polyhedral::parallel_tiles`]): the loop over the outermost parallel tile dimension
 //! becomes `#pragma omp parallel for` (its end is the barrier); a nest with no parallel tile
 //! dimension but at least two is enumerated along wavefronts (the outer tile loop runs over
@@ -42,11 +43,26 @@ pub struct OmpNest {
 pub fn plan(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> crate::Result<OmpPlan> {
     let nests = polyhedral::parallel_tiles(scop, deps, sched)?
         .into_iter()
-        .map(|p| {
+        .zip(&sched.nests)
+        .map(|(p, nest)| {
+            let parallel_dim = p.parallel.iter().position(|&x| x);
+            // Inside the parallel loop over dimension 0, the tiles of one iteration in the order
+            // the tasks are spawned in (`polyhedral::Nest::spawn_order`), as the sequential
+            // target runs them: the same schedule as the tasks'.
+            let tiles = if !p.wavefront && parallel_dim == Some(0) && !nest.spawn_order.is_empty() {
+                polyhedral::classes_ast(
+                    scop,
+                    &[vec![p.tiles.clone()]],
+                    TILE_ITER,
+                    &nest.spawn_order,
+                )?
+            } else {
+                polyhedral::points_ast(scop, &p.tiles, TILE_ITER)?
+            };
             Ok(OmpNest {
-                tiles: polyhedral::points_ast(scop, &p.tiles, TILE_ITER)?,
+                tiles,
                 wavefront: p.wavefront,
-                parallel_dim: p.parallel.iter().position(|&x| x),
+                parallel_dim,
             })
         })
         .collect::<polyhedral::Result<Vec<_>>>()?;

@@ -7,7 +7,8 @@
 //! tile loops (gemm, 2mm), wavefronts over skewed or triangular bands (jacobi-2d, seidel-2d,
 //! jacobi-1d, fdtd-2d, lu, atax) and nests that stay sequential (durbin). Tile size 4 at MINI
 //! makes many tiles per wavefront; sizes that do not divide the problem leave partial tiles at
-//! the borders; gemm and seidel-2d also run at MEDIUM.
+//! the borders; gemm and seidel-2d also run at MEDIUM. gemm's and covariance's products run the
+//! tiles of one parallel iteration in the order the tasks are spawned in (`(i, k, j)`).
 
 use testsuite::{differential, Variant};
 
@@ -31,6 +32,12 @@ fn outer_parallel_tile_loops() {
     check("gemm", &[("NI", "37"), ("NJ", "29"), ("NK", "41")], "4,8,3");
     check("2mm", &[("MINI_DATASET", "")], "4");
     check("gemm", &[("MEDIUM_DATASET", "")], "16");
+    // Tiles of one parallel iteration in the tasks' spawn order, `(i, k, j)`, over a triangle
+    // (the product is a nest of its own when the statements are distributed).
+    let min = |threads| omp("4", threads).arg("--tiledflow-fuse=min");
+    if let Err(e) = differential("covariance", &[("MINI_DATASET", "")], &[min("1"), min("2")]) {
+        panic!("{e:#}");
+    }
 }
 
 #[test]
