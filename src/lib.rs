@@ -855,7 +855,9 @@ fn compile_folded(
     // For the GPU (`taskgen::emit_cuda`): larger default tiles, parallel point loops outermost.
     let mut schedule_config = opts.schedule.clone();
     // Default tile sizes fit the tiles to this machine's L2 (`polyhedral::Machine::tile_footprint`).
-    schedule_config.tile_footprint = polyhedral::Machine::detect().tile_footprint();
+    let machine = polyhedral::Machine::detect();
+    schedule_config.tile_footprint = machine.tile_footprint();
+    schedule_config.l2_bytes = machine.l2_bytes;
     if opts.target == Target::Cuda {
         schedule_config.parallel_point_loops_outer = true;
         if schedule_config

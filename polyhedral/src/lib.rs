@@ -310,6 +310,10 @@ pub struct ScheduleConfig {
     pub whole_carrying_members: bool,
     /// Bytes one tile's data should take with default tile sizes (`tile_size`).
     pub tile_footprint: u64,
+    /// Bytes of one core's L2 ([`Machine::l2_bytes`]; 1 MiB by default): a spawn order that
+    /// reuses data across a sweep of tiles must keep what the sweep touches within it
+    /// ([`Nest::spawn_order`]).
+    pub l2_bytes: u64,
     /// With default tile sizes: the sizes of the nest whose statements are these, in place of
     /// the default ones, where the band has as many members ([`spread_tiles`] finds them).
     pub nest_sizes: Vec<(Vec<StmtId>, Vec<i64>)>,
@@ -357,6 +361,7 @@ impl Default for ScheduleConfig {
             parallel_point_loops_outer: false,
             whole_carrying_members: false,
             tile_footprint: tile_size::FOOTPRINT_BUDGET,
+            l2_bytes: 1 << 20,
             nest_sizes: Vec::new(),
             fit_extents: false,
             align_nests: Vec::new(),

@@ -147,10 +147,16 @@ pub(crate) fn point_order(
 /// spawns correct; this changes which tiles run one after the other on a thread. Inside a
 /// permutable band every order of the tile loops is also a legal sequential order.
 ///
-/// Measured at LARGE (Xeon, medians of 7, one thread / two): gemm 1.049x / 1.026x (`(i, k, j)`:
-/// `B`'s row of tiles is read along its rows, and `C`'s row of tiles stays in L2),
-/// correlation 1.11x / 1.03x and covariance 1.10x / 1.09x (their product's `data[k][i]` and
-/// `data[k][j]` both strided along `k`), syrk left as it was (`A[j][k]` strided along `j`).
+/// The order pays only where what a sweep of tiles along the new innermost loop keeps for the
+/// next sweep (gemm's row of `C`'s tiles) stays in the core's L2; `schedule::tiling` checks that
+/// (`sweep_fits`) and keeps the lexicographic order otherwise.
+///
+/// Measured at LARGE (Xeon, medians of 7 to 15, one thread / two): gemm 1.05-1.06x /
+/// 1.01-1.03x (`(i, k, j)`: `B`'s row of tiles is read along its rows, and `C`'s row of tiles
+/// stays in L2), correlation 1.11x / 1.03x and covariance 1.10x / 1.09x (their product's
+/// `data[k][i]` and `data[k][j]` both strided along `k`); 2mm, 3mm and symm within their noise
+/// (0.96-1.02x); syrk keeps its order (`A[j][k]` strided along `j`); lu and ludcmp, 0.95-0.99x
+/// spawned `(i, k, j)`, keep theirs (their sweeps do not fit).
 pub(crate) fn spawn_order(
     ctx: &Ctx,
     scop: &Scop,

@@ -525,7 +525,8 @@ fn gemm_tiles_run_the_contiguous_parallel_loop_innermost() {
 /// j)` (along `k` the tile of `B[k][j]` is new rows, along `j` none of the three moves to
 /// other rows); syrk's stay `(i, j, k)` (along `j`, `A[j][k]` is new rows; along `k`, no access
 /// is); covariance's product `cov[i][j] += data[k][i] * data[k][j]`, distributed (`min`), goes `(i, k, j)` (both reads
-/// are new rows along `k`); two tile dimensions keep their order.
+/// are new rows along `k`); two tile dimensions keep their order. An order whose sweep of tiles
+/// does not fit 3/4 of the L2 is not taken.
 #[test]
 fn tiles_are_spawned_along_the_member_that_keeps_their_rows() {
     let order_of = |kernel: &str, stmts: &[u32]| -> Vec<usize> {
@@ -541,6 +542,28 @@ fn tiles_are_spawned_along_the_member_that_keeps_their_rows() {
         nest.spawn_order.clone()
     };
     assert_eq!(order_of("gemm", &[0, 1]), vec![0, 2, 1]);
+    // A sweep along `j` (NJ = 220 at MEDIUM) touches a row of `C`'s tiles, one of `B`'s and
+    // one tile of `A`, in whole cache lines (a row of 220 doubles takes 28 lines), and `alpha`
+    // and `beta`. With an L2 of which 3/4 is less than that, the tiles keep their order; with
+    // one of which 3/4 holds it, they do not.
+    let scop = common::kernel_scop("gemm", &["MEDIUM_DATASET"]);
+    let deps = dependences(&scop).unwrap();
+    let (sched, _) = schedule(&scop, &deps, &cfg(Some(Vec::new()))).unwrap();
+    let t = &sched.nests[0].tile_sizes;
+    let line = |doubles: i64| ((8 * doubles + 63) / 64 * 64) as u64;
+    let sweep = t[0] as u64 * line(220) + t[2] as u64 * line(220) + t[0] as u64 * line(t[2]) + 16;
+    for (l2, want) in [(sweep, Vec::new()), (sweep * 4 / 3 + 1024, vec![0, 2, 1])] {
+        let with_l2 = ScheduleConfig {
+            l2_bytes: l2,
+            ..cfg(Some(Vec::new()))
+        };
+        let (sched, _) = schedule(&scop, &deps, &with_l2).unwrap();
+        assert_eq!(sched.nests[0].tile_sizes, *t);
+        assert_eq!(
+            sched.nests[0].spawn_order, want,
+            "L2 {l2}, sweep {sweep}, tiles {t:?}"
+        );
+    }
     assert_eq!(order_of("syrk", &[0, 1]), Vec::<usize>::new());
     assert_eq!(order_of("jacobi-2d", &[0, 1]), Vec::<usize>::new());
     let scop = common::kernel_scop("covariance", &["MEDIUM_DATASET"]);
