@@ -59,46 +59,14 @@ pub(crate) fn point_order(
         }
     }
     let o = names("o", depth);
-    let steps: Vec<UnionMap<'_>> = (0..p)
-        .map(|m| UnionMap::read(ctx, &step_map(&o, p, m)))
-        .collect::<Result<_>>()?;
-    let mut shapes = Shapes::default();
-    let mut scores = vec![0i64; p];
-    let mut any = false;
-    for stmt_map in flat.maps()? {
-        // Only statements whose innermost loop is in the band: every dimension below is fixed.
-        let Some(stmt) = innermost_in_band(scop, &stmt_map, p, depth)? else {
-            continue;
-        };
-        let sched = UnionMap::from_map(stmt_map)?;
-        let accesses: Vec<UnionMap<'_>> = stmt
-            .accesses
-            .iter()
-            .map(|a| UnionMap::read(ctx, &a.relation))
-            .collect::<Result<_>>()?;
-        for (score, step) in scores.iter_mut().zip(&steps) {
-            let next = sched
-                .clone()
-                .apply_range(step.clone())?
-                .apply_range(sched.clone().reverse()?)?;
-            if next.is_empty()? {
-                continue; // the member does not move this statement
-            }
-            any = true;
-            for access in &accesses {
-                let moved = next
-                    .clone()
-                    .apply_domain(access.clone())?
-                    .apply_range(access.clone())?;
-                for diff in moved.maps()? {
-                    *score += classify(ctx, diff.deltas()?, &mut shapes)?;
-                }
-            }
-        }
-    }
-    if !any {
+    let steps = access_steps(ctx, scop, flat, depth, p, 0..p)?;
+    if steps.iter().all(Option::is_none) {
         return Ok(identity);
     }
+    let mut scores: Vec<i64> = steps
+        .iter()
+        .map(|classes| classes.iter().flatten().flatten().sum())
+        .collect();
     // Dependences of the nest in its own coordinates, for the parallel bonus.
     let deltas = deps
         .clone()
@@ -168,47 +136,21 @@ pub(crate) fn spawn_order(
         // With two members the first stays outermost: nothing to choose.
         return Ok(Vec::new());
     }
-    let o = names("o", depth);
-    let mut shapes = Shapes::default();
-    let mut strided = vec![0usize; p];
-    let mut moved_any = vec![false; p];
-    for stmt_map in flat.maps()? {
-        let Some(stmt) = innermost_in_band(scop, &stmt_map, p, depth)? else {
-            continue;
-        };
-        let sched = UnionMap::from_map(stmt_map)?;
-        let accesses: Vec<UnionMap<'_>> = stmt
-            .accesses
-            .iter()
-            .map(|a| UnionMap::read(ctx, &a.relation))
-            .collect::<Result<_>>()?;
-        for m in 1..p {
-            let step = UnionMap::read(ctx, &step_map(&o, p, m))?;
-            let next = sched
-                .clone()
-                .apply_range(step)?
-                .apply_range(sched.clone().reverse()?)?;
-            if next.is_empty()? {
-                continue;
-            }
-            moved_any[m] = true;
-            for access in &accesses {
-                let moved = next
-                    .clone()
-                    .apply_domain(access.clone())?
-                    .apply_range(access.clone())?;
-                for diff in moved.maps()? {
-                    if classify(ctx, diff.deltas()?, &mut shapes)? == STRIDED {
-                        strided[m] += 1;
-                        break;
-                    }
-                }
-            }
-        }
-    }
+    let steps = access_steps(ctx, scop, flat, depth, p, 1..p)?;
+    // Per member, the accesses that some piece of a step moves to other rows.
+    let strided: Vec<usize> = steps
+        .iter()
+        .map(|classes| {
+            classes
+                .iter()
+                .flatten()
+                .filter(|c| c.contains(&STRIDED))
+                .count()
+        })
+        .collect();
     let last = p - 1;
     let best = (1..p)
-        .filter(|&m| moved_any[m])
+        .filter(|&m| steps[m].is_some())
         .min_by_key(|&m| (strided[m], m != last))
         .unwrap_or(last);
     if best == last || strided[best] >= strided[last] {
@@ -218,6 +160,62 @@ pub(crate) fn spawn_order(
         .filter(|&m| m != best)
         .chain(std::iter::once(best))
         .collect())
+}
+
+/// For each point member `m` of `members` (of the `p`-member band of `flat`, a nest's flat
+/// schedule of `depth` dimensions, `p` tile then `p` point dimensions first): what one step of
+/// `m` (the other point coordinates fixed) does to each access of the statements whose innermost
+/// loop is in the band, as [`classify`] scores it, one score per piece of the access's
+/// difference and one list per access; `None` for the members not asked and those that move
+/// none of these statements.
+fn access_steps(
+    ctx: &Ctx,
+    scop: &Scop,
+    flat: &UnionMap<'_>,
+    depth: usize,
+    p: usize,
+    members: std::ops::Range<usize>,
+) -> Result<Vec<Option<Vec<Vec<i64>>>>> {
+    let o = names("o", depth);
+    let steps: Vec<(usize, UnionMap<'_>)> = members
+        .map(|m| Ok((m, UnionMap::read(ctx, &step_map(&o, p, m))?)))
+        .collect::<Result<_>>()?;
+    let mut shapes = Shapes::default();
+    let mut out: Vec<Option<Vec<Vec<i64>>>> = vec![None; p];
+    for stmt_map in flat.maps()? {
+        // Only statements whose innermost loop is in the band: every dimension below is fixed.
+        let Some(stmt) = innermost_in_band(scop, &stmt_map, p, depth)? else {
+            continue;
+        };
+        let sched = UnionMap::from_map(stmt_map)?;
+        let accesses: Vec<UnionMap<'_>> = stmt
+            .accesses
+            .iter()
+            .map(|a| UnionMap::read(ctx, &a.relation))
+            .collect::<Result<_>>()?;
+        for (m, step) in &steps {
+            let next = sched
+                .clone()
+                .apply_range(step.clone())?
+                .apply_range(sched.clone().reverse()?)?;
+            if next.is_empty()? {
+                continue; // the member does not move this statement
+            }
+            let classes = out[*m].get_or_insert_with(Vec::new);
+            for access in &accesses {
+                let moved = next
+                    .clone()
+                    .apply_domain(access.clone())?
+                    .apply_range(access.clone())?;
+                let mut pieces = Vec::new();
+                for diff in moved.maps()? {
+                    pieces.push(classify(ctx, diff.deltas()?, &mut shapes)?);
+                }
+                classes.push(pieces);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Whether point member `m` of the `p`-member band of `flat` (a nest's flat schedule of `depth`
