@@ -143,6 +143,9 @@ pub struct ScopReport {
     pub retimed: Vec<String>,
     /// Nests whose tiles start on the cache lines of an array (`polyhedral::align`).
     pub row_lines: Vec<String>,
+    /// Nests whose tiles are spawned in another order than their coordinates'
+    /// (`polyhedral::Nest::spawn_order`), with that order.
+    pub spawn_orders: Vec<String>,
     /// Nests given smaller tiles for the threads (`polyhedral::spread_tiles`).
     pub spread: Vec<String>,
     /// Nests whose members that ended in a partial tile are one tile (`polyhedral::spread_tiles`).
@@ -370,7 +373,7 @@ impl ScopReport {
             format!(", tile code: {}", special.join("; "))
         };
         // What else was done, each list after its label (the lists of nests by `; `).
-        let lists: [(&str, &[String], &str); 7] = [
+        let lists: [(&str, &[String], &str); 8] = [
             ("in arrays of copies", &self.materialized, ", "),
             ("scalars folded into elements", &self.folded, "; "),
             ("retimed", &self.retimed, "; "),
@@ -381,6 +384,7 @@ impl ScopReport {
             ),
             ("smaller tiles for the threads", &self.spread, "; "),
             ("tiles shifted at run time", &self.row_lines, "; "),
+            ("tiles spawned in the order", &self.spawn_orders, "; "),
             (
                 "tiles spread over the threads in blocks",
                 &self.blocks,
@@ -669,6 +673,18 @@ fn compile_parsed(
                     fitted: c.fitted.clone(),
                     row_lines: c.program.as_ref().map_or(Vec::new(), |p| {
                         p.row_lines.iter().map(|l| l.to_string()).collect()
+                    }),
+                    spawn_orders: c.sched.as_ref().map_or(Vec::new(), |t| {
+                        t.nests
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, n)| !n.spawn_order.is_empty())
+                            .map(|(k, n)| {
+                                let dims: Vec<String> =
+                                    n.spawn_order.iter().map(|d| d.to_string()).collect();
+                                format!("N{k} ({})", dims.join(", "))
+                            })
+                            .collect()
                     }),
                     blocks: match (&c.program, opts.target) {
                         (Some(p), Target::Tasks | Target::Cuda) => p

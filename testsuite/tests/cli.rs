@@ -970,6 +970,20 @@ fn the_tile_code_says_what_it_did() {
         symm.said()
     );
     assert!(!fw.stdout.contains("tf_copies_alloc"), "{}", fw.said());
+    // gemm's `(i, j, k)` tiles spawned `(i, k, j)` (`Nest::spawn_order`), and said so;
+    // floyd-warshall's phases keep their order, and say nothing.
+    let gemm = run(tool("tiledflow").args(args("gemm", &["-v", "-o", "-"]))).expect(0);
+    assert!(
+        gemm.stderr
+            .contains("tiles spawned in the order: N0 (0, 2, 1)"),
+        "{}",
+        gemm.said()
+    );
+    assert!(
+        !fw.stderr.contains("tiles spawned in the order"),
+        "{}",
+        fw.said()
+    );
 }
 
 /// A nest that is a SCoP (`f`) and one that is not (`g`: a data-dependent subscript at line 5,
