@@ -10,8 +10,21 @@ use std::time::Duration;
 use testsuite::paths::{reference_cc, repo_root, tool_path};
 use testsuite::process::{compile, compile_with_stderr, run};
 
-/// Where `-v`'s list of task classes spread over the threads begins (after the other items).
-const BLOCKS: &str = ", tiles spread over the threads in blocks: ";
+/// The items `-v` lists after the others: where a list read from its line ends.
+const LATER: [&str; 2] = [
+    ", tiles spawned in the order: ",
+    ", tiles spread over the threads in blocks: ",
+];
+
+/// `s` up to the first of the [`LATER`] items, if any.
+fn before_later(s: &str) -> &str {
+    let end = LATER
+        .iter()
+        .filter_map(|label| s.find(label))
+        .min()
+        .unwrap_or(s.len());
+    &s[..end]
+}
 
 fn data(name: &str) -> PathBuf {
     repo_root().join("testsuite/data/forms").join(name)
@@ -309,7 +322,7 @@ fn scalars_folded_into_their_elements() {
         .split("scalars folded into elements: ")
         .nth(1)
         .and_then(|s| s.rsplit_once(", ").map(|(webs, _ms)| webs))
-        .and_then(|s| s.split(BLOCKS).next())
+        .map(before_later)
         .unwrap_or_default();
     assert_eq!(
         folded,
@@ -334,7 +347,7 @@ fn reductions_moved_into_the_step_before() {
         .lines()
         .filter_map(|l| l.split("retimed: ").nth(1))
         .filter_map(|s| s.rsplit_once(", ").map(|(what, _ms)| what))
-        .filter_map(|s| s.split(BLOCKS).next())
+        .map(before_later)
         .collect();
     assert_eq!(
         retimed,
