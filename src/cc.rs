@@ -46,6 +46,11 @@ pub const TILEDFLOW_OPTIONS: &[(&str, &str, &str)] = &[
         "leave each task to the runtime's placement (by default the tiles of a parallel loop are spread over the threads in one block per thread)",
     ),
     (
+        "no-interleave",
+        "",
+        "spawn each nest's tiles after the previous nest's (by default the tiles of consecutive nests that depend on one another are spawned together)",
+    ),
+    (
         "scop-time-limit",
         "SECONDS",
         "CPU seconds one SCoP may take to compile; past them it is left as written (default 60; 0: none)",
@@ -125,6 +130,8 @@ pub struct TiledflowOptions {
     pub no_line_shift: bool,
     /// `--tiledflow-no-spread`.
     pub no_spread: bool,
+    /// `--tiledflow-no-interleave`.
+    pub no_interleave: bool,
     /// `--tiledflow-scop-time-limit`, in CPU seconds (0: none).
     pub scop_time_limit: u64,
     pub scop: frontend::ScopMode,
@@ -151,6 +158,7 @@ impl Default for TiledflowOptions {
             no_tile: false,
             no_line_shift: false,
             no_spread: false,
+            no_interleave: false,
             scop_time_limit: crate::DEFAULT_SCOP_TIME_LIMIT,
             scop: frontend::ScopMode::default(),
             replace_pragmas: false,
@@ -406,6 +414,7 @@ fn tiledflow_option(ours: &mut TiledflowOptions, opt: &str) -> Result<(), String
         "no-tile" => ours.no_tile = true,
         "no-line-shift" => ours.no_line_shift = true,
         "no-spread" => ours.no_spread = true,
+        "no-interleave" => ours.no_interleave = true,
         "verbose" => ours.verbose = true,
         "help" => ours.help = true,
         "keep" => ours.keep = Some(PathBuf::from(value)),
@@ -782,6 +791,13 @@ mod tests {
                 .no_spread
         );
         assert!(!parse(&v("a.c")).unwrap().ours.no_spread);
+        assert!(
+            parse(&v("--tiledflow-no-interleave a.c"))
+                .unwrap()
+                .ours
+                .no_interleave
+        );
+        assert!(!parse(&v("a.c")).unwrap().ours.no_interleave);
         assert!(parse(&v("--tiledflow-strict=1 a.c"))
             .unwrap_err()
             .contains("takes no value"));

@@ -72,6 +72,9 @@ pub struct Options {
     /// that is parallel over the threads in blocks, as OpenMP's static schedule does
     /// (`taskgen::TaskClass::spread`).
     pub no_spread: bool,
+    /// Spawn each nest's tiles after the previous nest's instead of spawning the tiles of
+    /// consecutive nests that depend on one another together (`polyhedral::spawn_groups`).
+    pub no_interleave: bool,
     /// CPU time one SCoP's compilation may take, its threads' together (the fusion candidates',
     /// the scheduler's: `polyhedral::run_bounded`); past it the SCoP is left as written with a
     /// warning (`None`: no limit). A guard against the polyhedral operations whose cost grows
@@ -146,6 +149,9 @@ pub struct ScopReport {
     /// Nests whose tiles are spawned in another order than their coordinates'
     /// (`polyhedral::Nest::spawn_order`), with that order.
     pub spawn_orders: Vec<String>,
+    /// Runs of consecutive task classes whose tiles are spawned together
+    /// (`taskgen::TaskProgram::spawn_groups`), for the tasks target, as `N0+N1+N2`.
+    pub spawned_together: Vec<String>,
     /// Nests given smaller tiles for the threads (`polyhedral::spread_tiles`).
     pub spread: Vec<String>,
     /// Nests whose members that ended in a partial tile are one tile (`polyhedral::spread_tiles`).
@@ -373,7 +379,7 @@ impl ScopReport {
             format!(", tile code: {}", special.join("; "))
         };
         // What else was done, each list after its label (the lists of nests by `; `).
-        let lists: [(&str, &[String], &str); 8] = [
+        let lists: [(&str, &[String], &str); 9] = [
             ("in arrays of copies", &self.materialized, ", "),
             ("scalars folded into elements", &self.folded, "; "),
             ("retimed", &self.retimed, "; "),
@@ -385,6 +391,7 @@ impl ScopReport {
             ("smaller tiles for the threads", &self.spread, "; "),
             ("tiles shifted at run time", &self.row_lines, "; "),
             ("tiles spawned in the order", &self.spawn_orders, "; "),
+            ("tiles spawned together", &self.spawned_together, "; "),
             (
                 "tiles spread over the threads in blocks",
                 &self.blocks,
@@ -686,6 +693,21 @@ fn compile_parsed(
                             })
                             .collect()
                     }),
+                    spawned_together: match (&c.program, opts.target) {
+                        (Some(p), Target::Tasks) => p
+                            .spawn_groups
+                            .iter()
+                            .map(|g| {
+                                let names: Vec<&str> = g
+                                    .classes
+                                    .clone()
+                                    .map(|k| p.classes[k].name.as_str())
+                                    .collect();
+                                names.join("+")
+                            })
+                            .collect(),
+                        _ => Vec::new(),
+                    },
                     blocks: match (&c.program, opts.target) {
                         (Some(p), Target::Tasks | Target::Cuda) => p
                             .classes
@@ -1375,6 +1397,9 @@ fn compile_stages(
             for class in &mut program.classes {
                 class.spread = false;
             }
+        }
+        if opts.no_interleave {
+            program.spawn_groups.clear();
         }
         if let Some(lines) = lines.as_deref_mut() {
             lines.clear();

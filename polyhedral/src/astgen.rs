@@ -744,7 +744,7 @@ fn build<'c>(
 /// schedule point (independent, since the verifier has every dependence go strictly forward)
 /// in another order, or cut a loop elsewhere (of the 30 PolyBench kernels, deriche, durbin and
 /// ludcmp at MINI, and durbin with `--fuse max` at LARGE).
-fn build_named<'c>(
+pub(crate) fn build_named<'c>(
     context: Set<'c>,
     schedule: UnionMap<'c>,
     iterators: &[String],

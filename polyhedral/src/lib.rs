@@ -73,6 +73,7 @@ mod fusion;
 mod gather;
 mod gpu;
 mod ids;
+mod interleave;
 #[allow(unsafe_code)]
 mod isl;
 mod kernel;
@@ -172,6 +173,7 @@ pub use gpu::{
     SLAB_NAME,
 };
 pub use ids::{DepId, NestId};
+pub use interleave::{spawn_groups, SpawnGroup, SpawnMember};
 pub use kernel::HALF_BYTES;
 pub use materialize::{materialization, with_materialized, Materialized};
 pub use parallel::{first_dim_parallel, parallel_tiles, ParallelTiles};

@@ -204,6 +204,7 @@ fn pipeline_options(cmd: &CcCommand) -> Result<Options, String> {
         scop_time_limit: tiledflow::scop_time_limit(cmd.ours.scop_time_limit),
         no_line_shift: cmd.ours.no_line_shift,
         no_spread: cmd.ours.no_spread,
+        no_interleave: cmd.ours.no_interleave,
         ..Options::default()
     };
     if cmd.ours.no_tile {

@@ -129,6 +129,12 @@ struct Cli {
     /// and idle threads take tiles from other blocks)
     #[arg(long)]
     no_spread: bool,
+    /// Spawn each nest's tiles after the previous nest's (by default, where a nest's tiles depend
+    /// on the nest before it, each slab of the first nest's tiles along its outer tile loop is
+    /// followed at once by the tiles of the next nests that it completes, so that they run
+    /// while its data is in the cache: the tile loops fused, the tiles' code as it is)
+    #[arg(long)]
+    no_interleave: bool,
     /// Fusion: auto (the default) picks per SCoP the candidate the cost model estimates fastest
     /// on this machine (--emit cost shows them); min separates every strongly connected
     /// component of the dependence graph, smart is ISL's clustering, max fuses all it can, reuse
@@ -314,6 +320,7 @@ fn run(cli: &Cli) -> Result<(), Error> {
         no_privatize: cli.no_privatize,
         no_line_shift: cli.no_line_shift,
         no_spread: cli.no_spread,
+        no_interleave: cli.no_interleave,
         ..Options::default()
     };
     opts.schedule.tile_sizes = if cli.no_tile {

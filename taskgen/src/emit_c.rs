@@ -1062,6 +1062,14 @@ pub(crate) fn spawns(
     }
     // Tasks, in the order of the tiled schedule.
     for (k, class) in prog.classes.iter().enumerate() {
+        if gpu.is_none() {
+            if let Some(group) = prog.spawn_groups.iter().find(|g| g.classes.contains(&k)) {
+                if group.classes.start == k {
+                    s.push_str(&group_spawns(n, prog, group));
+                }
+                continue;
+            }
+        }
         let d = class.n_dims.max(1);
         for (b, bar) in prog
             .barriers
@@ -1117,12 +1125,67 @@ pub(crate) fn spawns(
     s
 }
 
+/// The spawns of a group of classes whose tiles are spawned together: the counted barriers into
+/// any of them, then the group's loops ([`crate::program::SpawnGroup`]), spread over the threads
+/// along the host's dimension 0 when the host's stream is.
+fn group_spawns(n: usize, prog: &TaskProgram, group: &crate::program::SpawnGroup) -> String {
+    let mut s = String::new();
+    for (b, bar) in prog
+        .barriers
+        .iter()
+        .enumerate()
+        .filter(|(_, bar)| group.classes.contains(&bar.dst.index()))
+    {
+        s.push_str(&barrier_task(prog, b, bar, false));
+    }
+    let members: Vec<String> = group
+        .classes
+        .clone()
+        .map(|k| prog.classes[k].name.clone())
+        .collect();
+    let _ = writeln!(
+        s,
+        "    /* the tiles of {} spawned together, along the first's dimension 0 */",
+        members.join(", ")
+    );
+    let mut user = |out: &mut String, name: &str, args: &[Expr], depth: usize| {
+        let pad = "  ".repeat(depth);
+        let place = name.strip_prefix('N').and_then(|rest| {
+            let (k, p) = rest.split_once('P')?;
+            let (k, p) = (k.parse::<usize>().ok()?, p.parse::<usize>().ok()?);
+            (group.classes.contains(&k) && p < prog.classes[k].partitions.len()).then_some((k, p))
+        });
+        let Some((k, p)) = place else {
+            // polyhedral only produces user nodes of this form.
+            let _ = writeln!(
+                out,
+                "{pad}#error \"tiledflow internal error: unknown group member {name}\""
+            );
+            return;
+        };
+        let d = prog.classes[k].n_dims.max(1);
+        let _ = writeln!(
+            out,
+            "{pad}{{ const long tf_key[{d}] = {{ {} }}; {}(tf_g, tf_st, tf_key, &tf_env); }}",
+            key_list(args),
+            spawn_fn(n, k, p)
+        );
+    };
+    if prog.classes[group.classes.start].spread {
+        spread_loops(&mut s, &group.tiles, 2, &format!("{TILE_ITER}0"), &mut user);
+    } else {
+        c_ast::stmt(&mut s, &group.tiles, 2, &mut user);
+    }
+    s
+}
+
 /// Prints the spawn loops `ast` of a stream spread over the threads along its first dimension
 /// (`iter`): the loop over `iter` visits the threads' blocks of it side by side (the first value
 /// of each block, then the second, ...: `tf_spread_at`), so that every thread's home queue
 /// fills from the first spawns on and each thread starts at the beginning of its own block;
-/// the other loops are printed as they are. The order of the spawns is free here: tiles with
-/// different coordinates 0 do not depend on each other, and the inner loops keep their order.
+/// the other loops are printed as they are. The order of the spawns is free here: the runtime
+/// orders every dependent pair whatever the order of their spawns (and tiles of one stream with
+/// different coordinates 0 do not depend on each other); the inner loops keep their order.
 /// A loop over `iter` that is not `iter <= ub` (or `<`) with step 1 keeps its order.
 fn spread_loops(
     out: &mut String,

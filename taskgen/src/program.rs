@@ -158,6 +158,20 @@ pub struct TaskProgram {
     /// ([`polyhedral::Nest::row_line`]): the code that replaces the SCoP defines them first, and
     /// the tasks get them like the SCoP's parameters.
     pub row_lines: Vec<polyhedral::RowLine>,
+    /// Runs of consecutive classes whose tiles the tasks target spawns together
+    /// ([`polyhedral::spawn_groups`]), in execution order.
+    pub spawn_groups: Vec<SpawnGroup>,
+}
+
+/// Consecutive classes whose tiles are spawned together: each slab of the first one's tiles
+/// along its dimension 0 followed by the other classes' tiles that it completes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpawnGroup {
+    /// The classes, by index, the first being the host.
+    pub classes: std::ops::Range<usize>,
+    /// The spawn loops: user nodes `N<k>P<c>` (partition `c` of class `k`) with a tile's
+    /// coordinates; the loop over the host's dimension 0 is named [`TILE_ITER`]`0`.
+    pub tiles: Ast,
 }
 
 /// Names `prefix0, prefix1, ...`.
@@ -285,17 +299,53 @@ fn without_bodies(
             spread,
         });
     }
+    let spawn_groups = spawn_groups(scop, sched, &classes, tile_deps)?;
     Ok(TaskProgram {
         classes,
         barriers,
         graph,
         idioms,
+        spawn_groups,
         row_lines: sched
             .nests
             .iter()
             .filter_map(|n| n.row_line.clone())
             .collect(),
     })
+}
+
+/// The runs of consecutive classes whose tiles are spawned together, with their spawn loops.
+fn spawn_groups(
+    scop: &Scop,
+    sched: &TiledSchedule,
+    classes: &[TaskClass],
+    tile_deps: &[TileDep],
+) -> polyhedral::Result<Vec<SpawnGroup>> {
+    let domains: Vec<Vec<Vec<String>>> = classes
+        .iter()
+        .map(|c| c.partitions.iter().map(|p| p.domains.clone()).collect())
+        .collect();
+    let members: Vec<polyhedral::SpawnMember<'_>> = classes
+        .iter()
+        .enumerate()
+        .map(|(k, class)| polyhedral::SpawnMember {
+            nest: NestId::new(k),
+            n_dims: class.n_dims,
+            tile_domain: &class.tile_domain,
+            partitions: &domains[k],
+            order: &sched.nests[k].spawn_order,
+        })
+        .collect();
+    let eligible: Vec<bool> = classes.iter().map(|c| c.n_dims > 0).collect();
+    Ok(
+        polyhedral::spawn_groups(scop, &members, &eligible, tile_deps, TILE_ITER)?
+            .into_iter()
+            .map(|g| SpawnGroup {
+                classes: g.members,
+                tiles: g.tiles,
+            })
+            .collect(),
+    )
 }
 
 /// The code of one tile of each nest, its coordinates named [`KEY_NAME`]`<d>`.

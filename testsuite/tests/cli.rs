@@ -984,6 +984,30 @@ fn the_tile_code_says_what_it_did() {
         "{}",
         fw.said()
     );
+    // doitgen's three nests under `min` (zeroing, products, copy back) spawned together
+    // (`polyhedral::spawn_groups`), and said so; not with --no-interleave, nor for the omp target
+    // (barriers between its nests).
+    for (extra, said) in [
+        (&[][..], true),
+        (&["--no-interleave"][..], false),
+        (&["--target", "omp"][..], false),
+    ] {
+        let mut flags = vec!["--fuse", "min", "-v", "-o", "-"];
+        flags.extend(extra);
+        let doitgen = run(tool("tiledflow").args(args("doitgen", &flags))).expect(0);
+        assert_eq!(
+            doitgen.stderr.contains("tiles spawned together: N0+N1+N2"),
+            said,
+            "{extra:?}: {}",
+            doitgen.said()
+        );
+        assert_eq!(
+            doitgen.stdout.contains("spawned together"),
+            said,
+            "{extra:?}: {}",
+            doitgen.said()
+        );
+    }
 }
 
 /// A nest that is a SCoP (`f`) and one that is not (`g`: a data-dependent subscript at line 5,

@@ -11,8 +11,9 @@ use testsuite::paths::{reference_cc, repo_root, tool_path};
 use testsuite::process::{compile, compile_with_stderr, run};
 
 /// The items `-v` lists after the others: where a list read from its line ends.
-const LATER: [&str; 2] = [
+const LATER: [&str; 3] = [
     ", tiles spawned in the order: ",
+    ", tiles spawned together: ",
     ", tiles spread over the threads in blocks: ",
 ];
 

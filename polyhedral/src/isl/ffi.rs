@@ -314,6 +314,7 @@ unsafe extern "C" {
         b: *mut isl_union_map,
     ) -> *mut isl_union_map; // take, take
     pub fn isl_union_map_reverse(umap: *mut isl_union_map) -> *mut isl_union_map; // take
+    pub fn isl_union_map_lexmax(umap: *mut isl_union_map) -> *mut isl_union_map; // take
     pub fn isl_union_map_deltas(umap: *mut isl_union_map) -> *mut isl_union_set; // take
     pub fn isl_union_map_lex_lt_union_map(
         a: *mut isl_union_map,

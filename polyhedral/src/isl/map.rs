@@ -259,6 +259,14 @@ impl<'c> UnionMap<'c> {
         UnionMap::from_raw(ctx, raw)
     }
 
+    /// For each domain point, the lexicographically largest of its images (per space pair).
+    pub fn lexmax(self) -> Result<Self> {
+        let ctx = self.ctx;
+        // SAFETY: `self` is given to ISL (take); the result is owned.
+        let raw = unsafe { ffi::isl_union_map_lexmax(self.into_raw()) };
+        UnionMap::from_raw(ctx, raw)
+    }
+
     /// `{ f(x) -> y : (x -> y) in self }` for `f` = `map`.
     pub fn apply_domain(self, map: UnionMap<'c>) -> Result<Self> {
         let ctx = self.ctx;
