@@ -538,17 +538,7 @@ fn classes_ast_visits_each_tile_once_in_order_with_its_class() {
                 continue;
             };
             partitioned += 1;
-            let mut groups: Vec<(&[polyhedral::DepId], Vec<String>)> = Vec::new();
-            for class in classes {
-                match groups
-                    .iter_mut()
-                    .find(|(ins, _)| *ins == class.signature.ins.as_slice())
-                {
-                    Some((_, sets)) => sets.push(class.domain.clone()),
-                    None => groups.push((&class.signature.ins, vec![class.domain.clone()])),
-                }
-            }
-            let groups: Vec<Vec<String>> = groups.into_iter().map(|(_, sets)| sets).collect();
+            let groups = common::partition_groups(classes);
             // The lexicographic order, and the last dimension moved to the second place (the
             // orders `Nest::spawn_order` gives keep the first dimension first).
             let n = nest.n_dims;
@@ -576,7 +566,7 @@ fn classes_ast_visits_each_tile_once_in_order_with_its_class() {
                     for (g, sets) in groups.iter().enumerate() {
                         let mut points = std::collections::BTreeSet::new();
                         for set in sets {
-                            for piece in disjuncts(set) {
+                            for piece in common::disjuncts(set) {
                                 points.extend(common::points(&scop, &piece, params));
                             }
                         }
@@ -598,17 +588,6 @@ fn classes_ast_visits_each_tile_once_in_order_with_its_class() {
         }
         assert!(partitioned > 0, "no nest is partitioned");
     }
-}
-
-/// The disjuncts of a set printed by ISL, each as a set of its own: `[n] -> { A : c; B : d }`
-/// gives `[n] -> { A : c }` and `[n] -> { B : d }` (ISL writes `;` only between disjuncts).
-fn disjuncts(set: &str) -> Vec<String> {
-    let open = set.find('{').expect("a set");
-    let close = set.rfind('}').expect("a set");
-    let (params, body) = (&set[..open], &set[open + 1..close]);
-    body.split(';')
-        .map(|d| format!("{params}{{ {} }}", d.trim()))
-        .collect()
 }
 
 /// The sources of a tile dependence of a random SCoP (`%` guards, a parametric size `N`, the

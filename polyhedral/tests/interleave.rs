@@ -11,16 +11,6 @@ use polyhedral::{
     NestId, ScheduleConfig, SpawnMember,
 };
 
-/// The disjuncts of a set printed by ISL, each a set of its own.
-fn disjuncts(set: &str) -> Vec<String> {
-    let open = set.find('{').expect("a set");
-    let close = set.rfind('}').expect("a set");
-    let (params, body) = (&set[..open], &set[open + 1..close]);
-    body.split(';')
-        .map(|d| format!("{params}{{ {} }}", d.trim()))
-        .collect()
-}
-
 /// A PolyBench kernel at MINI, or a file of `tests/data` (a name ending in `.c`).
 fn scop_of(kernel: &str) -> frontend::ir::Scop {
     if kernel.ends_with(".c") {
@@ -52,19 +42,7 @@ fn check(kernel: &str, fuse: Fuse, tile: i64, expected: &[(usize, usize)]) {
         .iter()
         .map(|nest| match &nest.partition {
             None => vec![vec![nest.domain.clone()]],
-            Some(classes) => {
-                let mut groups: Vec<(&[polyhedral::DepId], Vec<String>)> = Vec::new();
-                for class in classes {
-                    match groups
-                        .iter_mut()
-                        .find(|(ins, _)| *ins == class.signature.ins.as_slice())
-                    {
-                        Some((_, sets)) => sets.push(class.domain.clone()),
-                        None => groups.push((&class.signature.ins, vec![class.domain.clone()])),
-                    }
-                }
-                groups.into_iter().map(|(_, sets)| sets).collect()
-            }
+            Some(classes) => common::partition_groups(classes),
         })
         .collect();
     let members: Vec<SpawnMember<'_>> = sched
@@ -95,7 +73,7 @@ fn check(kernel: &str, fuse: Fuse, tile: i64, expected: &[(usize, usize)]) {
         for k in group.clone() {
             for (c, sets) in partitions[k].iter().enumerate() {
                 for set in sets {
-                    for piece in disjuncts(set) {
+                    for piece in common::disjuncts(set) {
                         want.extend(
                             common::points(&scop, &piece, &[])
                                 .into_iter()

@@ -677,3 +677,30 @@ pub fn kernel_scop(name: &str, defines: &[&str]) -> frontend::ir::Scop {
     assert_eq!(file.scops.len(), 1, "{name}: one SCoP");
     file.scops.into_iter().next().unwrap()
 }
+
+/// The partition of a nest's tiles by signature grouped as code generation groups it: the
+/// classes that wait for the same dependences together, each group the sets of its classes.
+pub fn partition_groups(classes: &[polyhedral::PartitionClass]) -> Vec<Vec<String>> {
+    let mut groups: Vec<(&[polyhedral::DepId], Vec<String>)> = Vec::new();
+    for class in classes {
+        match groups
+            .iter_mut()
+            .find(|(ins, _)| *ins == class.signature.ins.as_slice())
+        {
+            Some((_, sets)) => sets.push(class.domain.clone()),
+            None => groups.push((&class.signature.ins, vec![class.domain.clone()])),
+        }
+    }
+    groups.into_iter().map(|(_, sets)| sets).collect()
+}
+
+/// The disjuncts of a set printed by ISL, each as a set of its own: `[n] -> { A : c; B : d }`
+/// gives `[n] -> { A : c }` and `[n] -> { B : d }` (ISL writes `;` only between disjuncts).
+pub fn disjuncts(set: &str) -> Vec<String> {
+    let open = set.find('{').expect("a set");
+    let close = set.rfind('}').expect("a set");
+    let (params, body) = (&set[..open], &set[open + 1..close]);
+    body.split(';')
+        .map(|d| format!("{params}{{ {} }}", d.trim()))
+        .collect()
+}
