@@ -12,7 +12,7 @@
 //!
 //! A group is a run of consecutive nests in execution order. Its first nest, the host, is spawned
 //! in its own order (spread streams cut its loop 0 into the threads' blocks). Every other member's
-//! tile is placed ([`placements`]) after the host tile that its last input from an earlier member
+//! tile is placed ([`place`]) after the host tile that its last input from an earlier member
 //! needs: the lexicographically largest host tile among the sources of its tile dependences from
 //! the group, composed through the members in between. A tile without such an input goes where
 //! the tiles that share its first coordinates go (doitgen's products along `s` after the first
@@ -78,19 +78,21 @@ pub fn spawn_groups(
     let mut start = 0;
     while start < members.len() {
         let mut end = start + 1;
-        let mut placed = None;
+        let mut placed = Vec::new();
         if eligible.get(start).copied().unwrap_or(false) && members[start].n_dims > 0 {
+            placed.push(host_placement(ctx, &members[start])?);
             while end < members.len() && eligible.get(end).copied().unwrap_or(false) {
-                match bounded(ctx, || placements(ctx, scop, &members[start..=end], deps))? {
+                let (earlier, member) = (&members[start..end], &members[end]);
+                match bounded(ctx, || place(ctx, scop, earlier, &placed, member, deps))? {
                     Some(Some(found)) => {
-                        placed = Some(found);
+                        placed.push(found);
                         end += 1;
                     }
                     _ => break,
                 }
             }
         }
-        if let Some(placed) = placed {
+        if end - start > 1 {
             let run = &members[start..end];
             if let Some(tiles) = bounded(ctx, || group_ast(ctx, scop, run, &placed, iter_prefix))? {
                 groups.push(SpawnGroup {
@@ -124,25 +126,10 @@ struct Placement<'c> {
     depth: usize,
 }
 
-/// The placement of each member of a group. `None` when the last member cannot join: no tile of
-/// it depends on an earlier member, some tile cannot be placed, its spawn order would have to
-/// change, or all its tiles land after one host tile.
-///
-/// The granularity is the longest prefix of the host's coordinates along which a member's
-/// placements rise with its own spawn order (and no longer than those of the members it waits
-/// for): each member keeps its order, which the spawn order chose for the locality within it.
-/// gemm-like products keep their sweeps that way: 2mm's `tmp` product, placed tile by tile after
-/// its zeroing, ran 0.95x with its sweep along `k` cut into pieces; placed by rows, 1.00x.
-fn placements<'c>(
-    ctx: &'c Ctx,
-    scop: &Scop,
-    members: &[SpawnMember<'_>],
-    deps: &[TileDep],
-) -> Result<Option<Vec<Placement<'c>>>> {
-    let context = parse_context(ctx, scop)?;
-    let host = &members[0];
+/// The host's placement: each of its tiles after itself, by its coordinates in its order.
+fn host_placement<'c>(ctx: &'c Ctx, host: &SpawnMember<'_>) -> Result<Placement<'c>> {
     let x = names("x", host.n_dims);
-    let mut placements = vec![Placement {
+    Ok(Placement {
         placed: UnionMap::read(
             ctx,
             &format!(
@@ -153,53 +140,71 @@ fn placements<'c>(
         )?
         .intersect_domain(read_set(ctx, host.tile_domain)?)?,
         depth: host.n_dims,
-    }];
-    for (m, member) in members.iter().enumerate().skip(1) {
-        let domain = read_set(ctx, member.tile_domain)?;
-        let mut sources = UnionMap::empty(ctx)?;
-        let mut limit = host.n_dims;
-        for dep in deps.iter().filter(|d| d.dst == member.nest) {
-            let Some(at) = members[..m].iter().position(|e| e.nest == dep.src) else {
-                continue;
-            };
-            let relation = UnionMap::read(ctx, &dep.relation)
-                .map_err(|e| input_error("tile dependence", &dep.relation, e))?;
-            sources = sources.union(
-                relation
-                    .reverse()?
-                    .apply_range(placements[at].placed.clone())?,
-            )?;
-            limit = limit.min(placements[at].depth);
-        }
-        let mut placed = sources.lexmax()?.intersect_domain(domain.clone())?;
-        if placed.is_empty()? {
-            return Ok(None);
-        }
-        let missing = domain.clone().subtract(placed.clone().domain()?)?;
-        if !missing.is_empty()? {
-            match with_prefix(ctx, member, &placed, &missing)? {
-                Some(more) => placed = placed.union(more)?.coalesce()?,
-                None => return Ok(None),
-            }
-        }
-        let mut depth = 0;
-        for p in (1..=limit).rev() {
-            let cut = truncated(ctx, &placed, host.n_dims, p)?;
-            if rises_with_order(ctx, member, &domain, &cut)? {
-                depth = p;
-                break;
-            }
-        }
-        if depth == 0 {
-            return Ok(None);
-        }
-        let range = truncated(ctx, &placed, host.n_dims, depth)?.range()?;
-        if one_point(range.intersect_params(context.clone())?)? {
-            return Ok(None);
-        }
-        placements.push(Placement { placed, depth });
+    })
+}
+
+/// The placement of `member` in a group whose earlier members are `earlier` (the host first),
+/// placed by `placements`. `None` when it cannot join: no tile of it depends on an earlier
+/// member, some tile cannot be placed, its spawn order would have to change, or all its tiles
+/// land after one host tile.
+///
+/// The granularity is the longest prefix of the host's coordinates along which a member's
+/// placements rise with its own spawn order (and no longer than those of the members it waits
+/// for): each member keeps its order, which the spawn order chose for the locality within it.
+/// gemm-like products keep their sweeps that way: 2mm's `tmp` product, placed tile by tile after
+/// its zeroing, ran 0.95x with its sweep along `k` cut into pieces; placed by rows, 1.00x.
+fn place<'c>(
+    ctx: &'c Ctx,
+    scop: &Scop,
+    earlier: &[SpawnMember<'_>],
+    placements: &[Placement<'c>],
+    member: &SpawnMember<'_>,
+    deps: &[TileDep],
+) -> Result<Option<Placement<'c>>> {
+    let host_dims = earlier[0].n_dims;
+    let domain = read_set(ctx, member.tile_domain)?;
+    let mut sources = UnionMap::empty(ctx)?;
+    let mut limit = host_dims;
+    for dep in deps.iter().filter(|d| d.dst == member.nest) {
+        let Some(at) = earlier.iter().position(|e| e.nest == dep.src) else {
+            continue;
+        };
+        let relation = UnionMap::read(ctx, &dep.relation)
+            .map_err(|e| input_error("tile dependence", &dep.relation, e))?;
+        sources = sources.union(
+            relation
+                .reverse()?
+                .apply_range(placements[at].placed.clone())?,
+        )?;
+        limit = limit.min(placements[at].depth);
     }
-    Ok(Some(placements))
+    let mut placed = sources.lexmax()?.intersect_domain(domain.clone())?;
+    if placed.is_empty()? {
+        return Ok(None);
+    }
+    let missing = domain.clone().subtract(placed.clone().domain()?)?;
+    if !missing.is_empty()? {
+        match with_prefix(ctx, member, &placed, &missing)? {
+            Some(more) => placed = placed.union(more)?.coalesce()?,
+            None => return Ok(None),
+        }
+    }
+    let mut depth = 0;
+    for p in (1..=limit).rev() {
+        let cut = truncated(ctx, &placed, host_dims, p)?;
+        if rises_with_order(ctx, member, &domain, &cut)? {
+            depth = p;
+            break;
+        }
+    }
+    if depth == 0 {
+        return Ok(None);
+    }
+    let range = truncated(ctx, &placed, host_dims, depth)?.range()?;
+    if one_point(range.intersect_params(parse_context(ctx, scop)?)?)? {
+        return Ok(None);
+    }
+    Ok(Some(Placement { placed, depth }))
 }
 
 /// The placements of the tiles `missing`, which have no input from the group: those of the tiles
