@@ -699,7 +699,7 @@ fn compile_parsed(
                             .iter()
                             .map(|g| {
                                 let names: Vec<&str> = g
-                                    .classes
+                                    .members
                                     .clone()
                                     .map(|k| p.classes[k].name.as_str())
                                     .collect();

@@ -1063,8 +1063,8 @@ pub(crate) fn spawns(
     // Tasks, in the order of the tiled schedule.
     for (k, class) in prog.classes.iter().enumerate() {
         if gpu.is_none() {
-            if let Some(group) = prog.spawn_groups.iter().find(|g| g.classes.contains(&k)) {
-                if group.classes.start == k {
+            if let Some(group) = prog.spawn_groups.iter().find(|g| g.members.contains(&k)) {
+                if group.members.start == k {
                     s.push_str(&group_spawns(n, prog, group));
                 }
                 continue;
@@ -1126,20 +1126,20 @@ pub(crate) fn spawns(
 }
 
 /// The spawns of a group of classes whose tiles are spawned together: the counted barriers into
-/// any of them, then the group's loops ([`crate::program::SpawnGroup`]), spread over the threads
+/// any of them, then the group's loops ([`polyhedral::SpawnGroup`]), spread over the threads
 /// along the host's dimension 0 when the host's stream is.
-fn group_spawns(n: usize, prog: &TaskProgram, group: &crate::program::SpawnGroup) -> String {
+fn group_spawns(n: usize, prog: &TaskProgram, group: &polyhedral::SpawnGroup) -> String {
     let mut s = String::new();
     for (b, bar) in prog
         .barriers
         .iter()
         .enumerate()
-        .filter(|(_, bar)| group.classes.contains(&bar.dst.index()))
+        .filter(|(_, bar)| group.members.contains(&bar.dst.index()))
     {
         s.push_str(&barrier_task(prog, b, bar, false));
     }
     let members: Vec<String> = group
-        .classes
+        .members
         .clone()
         .map(|k| prog.classes[k].name.clone())
         .collect();
@@ -1153,7 +1153,7 @@ fn group_spawns(n: usize, prog: &TaskProgram, group: &crate::program::SpawnGroup
         let place = name.strip_prefix('N').and_then(|rest| {
             let (k, p) = rest.split_once('P')?;
             let (k, p) = (k.parse::<usize>().ok()?, p.parse::<usize>().ok()?);
-            (group.classes.contains(&k) && p < prog.classes[k].partitions.len()).then_some((k, p))
+            (group.members.contains(&k) && p < prog.classes[k].partitions.len()).then_some((k, p))
         });
         let Some((k, p)) = place else {
             // polyhedral only produces user nodes of this form.
@@ -1171,7 +1171,7 @@ fn group_spawns(n: usize, prog: &TaskProgram, group: &crate::program::SpawnGroup
             spawn_fn(n, k, p)
         );
     };
-    if prog.classes[group.classes.start].spread {
+    if prog.classes[group.members.start].spread {
         spread_loops(&mut s, &group.tiles, 2, &format!("{TILE_ITER}0"), &mut user);
     } else {
         c_ast::stmt(&mut s, &group.tiles, 2, &mut user);

@@ -159,19 +159,9 @@ pub struct TaskProgram {
     /// the tasks get them like the SCoP's parameters.
     pub row_lines: Vec<polyhedral::RowLine>,
     /// Runs of consecutive classes whose tiles the tasks target spawns together
-    /// ([`polyhedral::spawn_groups`]), in execution order.
-    pub spawn_groups: Vec<SpawnGroup>,
-}
-
-/// Consecutive classes whose tiles are spawned together: each slab of the first one's tiles
-/// along its dimension 0 followed by the other classes' tiles that it completes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SpawnGroup {
-    /// The classes, by index, the first being the host.
-    pub classes: std::ops::Range<usize>,
-    /// The spawn loops: user nodes `N<k>P<c>` (partition `c` of class `k`) with a tile's
-    /// coordinates; the loop over the host's dimension 0 is named [`TILE_ITER`]`0`.
-    pub tiles: Ast,
+    /// ([`polyhedral::spawn_groups`]; a member is the class of that index), in execution order,
+    /// their loops over the host's dimension 0 named [`TILE_ITER`]`0`.
+    pub spawn_groups: Vec<polyhedral::SpawnGroup>,
 }
 
 /// Names `prefix0, prefix1, ...`.
@@ -320,7 +310,7 @@ fn spawn_groups(
     sched: &TiledSchedule,
     classes: &[TaskClass],
     tile_deps: &[TileDep],
-) -> polyhedral::Result<Vec<SpawnGroup>> {
+) -> polyhedral::Result<Vec<polyhedral::SpawnGroup>> {
     let domains: Vec<Vec<Vec<String>>> = classes
         .iter()
         .map(|c| c.partitions.iter().map(|p| p.domains.clone()).collect())
@@ -337,15 +327,7 @@ fn spawn_groups(
         })
         .collect();
     let eligible: Vec<bool> = classes.iter().map(|c| c.n_dims > 0).collect();
-    Ok(
-        polyhedral::spawn_groups(scop, &members, &eligible, tile_deps, TILE_ITER)?
-            .into_iter()
-            .map(|g| SpawnGroup {
-                classes: g.members,
-                tiles: g.tiles,
-            })
-            .collect(),
-    )
+    polyhedral::spawn_groups(scop, &members, &eligible, tile_deps, TILE_ITER)
 }
 
 /// The code of one tile of each nest, its coordinates named [`KEY_NAME`]`<d>`.
