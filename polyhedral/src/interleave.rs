@@ -192,7 +192,7 @@ fn place<'c>(
     let mut depth = 0;
     for p in (1..=limit).rev() {
         let cut = truncated(ctx, &placed, host_dims, p)?;
-        if rises_with_order(ctx, member, &domain, &cut)? {
+        if rises_with_order(ctx, member, &domain, &cut, p)? {
             depth = p;
             break;
         }
@@ -250,16 +250,17 @@ fn truncated<'c>(ctx: &'c Ctx, placed: &UnionMap<'c>, n: usize, p: usize) -> Res
     placed.clone().apply_range(cut)
 }
 
-/// Whether `placed` never goes down along the member's spawn order over `domain`: placed by it,
-/// the member's tiles keep their order. Placements that only keep each sweep along the
-/// innermost spawn loop whole were tried: they let covariance's product go along `k` first
-/// (placed after the rows of `data` each step reads), over the whole triangle of `cov` at each
-/// step: 0.89x on two threads.
+/// Whether `placed` (into `H` of `p` dimensions) never goes down along the member's spawn order
+/// over `domain`: placed by it, the member's tiles keep their order. Placements that only keep
+/// each sweep along the innermost spawn loop whole were tried: they let covariance's product go
+/// along `k` first (placed after the rows of `data` each step reads), over the whole triangle of
+/// `cov` at each step: 0.89x on two threads.
 fn rises_with_order<'c>(
     ctx: &'c Ctx,
     member: &SpawnMember<'_>,
     domain: &UnionSet<'c>,
     placed: &UnionMap<'c>,
+    p: usize,
 ) -> Result<bool> {
     let n = member.n_dims;
     let x = names("x", n);
@@ -277,12 +278,6 @@ fn rises_with_order<'c>(
         .apply_range(ordered.reverse()?)?
         .intersect_domain(domain.clone())?
         .intersect_range(domain.clone())?;
-    let p = placed
-        .clone()
-        .range()?
-        .sets()?
-        .first()
-        .map_or(Ok(0), |s| s.n_dims())?;
     let falls = placed
         .clone()
         .reverse()?

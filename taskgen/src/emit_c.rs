@@ -1093,16 +1093,12 @@ pub(crate) fn spawns(
                 );
                 return;
             };
-            let key = format!("const long tf_key[{d}] = {{ {} }};", key_list(args));
             let Some(gpu) = gpu else {
                 // One line per place: the partition's spawn function does the rest.
-                let _ = writeln!(
-                    out,
-                    "{pad}{{ {key} {}(tf_g, tf_st, tf_key, &tf_env); }}",
-                    spawn_fn(n, k, p)
-                );
+                out.push_str(&spawn_line(&pad, n, k, p, d, args));
                 return;
             };
+            let key = format!("const long tf_key[{d}] = {{ {} }};", key_list(args));
             let _ = writeln!(out, "{pad}{{");
             let _ = writeln!(out, "{pad}  {key}");
             let _ = writeln!(out, "{pad}  tf_gpu_task_begin(tf_g, tf_st[{k}], tf_key);");
@@ -1123,6 +1119,16 @@ pub(crate) fn spawns(
     }
     let _ = writeln!(s, "    {api}graph_end(tf_g);");
     s
+}
+
+/// The line that spawns the tile `args` (its `d` coordinates) of partition `p` of class `k`, by
+/// the partition's spawn function ([`spawn_functions`]).
+fn spawn_line(pad: &str, n: usize, k: usize, p: usize, d: usize, args: &[Expr]) -> String {
+    format!(
+        "{pad}{{ const long tf_key[{d}] = {{ {} }}; {}(tf_g, tf_st, tf_key, &tf_env); }}\n",
+        key_list(args),
+        spawn_fn(n, k, p)
+    )
 }
 
 /// The spawns of a group of classes whose tiles are spawned together: the counted barriers into
@@ -1164,12 +1170,7 @@ fn group_spawns(n: usize, prog: &TaskProgram, group: &polyhedral::SpawnGroup) ->
             return;
         };
         let d = prog.classes[k].n_dims.max(1);
-        let _ = writeln!(
-            out,
-            "{pad}{{ const long tf_key[{d}] = {{ {} }}; {}(tf_g, tf_st, tf_key, &tf_env); }}",
-            key_list(args),
-            spawn_fn(n, k, p)
-        );
+        out.push_str(&spawn_line(&pad, n, k, p, d, args));
     };
     if prog.classes[group.members.start].spread {
         spread_loops(&mut s, &group.tiles, 2, &format!("{TILE_ITER}0"), &mut user);
