@@ -698,10 +698,24 @@ fn compile_parsed(
                             .spawn_groups
                             .iter()
                             .map(|g| {
-                                let names: Vec<&str> = g
+                                let names: Vec<String> = g
                                     .members
                                     .clone()
-                                    .map(|k| p.classes[k].name.as_str())
+                                    .zip(&g.orders)
+                                    .map(|(k, order)| {
+                                        let name = &p.classes[k].name;
+                                        let own = c
+                                            .sched
+                                            .as_ref()
+                                            .map_or(&[][..], |t| &t.nests[k].spawn_order[..]);
+                                        if canonical_order(order) == canonical_order(own) {
+                                            name.clone()
+                                        } else {
+                                            let dims: Vec<String> =
+                                                order.iter().map(|d| d.to_string()).collect();
+                                            format!("{name} in the order ({})", dims.join(", "))
+                                        }
+                                    })
                                     .collect();
                                 names.join("+")
                             })
@@ -1488,6 +1502,16 @@ fn compile_stages(
                 .map(polyhedral::Spread::to_string)
                 .collect(),
         });
+    }
+}
+
+/// A spawn order with the identity as the empty one: two orders of one nest are the same when
+/// these are.
+fn canonical_order(order: &[usize]) -> &[usize] {
+    if order.iter().enumerate().all(|(k, &d)| k == d) {
+        &[]
+    } else {
+        order
     }
 }
 

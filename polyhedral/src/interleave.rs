@@ -18,9 +18,13 @@
 //! the tiles that share its first coordinates go (doitgen's products along `s` after the first
 //! wait for the product before, not for the zeroing nest). Placements are kept to the longest
 //! prefix of the host's coordinates along which they rise with the member's own spawn order, so
-//! that each member keeps its order (a product's sweeps along the rows it keeps); a member whose
-//! placements rise along no prefix, or whose tiles would all follow one host tile (nothing to
-//! gain), closes the group.
+//! that each member keeps its order (a product's sweeps along the rows it keeps). A member whose
+//! placements rise along no prefix with its own order is spawned in another order of its tile
+//! loops where one rises ([`spawn_orders`]: atax's `y` product, whose tiles go along `j` first,
+//! follows the rows of `tmp`'s product, each of which completes a row of its tiles, when they go
+//! along `i` first); any order of the spawns is correct for the runtime, which orders every
+//! dependent pair by its tokens. A member that rises in no order, or whose tiles would all
+//! follow one host tile (nothing to gain), closes the group.
 //!
 //! The order changes no result: the runtime orders every dependent pair, whatever the order of
 //! their spawns. The omp target, whose nests are separated by barriers, keeps them apart.
@@ -34,7 +38,8 @@ use crate::{NestId, Result, TileDep};
 use scop_ir::Scop;
 
 /// One nest of a group: its tile domain, the domains of its partitions (ISL text, as for
-/// [`crate::classes_ast`]) and its spawn order (empty: the identity).
+/// [`crate::classes_ast`]), its spawn order (empty: the identity) and its
+/// [`crate::Nest::row_moves`].
 #[derive(Clone, Copy, Debug)]
 pub struct SpawnMember<'a> {
     pub nest: NestId,
@@ -42,6 +47,7 @@ pub struct SpawnMember<'a> {
     pub tile_domain: &'a str,
     pub partitions: &'a [Vec<String>],
     pub order: &'a [usize],
+    pub row_moves: &'a [Option<usize>],
 }
 
 /// A run of consecutive nests whose tiles are spawned together.
@@ -55,6 +61,9 @@ pub struct SpawnGroup {
     /// member, each member's tiles in its spawn order. User nodes are named `N<k>P<c>`
     /// (partition `c` of nest `k`) with the tile's coordinates.
     pub tiles: Ast,
+    /// The order each member's tiles are spawned in, as [`SpawnMember::order`] (empty: the
+    /// identity): the member's own, unless it joins the group in another.
+    pub orders: Vec<Vec<usize>>,
 }
 
 /// The ISL operations that placing one member, or generating one group's loops, may take; past
@@ -98,6 +107,7 @@ pub fn spawn_groups(
                 groups.push(SpawnGroup {
                     members: start..end,
                     tiles,
+                    orders: placed.into_iter().map(|p| p.order).collect(),
                 });
             }
         }
@@ -120,10 +130,11 @@ fn bounded<T>(ctx: &Ctx, f: impl FnOnce() -> Result<T>) -> Result<Option<T>> {
 
 /// Where a member's tiles are spawned: after the host tile `placed(x)` (its coordinates in the
 /// host's spawn order; the host's own tiles: themselves), at the granularity of the first
-/// `depth` of them.
+/// `depth` of them, in `order` (empty: the identity) among themselves.
 struct Placement<'c> {
     placed: UnionMap<'c>,
     depth: usize,
+    order: Vec<usize>,
 }
 
 /// The host's placement: each of its tiles after itself, by its coordinates in its order.
@@ -140,19 +151,21 @@ fn host_placement<'c>(ctx: &'c Ctx, host: &SpawnMember<'_>) -> Result<Placement<
         )?
         .intersect_domain(read_set(ctx, host.tile_domain)?)?,
         depth: host.n_dims,
+        order: host.order.to_vec(),
     })
 }
 
 /// The placement of `member` in a group whose earlier members are `earlier` (the host first),
 /// placed by `placements`. `None` when it cannot join: no tile of it depends on an earlier
-/// member, some tile cannot be placed, its spawn order would have to change, or all its tiles
-/// land after one host tile.
+/// member, some tile cannot be placed, its placements rise in none of its [`spawn_orders`], or
+/// all its tiles land after one host tile.
 ///
 /// The granularity is the longest prefix of the host's coordinates along which a member's
 /// placements rise with its own spawn order (and no longer than those of the members it waits
 /// for): each member keeps its order, which the spawn order chose for the locality within it.
 /// gemm-like products keep their sweeps that way: 2mm's `tmp` product, placed tile by tile after
-/// its zeroing, ran 0.95x with its sweep along `k` cut into pieces; placed by rows, 1.00x.
+/// its zeroing, ran 0.95x with its sweep along `k` cut into pieces; placed by rows, 1.00x. Only
+/// where they rise along no prefix in its own order is another order tried.
 fn place<'c>(
     ctx: &'c Ctx,
     scop: &Scop,
@@ -189,22 +202,94 @@ fn place<'c>(
             None => return Ok(None),
         }
     }
-    let mut depth = 0;
-    for p in (1..=limit).rev() {
-        let cut = truncated(ctx, &placed, host_dims, p)?;
-        if rises_with_order(ctx, member, &domain, &cut, p)? {
-            depth = p;
-            break;
+    let cuts = (1..=limit)
+        .map(|p| truncated(ctx, &placed, host_dims, p))
+        .collect::<Result<Vec<_>>>()?;
+    let mut found = None;
+    'orders: for order in spawn_orders(member.order, member.n_dims, member.row_moves) {
+        for p in (1..=limit).rev() {
+            if rises_with_order(ctx, member, &order, &domain, &cuts[p - 1], p)? {
+                found = Some((p, order));
+                break 'orders;
+            }
         }
     }
-    if depth == 0 {
+    let Some((depth, order)) = found else {
         return Ok(None);
-    }
-    let range = truncated(ctx, &placed, host_dims, depth)?.range()?;
+    };
+    let range = cuts[depth - 1].clone().range()?;
     if one_point(range.intersect_params(parse_context(ctx, scop)?)?)? {
         return Ok(None);
     }
-    Ok(Some(Placement { placed, depth }))
+    Ok(Some(Placement {
+        placed,
+        depth,
+        order,
+    }))
+}
+
+/// The orders in which [`place`] tries to spawn a member's tiles: its own (`own`, empty: the
+/// identity) first, then, for up to [`REORDERED_DIMS`] tile loops, the other orders whose
+/// innermost loop moves no more accesses to other rows than its own does (`row_moves`, as
+/// [`crate::Nest::row_moves`]; none where it is not known), the fewest pairs of loops swapped
+/// first (ties in lexicographic order), each written out. Consecutive tiles of a member share
+/// what the step between them leaves in place: atax's `y` product, `(j, i)`, moves `A` to other
+/// rows along `i` and none along `j`, and spawned `(i, j)` it follows the rows of `tmp`'s
+/// product, which read the same rows of `A` just before (one thread at EXTRALARGE: 1.45x);
+/// gemver's `w` product, `(i, j)`, would move `A` to other rows along `i`, and spawned `(j, i)`
+/// after `x`'s blocks ran 0.89x on one thread.
+fn spawn_orders(given: &[usize], n: usize, row_moves: &[Option<usize>]) -> Vec<Vec<usize>> {
+    let mut orders = vec![given.to_vec()];
+    if n > REORDERED_DIMS || row_moves.len() != n {
+        return orders;
+    }
+    let own: Vec<usize> = if given.is_empty() {
+        (0..n).collect()
+    } else {
+        given.to_vec()
+    };
+    let moves = |m: usize| row_moves[m].unwrap_or(0);
+    let Some(&own_last) = own.last() else {
+        return orders;
+    };
+    let mut others = permutations(n);
+    others.retain(|o| *o != own && o.last().is_some_and(|&m| moves(m) <= moves(own_last)));
+    // Inversions relative to `own`: pairs of loops whose relative order the candidate swaps.
+    let rank: Vec<usize> = (0..n)
+        .map(|d| own.iter().position(|&o| o == d).unwrap_or(d))
+        .collect();
+    let swaps = |o: &Vec<usize>| {
+        let mut count = 0;
+        for a in 0..o.len() {
+            for b in a + 1..o.len() {
+                count += usize::from(rank[o[a]] > rank[o[b]]);
+            }
+        }
+        count
+    };
+    others.sort_by_key(|o| (swaps(o), o.clone()));
+    orders.extend(others);
+    orders
+}
+
+/// The members whose other orders [`spawn_orders`] tries have at most this many tile loops (6
+/// orders of three; each costs ISL a comparison per depth).
+const REORDERED_DIMS: usize = 3;
+
+/// Every permutation of `0..n`, in lexicographic order.
+fn permutations(n: usize) -> Vec<Vec<usize>> {
+    if n == 0 {
+        return vec![Vec::new()];
+    }
+    let mut all = Vec::new();
+    for first in 0..n {
+        for rest in permutations(n - 1) {
+            let mut order = vec![first];
+            order.extend(rest.into_iter().map(|d| if d >= first { d + 1 } else { d }));
+            all.push(order);
+        }
+    }
+    all
 }
 
 /// The placements of the tiles `missing`, which have no input from the group: those of the tiles
@@ -250,14 +335,15 @@ fn truncated<'c>(ctx: &'c Ctx, placed: &UnionMap<'c>, n: usize, p: usize) -> Res
     placed.clone().apply_range(cut)
 }
 
-/// Whether `placed` (into `H` of `p` dimensions) never goes down along the member's spawn order
-/// over `domain`: placed by it, the member's tiles keep their order. Placements that only keep
+/// Whether `placed` (into `H` of `p` dimensions) never goes down along `order` (of the member's
+/// tile loops) over `domain`: placed by it, the member's tiles keep that order. Placements that only keep
 /// each sweep along the innermost spawn loop whole were tried: they let covariance's product go
 /// along `k` first (placed after the rows of `data` each step reads), over the whole triangle of
 /// `cov` at each step: 0.89x on two threads.
 fn rises_with_order<'c>(
     ctx: &'c Ctx,
     member: &SpawnMember<'_>,
+    order: &[usize],
     domain: &UnionSet<'c>,
     placed: &UnionMap<'c>,
     p: usize,
@@ -269,7 +355,7 @@ fn rises_with_order<'c>(
         &format!(
             "{{ {} -> O[{}] }}",
             tuple(&member.nest.to_string(), &x),
-            in_order(&x, member.order).join(", ")
+            in_order(&x, order).join(", ")
         ),
     )?;
     let later = ordered
@@ -341,7 +427,7 @@ fn group_ast<'c>(
         )?;
         let mut after = vec![m.to_string()];
         if m > 0 {
-            after.extend(in_order(&x, member.order));
+            after.extend(in_order(&x, &placement.order));
         }
         let within = UnionMap::read(
             ctx,
@@ -373,4 +459,55 @@ fn group_ast<'c>(
         name.split_once('_').map(|(user, _)| user.to_string())
     });
     Ok(ast)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// atax's `y` product, tile loops `(j, i)`: `A` moves to other rows along `i` (dimension 1),
+    /// along `j` not; its own order first, then `(i, j)`. gemver's `w` product, `(i, j)`, the other way round: `(j,
+    /// i)` would put the strided loop innermost, and only its own order is tried.
+    #[test]
+    fn other_orders_keep_the_innermost_loop_on_its_rows() {
+        assert_eq!(
+            spawn_orders(&[], 2, &[Some(0), Some(1)]),
+            vec![vec![], vec![1, 0]]
+        );
+        assert_eq!(
+            spawn_orders(&[], 2, &[Some(1), Some(0)]),
+            vec![Vec::<usize>::new()]
+        );
+        // Unknown moves: no other order.
+        assert_eq!(spawn_orders(&[], 2, &[]), vec![Vec::<usize>::new()]);
+    }
+
+    /// A band of three spawned `(0, 2, 1)`: the orders ending in a loop that moves no more rows
+    /// than `1` does, the fewest swaps first; `2` moves more and never goes innermost.
+    #[test]
+    fn other_orders_come_fewest_swaps_first() {
+        let orders = spawn_orders(&[0, 2, 1], 3, &[Some(0), Some(0), Some(2)]);
+        assert_eq!(
+            orders,
+            vec![vec![0, 2, 1], vec![2, 0, 1], vec![2, 1, 0], vec![1, 2, 0]]
+        );
+        // Four loops: only the own order.
+        assert_eq!(spawn_orders(&[], 4, &[Some(0); 4]).len(), 1);
+    }
+
+    #[test]
+    fn permutations_are_all_there_in_order() {
+        assert_eq!(
+            permutations(3),
+            vec![
+                vec![0, 1, 2],
+                vec![0, 2, 1],
+                vec![1, 0, 2],
+                vec![1, 2, 0],
+                vec![2, 0, 1],
+                vec![2, 1, 0]
+            ]
+        );
+        assert_eq!(permutations(0), vec![Vec::<usize>::new()]);
+    }
 }

@@ -397,6 +397,11 @@ pub struct Nest {
     /// first (`[0, 2, 1]`: the loop over dimension 1 innermost); empty for their lexicographic
     /// order. The tiles' coordinates keep the band's order.
     pub spawn_order: Vec<usize>,
+    /// Per tile dimension, how many accesses of the nest's innermost statements a step along it
+    /// moves to other rows of their arrays (`None`: it moves none of those statements); empty
+    /// for an untiled nest. What [`Nest::spawn_order`] was chosen by, and what a group's member
+    /// may be reordered by ([`spawn_groups`]).
+    pub row_moves: Vec<Option<usize>>,
 }
 
 /// The scheduled and tiled SCoP: nests in execution order.

@@ -125,40 +125,53 @@ pub(crate) fn point_order(
 /// `data[k][i]` and `data[k][j]` both strided along `k`); 2mm, 3mm and symm within their noise
 /// (0.96-1.02x); syrk keeps its order (`A[j][k]` strided along `j`); lu and ludcmp, 0.95-0.99x
 /// spawned `(i, k, j)`, keep theirs (their sweeps do not fit).
-pub(crate) fn spawn_order(
+pub(crate) fn spawn_order(row_moves: &[Option<usize>]) -> Vec<usize> {
+    let p = row_moves.len();
+    if p < 3 {
+        // With two members the first stays outermost: nothing to choose.
+        return Vec::new();
+    }
+    let last = p - 1;
+    let strided = |m: usize| row_moves[m].unwrap_or(0);
+    let best = (1..p)
+        .filter(|&m| row_moves[m].is_some())
+        .min_by_key(|&m| (strided(m), m != last))
+        .unwrap_or(last);
+    if best == last || strided(best) >= strided(last) {
+        return Vec::new();
+    }
+    (0..p)
+        .filter(|&m| m != best)
+        .chain(std::iter::once(best))
+        .collect()
+}
+
+/// For each member of the `p`-member band of `flat` (a nest's flat schedule of `depth`
+/// dimensions, `p` tile then `p` point dimensions first, the point dimensions in the band's
+/// order): how many accesses of the statements whose innermost loop is in the band one step
+/// along it moves to other rows of their array (some piece of the step strided), `None` where it
+/// moves none of those statements. A step of the tile loop along that member moves the same
+/// accesses: [`spawn_order`] puts the member with the fewest innermost, and
+/// [`crate::spawn_groups`] reorders a member's tile loops only where the new innermost moves no
+/// more of them than its own.
+pub(crate) fn row_moves(
     ctx: &Ctx,
     scop: &Scop,
     flat: &UnionMap<'_>,
     depth: usize,
     p: usize,
-) -> Result<Vec<usize>> {
-    if p < 3 {
-        // With two members the first stays outermost: nothing to choose.
-        return Ok(Vec::new());
-    }
-    let steps = access_steps(ctx, scop, flat, depth, p, 1..p)?;
-    // Per member, the accesses that some piece of a step moves to other rows.
-    let strided: Vec<usize> = steps
+) -> Result<Vec<Option<usize>>> {
+    let steps = access_steps(ctx, scop, flat, depth, p, 0..p)?;
+    Ok(steps
         .iter()
         .map(|classes| {
-            classes
-                .iter()
-                .flatten()
-                .filter(|c| c.contains(&STRIDED))
-                .count()
+            classes.as_ref().map(|classes| {
+                classes
+                    .iter()
+                    .filter(|pieces| pieces.contains(&STRIDED))
+                    .count()
+            })
         })
-        .collect();
-    let last = p - 1;
-    let best = (1..p)
-        .filter(|&m| steps[m].is_some())
-        .min_by_key(|&m| (strided[m], m != last))
-        .unwrap_or(last);
-    if best == last || strided[best] >= strided[last] {
-        return Ok(Vec::new());
-    }
-    Ok((0..p)
-        .filter(|&m| m != best)
-        .chain(std::iter::once(best))
         .collect())
 }
 

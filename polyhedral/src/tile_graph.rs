@@ -329,6 +329,7 @@ pub fn coarsen(sched: &TiledSchedule, n_dims: usize) -> Result<TiledSchedule> {
                 })
                 .filter(|o| o.iter().enumerate().any(|(k, &d)| k != d))
                 .unwrap_or_default(),
+            row_moves: nest.row_moves.iter().take(n_dims).copied().collect(),
         });
     }
     Ok(TiledSchedule {

@@ -24,8 +24,9 @@ fn scop_of(kernel: &str) -> frontend::ir::Scop {
     }
 }
 
-/// `expected`: the groups as (first nest, one past the last).
-fn check(kernel: &str, fuse: Fuse, tile: i64, expected: &[(usize, usize)]) {
+/// `expected`: the groups as (first nest, one past the last). Returns each group's members' spawn
+/// orders.
+fn check(kernel: &str, fuse: Fuse, tile: i64, expected: &[(usize, usize)]) -> Vec<Vec<Vec<usize>>> {
     let scop = scop_of(kernel);
     let deps = dependences(&scop).unwrap();
     let cfg = ScheduleConfig {
@@ -55,6 +56,7 @@ fn check(kernel: &str, fuse: Fuse, tile: i64, expected: &[(usize, usize)]) {
             tile_domain: &nest.tile_domain,
             partitions: &partitions[k],
             order: &nest.spawn_order,
+            row_moves: &nest.row_moves,
         })
         .collect();
     let eligible = vec![true; members.len()];
@@ -64,8 +66,10 @@ fn check(kernel: &str, fuse: Fuse, tile: i64, expected: &[(usize, usize)]) {
         .map(|g| (g.members.start, g.members.end))
         .collect();
     assert_eq!(found, expected, "{kernel}: the groups");
+    let all_orders: Vec<Vec<Vec<usize>>> = groups.iter().map(|g| g.orders.clone()).collect();
     for g in groups {
-        let (group, ast) = (g.members, g.tiles);
+        let (group, ast, orders) = (g.members, g.tiles, g.orders);
+        assert_eq!(orders.len(), group.len(), "{kernel}: an order per member");
         let visits = common::run(&ast, &[]);
         let text = common::show(&ast);
         // Every tile of every member once, named by its partition.
@@ -95,9 +99,20 @@ fn check(kernel: &str, fuse: Fuse, tile: i64, expected: &[(usize, usize)]) {
                 })
                 .unwrap_or_else(|| panic!("{kernel}: N{k}{key:?} is not spawned\n{text}"))
         };
-        // Each member's tiles in its spawn order.
+        // Each member's tiles in the order the group spawns them in, the host's its own.
+        assert_eq!(
+            orders[0], sched.nests[group.start].spawn_order,
+            "{kernel}: the host's order"
+        );
         for k in group.clone() {
-            let order = &sched.nests[k].spawn_order;
+            let order = &orders[k - group.start];
+            let n = sched.nests[k].tile_sizes.len();
+            let mut dims = order.clone();
+            dims.sort();
+            assert!(
+                order.is_empty() || dims == (0..n).collect::<Vec<_>>(),
+                "{kernel}: N{k}'s order {order:?} is not one of its {n} tile loops"
+            );
             let keys: Vec<Vec<i64>> = visits
                 .iter()
                 .filter(|(name, _)| name.starts_with(&format!("N{k}P")))
@@ -156,6 +171,7 @@ fn check(kernel: &str, fuse: Fuse, tile: i64, expected: &[(usize, usize)]) {
             group.start
         );
     }
+    all_orders
 }
 
 /// doitgen with its sums in an array (`tests/data/doitgen_arrays.c`) under `min`: the zeroing,
@@ -166,12 +182,15 @@ fn doitgen_spawns_its_three_nests_together() {
     check("doitgen_arrays.c", Fuse::Min, 4, &[(0, 3)]);
 }
 
-/// atax under `min`: `y`'s zeroing feeds only the last nest and starts no group; `tmp`'s zeroing
-/// and its product make one. `y`'s product runs its tiles along `j` first: placed after the rows
-/// of `tmp` they wait for, its order would change, and it stays out.
+/// atax under `min`: `y`'s zeroing feeds only the last nest and starts no group; `tmp`'s zeroing,
+/// its product and `y`'s product make one. `y`'s product runs its own tiles along `j` first
+/// (`(j, i)`, `j` its parallel loop), and its tile `(j, i)` waits for the whole row `i` of `tmp`'s
+/// product tiles: placed after those rows, its tiles rise along `i`, not along `j`, so it joins
+/// spawned `i` first, in the order `(1, 0)`; the zeroing and `tmp`'s product keep theirs.
 #[test]
-fn atax_spawns_the_nests_of_tmp_together() {
-    check("atax", Fuse::Min, 8, &[(1, 3)]);
+fn atax_spawns_the_nests_of_tmp_and_y_together() {
+    let orders = check("atax", Fuse::Min, 8, &[(1, 4)]);
+    assert_eq!(orders, vec![vec![vec![], vec![], vec![1, 0]]]);
 }
 
 /// gemm has one nest: no group.

@@ -40,6 +40,7 @@ fn nest(scop: &Scop, k: usize, n_dims: usize, tile_map: &str, image: &str) -> Ne
         tile_domain: image.replace("NK", &format!("N{k}")),
         row_line: None,
         spawn_order: Vec::new(),
+        row_moves: Vec::new(),
     }
 }
 

@@ -24,6 +24,7 @@ fn one_nest(
         tile_domain: tile_domain.into(),
         row_line: None,
         spawn_order: Vec::new(),
+        row_moves: Vec::new(),
     }
 }
 

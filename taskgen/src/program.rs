@@ -324,6 +324,7 @@ fn spawn_groups(
             tile_domain: &class.tile_domain,
             partitions: &domains[k],
             order: &sched.nests[k].spawn_order,
+            row_moves: &sched.nests[k].row_moves,
         })
         .collect();
     let eligible: Vec<bool> = classes.iter().map(|c| c.n_dims > 0).collect();

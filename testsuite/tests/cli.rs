@@ -1008,6 +1008,16 @@ fn the_tile_code_says_what_it_did() {
             doitgen.said()
         );
     }
+    // atax under `min`: `y`'s product joins `tmp`'s nests in another order of its tile loops,
+    // and `-v` says which.
+    let atax =
+        run(tool("tiledflow").args(args("atax", &["--fuse", "min", "-v", "-o", "-"]))).expect(0);
+    assert!(
+        atax.stderr
+            .contains("tiles spawned together: N1+N2+N3 in the order (1, 0)"),
+        "{}",
+        atax.said()
+    );
 }
 
 /// A nest that is a SCoP (`f`) and one that is not (`g`: a data-dependent subscript at line 5,

@@ -163,10 +163,11 @@ pub(super) fn tile_nests<'c>(
                 row_line = Some(line);
             }
         }
+        let row_moves = crate::point_order::row_moves(tree.ctx(), scop, &flat, depth, sizes.len())?;
         let mut spawn_order = if phases || parallel_outer {
             Vec::new()
         } else {
-            crate::point_order::spawn_order(tree.ctx(), scop, &flat, depth, sizes.len())?
+            crate::point_order::spawn_order(&row_moves)
         };
         if let Some(&inner) = spawn_order.last() {
             if !sweep_fits(scop, &flat, depth, &sizes, inner, cfg.l2_bytes)? {
@@ -192,6 +193,7 @@ pub(super) fn tile_nests<'c>(
             tile_domain: tile_domain.to_str()?,
             row_line,
             spawn_order,
+            row_moves,
         });
         tree = node.schedule()?;
     }
