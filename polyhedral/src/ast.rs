@@ -125,15 +125,23 @@ pub enum KernelPart {
     /// The statement with the occurrences along its iterator as vectors.
     Lanes(usize),
     /// The same with its packed occurrences ([`Packs`]) read from their buffers: the lane and
-    /// the reduction iterators, and [`Packs::frozen`].
-    PackedLanes(usize, usize, bool),
+    /// the reduction iterators, [`Packs::frozen`], and the vector of the block (`Some(c)`) whose
+    /// packed occurrences are read from the registers [`KernelPart::PackVector`] loaded, or
+    /// `None` for reads of the buffers.
+    PackedLanes(usize, usize, bool, Option<usize>),
+    /// `<vector type> tf_pv<n>_<c> = <vector of buffer n>; TF_PIN(tf_pv<n>_<c>);`: packed
+    /// occurrence `n`'s vector `c` at this reduction step, loaded once for all the rows of the
+    /// block and kept in a register (see "Packed vectors in registers" in `crate::kernel`): `n`,
+    /// the lane and the reduction iterators, `c`.
+    PackVector(usize, usize, usize, usize),
     /// `tf_pack<n>[..][..] = <packed occurrence n>;`: `n`, the lane and the reduction iterators,
     /// and [`Packs::frozen`].
     PackFill(usize, usize, usize, bool),
     /// [`KernelPart::PackedLanes`] of row `row` of the kernel, with the scaled product read from
-    /// its buffer ([`VectorLanes::scaled`]): the lane and reduction iterators, the row, and
-    /// [`Packs::frozen`].
-    ScaledLanes(usize, usize, usize, bool),
+    /// its buffer ([`VectorLanes::scaled`]): the lane and reduction iterators, the row,
+    /// [`Packs::frozen`] and the vector whose packed occurrences are in registers, as for
+    /// [`KernelPart::PackedLanes`].
+    ScaledLanes(usize, usize, usize, bool, Option<usize>),
     /// `tf_scaled[..][row] = <scaled product>;`: the lane and reduction iterators, the row, and
     /// [`Packs::frozen`].
     ScaleFill(usize, usize, usize, bool),
@@ -197,10 +205,13 @@ pub fn kernel_user(stmt: &str, part: KernelPart) -> String {
         }
         KernelPart::GatherFill(q, n, base) => return format!("{stmt}@gfill{q}.{n}.{base}"),
         KernelPart::Gathered(q, base) => return format!("{stmt}@gath{q}.{base}"),
-        KernelPart::PackedLanes(q, r, f) => return format!("{stmt}@plane{q}.{r}.{}", f as u8),
+        KernelPart::PackedLanes(q, r, f, c) => {
+            return format!("{stmt}@plane{q}.{r}.{}.{}", f as u8, pinned(c))
+        }
+        KernelPart::PackVector(n, q, r, c) => return format!("{stmt}@pvec{n}.{q}.{r}.{c}"),
         KernelPart::PackFill(n, q, r, f) => return format!("{stmt}@pfill{n}.{q}.{r}.{}", f as u8),
-        KernelPart::ScaledLanes(q, r, row, f) => {
-            return format!("{stmt}@slane{q}.{r}.{row}.{}", f as u8)
+        KernelPart::ScaledLanes(q, r, row, f, c) => {
+            return format!("{stmt}@slane{q}.{r}.{row}.{}.{}", f as u8, pinned(c))
         }
         KernelPart::ScaleFill(q, r, row, f) => {
             return format!("{stmt}@sfill{q}.{r}.{row}.{}", f as u8)
@@ -209,18 +220,39 @@ pub fn kernel_user(stmt: &str, part: KernelPart) -> String {
     format!("{stmt}{tag}{n}")
 }
 
+/// A vector in registers in a [`kernel_user`] name: `c + 1`, or 0 for none.
+fn pinned(c: Option<usize>) -> usize {
+    c.map_or(0, |c| c + 1)
+}
+
+/// The vector a [`pinned`] number stands for.
+fn unpinned(n: usize) -> Option<usize> {
+    n.checked_sub(1)
+}
+
 /// A user node's statement name, and the kernel part it prints ([`kernel_user`]), if any.
 pub fn split_kernel_user(name: &str) -> (&str, Option<KernelPart>) {
     let numbers =
         |text: &str| -> Option<Vec<usize>> { text.split('.').map(|n| n.parse().ok()).collect() };
     if let Some((stmt, rest)) = name.split_once("@plane") {
-        if let Some([q, r, f @ (0 | 1)]) = numbers(rest).as_deref() {
-            return (stmt, Some(KernelPart::PackedLanes(*q, *r, *f == 1)));
+        if let Some([q, r, f @ (0 | 1), c]) = numbers(rest).as_deref() {
+            return (
+                stmt,
+                Some(KernelPart::PackedLanes(*q, *r, *f == 1, unpinned(*c))),
+            );
+        }
+    }
+    if let Some((stmt, rest)) = name.split_once("@pvec") {
+        if let Some([n, q, r, c]) = numbers(rest).as_deref() {
+            return (stmt, Some(KernelPart::PackVector(*n, *q, *r, *c)));
         }
     }
     if let Some((stmt, rest)) = name.split_once("@slane") {
-        if let Some([q, r, row, f @ (0 | 1)]) = numbers(rest).as_deref() {
-            return (stmt, Some(KernelPart::ScaledLanes(*q, *r, *row, *f == 1)));
+        if let Some([q, r, row, f @ (0 | 1), c]) = numbers(rest).as_deref() {
+            return (
+                stmt,
+                Some(KernelPart::ScaledLanes(*q, *r, *row, *f == 1, unpinned(*c))),
+            );
         }
     }
     if let Some((stmt, rest)) = name.split_once("@gdecl") {

@@ -101,6 +101,24 @@
 //! syr2k 137.8 -> 130.5 ms on one thread and 69.2 -> 66.9 on two, symm 105.6 -> 103.0 and
 //! 56.1 -> 56.0.
 //!
+//! ## Packed vectors in registers
+//!
+//! The [`VECTORS`] vectors of a packed occurrence at one reduction step (gemm's
+//! `tf_pack0[k][j .. j + 4 W]`) are the same for the [`ROWS`] rows of a block, and GCC 12 folds
+//! each of their loads into the multiplication that uses it: 16 vector loads and 4 broadcasts
+//! per step for 16 multiplications and 16 additions, where 4 loads would do. On a core that
+//! loads one 64-byte vector per cycle and multiplies and adds one each (AMD Zen 4, whose AVX-512
+//! units are 256 bits wide), the loads bound the kernel. Each block's step now loads them once
+//! into variables (`tf_pv<n>_<c>`, [`crate::KernelPart::PackVector`]) that an empty `asm`
+//! statement (`TF_PIN`) claims to change, so the compiler can no longer fold them back, and the
+//! rows' copies of the statement read those variables ([`pinned_packs`]: at most
+//! [`MAX_PINNED_VECTORS`] of them). Only with 64-byte vectors: AVX-512 has 32 vector registers,
+//! and with AVX's 16 the accumulators fill them all, so `TF_PIN` is empty there and the compiler
+//! folds the loads as before. The same values are read, so the results stay bitwise the same.
+//! Measured on one core of an AMD EPYC (Zen 4, 2 cores, `make peak-flops`: 57.5 GFLOP/s): a
+//! standalone loop over gemm's full 64^3 tiles on hot data 34.1 -> 38.2 GFLOP/s, and over all of
+//! gemm's full tiles at LARGE in the tasks' order 25.6 -> 29.5.
+//!
 //! ## Scaled rows
 //!
 //! A packed kernel whose statement multiplies, before any factor along the lanes, two or more
@@ -414,6 +432,17 @@ pub(crate) fn vector_kernel(
 
 /// The most bytes of packed buffers one kernel may put on its task's stack.
 pub const MAX_PACK_BYTES: i64 = 128 << 10;
+
+/// The most packed vectors one reduction step of a kernel keeps in registers (see "Packed vectors
+/// in registers" in the module doc): with [`ROWS`] x [`VECTORS`] accumulators and a broadcast
+/// factor, 25 of AVX-512's 32 vector registers.
+pub const MAX_PINNED_VECTORS: usize = 8;
+
+/// Whether a kernel whose statement has `count` packed occurrences loads each packed vector of a
+/// reduction step once into a register for all the rows of its block.
+pub fn pinned_packs(count: usize) -> bool {
+    count > 0 && count * VECTORS as usize <= MAX_PINNED_VECTORS
+}
 
 /// The packed occurrences of a vector kernel over `found` (the statement `stmt` at `args`, lanes
 /// along its iterator `lane`; `dims` the row, lane and reduction dimensions of `points`, `loops`

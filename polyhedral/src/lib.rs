@@ -174,7 +174,7 @@ pub use gpu::{
 };
 pub use ids::{DepId, NestId};
 pub use interleave::{spawn_groups, SpawnGroup, SpawnMember};
-pub use kernel::HALF_BYTES;
+pub use kernel::{pinned_packs, HALF_BYTES};
 pub use materialize::{materialization, with_materialized, Materialized};
 pub use parallel::{first_dim_parallel, parallel_tiles, ParallelTiles};
 pub use privatize::{

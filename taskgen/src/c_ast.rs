@@ -65,6 +65,9 @@ typedef float tf_vf __attribute__((vector_size(TF_VBYTES), aligned(4), may_alias
 #if TF_VBYTES == 64
 typedef double tf_vd32 __attribute__((vector_size(32), aligned(8), may_alias));
 typedef float tf_vf32 __attribute__((vector_size(32), aligned(4), may_alias));
+#define TF_PIN(x) __asm__(\"\" : \"+v\"(x))
+#else
+#define TF_PIN(x) (void)(x)
 #endif
 #endif
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__znver1__) && !defined(__znver2__) && !defined(__znver3__) && !defined(__znver4__) && !defined(__znver5__)
@@ -404,39 +407,56 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
                 }
                 let _ = writeln!(out, "{}}}", "  ".repeat(depth + 1));
             }
-            let name = |r: i64| match &v.packs {
+            let name = |r: i64, pinned: Option<usize>| match &v.packs {
                 Some(p) if v.scaled => polyhedral::kernel_user(
                     &k.stmt,
-                    KernelPart::ScaledLanes(v.lane, p.red, r as usize, p.frozen),
+                    KernelPart::ScaledLanes(v.lane, p.red, r as usize, p.frozen, pinned),
                 ),
                 Some(p) => polyhedral::kernel_user(
                     &k.stmt,
-                    KernelPart::PackedLanes(v.lane, p.red, p.frozen),
+                    KernelPart::PackedLanes(v.lane, p.red, p.frozen, pinned),
                 ),
                 None => polyhedral::kernel_user(&k.stmt, KernelPart::Lanes(v.lane)),
             };
             let lane_loop = &k.loops[1];
             let lane = &lane_loop.iter;
+            // The statement's arguments at row `r` and vector `c` of a block.
+            let at = |r: i64, c: i64| -> Vec<Expr> {
+                at_row(r)
+                    .iter()
+                    .map(|a| {
+                        let by = Expr::Op(OpKind::Mul, vec![Expr::Int(c.to_string()), width(v)]);
+                        offset(a, lane, by)
+                    })
+                    .collect()
+            };
             // The reduction loop around `vectors` vectors of each row (the statement as it is,
-            // on one element, for none), at `depth`.
+            // on one element, for none), at `depth`. A whole block of a kernel with packed
+            // operands loads each packed vector of the step once, for all its rows, into a
+            // register (`polyhedral::pinned_packs`).
             let mut run = |out: &mut String, vectors: i64, depth: usize| {
                 open(out, &k.loops[2], &one, depth);
+                let pinned = match &v.packs {
+                    Some(p) if vectors == v.vectors && polyhedral::pinned_packs(p.count) => {
+                        for c in 0..vectors {
+                            for n in 0..p.count {
+                                let part = KernelPart::PackVector(n, v.lane, p.red, c as usize);
+                                let name = polyhedral::kernel_user(&k.stmt, part);
+                                user(out, &name, &at(0, c), depth + 1);
+                            }
+                        }
+                        true
+                    }
+                    _ => false,
+                };
                 for r in 0..k.rows {
                     if vectors == 0 {
                         user(out, &k.stmt, &at_row(r), depth + 1);
                         continue;
                     }
-                    let name = name(r);
                     for c in 0..vectors {
-                        let args: Vec<Expr> = at_row(r)
-                            .iter()
-                            .map(|a| {
-                                let by =
-                                    Expr::Op(OpKind::Mul, vec![Expr::Int(c.to_string()), width(v)]);
-                                offset(a, lane, by)
-                            })
-                            .collect();
-                        user(out, &name, &args, depth + 1);
+                        let name = name(r, pinned.then_some(c as usize));
+                        user(out, &name, &at(r, c), depth + 1);
                     }
                 }
                 let _ = writeln!(out, "{}}}", "  ".repeat(depth));

@@ -695,15 +695,20 @@ pub(crate) fn statement(
         }
         // The same, with the packed occurrences read from their buffers, and the scaled
         // product of row `row` from its own.
-        Some(KernelPart::PackedLanes(q, r, frozen))
-        | Some(KernelPart::ScaledLanes(q, r, _, frozen)) => {
+        Some(KernelPart::PackedLanes(q, r, frozen, pinned))
+        | Some(KernelPart::ScaledLanes(q, r, _, frozen, pinned)) => {
             let (open, close) = match elem_type(&stmt.body).as_str() {
                 "float" => ("TF_VF(", ")"),
                 _ => ("TF_VD(", ")"),
             };
-            let packed = |n: usize| format!("{open}{}{close}", pack_element(n, &iter(r), &iter(q)));
+            let packed = |n: usize| match pinned {
+                Some(c) => pack_vector(n, c),
+                None => format!("{open}{}{close}", pack_element(n, &iter(r), &iter(q))),
+            };
             let scaled = match part {
-                Some(KernelPart::ScaledLanes(_, _, row, _)) => Some(scaled_element(&iter(r), row)),
+                Some(KernelPart::ScaledLanes(_, _, row, _, _)) => {
+                    Some(scaled_element(&iter(r), row))
+                }
                 _ => None,
             };
             out.push_str(&scop_ir::lanes::render_packed(
@@ -717,6 +722,18 @@ pub(crate) fn statement(
                 scaled.as_deref(),
                 frozen,
             ));
+        }
+        Some(KernelPart::PackVector(n, q, r, c)) => {
+            let (vector, open) = match elem_type(&stmt.body).as_str() {
+                "float" => ("TF_VF_TYPE", "TF_VF("),
+                _ => ("TF_VD_TYPE", "TF_VD("),
+            };
+            let name = pack_vector(n, c);
+            let _ = write!(
+                out,
+                "{vector} {name} = {open}{}); TF_PIN({name});",
+                pack_element(n, &iter(r), &iter(q))
+            );
         }
         Some(KernelPart::ScaleFill(q, r, row, frozen)) => {
             let _ = write!(
@@ -780,6 +797,12 @@ fn scaled_element(red: &str, row: usize) -> String {
 }
 
 /// Element `[red - start][lane - start]` of packed buffer `n` (`polyhedral::Packs`).
+/// The register of packed occurrence `n`'s vector `c` at a reduction step
+/// ([`KernelPart::PackVector`]).
+fn pack_vector(n: usize, c: usize) -> String {
+    format!("tf_pv{n}_{c}")
+}
+
 fn pack_element(n: usize, red: &str, lane: &str) -> String {
     format!(
         "{}[({red}) - {}][({lane}) - {}]",
