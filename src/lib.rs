@@ -910,6 +910,8 @@ fn compile_folded(
     let machine = polyhedral::Machine::detect();
     schedule_config.tile_footprint = machine.tile_footprint();
     schedule_config.l2_bytes = machine.l2_bytes;
+    // Products' tiles widened for their register kernels (`tile_size::widen_products`): CPU only.
+    schedule_config.widen_products = opts.target != Target::Cuda;
     if opts.target == Target::Cuda {
         schedule_config.parallel_point_loops_outer = true;
         if schedule_config
@@ -981,7 +983,14 @@ fn compile_folded(
             candidates: weighed,
             tuned: None,
         });
-        let base = std::mem::replace(&mut schedule_config, chosen);
+        let widen_products = schedule_config.widen_products;
+        let base = std::mem::replace(
+            &mut schedule_config,
+            ScheduleConfig {
+                widen_products,
+                ..chosen
+            },
+        );
         first_deps = Some((candidates.clone(), deps));
         if let (Some(tune), Emit::C) = (&opts.autotune, opts.emit) {
             let pass = Pass {

@@ -888,6 +888,11 @@ impl<'c> BandTiles<'c> {
         &self.extents
     }
 
+    /// Whether the members' values fill their bounding box (no triangle).
+    pub fn rectangular(&self) -> bool {
+        self.rectangular
+    }
+
     /// The bytes of the smallest element of the SCoP's arrays (8 when it has none).
     pub fn smallest_element(&self) -> u64 {
         self.elem.values().copied().min().unwrap_or(8).max(1)

@@ -62,6 +62,7 @@ impl Plan {
             fuse,
             blocks,
             time_limit,
+            widen_products: false,
             ..cfg.clone()
         }
     }

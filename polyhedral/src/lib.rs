@@ -324,6 +324,12 @@ pub struct ScheduleConfig {
     /// `schedule::tiling::fit_extents`; [`spread_tiles`] turns it on where the tile graph keeps
     /// its parallelism).
     pub fit_extents: bool,
+    /// With default tile sizes: a rectangular product's band (one member carries its reduction,
+    /// two are free) gets its free members widened for its register kernel (see
+    /// `tile_size::widen_products`). The fusion candidates are estimated without it, since the
+    /// cost model charges a tile's data as plain loops would touch it (`choose_fusion` turns it
+    /// off in their configurations); the driver turns it on for the chosen schedule on the CPU.
+    pub widen_products: bool,
     /// The nests (by their statements, as [`Nest::statements`]) whose tile grid may be shifted
     /// at run time onto the cache lines of an array they update (`align`): such a nest gets a
     /// parameter `tf_line<k>` ([`Nest::row_line`]) whose value the generated code computes from
@@ -366,6 +372,7 @@ impl Default for ScheduleConfig {
             l2_bytes: 1 << 20,
             nest_sizes: Vec::new(),
             fit_extents: false,
+            widen_products: false,
             align_nests: Vec::new(),
         }
     }

@@ -885,6 +885,53 @@ fn the_cost_model_distributes_covariance_and_says_why() {
     );
 }
 
+/// A product's tiles are widened for its register kernel in the schedule that is kept
+/// (`polyhedral::tile_size::widen_products`), not in the fusion candidates the cost model
+/// weighs: gemm at LARGE keeps `64, 64, 64` in its estimate (16 x 18 x 19 tiles) and runs
+/// `128, 128, 64` (8 x 9 x 19); the GPU's tiles are its own (256, whole).
+#[test]
+fn products_are_widened_in_the_kept_schedule_only() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("polybench");
+    let kernel = root.join("kernels/gemm/gemm.c");
+    let utilities = root.join("utilities");
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut a = vec![
+            kernel.display().to_string(),
+            "-I".into(),
+            utilities.display().to_string(),
+            "-DLARGE_DATASET".into(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let machine = testsuite::REFERENCE_MACHINE;
+    let cost = run(tool("tiledflow")
+        .envs(machine)
+        .args(args(&["--emit", "cost"])))
+    .expect(0);
+    assert!(cost.stdout.contains(", 5472 tiles,"), "{}", cost.said());
+    let tasks = run(tool("tiledflow")
+        .envs(machine)
+        .args(args(&["--emit", "tasks"])))
+    .expect(0);
+    assert!(
+        tasks.stdout.contains("tile sizes [128, 128, 64]"),
+        "{}",
+        tasks.said()
+    );
+    let gpu = run(tool("tiledflow")
+        .envs(machine)
+        .args(args(&["--target", "cuda", "--emit", "tasks"])))
+    .expect(0);
+    assert!(
+        !gpu.stdout.contains("tile sizes [128, 128, 64]"),
+        "{}",
+        gpu.said()
+    );
+}
+
 /// A candidate whose tasks could not each keep their own copy of a scalar (one that no array of
 /// copies can hold: `N` is a parameter) is not weighed as if they could: `rowsum.c`'s
 /// `kernel_square` under `min` puts `t = ..` and `B[i][j] = t * t` in nests of their own, and the

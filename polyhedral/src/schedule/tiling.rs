@@ -96,6 +96,7 @@ pub(super) fn tile_nests<'c>(
                         deps,
                         cfg.tile_footprint,
                         cfg.fit_extents,
+                        cfg.widen_products,
                     )?;
                 }
                 if let Some((_, given)) = cfg
@@ -631,6 +632,7 @@ pub(super) fn coarsen_band<'c>(
     deps: &UnionMap<'c>,
     budget: u64,
     fit: bool,
+    widen: bool,
 ) -> Result<Vec<i64>> {
     let members = sizes.len();
     let whole_band = statements.iter().all(|s| {
@@ -670,6 +672,15 @@ pub(super) fn coarsen_band<'c>(
         if carried.is_empty() {
             sizes = coarsen_free(sizes, tiles.extents(), |longer| {
                 Ok(tiles.boxes(longer)?.reused_bytes <= limit)
+            })?;
+        }
+    }
+    if widen && members == 3 && tiles.rectangular() {
+        let free = free_members(band_of(), members, deps)?;
+        if free.iter().filter(|&&f| !f).count() == 1 {
+            sizes = crate::tile_size::widen_products(sizes, &free, tiles.extents(), |wider| {
+                Ok(tiles.boxes(wider)?.reused_bytes
+                    <= (crate::tile_size::PRODUCT_BUDGETS * budget) as f64)
             })?;
         }
     }
