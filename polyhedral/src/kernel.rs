@@ -50,7 +50,7 @@
 //! in the tile, have written it already) and its subscripts mention only the lane and
 //! reduction iterators (`scop_ir::lanes::packed_refusal`), the kernel first
 //! copies the elements it will read, over the reduction and lane loops' ranges (which the row
-//! loop does not move), into a buffer on the task's stack with the lanes contiguous
+//! loop does not move), into a buffer of the thread's (below) with the lanes contiguous
 //! (`tf_pack0[k - k0][j - j0] = A[j][k]`), and reads that buffer as vectors: a copy of 64 x 64
 //! elements for 64 x 64 x 64 multiply-adds, and each lane still computes its own element's
 //! operations on the same values. Where the tile's own order keeps the reduction innermost
@@ -100,6 +100,20 @@
 //! (`scop_ir::lanes::render_packed`). Measured at LARGE (Xeon, medians of 9 runs in rounds):
 //! syr2k 137.8 -> 130.5 ms on one thread and 69.2 -> 66.9 on two, symm 105.6 -> 103.0 and
 //! 56.1 -> 56.0.
+//!
+//! ## The buffers are the thread's, not the task's stack
+//!
+//! The packed and scaled buffers are `static __thread` arrays (one per kernel and thread; a
+//! task runs to its end on one thread, and no kernel calls another, so no two uses of one
+//! buffer overlap). On the task's stack they made each tile function's frame 35 KB, and the
+//! rest of the function (the general code of the partial tiles, its spills) was placed by
+//! where the buffers put the stack pointer: cholesky's shifted grid (`tf_line0`), whose frame
+//! is 64 bytes larger than the unshifted one's, ran 1.2x slower on one thread and on two for the
+//! same loops in the assembly, and 8 KB of padding in the frame alone gave the speed back (AMD
+//! EPYC Zen 4, medians of 15 in rounds). Thread-local, at LARGE (medians of 11 in rounds, one
+//! thread / two): cholesky 0.299 -> 0.243 s / 0.161 -> 0.132 s, gemm, 2mm, 3mm, lu, ludcmp,
+//! syrk, syr2k, symm, trmm, correlation and covariance within 4% either way (the noise of one
+//! round to the next).
 //!
 //! ## Packed vectors in registers
 //!

@@ -354,7 +354,7 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
                 let mut buffer = |name: &str, cols: i64| {
                     let _ = writeln!(
                         out,
-                        "{pad}  {elem} {name}[{}][{cols}] __attribute__((aligned(64)));",
+                        "{pad}  static __thread {elem} {name}[{}][{cols}] __attribute__((aligned(64)));",
                         p.depth
                     );
                 };

@@ -360,6 +360,32 @@ fn reductions_moved_into_the_step_before() {
     );
 }
 
+/// The register kernels' packed and scaled buffers are the thread's (`static __thread`), not
+/// the task's stack (`polyhedral::kernel`, "The buffers are the thread's"): every declaration
+/// of one in the generated C, and there are some (`contractions_in_vector_kernels` checks that
+/// the results stay cc's on several threads with them).
+#[test]
+fn kernel_buffers_are_thread_local() {
+    let out = tiledflow("contractions.c", &["-o", "-", "-DN=200"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let c = String::from_utf8_lossy(&out.stdout);
+    let decls: Vec<&str> = c
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.contains("__attribute__((aligned(64)))"))
+        .filter(|l| l.contains(" tf_pack") || l.contains(" tf_scaled"))
+        .collect();
+    assert!(decls.iter().any(|l| l.contains("tf_pack0")), "{c}");
+    assert!(decls.iter().any(|l| l.contains("tf_scaled")), "{c}");
+    for d in &decls {
+        assert!(d.starts_with("static __thread "), "{d}");
+    }
+}
+
 /// At the default tile sizes, the contractions' full tiles get kernels (the test above would
 /// pass without them): vectors for the contractions but the one whose vector loop carries a
 /// dependence (those whose products start with factors that do not vary along the lanes with
