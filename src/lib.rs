@@ -1250,11 +1250,19 @@ fn compile_pass(
 
 /// Whether every task class of `b` runs the register kernels of `a`'s, in the same tiles.
 fn same_kernels(a: &Compiled, b: &Compiled) -> bool {
-    let kernels = |c: &Compiled| -> Vec<(Vec<String>, Vec<String>)> {
+    type Kernels = (Vec<String>, Vec<String>, Vec<String>);
+    let kernels = |c: &Compiled| -> Vec<Kernels> {
         c.program.as_ref().map_or(Vec::new(), |p| {
             p.classes
                 .iter()
-                .map(|k| (k.code.kernels.clone(), k.code.relaxed.clone()))
+                .map(|k| {
+                    let code = &k.code;
+                    (
+                        code.kernels.clone(),
+                        code.relaxed.clone(),
+                        code.alone.clone(),
+                    )
+                })
                 .collect()
         })
     };

@@ -924,20 +924,43 @@ fn trip_count(
     if x != *iter {
         return None;
     }
+    span(init, *op, hi)
+}
+
+/// The trip count of `for (x = init; x op hi; x += 1)` (`op` is `<=` or `<`) when it is a
+/// constant.
+fn span(init: &Expr, op: OpKind, hi: &Expr) -> Option<i64> {
     let extra = match op {
         OpKind::Le => 1,
         OpKind::Lt => 0,
         _ => return None,
     };
-    let span = match (hi, init) {
-        (Expr::Int(h), Expr::Int(l)) => h.parse::<i64>().ok()? - l.parse::<i64>().ok()?,
-        (Expr::Op(OpKind::Add, terms), _) => match terms.as_slice() {
-            [base, Expr::Int(c)] if base == *init => c.parse::<i64>().ok()?,
-            _ => return None,
+    let (hi_base, hi_c) = base_and_offset(hi)?;
+    let (lo_base, lo_c) = base_and_offset(init)?;
+    if hi_base != lo_base {
+        return None;
+    }
+    Some(hi_c - lo_c + extra)
+}
+
+/// `e` as an expression plus a constant: `(Some(b), c)` for `b + c` or `b - c` (`-c`), `(None,
+/// n)` for the number `n`, `(Some(e), 0)` otherwise; `None` for a number that does not parse.
+/// The bounds of a piece's loops come both ways (`64 * t .. 64 * t + 63`, and `64 * t - 64 ..
+/// 64 * t` where ISL wrote the tile's start from another coordinate equal to `t - 1`).
+fn base_and_offset(e: &Expr) -> Option<(Option<&Expr>, i64)> {
+    let number = |n: &str| n.parse::<i64>().ok();
+    Some(match e {
+        Expr::Int(n) => (None, number(n)?),
+        Expr::Op(OpKind::Add, terms) => match terms.as_slice() {
+            [base, Expr::Int(c)] => (Some(base), number(c)?),
+            _ => (Some(e), 0),
         },
-        _ => return None,
-    };
-    Some(span + extra)
+        Expr::Op(OpKind::Sub, terms) => match terms.as_slice() {
+            [base, Expr::Int(c)] => (Some(base), -number(c)?),
+            _ => (Some(e), 0),
+        },
+        _ => (Some(e), 0),
+    })
 }
 
 /// Calls `f` on `e` and every expression inside it.
@@ -1003,6 +1026,46 @@ void f(double alpha) {{
 #pragma endscop
 }}"
         )
+    }
+
+    #[test]
+    fn bounds_written_from_either_side_give_their_trip_counts() {
+        let int = |n: i64| Expr::Int(n.to_string());
+        let id = |n: &str| Expr::Id(n.to_string());
+        let op = |k: OpKind, v: Vec<Expr>| Expr::Op(k, v);
+        let start = op(OpKind::Mul, vec![int(64), id("t")]);
+        // `64 * t .. 64 * t + 63`, `64 * t - 64 .. 64 * t - 1` and `0 .. 63`: 64 each; bases
+        // that differ have none.
+        let cases = [
+            (
+                start.clone(),
+                op(OpKind::Add, vec![start.clone(), int(63)]),
+                OpKind::Le,
+                Some(64),
+            ),
+            (
+                op(OpKind::Sub, vec![start.clone(), int(64)]),
+                start.clone(),
+                OpKind::Lt,
+                Some(64),
+            ),
+            (
+                op(OpKind::Sub, vec![start.clone(), int(64)]),
+                op(OpKind::Sub, vec![start.clone(), int(1)]),
+                OpKind::Le,
+                Some(64),
+            ),
+            (int(0), int(63), OpKind::Le, Some(64)),
+            (
+                start.clone(),
+                op(OpKind::Add, vec![id("u"), int(63)]),
+                OpKind::Le,
+                None,
+            ),
+        ];
+        for (init, hi, cmp, want) in cases {
+            assert_eq!(span(&init, cmp, &hi), want, "{init:?} .. {hi:?}");
+        }
     }
 
     #[test]

@@ -1179,3 +1179,45 @@ fn tiledflow_cc_appends_one_report_line_per_source() {
         assert_eq!(kinds, ["not-scop"], "{l}");
     }
 }
+
+/// cholesky at LARGE keeps its tile grid where the arrays' lines would move it
+/// (`same_kernels` in the driver): on the grid as scheduled, the tiles that the update alone
+/// fills (its `j` block right after `k`'s) run its kernel (`polyhedral::tile_code`'s
+/// `alone_full`); shifted, those tiles are cut for every shift but 0, so the kernel would name
+/// tiles that never run it. `--no-line-shift` gives the same code.
+#[test]
+fn cholesky_keeps_its_grid_for_the_tiles_its_update_alone_fills() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("polybench");
+    let kernel = root.join("kernels/cholesky/cholesky.c");
+    let utilities = root.join("utilities");
+    let compile = |extra: &[&str]| {
+        let mut a = vec![
+            kernel.display().to_string(),
+            "-I".into(),
+            utilities.display().to_string(),
+            "-DLARGE_DATASET".into(),
+            "-v".into(),
+            "-o".into(),
+            "-".into(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        run(tool("tiledflow").envs(testsuite::REFERENCE_MACHINE).args(a)).expect(0)
+    };
+    let default = compile(&[]);
+    assert!(
+        default
+            .stderr
+            .contains("kernels also in tiles that S0 alone fill"),
+        "{}",
+        default.said()
+    );
+    assert!(
+        !default.stderr.contains("tiles shifted"),
+        "{}",
+        default.said()
+    );
+    let unshifted = compile(&["--no-line-shift"]);
+    assert_eq!(default.stdout, unshifted.stdout);
+}
