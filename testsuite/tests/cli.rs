@@ -57,6 +57,23 @@ fn output_of(dir: &Path, exe: &str) -> String {
         .stdout
 }
 
+/// tiledflow's arguments for PolyBench's `kernel` at `dataset` (`LARGE`), then `extra`.
+fn polybench_args(kernel: &str, dataset: &str, extra: &[&str]) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("polybench");
+    let mut a = vec![
+        root.join(format!("kernels/{kernel}/{kernel}.c"))
+            .display()
+            .to_string(),
+        "-I".into(),
+        root.join("utilities").display().to_string(),
+        format!("-D{dataset}_DATASET"),
+    ];
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a
+}
+
 #[test]
 fn tiledflow_help_shows_examples_and_version_succeeds() {
     let dir = tempfile::tempdir().unwrap();
@@ -821,22 +838,8 @@ fn cc_transforms_sources_that_gcc_accepts_with_warnings_only() {
 /// the model must see it on a machine with the caches of this project's machines.
 #[test]
 fn the_cost_model_distributes_covariance_and_says_why() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("polybench");
-    let kernel = root.join("kernels/covariance/covariance.c");
-    let utilities = root.join("utilities");
     let machine = testsuite::REFERENCE_MACHINE;
-    let args = |extra: &[&str]| -> Vec<String> {
-        let mut a = vec![
-            kernel.display().to_string(),
-            "-I".into(),
-            utilities.display().to_string(),
-            "-DLARGE_DATASET".into(),
-        ];
-        a.extend(extra.iter().map(|s| s.to_string()));
-        a
-    };
+    let args = |extra: &[&str]| polybench_args("covariance", "LARGE", extra);
     let cost = run(tool("tiledflow")
         .envs(machine)
         .args(args(&["--emit", "cost"])))
@@ -891,21 +894,7 @@ fn the_cost_model_distributes_covariance_and_says_why() {
 /// `128, 128, 64` (8 x 9 x 19); the GPU's tiles are its own (256, whole).
 #[test]
 fn products_are_widened_in_the_kept_schedule_only() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("polybench");
-    let kernel = root.join("kernels/gemm/gemm.c");
-    let utilities = root.join("utilities");
-    let args = |extra: &[&str]| -> Vec<String> {
-        let mut a = vec![
-            kernel.display().to_string(),
-            "-I".into(),
-            utilities.display().to_string(),
-            "-DLARGE_DATASET".into(),
-        ];
-        a.extend(extra.iter().map(|s| s.to_string()));
-        a
-    };
+    let args = |extra: &[&str]| polybench_args("gemm", "LARGE", extra);
     let machine = testsuite::REFERENCE_MACHINE;
     let cost = run(tool("tiledflow")
         .envs(machine)
@@ -960,21 +949,8 @@ fn fusion_candidates_that_lose_a_private_scalar_are_not_chosen() {
 /// nothing: `testsuite/data/stages/gemm_tasks.c`).
 #[test]
 fn the_tile_code_says_what_it_did() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("polybench");
-    let utilities = root.join("utilities");
     let args = |kernel: &str, extra: &[&str]| -> Vec<String> {
-        let mut a = vec![
-            root.join(format!("kernels/{kernel}/{kernel}.c"))
-                .display()
-                .to_string(),
-            "-I".into(),
-            utilities.display().to_string(),
-            "-DMINI_DATASET".into(),
-            "--tile-sizes".into(),
-            "8".into(),
-        ];
+        let mut a = polybench_args(kernel, "MINI", &["--tile-sizes", "8"]);
         a.extend(extra.iter().map(|s| s.to_string()));
         a
     };
@@ -1187,21 +1163,8 @@ fn tiledflow_cc_appends_one_report_line_per_source() {
 /// tiles that never run it. `--no-line-shift` gives the same code.
 #[test]
 fn cholesky_keeps_its_grid_for_the_tiles_its_update_alone_fills() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("polybench");
-    let kernel = root.join("kernels/cholesky/cholesky.c");
-    let utilities = root.join("utilities");
     let compile = |extra: &[&str]| {
-        let mut a = vec![
-            kernel.display().to_string(),
-            "-I".into(),
-            utilities.display().to_string(),
-            "-DLARGE_DATASET".into(),
-            "-v".into(),
-            "-o".into(),
-            "-".into(),
-        ];
+        let mut a = polybench_args("cholesky", "LARGE", &["-v", "-o", "-"]);
         a.extend(extra.iter().map(|s| s.to_string()));
         run(tool("tiledflow").envs(testsuite::REFERENCE_MACHINE).args(a)).expect(0)
     };
