@@ -1250,22 +1250,15 @@ fn compile_pass(
 
 /// Whether every task class of `b` runs the register kernels of `a`'s, in the same tiles.
 fn same_kernels(a: &Compiled, b: &Compiled) -> bool {
-    type Kernels = (Vec<String>, Vec<String>, Vec<String>);
-    let kernels = |c: &Compiled| -> Vec<Kernels> {
+    type Kernels<'a> = (&'a [String], &'a [String], &'a [String]);
+    fn kernels(c: &Compiled) -> Vec<Kernels<'_>> {
         c.program.as_ref().map_or(Vec::new(), |p| {
             p.classes
                 .iter()
-                .map(|k| {
-                    let code = &k.code;
-                    (
-                        code.kernels.clone(),
-                        code.relaxed.clone(),
-                        code.alone.clone(),
-                    )
-                })
+                .map(|k| (&k.code.kernels[..], &k.code.relaxed[..], &k.code.alone[..]))
                 .collect()
         })
-    };
+    }
     kernels(a) == kernels(b)
 }
 

@@ -991,8 +991,13 @@ fn alone_full<'c>(
     taken: &mut Vec<Set<'c>>,
 ) -> Result<Vec<(Set<'c>, Ast, String)>> {
     let ctx = points.context.ctx();
-    let maps = points.schedule.maps()?;
-    let mut stmts: Vec<String> = maps.iter().filter_map(|m| m.tuple_name(Side::In)).collect();
+    let maps: Vec<(Option<String>, _)> = points
+        .schedule
+        .maps()?
+        .into_iter()
+        .map(|m| (m.tuple_name(Side::In), m))
+        .collect();
+    let mut stmts: Vec<String> = maps.iter().filter_map(|(name, _)| name.clone()).collect();
     stmts.sort();
     stmts.dedup();
     if stmts.len() < 2 || stmts.len() > MAX_PIECES {
@@ -1002,10 +1007,11 @@ fn alone_full<'c>(
     for stmt in &stmts {
         let mut mine = UnionMap::empty(ctx)?;
         let mut others = UnionMap::empty(ctx)?;
-        for m in points.schedule.maps()? {
-            match m.tuple_name(Side::In).as_deref() == Some(stmt.as_str()) {
-                true => mine = mine.union(UnionMap::from_map(m)?)?,
-                false => others = others.union(UnionMap::from_map(m)?)?,
+        for (name, m) in &maps {
+            let m = UnionMap::from_map(m.clone())?;
+            match name.as_deref() == Some(stmt.as_str()) {
+                true => mine = mine.union(m)?,
+                false => others = others.union(m)?,
             }
         }
         let alone = points.with_schedule(mine.clone());
@@ -1023,11 +1029,14 @@ fn alone_full<'c>(
             ] {
                 let code = part_by_part(scop, points, parts, &piece, private, lanes_order, false)?;
                 // The statement's own part must hold the kernel.
-                let Some(code) = code.filter(|c| {
-                    kernel_summaries(c)
-                        .iter()
-                        .any(|k| k.split(' ').next() == Some(stmt.as_str()))
-                }) else {
+                let own_kernel = |c: &Ast| {
+                    let mut found = false;
+                    c.walk(&mut |node| {
+                        found |= matches!(node, Ast::Kernel(k) if k.stmt == *stmt);
+                    });
+                    found
+                };
+                let Some(code) = code.filter(own_kernel) else {
                     continue;
                 };
                 taken.push(piece.clone());
