@@ -1673,6 +1673,25 @@ mod tests {
         assert!(incs.contains(&Expr::Int(JAM.to_string())), "{incs:?}");
     }
 
+    /// Whether some block of `ast` holds a node that `first` accepts in an item before one
+    /// holding a node that `then` accepts.
+    fn runs_before(ast: &Ast, first: &dyn Fn(&Ast) -> bool, then: &dyn Fn(&Ast) -> bool) -> bool {
+        let contains = |ast: &Ast, want: &dyn Fn(&Ast) -> bool| {
+            let mut found = false;
+            ast.walk(&mut |node| found |= want(node));
+            found
+        };
+        let mut before = false;
+        ast.walk(&mut |node| {
+            if let Ast::Block(items) = node {
+                let a = items.iter().position(|i| contains(i, first));
+                let b = items.iter().position(|i| contains(i, then));
+                before |= matches!((a, b), (Some(a), Some(b)) if a < b);
+            }
+        });
+        before
+    }
+
     #[test]
     fn tiles_partial_only_along_the_reduction_get_a_kernel_too() {
         // gemm at MINI (C is 20 x 25, k runs to 30) with 16-wide tiles: the tile of rows 0-15
@@ -1698,22 +1717,9 @@ mod tests {
         );
         // The first `k` tile holds `C[i][j] *= beta` (S0, at k = 0) before the products: it runs
         // as S0's loops, then S1's kernel.
-        let contains = |ast: &Ast, want: &dyn Fn(&Ast) -> bool| {
-            let mut found = false;
-            ast.walk(&mut |node| found |= want(node));
-            found
-        };
         let is_s0 = |node: &Ast| matches!(node, Ast::User { name, .. } if name == "S0");
         let is_kernel = |node: &Ast| matches!(node, Ast::Kernel(_));
-        let mut split = false;
-        ast.walk(&mut |node| {
-            if let Ast::Block(items) = node {
-                let s0 = items.iter().position(|i| contains(i, &is_s0));
-                let kernel = items.iter().position(|i| contains(i, &is_kernel));
-                split |= matches!((s0, kernel), (Some(a), Some(b)) if a < b);
-            }
-        });
-        assert!(split, "{ast:?}");
+        assert!(runs_before(&ast, &is_s0, &is_kernel), "{ast:?}");
         // Without vector kernels' widths dividing the tile (8-wide tiles), nothing changes.
         let (scop, sched) = scheduled("gemm", 8);
         let coords = names("t", sched.nests[0].tile_sizes.len());
@@ -1731,22 +1737,9 @@ mod tests {
         let coords = names("t", sched.nests[0].tile_sizes.len());
         let (ast, code) = tile_body_ast(&scop, &sched, NestId(0), &coords, "c", &[]).unwrap();
         assert_eq!(code.alone, vec!["S0".to_string()], "{code}");
-        let contains = |ast: &Ast, want: &dyn Fn(&Ast) -> bool| {
-            let mut found = false;
-            ast.walk(&mut |node| found |= want(node));
-            found
-        };
         let is_s1 = |node: &Ast| matches!(node, Ast::User { name, .. } if name == "S1");
         let is_kernel = |node: &Ast| matches!(node, Ast::Kernel(k) if k.stmt == "S0");
-        let mut first = false;
-        ast.walk(&mut |node| {
-            if let Ast::Block(items) = node {
-                let s1 = items.iter().position(|i| contains(i, &is_s1));
-                let kernel = items.iter().position(|i| contains(i, &is_kernel));
-                first |= matches!((s1, kernel), (Some(a), Some(b)) if a < b);
-            }
-        });
-        assert!(first, "{ast:?}");
+        assert!(runs_before(&ast, &is_s1, &is_kernel), "{ast:?}");
     }
 
     #[test]
