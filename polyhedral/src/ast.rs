@@ -38,10 +38,12 @@ pub struct KernelLoop {
 }
 
 /// A register-tiled kernel over one statement (see `crate::kernel`). The row loop steps by
-/// `rows`; the reduction loop steps by one and runs innermost.
+/// `rows` (a vector kernel's rows are per vector size: [`KernelWidth`]); the reduction loop
+/// steps by one and runs innermost.
 ///
 /// With `vector`, the loops are rows, lanes and the reduction: the lane loop steps by
 /// `vectors` vectors of `TF_VBYTES` bytes, and the body is `rows × vectors` instances of `stmt`
+/// (`rows` and `vectors` the width's own, [`VectorLanes::widths`])
 /// at `args` with the row iterator plus `0 .. rows` and the lane iterator plus `0 .. vectors`
 /// vectors, each printed with the occurrences along its iterator `lane` as vectors
 /// ([`kernel_user`] with [`KernelPart::Lanes`]); it is printed under a preprocessor condition on
@@ -55,6 +57,8 @@ pub struct KernelLoop {
 pub struct Kernel {
     /// Outermost first: rows, lanes (with `vector`) and the reduction.
     pub loops: Vec<KernelLoop>,
+    /// Rows one iteration runs: the accumulator kernel's, or a vector kernel's at its widest
+    /// vector size (each size's: [`VectorLanes::widths`]).
     pub rows: i64,
     /// The statement's tuple name and its coordinates in the loops' iterators.
     pub stmt: String,
@@ -67,13 +71,13 @@ pub struct Kernel {
 /// The vector part of a [`Kernel`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VectorLanes {
-    pub vectors: i64,
     /// The statement's iterator whose occurrences are vectors.
     pub lane: usize,
     /// Bytes of one element.
     pub elem_bytes: i64,
-    /// The vector sizes (bytes) the kernel was checked for; other sizes run the fallback.
-    pub widths: Vec<i64>,
+    /// The vector sizes the kernel was checked for, narrowest first, each with its register
+    /// block; other sizes run the fallback.
+    pub widths: Vec<KernelWidth>,
     /// Read-only occurrences along the lanes and the reduction (`A[j][k]` or `B[k][j]` for lanes
     /// `j`: `scop_ir::lanes::packed_refusal`), copied before the kernel's loops into aligned
     /// buffers with the lanes contiguous; `None` when there are none.
@@ -83,9 +87,18 @@ pub struct VectorLanes {
     /// each row and reduction step into [`SCALED_BUFFER`] before the lane loop, and read from
     /// there by the kernel's copies.
     pub scaled: bool,
-    /// The lane loop's trip count is not a multiple of `vectors` vectors for some width in
-    /// `widths`: the lanes run as whole blocks of `vectors` vectors, then single vectors, then
-    /// single elements (the statement as it is), each run with the reduction loop inside it.
+}
+
+/// A vector size (`TF_VBYTES`) a vector kernel runs at, and its register block there: `rows`
+/// rows by `vectors` vectors of the lanes per iteration (`crate::kernel::shapes_for`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelWidth {
+    pub bytes: i64,
+    pub rows: i64,
+    pub vectors: i64,
+    /// The lane loop's trip count is not a multiple of `vectors` vectors: the lanes run as
+    /// whole blocks of `vectors` vectors, then single vectors, then single elements (the
+    /// statement as it is), each run with the reduction loop inside it.
     pub tail: bool,
 }
 

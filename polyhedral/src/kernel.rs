@@ -1,7 +1,7 @@
 //! Register-tiled vector kernels: in a full tile whose innermost loops are a perfect nest of
 //! three around one statement that accumulates (gemm's `C[i][j] += alpha * A[i][k] * B[k][j]`
-//! under `i, k, j`), the code runs [`ROWS`] rows by [`VECTORS`] vectors of the statement's
-//! lane loop (`j`) at once, with the reduction loop (`k`) innermost:
+//! under `i, k, j`), the code runs a block of rows by a few vectors of the statement's lane
+//! loop (`j`) at once, with the reduction loop (`k`) innermost (here 4 rows by 4 vectors):
 //!
 //! ```text
 //! for (i = ..; i <= ..; i += 4)
@@ -23,6 +23,36 @@
 //! 13.5 GFLOP/s jammed, 27.7 with 64-byte vectors (AVX-512), 17.6 against 13.4 with 32-byte
 //! ones (AVX2); 16-byte vectors (SSE2) ran slower than the jammed code, so the kernel is only
 //! compiled for 32 and 64 (`#if`), and the jammed code otherwise.
+//!
+//! ## The register block
+//!
+//! The block's shape depends on the vector size, and is chosen per size ([`shapes_for`]; the
+//! generated code has one copy of the kernel per shape, under `#if` on `TF_VBYTES`):
+//!
+//! - 32-byte vectors (AVX, 16 registers): 4 rows by 2 vectors. With 4 by 4 the 16 accumulators
+//!   took every register, and GCC spilled the broadcast factors and products: on a Zen 5 core
+//!   built with `-mno-avx512f`, a standalone loop over 128 x 128 x 64 tiles ran 42-47 GFLOP/s in
+//!   4 by 4 and 57-60 in 4 by 2 (the packed vectors pinned, below); 6 by 2 ran as 4 by 2, 3 by
+//!   4 and 4 by 3 slower than 4 by 4. At LARGE on one thread (`-march=native -mno-avx512f`,
+//!   medians of 7 runs in rounds): gemm 1.33x, 2mm 1.30x, symm 1.30x, syrk 1.27x, doitgen 1.06x.
+//! - 64-byte vectors (AVX-512, 32 registers): 8 rows by 2 vectors where the panel the rows read
+//!   along (the reduction's steps by the lanes: gemm's packed `B` tile) is larger than
+//!   [`PANEL_IN_L1`], 4 by 4 where it is not. Each block of rows reads the whole panel, so 8
+//!   rows read it half as often as 4, at the cost of 8 broadcasts per step instead of 4; while
+//!   the panel stays in the L1 the broadcasts cost more than the panel's second reading. The
+//!   same standalone loop on the Zen 5 core (137.9 GFLOP/s peak, `make peak-flops`), hot tiles
+//!   and a sweep of gemm's tiles at LARGE in GFLOP/s: a 64 x 128 panel (64 KiB) 4 x 4 105 / 90,
+//!   8 x 2 112 / 97 (8 x 3 and 6 x 4 between them); 64 x 64 (32 KiB) 4 x 4 116 / 100, 8 x 2 108 /
+//!   94; 128 x 64 (64 KiB) 4 x 4 98 / 88, 8 x 2 110 / 102; 128 x 32 (32 KiB) 4 x 4 119 / 107, 8 x 2
+//!   113 / 103. At LARGE on one thread (medians of 9 runs in rounds against 4 by 4 everywhere):
+//!   gemm 1.08x, 2mm 1.05x, 3mm 1.08x, doitgen 1.21x (its reduction's trip count is clipped by
+//!   `min`, so its panel's size is not known, and unknown panels take 8 rows), syrk 1.03x, symm,
+//!   syr2k, trmm, correlation, covariance, cholesky, lu, ludcmp and gramschmidt within 1.5%;
+//!   uniformly 8 by 2, symm (64 x 64 panels) had run 0.97x.
+//!
+//! A width takes its first shape whose rows divide the row loop's trip count and whose order is
+//! kept (see below); a row read 5 rows below before its update keeps 4 rows where 8 would run
+//! the two together.
 //!
 //! Each element still sees its updates in the original order (`k` ascending for one `C[i][j]`),
 //! and each lane computes the statement's own operations on its element, so the results are
@@ -117,18 +147,18 @@
 //!
 //! ## Packed vectors in registers
 //!
-//! The [`VECTORS`] vectors of a packed occurrence at one reduction step (gemm's
-//! `tf_pack0[k][j .. j + 4 W]`) are the same for the [`ROWS`] rows of a block, and GCC 12 folds
+//! The vectors of a packed occurrence at one reduction step (gemm's
+//! `tf_pack0[k][j .. j + 4 W]`) are the same for all the rows of a block, and GCC 12 folds
 //! each of their loads into the multiplication that uses it: 16 vector loads and 4 broadcasts
 //! per step for 16 multiplications and 16 additions, where 4 loads would do. On a core that
 //! loads one 64-byte vector per cycle and multiplies and adds one each (AMD Zen 4, whose AVX-512
 //! units are 256 bits wide), the loads bound the kernel. Each block's step now loads them once
 //! into variables (`tf_pv<n>_<c>`, [`crate::KernelPart::PackVector`]) that an empty `asm`
 //! statement (`TF_PIN`) claims to change, so the compiler can no longer fold them back, and the
-//! rows' copies of the statement read those variables ([`pinned_packs`]: at most
-//! [`MAX_PINNED_VECTORS`] of them). Only with 64-byte vectors: AVX-512 has 32 vector registers,
-//! and with AVX's 16 the accumulators fill them all, so `TF_PIN` is empty there and the compiler
-//! folds the loads as before. The same values are read, so the results stay bitwise the same.
+//! rows' copies of the statement read those variables ([`pinned_packs`]: where the accumulators
+//! and they take at most 3/4 of the registers). With AVX's 16 registers this began with the
+//! blocks of 4 by 2 (see "The register block"): 4 by 4 accumulators filled them all. The same
+//! values are read, so the results stay bitwise the same.
 //! Measured on one core of an AMD EPYC (Zen 4, 2 cores, `make peak-flops`: 57.5 GFLOP/s): a
 //! standalone loop over gemm's full 64^3 tiles on hot data 34.1 -> 38.2 GFLOP/s, and over all of
 //! gemm's full tiles at LARGE in the tasks' order 25.6 -> 29.5.
@@ -156,12 +186,12 @@
 //! ## Lanes that end inside a block
 //!
 //! Tiles cut along the lanes (gemm's last `j` tile at LARGE: columns 1 088 to 1 099, 12 of
-//! them) have a lane loop whose trip count no block of [`VECTORS`] vectors divides; they ran the
+//! them) have a lane loop whose trip count no block of the kernel's vectors divides; they ran the
 //! general code, 4% of gemm's time on one thread for 1% of its work. There the kernel runs the
 //! lanes as whole blocks while the block's last lane is in the loop's range, then single
 //! vectors, then single elements (the statement as it is, on the original arrays: the packed
 //! and scaled buffers hold the same values), each run with the reduction loop inside it
-//! (`VectorLanes::tail`), for the widths of which one vector at least is whole. With 64-byte
+//! (`KernelWidth::tail`), for the widths of which one vector at least is whole. With 64-byte
 //! vectors a 32-byte one comes before the single elements (the statement's vector copy with
 //! `TF_VD` reading 32 bytes: `taskgen::c_ast`), and a loop of 4 to 7 doubles qualifies too:
 //! gemm's last `j` tile at LARGE (12 columns: 8 + 4) ran its last 4 as single elements, four
@@ -215,7 +245,7 @@
 //! rows (`--tile-sizes 96,64,64`: 1.08x / 1.00x, 2mm and 3mm level), tile orders that reuse a
 //! `B` tile across consecutive tasks (0.91-0.96x).
 
-use crate::ast::{Ast, Expr, Kernel, KernelLoop, OpKind, Packs, VectorLanes};
+use crate::ast::{Ast, Expr, Kernel, KernelLoop, KernelWidth, OpKind, Packs, VectorLanes};
 use crate::astgen::PointSchedule;
 use crate::isl::{Set, UnionMap};
 use crate::maps::{names, tuple};
@@ -225,12 +255,43 @@ use crate::tile_size::element_bytes;
 use crate::Result;
 use scop_ir::{Access, AccessKind, ArrayId, Scop, Statement};
 
-/// Rows one kernel iteration runs.
-pub const ROWS: i64 = 4;
-/// Vectors of the lane loop one kernel iteration runs per row.
-pub const VECTORS: i64 = 4;
 /// The vector sizes (bytes) the kernel is compiled for.
 pub const WIDTHS: [i64; 2] = [32, 64];
+
+/// The register blocks (rows, vectors) a kernel may take with vectors of `width` bytes, the
+/// first that divides the row loop's trip count and keeps the order being taken; `panel` is
+/// the bytes of the lanes by the reduction that one block of rows reads along (the packed
+/// operand's buffer, gemm's `B` tile), when its trip counts are constants. See "The register
+/// block" in the module doc: with AVX's 16 registers 4 by 2; with AVX-512's 32, 4 by 4 where
+/// the panel stays in the L1 ([`PANEL_IN_L1`]) and 8 by 2 otherwise (or where its size is not
+/// known: doitgen's reduction, clipped by `min`), which reads it half as often.
+pub fn shapes_for(width: i64, panel: Option<i64>) -> &'static [(i64, i64)] {
+    match (width >= 64, panel) {
+        (false, _) => &[(4, 2)],
+        (true, Some(bytes)) if bytes <= PANEL_IN_L1 => &[(4, 4)],
+        (true, _) => &[(8, 2), (4, 4)],
+    }
+}
+
+/// The most bytes of a kernel's panel (see [`shapes_for`]) that stay in the L1 beside the rest
+/// of a block's data: the smallest L1 data cache of the cores with AVX-512 (32 KiB; Zen 5 and
+/// recent Xeons have 48).
+pub const PANEL_IN_L1: i64 = 32 << 10;
+
+/// The most lanes of elements of `elem` bytes that one block of any kernel shape runs
+/// ([`shapes_for`]).
+pub fn widest_block(elem: i64) -> i64 {
+    WIDTHS
+        .iter()
+        .flat_map(|&w| {
+            [None, Some(i64::MAX)]
+                .into_iter()
+                .flat_map(move |panel| shapes_for(w, panel).iter().map(move |s| s.1 * w))
+        })
+        .max()
+        .unwrap_or(64)
+        / elem.max(1)
+}
 /// The half vector that lanes ending inside a block take with 64-byte vectors (see "Lanes that
 /// end inside a block" in the module doc).
 pub const HALF_BYTES: i64 = 32;
@@ -335,64 +396,75 @@ pub(crate) fn vector_kernel(
     ) else {
         return Ok(None);
     };
-    if rows_len % ROWS != 0 {
-        return Ok(None);
-    }
     // Whether the kernel's order keeps the order of every conflicting pair when the lanes
-    // run in blocks: `run` is a lane's block, `in_run` its place in the block (rows, then the
-    // lanes' blocks, then the reduction, then the row and the lane inside their blocks).
+    // run in blocks: `run` is a lane's block, `in_run` its place in the block (blocks of
+    // `rows` rows, then the lanes' blocks, then the reduction, then the row and the lane inside
+    // their blocks).
     let mut pos = [da, db, dc];
     pos.sort_unstable();
-    let kept_with = |run: String, in_run: String| -> Result<bool> {
+    let kept_with = |rows: i64, run: String, in_run: String| -> Result<bool> {
         let mut out: Vec<String> = o.clone();
-        out[pos[0]] = format!("{v} - ({v} mod {ROWS})", v = o[row]);
+        out[pos[0]] = format!("{v} - ({v} mod {rows})", v = o[row]);
         out[pos[1]] = run;
         out[pos[2]] = o[red].clone();
-        out.push(format!("{} mod {ROWS}", o[row]));
+        out.push(format!("{} mod {rows}", o[row]));
         out.push(in_run);
         let new = rescheduled(&sched, &o, &out)?;
         order_kept(ctx, scop, private, &sched, &new)
     };
     // Where `lanes_may_end` (tiles partial along the lanes), lanes that end inside a block run
     // as whole blocks, then single vectors, then (64-byte vectors) a 32-byte one, then single
-    // elements (`VectorLanes::tail`), for the widths of which one vector at least is whole (a
+    // elements (`KernelWidth::tail`), for the widths of which one vector at least is whole (a
     // 32-byte one for 64-byte vectors). Legal when every split of the lanes into
     // contiguous runs keeps the order, which two orders decide: the lanes one at a time outside
     // the reduction (pairs in different runs are ordered by their lanes) and all the lanes in
     // one run (pairs in one run are ordered by the reduction, the row, then the lane); checked
-    // once, for the first width that needs it.
-    let mut runs_keep_order: Option<bool> = None;
-    let mut tail = false;
+    // once per count of rows. Each width takes the first of its shapes (`shapes_for`) whose
+    // rows divide the row loop's trip count and whose order is kept.
+    let panel = trip_count(points, &found.loops, red).map(|depth| depth * lane_len * elem);
+    let mut runs_keep_order: Vec<(i64, bool)> = Vec::new();
     let mut widths = Vec::new();
     for w in WIDTHS {
-        let block = VECTORS * (w / elem);
-        if lane_len % block == 0 {
-            let v = &o[dc];
-            if kept_with(
-                format!("{v} - ({v} mod {block})"),
-                format!("{v} mod {block}"),
-            )? {
-                widths.push(w);
+        for &(rows, vectors) in shapes_for(w, panel) {
+            let block = vectors * (w / elem);
+            if rows_len % rows != 0 {
+                continue;
             }
-        } else if lanes_may_end && lane_len >= HALF_BYTES.min(w) / elem {
-            let kept = match runs_keep_order {
-                Some(kept) => kept,
-                None => {
-                    let kept = kept_with(o[dc].clone(), "0".into())?
-                        && kept_with("0".into(), o[dc].clone())?;
-                    runs_keep_order = Some(kept);
-                    kept
+            let tail = lane_len % block != 0;
+            let kept = if !tail {
+                let v = &o[dc];
+                kept_with(
+                    rows,
+                    format!("{v} - ({v} mod {block})"),
+                    format!("{v} mod {block}"),
+                )?
+            } else if lanes_may_end && lane_len >= HALF_BYTES.min(w) / elem {
+                match runs_keep_order.iter().find(|(r, _)| *r == rows) {
+                    Some(&(_, kept)) => kept,
+                    None => {
+                        let kept = kept_with(rows, o[dc].clone(), "0".into())?
+                            && kept_with(rows, "0".into(), o[dc].clone())?;
+                        runs_keep_order.push((rows, kept));
+                        kept
+                    }
                 }
+            } else {
+                false
             };
             if kept {
-                widths.push(w);
-                tail = true;
+                widths.push(KernelWidth {
+                    bytes: w,
+                    rows,
+                    vectors,
+                    tail,
+                });
+                break;
             }
         }
     }
-    if widths.is_empty() {
+    let Some(widest_rows) = widths.last().map(|w| w.rows) else {
         return Ok(None);
-    }
+    };
     let Some(loops) = [row, dc, red]
         .iter()
         .map(|&d| kernel_loop(&found, &points.iterators[d]))
@@ -427,17 +499,15 @@ pub(crate) fn vector_kernel(
         .is_some_and(|p| scop_ir::lanes::has_scaled_prefix(stmt, lane, p.red, p.frozen));
     let kernel = Kernel {
         loops,
-        rows: ROWS,
+        rows: widest_rows,
         stmt: name.to_string(),
         args: args.to_vec(),
         vector: Some(VectorLanes {
-            vectors: VECTORS,
             lane,
             elem_bytes: elem,
             widths,
             packs,
             scaled,
-            tail,
         }),
         fallback: Ast::Block(Vec::new()),
     };
@@ -447,15 +517,14 @@ pub(crate) fn vector_kernel(
 /// The most bytes of packed buffers one kernel may put on its task's stack.
 pub const MAX_PACK_BYTES: i64 = 128 << 10;
 
-/// The most packed vectors one reduction step of a kernel keeps in registers (see "Packed vectors
-/// in registers" in the module doc): with [`ROWS`] x [`VECTORS`] accumulators and a broadcast
-/// factor, 25 of AVX-512's 32 vector registers.
-pub const MAX_PINNED_VECTORS: usize = 8;
-
 /// Whether a kernel whose statement has `count` packed occurrences loads each packed vector of a
-/// reduction step once into a register for all the rows of its block.
-pub fn pinned_packs(count: usize) -> bool {
-    count > 0 && count * VECTORS as usize <= MAX_PINNED_VECTORS
+/// reduction step once into a register for all the rows of its block (see "Packed vectors in
+/// registers" in the module doc), with the register block `width`: when the accumulators and
+/// those vectors take at most 3/4 of the target's vector registers (16 with 32-byte vectors, 32
+/// with 64-byte ones), leaving the rest for the broadcast factors and the products.
+pub fn pinned_packs(count: usize, width: &KernelWidth) -> bool {
+    let registers = if width.bytes >= 64 { 32 } else { 16 };
+    count > 0 && (width.rows + count as i64) * width.vectors * 4 <= 3 * registers
 }
 
 /// The packed occurrences of a vector kernel over `found` (the statement `stmt` at `args`, lanes
@@ -978,11 +1047,16 @@ mod tests {
 
     /// The kernel nodes of the CPU tile code of the one nest of `text`'s SCoP, tiles of 32.
     fn kernels(text: &str) -> Vec<Kernel> {
+        kernels_in_tiles(text, 32)
+    }
+
+    /// [`kernels`] with tiles of `size`.
+    fn kernels_in_tiles(text: &str, size: i64) -> Vec<Kernel> {
         let (file, _) = frontend::parse_source("t.c", text, &frontend::Options::default()).unwrap();
         let scop = file.scops.into_iter().next().expect("a SCoP");
         let deps = dependences(&scop).unwrap();
         let cfg = ScheduleConfig {
-            tile_sizes: Some(vec![32]),
+            tile_sizes: Some(vec![size]),
             ..ScheduleConfig::default()
         };
         let (sched, _) = schedule(&scop, &deps, &cfg).unwrap();
@@ -1075,8 +1149,8 @@ void f(double alpha) {{
         let stmt = "C[i][j] += alpha * A[i][k] * B[k][j];";
         let six = kernels(&lanes(stmt, 0, 70));
         let last = six.last().and_then(|k| k.vector.as_ref()).expect("vectors");
-        assert!(last.tail);
-        assert_eq!(last.widths, vec![32, 64], "{six:?}");
+        let shapes: Vec<_> = last.widths.iter().map(|w| (w.bytes, w.tail)).collect();
+        assert_eq!(shapes, vec![(32, true), (64, true)], "{six:?}");
         assert_eq!(six.len(), 2, "{six:?}");
         let three = kernels(&lanes(stmt, 0, 67));
         assert_eq!(three.len(), 1, "not the last tile's 3 lanes: {three:?}");
@@ -1091,16 +1165,28 @@ void f(double alpha) {{
         assert_eq!(k.stmt, "S0");
         let v = k.vector.as_ref().expect("vectors");
         assert_eq!(v.lane, 2, "the statement's iterators are (i, k, j)");
-        assert_eq!((k.rows, v.vectors, v.elem_bytes), (ROWS, VECTORS, 8));
-        // 32 columns: 4 vectors of 4 doubles or of 8 both divide them.
-        assert_eq!(v.widths, vec![32, 64]);
-        assert!(!v.tail);
+        assert_eq!(v.elem_bytes, 8);
+        // 32 columns by 32 steps of the reduction, 8 KiB, stay in the L1: 4 rows by 4 vectors
+        // of 8 doubles, or by 2 of 4 (AVX's 16 registers); both divide the columns.
+        let shape = |bytes, rows, vectors, tail| KernelWidth {
+            bytes,
+            rows,
+            vectors,
+            tail,
+        };
+        assert_eq!(
+            v.widths,
+            vec![shape(32, 4, 2, false), shape(64, 4, 4, false)]
+        );
+        assert_eq!(k.rows, 4);
         // 31 columns (1 to 31): whole blocks, then single vectors, then single elements, for
         // either width.
         let partial = found[1].vector.as_ref().expect("vectors");
         assert_eq!(found[1].loops[1].init, Expr::Int("1".into()));
-        assert!(partial.tail);
-        assert_eq!(partial.widths, vec![32, 64]);
+        assert_eq!(
+            partial.widths,
+            vec![shape(32, 4, 2, true), shape(64, 4, 4, true)]
+        );
         // Rows, then lanes, then the reduction innermost.
         let by_arg = |e: &Expr| match e {
             Expr::Id(name) => name.clone(),
@@ -1115,6 +1201,55 @@ void f(double alpha) {{
                 &by_arg(&k.args[1])
             ]
         );
+    }
+
+    #[test]
+    fn a_panel_larger_than_the_l1_takes_8_rows_of_64_byte_vectors_where_they_keep_the_order() {
+        // Tiles of 64: 64 reduction steps by 64 columns of doubles, 32 KiB, stay in the L1 (4 by
+        // 4); with the columns of two tiles in one (`j` up to 128, tiles of 128 along it), 64
+        // KiB do not: 8 rows by 2 vectors, which read them half as often.
+        let shapes = |found: &[Kernel]| -> Vec<(i64, i64, i64)> {
+            found[0]
+                .vector
+                .as_ref()
+                .expect("vectors")
+                .widths
+                .iter()
+                .map(|w| (w.bytes, w.rows, w.vectors))
+                .collect()
+        };
+        let stmt = "C[i][j] += alpha * A[i][k] * B[k][j];";
+        let square = format!(
+            "double A[128][128], B[128][128], C[128][128];
+void f(double alpha) {{
+#pragma scop
+  for (int i = 0; i < 128; i++)
+    for (int k = 0; k < 128; k++)
+      for (int j = 0; j < 128; j++)
+        {stmt}
+#pragma endscop
+}}"
+        );
+        assert_eq!(
+            shapes(&kernels_in_tiles(&square, 64)),
+            vec![(32, 4, 2), (64, 4, 4)]
+        );
+        assert_eq!(shapes_for(64, Some(64 * 128 * 8)), &[(8, 2), (4, 4)]);
+        let wide = square
+            .replace("[128][128]", "[128][256]")
+            .replace("j < 128", "j < 256");
+        let found = kernels_in_tiles(&wide, 128);
+        assert_eq!(shapes(&found), vec![(32, 4, 2), (64, 8, 2)], "{found:?}");
+        assert_eq!(found[0].rows, 8);
+        // A row that reads the one 5 rows below before that one is updated, which an 8-row
+        // block would run beside it (each step of the reduction reading the other's partial
+        // sum): 4 rows, whose blocks keep the two apart.
+        let apart = wide
+            .replace("C[128][256]", "C[136][256]")
+            .replace(stmt, "C[i][j] += C[i + 5][j] * B[k][j];");
+        let found = kernels_in_tiles(&apart, 128);
+        assert!(!found.is_empty(), "{apart}");
+        assert_eq!(shapes(&found), vec![(32, 4, 2), (64, 4, 4)], "{found:?}");
     }
 
     #[test]

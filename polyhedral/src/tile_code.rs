@@ -604,8 +604,9 @@ fn tile_code(
     Ok((out, code))
 }
 
-/// What a kernel found by [`find_kernel`] in `ast` runs, for `-v`: `S1 in 4x4 vectors` (`with
-/// scaled rows` where it computes the product before the lanes once per row and step).
+/// What a kernel found by [`find_kernel`] in `ast` runs, for `-v`: `S1 in 8x2 vectors of 64
+/// bytes or 4x2 of 32` (rows by vectors per vector size, the widest first; `with scaled rows`
+/// where it computes the product before the lanes once per row and step).
 fn kernel_summary(ast: &Ast) -> String {
     kernel_summaries(ast).into_iter().next().unwrap_or_default()
 }
@@ -616,11 +617,21 @@ fn kernel_summaries(ast: &Ast) -> Vec<String> {
     ast.walk(&mut |node| {
         if let Ast::Kernel(k) = node {
             out.push(match &k.vector {
-                Some(v) if v.scaled => format!(
-                    "{} in {}x{} vectors with scaled rows",
-                    k.stmt, k.rows, v.vectors
-                ),
-                Some(v) => format!("{} in {}x{} vectors", k.stmt, k.rows, v.vectors),
+                Some(v) => {
+                    let shapes: Vec<String> = v
+                        .widths
+                        .iter()
+                        .rev()
+                        .enumerate()
+                        .map(|(n, w)| {
+                            let unit = if n == 0 { " vectors" } else { "" };
+                            let bytes = if n == 0 { " bytes" } else { "" };
+                            format!("{}x{}{unit} of {}{bytes}", w.rows, w.vectors, w.bytes)
+                        })
+                        .collect();
+                    let scaled = if v.scaled { " with scaled rows" } else { "" };
+                    format!("{} in {}{scaled}", k.stmt, shapes.join(" or "))
+                }
                 None => format!("{} in {} accumulators", k.stmt, k.rows),
             });
         }
@@ -809,7 +820,7 @@ fn part_by_part(
 /// one (gemm's last `k` tile, where `k` ends inside the tile; its last `i` tile, 40 rows of 64;
 /// its last `j` tile, 12 lanes of 64; the first `k` tile under `smart`, where the scaling of
 /// `C` sits before the products) given code of their own where a register kernel takes it
-/// ([`vector_kernel`] and [`accumulator_kernel`] need a row count that [`ROWS`] divides, not a
+/// ([`vector_kernel`] and [`accumulator_kernel`] need a row count that their blocks of rows divide, not a
 /// constant reduction length; tiles cut along the lanes get vector kernels whose lanes end
 /// inside a block, or none); elsewhere they keep the general code. Each member relaxed (one at
 /// a time; only in nests where some member accumulates; the corners, partial along two, stay
@@ -842,7 +853,7 @@ fn partial_reductions(
     // The members that may be relaxed: the rows of a two-member band (matrix-vector products'
     // accumulator kernels); all three of a three-member band (the vectors' lanes too: a
     // kernel whose lanes end inside a block runs the rest as single vectors and elements,
-    // `VectorLanes::tail`); only the accumulating one in deeper bands.
+    // `KernelWidth::tail`); only the accumulating one in deeper bands.
     let lanes = lanes_order
         .as_ref()
         .and_then(|o| o.last().copied())
@@ -1643,8 +1654,10 @@ mod tests {
 
     #[test]
     fn gemm_gets_full_tiles_apart_and_its_reduction_loop_jammed() {
-        // gemm at MINI (C is 20 x 25, k runs to 30) with 8-wide tiles: most tiles are full.
-        let (scop, sched) = scheduled("gemm", 8);
+        // gemm at MINI (C is 20 x 25, k runs to 30) with 4-wide tiles: most tiles are full, and
+        // no vector kernel's block of lanes divides them (the partial tiles keep the general
+        // code).
+        let (scop, sched) = scheduled("gemm", 4);
         let coords = names("t", sched.nests[0].tile_sizes.len());
         let (ast, code) = tile_body_ast(&scop, &sched, NestId(0), &coords, "c", &[]).unwrap();
         assert!(code.full_tiles, "{code}");
@@ -1720,8 +1733,9 @@ mod tests {
         let is_s0 = |node: &Ast| matches!(node, Ast::User { name, .. } if name == "S0");
         let is_kernel = |node: &Ast| matches!(node, Ast::Kernel(_));
         assert!(runs_before(&ast, &is_s0, &is_kernel), "{ast:?}");
-        // Without vector kernels' widths dividing the tile (8-wide tiles), nothing changes.
-        let (scop, sched) = scheduled("gemm", 8);
+        // Without a vector kernel's block of lanes dividing the tile (4-wide tiles), nothing
+        // changes.
+        let (scop, sched) = scheduled("gemm", 4);
         let coords = names("t", sched.nests[0].tile_sizes.len());
         let (_, code) = tile_body_ast(&scop, &sched, NestId(0), &coords, "c", &[]).unwrap();
         assert!(code.relaxed.is_empty(), "{code}");

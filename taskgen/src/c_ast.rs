@@ -8,7 +8,7 @@
 //! User nodes are printed by a caller-supplied closure, since what an instance of `S3` or of a
 //! tile `N0` becomes depends on the context (a statement body, a task spawn, a key bound).
 
-use polyhedral::{Ast, Expr, Kernel, KernelLoop, KernelPart, OpKind, VectorLanes};
+use polyhedral::{Ast, Expr, Kernel, KernelLoop, KernelPart, KernelWidth, OpKind, VectorLanes};
 use std::fmt::Write;
 
 /// Prints one user node (`name`, `args`) at an indentation depth (see [`stmt`]).
@@ -35,6 +35,8 @@ pub type UserPrinter<'a> = dyn FnMut(&mut String, &str, &[Expr], usize) + 'a;
 /// `tf_vd32`/`tf_vf32`, for the half vectors at the end of lanes that end inside a block) serve the register-tiled vector kernels (`polyhedral::Kernel`); they are defined for GCC and clang
 /// targets with AVX (32 bytes) or AVX-512 (64), where the kernels are faster than the scalar
 /// tile code, and `-DTF_NO_VECTOR_KERNELS` leaves them undefined (the scalar code then runs).
+/// `TF_PIN` (an empty `asm` that claims to change a vector register) keeps a packed vector in a
+/// register for all the rows of a kernel's block (`polyhedral::pinned_packs`).
 /// `TF_SCALAR_LOOP` (an empty `asm` statement) keeps the C compiler from vectorizing the loop it
 /// is in: an accumulator kernel's reduction loop, which GCC 12 vectorizes as in-order reductions
 /// of its chains, with a shuffle per element (cholesky at LARGE, one thread: 0.63 s vectorized,
@@ -65,10 +67,8 @@ typedef float tf_vf __attribute__((vector_size(TF_VBYTES), aligned(4), may_alias
 #if TF_VBYTES == 64
 typedef double tf_vd32 __attribute__((vector_size(32), aligned(8), may_alias));
 typedef float tf_vf32 __attribute__((vector_size(32), aligned(4), may_alias));
-#define TF_PIN(x) __asm__(\"\" : \"+v\"(x))
-#else
-#define TF_PIN(x) (void)(x)
 #endif
+#define TF_PIN(x) __asm__(\"\" : \"+v\"(x))
 #endif
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__znver1__) && !defined(__znver2__) && !defined(__znver3__) && !defined(__znver4__) && !defined(__znver5__)
 #define TF_SCALAR_LOOP __asm__(\"\")
@@ -302,236 +302,277 @@ pub fn stmt(out: &mut String, ast: &Ast, depth: usize, user: &mut UserPrinter<'_
 
 /// Prints a register-tiled kernel (`polyhedral::Kernel`): with vectors, its loops and copies
 /// of its statement under `#if` on the vector size `TF_VBYTES` ([`HELPERS`]) and its fallback
-/// otherwise (lanes that end inside a block, `VectorLanes::tail`, run as whole blocks, then
+/// otherwise (lanes that end inside a block, `KernelWidth::tail`, run as whole blocks, then
 /// single vectors, then with 64-byte vectors a 32-byte one, then the statement on single
 /// elements); without, the accumulators loaded,
 /// updated over the reduction loop, and stored.
 fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>) {
-    // Elements of one vector.
-    let width = |v: &VectorLanes| {
-        Expr::Op(
-            OpKind::PdivQ,
-            vec![
-                Expr::Id("TF_VBYTES".into()),
-                Expr::Int(v.elem_bytes.to_string()),
-            ],
-        )
-    };
-    let open = |out: &mut String, l: &KernelLoop, step: &Expr, depth: usize| {
-        let _ = writeln!(
-            out,
-            "{}for (long {} = {}; {}; {} += {}) {{",
-            "  ".repeat(depth),
-            l.iter,
-            expr(&l.init),
-            expr(&l.cond),
-            l.iter,
-            expr(step)
-        );
-    };
-    let row = &k.loops[0].iter;
-    let at_row = |r: i64| -> Vec<Expr> {
-        k.args
-            .iter()
-            .map(|a| offset(a, row, Expr::Int(r.to_string())))
-            .collect()
-    };
     let one = Expr::Int("1".into());
     match &k.vector {
         Some(v) => {
-            let widths: Vec<String> = v
-                .widths
-                .iter()
-                .map(|w| format!("TF_VBYTES == {w}"))
-                .collect();
-            let _ = writeln!(out, "#if defined(TF_VBYTES) && ({})", widths.join(" || "));
-            // Packed occurrences: their buffers, filled over the reduction and lane loops.
-            let mut depth = depth;
-            if let Some(p) = &v.packs {
-                let pad = "  ".repeat(depth);
-                let elem = if v.elem_bytes == 4 { "float" } else { "double" };
-                let _ = writeln!(out, "{pad}{{");
-                let mut buffer = |name: &str, cols: i64| {
-                    let _ = writeln!(
-                        out,
-                        "{pad}  static __thread {elem} {name}[{}][{cols}] __attribute__((aligned(64)));",
-                        p.depth
-                    );
-                };
-                for n in 0..p.count {
-                    buffer(
-                        &polyhedral::PACK_BUFFER.replace("{n}", &n.to_string()),
-                        p.lanes,
-                    );
+            // One copy of the kernel for each register block, under `#if` on the widths that
+            // run it (`polyhedral::kernel::shapes_for`), the fallback for the others. The
+            // widest first.
+            let mut groups: Vec<(KernelWidth, Vec<String>)> = Vec::new();
+            for w in v.widths.iter().rev() {
+                let cond = format!("TF_VBYTES == {}", w.bytes);
+                let same =
+                    |g: &KernelWidth| (g.rows, g.vectors, g.tail) == (w.rows, w.vectors, w.tail);
+                match groups.iter_mut().find(|(g, _)| same(g)) {
+                    Some((_, conds)) => conds.push(cond),
+                    None => groups.push((*w, vec![cond])),
                 }
-                if v.scaled {
-                    buffer(polyhedral::SCALED_BUFFER, k.rows);
-                }
-                let (red_loop, lane_loop) = (&k.loops[2], &k.loops[1]);
+            }
+            for (g, (shape, conds)) in groups.iter().enumerate() {
                 let _ = writeln!(
                     out,
-                    "{pad}  const long {} = {}, {} = {};",
-                    polyhedral::PACK_RED_START,
-                    expr(&red_loop.init),
-                    polyhedral::PACK_LANE_START,
-                    expr(&lane_loop.init)
+                    "#{} defined(TF_VBYTES) && ({})",
+                    if g == 0 { "if" } else { "elif" },
+                    conds.join(" || ")
                 );
-                open(out, red_loop, &one, depth + 1);
-                open(out, lane_loop, &one, depth + 2);
-                for n in 0..p.count {
-                    let part = KernelPart::PackFill(n, v.lane, p.red, p.frozen);
-                    let name = polyhedral::kernel_user(&k.stmt, part);
-                    user(out, &name, &k.args, depth + 3);
-                }
-                let _ = writeln!(out, "{pad}    }}");
-                let _ = writeln!(out, "{pad}  }}");
-                depth += 1;
-            }
-            let steps = [
-                Expr::Int(k.rows.to_string()),
-                Expr::Op(
-                    OpKind::Mul,
-                    vec![Expr::Int(v.vectors.to_string()), width(v)],
-                ),
-                one.clone(),
-            ];
-            open(out, &k.loops[0], &steps[0], depth);
-            // The scaled products of this block of rows, over the reduction loop (whose bounds
-            // do not move with the rows or the lanes: `Packs`).
-            if let (true, Some(p)) = (v.scaled, &v.packs) {
-                open(out, &k.loops[2], &one, depth + 1);
-                for r in 0..k.rows {
-                    let part = KernelPart::ScaleFill(v.lane, p.red, r as usize, p.frozen);
-                    let name = polyhedral::kernel_user(&k.stmt, part);
-                    user(out, &name, &at_row(r), depth + 2);
-                }
-                let _ = writeln!(out, "{}}}", "  ".repeat(depth + 1));
-            }
-            let name = |r: i64, pinned: Option<usize>| match &v.packs {
-                Some(p) if v.scaled => polyhedral::kernel_user(
-                    &k.stmt,
-                    KernelPart::ScaledLanes(v.lane, p.red, r as usize, p.frozen, pinned),
-                ),
-                Some(p) => polyhedral::kernel_user(
-                    &k.stmt,
-                    KernelPart::PackedLanes(v.lane, p.red, p.frozen, pinned),
-                ),
-                None => polyhedral::kernel_user(&k.stmt, KernelPart::Lanes(v.lane)),
-            };
-            let lane_loop = &k.loops[1];
-            let lane = &lane_loop.iter;
-            // The statement's arguments at row `r` and vector `c` of a block.
-            let at = |r: i64, c: i64| -> Vec<Expr> {
-                at_row(r)
-                    .iter()
-                    .map(|a| {
-                        let by = Expr::Op(OpKind::Mul, vec![Expr::Int(c.to_string()), width(v)]);
-                        offset(a, lane, by)
-                    })
-                    .collect()
-            };
-            // The reduction loop around `vectors` vectors of each row (the statement as it is,
-            // on one element, for none), at `depth`. A whole block of a kernel with packed
-            // operands loads each packed vector of the step once, for all its rows, into a
-            // register (`polyhedral::pinned_packs`).
-            let mut run = |out: &mut String, vectors: i64, depth: usize| {
-                open(out, &k.loops[2], &one, depth);
-                let pinned = match &v.packs {
-                    Some(p) if vectors == v.vectors && polyhedral::pinned_packs(p.count) => {
-                        for c in 0..vectors {
-                            for n in 0..p.count {
-                                let part = KernelPart::PackVector(n, v.lane, p.red, c as usize);
-                                let name = polyhedral::kernel_user(&k.stmt, part);
-                                user(out, &name, &at(0, c), depth + 1);
-                            }
-                        }
-                        true
-                    }
-                    _ => false,
-                };
-                for r in 0..k.rows {
-                    if vectors == 0 {
-                        user(out, &k.stmt, &at_row(r), depth + 1);
-                        continue;
-                    }
-                    for c in 0..vectors {
-                        let name = name(r, pinned.then_some(c as usize));
-                        user(out, &name, &at(r, c), depth + 1);
-                    }
-                }
-                let _ = writeln!(out, "{}}}", "  ".repeat(depth));
-            };
-            if v.tail {
-                // Whole blocks while the block's last lane is in the loop's range, then single
-                // vectors, then (64-byte vectors) one 32-byte vector, then single elements
-                // (`VectorLanes::tail`). The half vector is the statement's vector copy with
-                // `TF_VD`/`TF_VF` meaning the 32-byte types for the length of its loop.
-                let pad = "  ".repeat(depth + 1);
-                let _ = writeln!(out, "{pad}long {lane} = {};", expr(&lane_loop.init));
-                let single = width(v);
-                let half = Expr::Int((polyhedral::HALF_BYTES / v.elem_bytes).to_string());
-                let lanes = [
-                    (v.vectors, steps[1].clone(), false),
-                    (1, single, false),
-                    (1, half, true),
-                    (0, one.clone(), false),
-                ];
-                for (vectors, step, halved) in lanes {
-                    let cond = if vectors == 0 {
-                        lane_loop.cond.clone()
-                    } else {
-                        let last = Expr::Op(OpKind::Sub, vec![step.clone(), one.clone()]);
-                        offset(&lane_loop.cond, lane, last)
-                    };
-                    if halved {
-                        out.push_str(HALF_VECTORS);
-                    }
-                    let _ = writeln!(
-                        out,
-                        "{pad}for (; {}; {lane} += {}) {{",
-                        expr(&cond),
-                        expr(&step)
-                    );
-                    run(out, vectors, depth + 2);
-                    let _ = writeln!(out, "{pad}}}");
-                    if halved {
-                        out.push_str(WHOLE_VECTORS);
-                    }
-                }
-            } else {
-                open(out, lane_loop, &steps[1], depth + 1);
-                run(out, v.vectors, depth + 2);
-                let _ = writeln!(out, "{}}}", "  ".repeat(depth + 1));
-            }
-            let _ = writeln!(out, "{}}}", "  ".repeat(depth));
-            if v.packs.is_some() {
-                depth -= 1;
-                let _ = writeln!(out, "{}}}", "  ".repeat(depth));
+                vector_kernel(out, k, v, shape, depth, user);
             }
             out.push_str("#else\n");
             stmt(out, &k.fallback, depth, user);
             out.push_str("#endif\n");
         }
         None => {
-            open(out, &k.loops[0], &Expr::Int(k.rows.to_string()), depth);
+            open_loop(out, &k.loops[0], &Expr::Int(k.rows.to_string()), depth);
             for r in 0..k.rows as usize {
                 let name = polyhedral::kernel_user(&k.stmt, KernelPart::Load(r));
-                user(out, &name, &at_row(r as i64), depth + 1);
+                user(out, &name, &at_row(k, r as i64), depth + 1);
             }
-            open(out, &k.loops[1], &one, depth + 1);
+            open_loop(out, &k.loops[1], &one, depth + 1);
             let _ = writeln!(out, "{}TF_SCALAR_LOOP;", "  ".repeat(depth + 2));
             for r in 0..k.rows as usize {
                 let name = polyhedral::kernel_user(&k.stmt, KernelPart::Accumulate(r));
-                user(out, &name, &at_row(r as i64), depth + 2);
+                user(out, &name, &at_row(k, r as i64), depth + 2);
             }
             let _ = writeln!(out, "{}}}", "  ".repeat(depth + 1));
             for r in 0..k.rows as usize {
                 let name = polyhedral::kernel_user(&k.stmt, KernelPart::Store(r));
-                user(out, &name, &at_row(r as i64), depth + 1);
+                user(out, &name, &at_row(k, r as i64), depth + 1);
             }
             let _ = writeln!(out, "{}}}", "  ".repeat(depth));
         }
     }
+}
+
+/// The code of vector kernel `k` (its lanes `v`) for the widths that run the register block
+/// `shape`: the packed operands' buffers and their fill, then the loops over blocks of rows and
+/// of lanes (lanes that end inside a block, `KernelWidth::tail`, run as whole blocks, then
+/// single vectors, then with 64-byte vectors a 32-byte one, then the statement on single
+/// elements) around the reduction.
+fn vector_kernel(
+    out: &mut String,
+    k: &Kernel,
+    v: &VectorLanes,
+    shape: &KernelWidth,
+    depth: usize,
+    user: &mut UserPrinter<'_>,
+) {
+    let (rows, block_vectors) = (shape.rows, shape.vectors);
+    let one = Expr::Int("1".into());
+    // Packed occurrences: their buffers, filled over the reduction and lane loops.
+    let mut depth = depth;
+    if let Some(p) = &v.packs {
+        let pad = "  ".repeat(depth);
+        let elem = if v.elem_bytes == 4 { "float" } else { "double" };
+        let _ = writeln!(out, "{pad}{{");
+        let mut buffer = |name: &str, cols: i64| {
+            let _ = writeln!(
+                out,
+                "{pad}  static __thread {elem} {name}[{}][{cols}] __attribute__((aligned(64)));",
+                p.depth
+            );
+        };
+        for n in 0..p.count {
+            buffer(
+                &polyhedral::PACK_BUFFER.replace("{n}", &n.to_string()),
+                p.lanes,
+            );
+        }
+        if v.scaled {
+            buffer(polyhedral::SCALED_BUFFER, rows);
+        }
+        let (red_loop, lane_loop) = (&k.loops[2], &k.loops[1]);
+        let _ = writeln!(
+            out,
+            "{pad}  const long {} = {}, {} = {};",
+            polyhedral::PACK_RED_START,
+            expr(&red_loop.init),
+            polyhedral::PACK_LANE_START,
+            expr(&lane_loop.init)
+        );
+        open_loop(out, red_loop, &one, depth + 1);
+        open_loop(out, lane_loop, &one, depth + 2);
+        for n in 0..p.count {
+            let part = KernelPart::PackFill(n, v.lane, p.red, p.frozen);
+            let name = polyhedral::kernel_user(&k.stmt, part);
+            user(out, &name, &k.args, depth + 3);
+        }
+        let _ = writeln!(out, "{pad}    }}");
+        let _ = writeln!(out, "{pad}  }}");
+        depth += 1;
+    }
+    let steps = [
+        Expr::Int(rows.to_string()),
+        Expr::Op(
+            OpKind::Mul,
+            vec![Expr::Int(block_vectors.to_string()), vector_elements(v)],
+        ),
+        one.clone(),
+    ];
+    open_loop(out, &k.loops[0], &steps[0], depth);
+    // The scaled products of this block of rows, over the reduction loop (whose bounds
+    // do not move with the rows or the lanes: `Packs`).
+    if let (true, Some(p)) = (v.scaled, &v.packs) {
+        open_loop(out, &k.loops[2], &one, depth + 1);
+        for r in 0..rows {
+            let part = KernelPart::ScaleFill(v.lane, p.red, r as usize, p.frozen);
+            let name = polyhedral::kernel_user(&k.stmt, part);
+            user(out, &name, &at_row(k, r), depth + 2);
+        }
+        let _ = writeln!(out, "{}}}", "  ".repeat(depth + 1));
+    }
+    let name = |r: i64, pinned: Option<usize>| match &v.packs {
+        Some(p) if v.scaled => polyhedral::kernel_user(
+            &k.stmt,
+            KernelPart::ScaledLanes(v.lane, p.red, r as usize, p.frozen, pinned),
+        ),
+        Some(p) => polyhedral::kernel_user(
+            &k.stmt,
+            KernelPart::PackedLanes(v.lane, p.red, p.frozen, pinned),
+        ),
+        None => polyhedral::kernel_user(&k.stmt, KernelPart::Lanes(v.lane)),
+    };
+    let lane_loop = &k.loops[1];
+    let lane = &lane_loop.iter;
+    // The statement's arguments at row `r` and vector `c` of a block.
+    let at = |r: i64, c: i64| -> Vec<Expr> {
+        at_row(k, r)
+            .iter()
+            .map(|a| {
+                let by = Expr::Op(
+                    OpKind::Mul,
+                    vec![Expr::Int(c.to_string()), vector_elements(v)],
+                );
+                offset(a, lane, by)
+            })
+            .collect()
+    };
+    // The reduction loop around `vectors` vectors of each row (the statement as it is,
+    // on one element, for none), at `depth`. A whole block of a kernel with packed
+    // operands loads each packed vector of the step once, for all its rows, into a
+    // register (`polyhedral::pinned_packs`).
+    let mut run = |out: &mut String, vectors: i64, depth: usize| {
+        open_loop(out, &k.loops[2], &one, depth);
+        let pinned = match &v.packs {
+            Some(p) if vectors == block_vectors && polyhedral::pinned_packs(p.count, shape) => {
+                for c in 0..vectors {
+                    for n in 0..p.count {
+                        let part = KernelPart::PackVector(n, v.lane, p.red, c as usize);
+                        let name = polyhedral::kernel_user(&k.stmt, part);
+                        user(out, &name, &at(0, c), depth + 1);
+                    }
+                }
+                true
+            }
+            _ => false,
+        };
+        for r in 0..rows {
+            if vectors == 0 {
+                user(out, &k.stmt, &at_row(k, r), depth + 1);
+                continue;
+            }
+            for c in 0..vectors {
+                let name = name(r, pinned.then_some(c as usize));
+                user(out, &name, &at(r, c), depth + 1);
+            }
+        }
+        let _ = writeln!(out, "{}}}", "  ".repeat(depth));
+    };
+    if shape.tail {
+        // Whole blocks while the block's last lane is in the loop's range, then single
+        // vectors, then (64-byte vectors) one 32-byte vector, then single elements
+        // (`KernelWidth::tail`). The half vector is the statement's vector copy with
+        // `TF_VD`/`TF_VF` meaning the 32-byte types for the length of its loop.
+        let pad = "  ".repeat(depth + 1);
+        let _ = writeln!(out, "{pad}long {lane} = {};", expr(&lane_loop.init));
+        let single = vector_elements(v);
+        let half = Expr::Int((polyhedral::HALF_BYTES / v.elem_bytes).to_string());
+        let lanes = [
+            (block_vectors, steps[1].clone(), false),
+            (1, single, false),
+            (1, half, true),
+            (0, one.clone(), false),
+        ];
+        for (vectors, step, halved) in lanes {
+            let cond = if vectors == 0 {
+                lane_loop.cond.clone()
+            } else {
+                let last = Expr::Op(OpKind::Sub, vec![step.clone(), one.clone()]);
+                offset(&lane_loop.cond, lane, last)
+            };
+            if halved {
+                out.push_str(HALF_VECTORS);
+            }
+            let _ = writeln!(
+                out,
+                "{pad}for (; {}; {lane} += {}) {{",
+                expr(&cond),
+                expr(&step)
+            );
+            run(out, vectors, depth + 2);
+            let _ = writeln!(out, "{pad}}}");
+            if halved {
+                out.push_str(WHOLE_VECTORS);
+            }
+        }
+    } else {
+        open_loop(out, lane_loop, &steps[1], depth + 1);
+        run(out, block_vectors, depth + 2);
+        let _ = writeln!(out, "{}}}", "  ".repeat(depth + 1));
+    }
+    let _ = writeln!(out, "{}}}", "  ".repeat(depth));
+    if v.packs.is_some() {
+        depth -= 1;
+        let _ = writeln!(out, "{}}}", "  ".repeat(depth));
+    }
+}
+
+/// `for (long <iter> = <init>; <cond>; <iter> += <step>) {` at `depth`.
+fn open_loop(out: &mut String, l: &KernelLoop, step: &Expr, depth: usize) {
+    let _ = writeln!(
+        out,
+        "{}for (long {} = {}; {}; {} += {}) {{",
+        "  ".repeat(depth),
+        l.iter,
+        expr(&l.init),
+        expr(&l.cond),
+        l.iter,
+        expr(step)
+    );
+}
+
+/// Kernel `k`'s statement arguments at row `r` of a block.
+fn at_row(k: &Kernel, r: i64) -> Vec<Expr> {
+    let row = &k.loops[0].iter;
+    k.args
+        .iter()
+        .map(|a| offset(a, row, Expr::Int(r.to_string())))
+        .collect()
+}
+
+/// The elements of one vector of `v`'s lanes: `TF_VBYTES / <element bytes>`.
+fn vector_elements(v: &VectorLanes) -> Expr {
+    Expr::Op(
+        OpKind::PdivQ,
+        vec![
+            Expr::Id("TF_VBYTES".into()),
+            Expr::Int(v.elem_bytes.to_string()),
+        ],
+    )
 }
 
 /// Opens the half-vector run of lanes that end inside a block (64-byte vectors only): `TF_VD` and

@@ -121,6 +121,34 @@ fn cpu_flags() -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The register blocks of a kernel whose panel (the reduction by the lanes) stays in the L1, as
+/// `-v` says them (`polyhedral::kernel::shapes_for`).
+const SMALL_PANEL: &str = "4x4 vectors of 64 bytes or 4x2 of 32";
+
+/// Tiles of 96 make the contractions' panels 72 KiB, more than the L1 holds: their full tiles
+/// run 8 rows by 2 vectors with 64-byte vectors (`polyhedral::kernel::shapes_for`), and the
+/// results stay cc's for each width.
+#[test]
+fn contractions_in_kernels_of_8_rows() {
+    let kernels = register_kernels("contractions.c", &["--tile-sizes", "96", "-DN=200"]);
+    assert!(
+        kernels
+            .concat()
+            .iter()
+            .any(|k| k.contains("in 8x2 vectors of 64 bytes or 4x2 of 32")),
+        "{kernels:?}"
+    );
+    for extra in vector_widths() {
+        check_with(
+            "contractions.c",
+            &[&["-DN=200"]],
+            extra,
+            &["--tiledflow-tile-sizes=96"],
+            "SCoP in kernel() at line 27: 10 statements",
+        );
+    }
+}
+
 #[test]
 fn contractions_in_vector_kernels() {
     // The kernels are compiled for 32- and 64-byte vectors: each width this processor has, and
@@ -298,7 +326,7 @@ fn contractions_over_arrays_of_copies() {
 fn temporaries_get_register_kernels() {
     let want: Vec<String> = ["S1", "S4", "S5"]
         .iter()
-        .map(|s| format!("{s} in 4x4 vectors"))
+        .map(|s| format!("{s} in {SMALL_PANEL}"))
         .collect();
     assert_eq!(
         register_kernels("temporaries.c", &[]).concat(),
@@ -397,11 +425,11 @@ fn contractions_get_register_kernels() {
     let kernels = register_kernels("contractions.c", &["--fuse", "min", "-DN=200"]);
     let mut vectors: Vec<String> = ["S1", "S2", "S3", "S4", "S6", "S9"]
         .iter()
-        .map(|s| format!("{s} in 4x4 vectors"))
+        .map(|s| format!("{s} in {SMALL_PANEL}"))
         .collect();
     // The products before the lanes (`alpha * A[i][k]`, `3 * Fa[k][i]`) scaled in advance.
     for s in ["S0", "S8"] {
-        vectors.push(format!("{s} in 4x4 vectors with scaled rows"));
+        vectors.push(format!("{s} in {SMALL_PANEL} with scaled rows"));
     }
     vectors.sort();
     // cholesky's update (the third SCoP), in the tiles below the diagonal: vectors, with the
@@ -412,7 +440,7 @@ fn contractions_get_register_kernels() {
         vec![
             vectors,
             vec!["S1 in 4 accumulators".to_string()],
-            vec!["S0 in 4x4 vectors with scaled rows".to_string()]
+            vec![format!("S0 in {SMALL_PANEL} with scaled rows")]
         ],
         "contractions.c"
     );

@@ -696,12 +696,11 @@ pub(super) fn coarsen_band<'c>(
 /// tile ([`fit_extents`]).
 pub(crate) const MAX_FIT_TILES: i64 = 3;
 
-/// The values of a block of the widest vector kernel's lanes (`kernel::VECTORS` vectors of the
-/// widest `kernel::WIDTHS`) of elements of `elem` bytes, which also holds whole blocks of
-/// `kernel::ROWS` rows: what a member [`fit_extents`] makes one tile must be made of.
+/// The values of a block of the widest vector kernel's lanes (`kernel::widest_block`) of
+/// elements of `elem` bytes, which also holds whole blocks of any kernel's rows: what a member
+/// [`fit_extents`] makes one tile must be made of.
 pub(crate) fn fit_block(elem: u64) -> i64 {
-    let widest = crate::kernel::WIDTHS.iter().copied().max().unwrap_or(64);
-    ((crate::kernel::VECTORS * widest) / elem.max(1) as i64).max(1)
+    crate::kernel::widest_block(elem as i64).max(1)
 }
 
 /// Whether a member of `e` values in tiles of `t` may become one tile ([`fit_extents`], and
