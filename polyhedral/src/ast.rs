@@ -438,7 +438,9 @@ pub(crate) mod testing {
                     OpKind::Lt => (v[0] < v[1]) as i64,
                     OpKind::Ge => (v[0] >= v[1]) as i64,
                     OpKind::Gt => (v[0] > v[1]) as i64,
+                    OpKind::Eq => (v[0] == v[1]) as i64,
                     OpKind::And | OpKind::AndThen => v.iter().all(|&x| x != 0) as i64,
+                    OpKind::Or | OpKind::OrElse => v.iter().any(|&x| x != 0) as i64,
                     other => panic!("not evaluated here: {other:?}"),
                 }
             }

@@ -823,23 +823,33 @@ fn part_by_part(
 /// ([`vector_kernel`] and [`accumulator_kernel`] need a row count that their blocks of rows divide, not a
 /// constant reduction length; tiles cut along the lanes get vector kernels whose lanes end
 /// inside a block, or none); elsewhere they keep the general code. Each member relaxed (one at
-/// a time; only in nests where some member accumulates; the corners, partial along two, stay
-/// general: they added 10% to 3mm's compile time for little work) gives its pieces, apart
-/// from those before. Returns the code, the iterators of the members relaxed in tiles that got
+/// a time; only in nests where some member accumulates) gives its pieces, apart from those
+/// before, then the tiles that one statement fills ([`alone_full`]). The corners (pairs of
+/// members relaxed, then all three) follow, in three-member bands of several statements whose
+/// points fill boxes ([`rectangular`]): there the general code runs the statements
+/// interleaved, and gemm's first `k` tiles, which scale `C` by `beta` before the products, cut
+/// along `i` or `j`, ran 50-90 us against 12-22 us with the kernel (LARGE, medians of 11 runs
+/// in rounds: gemm 1.11x on one thread and on two; compile time 0.20 -> 0.24 s). Elsewhere
+/// they stay general: where the product is the nest's only statement (2mm's and 3mm's under
+/// `min`, trmm's) they measured level (2mm, 3mm) or slower (trmm 0.97x, its full tiles 3%
+/// slower for the same code) and added 20% to 3mm's compile time; over triangles (syrk,
+/// syr2k: 1.01x; cholesky, lu, ludcmp: no corner got a kernel) they doubled cholesky's
+/// compile time (0.5 -> 1.2 s). Returns the code,
+/// the iterators of the members relaxed in tiles that got
 /// a kernel, and what those kernels run. Measured at LARGE on 2 threads against the full tiles
 /// alone, medians of 9 to 15 runs in rounds: gemm 60.3 -> 50.2 ms (as fast as under `min`
 /// now), 2mm 4%, 3mm 2.6%, symm 2-11%, syr2k 2%, trmm 1.5% faster, cholesky, lu and trisolv
 /// unchanged; compile time +13% on 3mm (0.77 -> 0.87 s). The lanes relaxed as well (see
 /// `kernel`'s "Lanes that end inside a block"): 3mm 0.49 -> 0.52 s, ludcmp 0.72 -> 0.76 s.
 #[allow(clippy::too_many_arguments)]
-fn partial_reductions(
+fn partial_reductions<'c>(
     scop: &Scop,
-    points: &PointSchedule<'_>,
+    points: &PointSchedule<'c>,
     accumulating: &[bool],
     tile_sizes: &[i64],
     tile_coords: &[String],
     private: &[ArrayId],
-    full: &[Set<'_>],
+    full: &[Set<'c>],
     general: Ast,
 ) -> Result<PartialCode> {
     let p = points.n_tile;
@@ -865,16 +875,21 @@ fn partial_reductions(
     };
     // Tiles cut along the vectors' lanes get vector kernels that end inside a block, or none.
     let cuts_lanes = |subset: &[usize]| p == 3 && subset.contains(&lanes);
-    let subsets: Vec<Vec<usize>> = members.iter().map(|&m| vec![m]).collect();
     let band = points.band.clone();
-    let mut taken: Vec<Set<'_>> = full.to_vec();
+    let mut taken: Vec<Set<'c>> = full.to_vec();
     let mut branches = Vec::new();
     let mut kernels = Vec::new();
     let mut relaxed = Vec::new();
-    for subset in &subsets {
+    // Each piece of the tiles relaxed along `subset` that no piece before took, with its kernel
+    // where one qualifies.
+    let mut relax = |subset: &[usize],
+                     taken: &mut Vec<Set<'c>>,
+                     kernels: &mut Vec<String>|
+     -> Result<Vec<(Set<'c>, Ast)>> {
+        let mut found = Vec::new();
         for piece in full_tiles(points, tile_sizes, tile_coords, subset)? {
             let mut piece = piece;
-            for t in &taken {
+            for t in taken.iter() {
                 piece = piece.subtract(t.clone())?;
             }
             if piece.is_empty()? {
@@ -915,8 +930,12 @@ fn partial_reductions(
                     relaxed.push(points.iterators[m].clone());
                 }
             }
-            branches.push((piece, kernel));
+            found.push((piece, kernel));
         }
+        Ok(found)
+    };
+    for &m in &members {
+        branches.extend(relax(&[m], &mut taken, &mut kernels)?);
     }
     let mut alone = Vec::new();
     for (piece, kernel, stmt) in alone_full(
@@ -938,6 +957,13 @@ fn partial_reductions(
         }
         branches.push((piece, kernel));
     }
+    // The corners (partial along two members or three), after the tiles that one statement
+    // fills, in nests of several statements over boxes (see the doc above).
+    if members.len() == 3 && points.schedule.maps()?.len() > 1 && rectangular(points)? {
+        for subset in [&[0, 1][..], &[0, 2], &[1, 2], &[0, 1, 2]] {
+            branches.extend(relax(subset, &mut taken, &mut kernels)?);
+        }
+    }
     let mut out = general;
     for (piece, kernel) in branches.into_iter().rev() {
         let cond =
@@ -949,6 +975,37 @@ fn partial_reductions(
         };
     }
     Ok((out, relaxed, kernels, alone))
+}
+
+/// Whether each statement of the nest runs over a box of the band's points: its points equal
+/// the product of their projections on the members (gemm's and its scaling's do; the
+/// triangles of syrk, cholesky or lu do not).
+fn rectangular(points: &PointSchedule<'_>) -> Result<bool> {
+    let ctx = points.context.ctx();
+    let (schedule, depth) = pad_to_common_depth(points.schedule.clone())?;
+    let proj = UnionMap::read(ctx, &projection(depth, "", &points.band))?;
+    let o = names("o", points.band.len());
+    for stmt in schedule.maps()? {
+        let set = UnionMap::from_map(stmt)?
+            .apply_range(proj.clone())?
+            .range()?;
+        let mut product: Option<UnionSet<'_>> = None;
+        for member in &o {
+            let along = UnionMap::read(ctx, &format!("{{ {} -> [{member}] }}", tuple("", &o)))?;
+            let values = along.clone().intersect_domain(set.clone())?.range()?;
+            let slab = along.intersect_range(values)?.domain()?;
+            product = Some(match product {
+                Some(p) => p.intersect(slab)?,
+                None => slab,
+            });
+        }
+        if let Some(product) = product {
+            if !product.is_subset(&set)? {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
 }
 
 /// Whether `piece` (a set of tile coordinates) holds tiles at every value of the nest's shift
@@ -1650,6 +1707,61 @@ mod tests {
         };
         let (sched, _) = schedule(&scop, &deps, &cfg).unwrap();
         (scop, sched)
+    }
+
+    /// The code that tile `tile` (its coordinates, named `t0`, `t1`, ...) runs in `ast`: the
+    /// branch of each condition it meets.
+    fn code_of_tile<'a>(ast: &'a Ast, tile: &[i64]) -> &'a Ast {
+        let env: Vec<(String, i64)> = tile
+            .iter()
+            .enumerate()
+            .map(|(d, &v)| (format!("t{d}"), v))
+            .collect();
+        let mut at = ast;
+        loop {
+            match at {
+                Ast::If { cond, then, els } => {
+                    at = match (crate::ast::testing::eval(cond, &env) != 0, els) {
+                        (true, _) => then,
+                        (false, Some(els)) => els,
+                        (false, None) => return at,
+                    }
+                }
+                Ast::Block(items) if items.len() == 1 => at = &items[0],
+                _ => return at,
+            }
+        }
+    }
+
+    #[test]
+    fn corners_of_nests_over_boxes_get_kernels() {
+        // gemm at MINI (C is 20 x 25, k runs to 30) with 16-wide tiles: the tile of rows 16-19,
+        // columns 0-15 and the first 16 steps of `k` is cut along `i` and holds the scaling
+        // `C[i][j] *= beta` (S0) before the products: a corner of a nest of two statements over
+        // boxes. It runs S0's loops, then S1's kernel; so does the tile cut along `i` and `j`.
+        let (scop, sched) = scheduled("gemm", 16);
+        let points = PointSchedule::of(&scop, &sched, NestId(0), &names("t", 3), "c").unwrap();
+        assert!(rectangular(&points).unwrap());
+        let coords = names("t", sched.nests[0].tile_sizes.len());
+        let (ast, _) = tile_body_ast(&scop, &sched, NestId(0), &coords, "c", &[]).unwrap();
+        let has_kernel = |ast: &Ast| {
+            let mut found = false;
+            ast.walk(&mut |node| found |= matches!(node, Ast::Kernel(_)));
+            found
+        };
+        let is_s0 = |node: &Ast| matches!(node, Ast::User { name, .. } if name == "S0");
+        let is_kernel = |node: &Ast| matches!(node, Ast::Kernel(_));
+        for tile in [[1, 0, 0], [1, 1, 0], [1, 1, 1]] {
+            let code = code_of_tile(&ast, &tile);
+            assert!(has_kernel(code), "{tile:?}: {code:?}");
+            if tile[2] == 0 {
+                assert!(runs_before(code, &is_s0, &is_kernel), "{tile:?}: {code:?}");
+            }
+        }
+        // syrk's nest runs over triangles (`j <= i`): its corners keep the general code.
+        let (scop, sched) = scheduled("syrk", 16);
+        let points = PointSchedule::of(&scop, &sched, NestId(0), &names("t", 3), "c").unwrap();
+        assert!(!rectangular(&points).unwrap());
     }
 
     #[test]
