@@ -87,6 +87,7 @@ mod retime;
 mod reversal;
 mod schedule;
 mod scop;
+mod siblings;
 mod sink;
 mod spread;
 mod steps;

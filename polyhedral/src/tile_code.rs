@@ -67,6 +67,7 @@ use crate::isl::{AstBuild, Ctx, Set, Side, UnionMap, UnionSet};
 use crate::kernel::{accumulator_kernel, vector_kernel};
 use crate::maps::{names, pad_to_common_depth, params_prefix, projection, tuple};
 use crate::point_order::{accumulates, aliased_invariant_reads};
+use crate::siblings::fuse_siblings;
 use crate::sink::order_kept;
 use crate::sink::{distribute_innermost, sink_band_member};
 use crate::{Error, NestId, Result, TiledSchedule};
@@ -94,6 +95,9 @@ pub struct TileCode {
     /// The statements of the innermost loop, in the order of the loops it was distributed into
     /// ([`crate::sink`]); empty when it was not.
     pub distributed: Vec<String>,
+    /// The groups of statements whose loops under the band were fused
+    /// ([`crate::siblings`]); empty when none were.
+    pub fused: Vec<Vec<String>>,
     /// What register-tiled kernels run in full tiles ([`crate::kernel`]): `S1 in 4x4 vectors`,
     /// `S2 in 4 accumulators`.
     pub kernels: Vec<String>,
@@ -146,9 +150,17 @@ pub fn tile_body_ast(
             distributed = order;
         }
     }
+    let mut fused = Vec::new();
+    if sunk.is_none() && distributed.is_empty() {
+        if let Some((siblings, groups)) = fuse_siblings(scop, &points, private)? {
+            points = siblings;
+            fused = groups;
+        }
+    }
     // The cut positions come from the nest's own order, which these change.
     let split = sunk.is_none()
         && distributed.is_empty()
+        && fused.is_empty()
         && split_aliased(scop, &the_nest.schedule, p, &mut points)?;
     let (mut ast, mut code) = tile_code(
         scop,
@@ -166,6 +178,7 @@ pub fn tile_body_ast(
     }
     code.sunk = sunk;
     code.distributed = distributed;
+    code.fused = fused;
     code.scalar_loops = mark_reduction_loops(scop, &mut ast)?;
     Ok((ast, code))
 }
@@ -209,13 +222,21 @@ fn mark_in(ctx: &Ctx, scop: &Scop, ast: &mut Ast, marked: &mut Vec<String>) -> R
             }
         }
         Ast::For { iter, body, .. } => {
-            let users = match body.as_ref() {
-                Ast::User { .. } => vec![body.as_ref()],
-                Ast::Block(items) if items.iter().all(|a| matches!(a, Ast::User { .. })) => {
-                    items.iter().collect()
+            // The loop's statements, through blocks in blocks (fused sibling loops' bodies).
+            fn users_of<'a>(ast: &'a Ast, out: &mut Vec<&'a Ast>) -> bool {
+                match ast {
+                    Ast::User { .. } => {
+                        out.push(ast);
+                        true
+                    }
+                    Ast::Block(items) => items.iter().all(|a| users_of(a, out)),
+                    _ => false,
                 }
-                _ => return mark_in(ctx, scop, body, marked),
-            };
+            }
+            let mut users = Vec::new();
+            if !users_of(body, &mut users) {
+                return mark_in(ctx, scop, body, marked);
+            }
             let mut shapes = Vec::with_capacity(users.len());
             for user in &users {
                 if let Ast::User { name, args } = user {
@@ -1520,6 +1541,10 @@ impl std::fmt::Display for TileCode {
                 ", innermost loop distributed ({})",
                 self.distributed.join(", ")
             )?;
+        }
+        if !self.fused.is_empty() {
+            let groups: Vec<String> = self.fused.iter().map(|g| g.join("+")).collect();
+            write!(f, ", sibling loops fused ({})", groups.join(" with "))?;
         }
         if !self.kernels.is_empty() {
             write!(f, ", register kernels ({})", self.kernels.join(", "))?;
