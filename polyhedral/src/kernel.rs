@@ -281,13 +281,11 @@ pub const PANEL_IN_L1: i64 = 32 << 10;
 /// The most lanes of elements of `elem` bytes that one block of any kernel shape runs
 /// ([`shapes_for`]).
 pub fn widest_block(elem: i64) -> i64 {
+    // A panel of no bytes and one of unknown size take each of `shapes_for`'s arms.
+    let lanes = |w: i64| [Some(0), None].map(|panel| shapes_for(w, panel));
     WIDTHS
         .iter()
-        .flat_map(|&w| {
-            [None, Some(i64::MAX)]
-                .into_iter()
-                .flat_map(move |panel| shapes_for(w, panel).iter().map(move |s| s.1 * w))
-        })
+        .flat_map(|&w| lanes(w).into_iter().flatten().map(move |s| s.1 * w))
         .max()
         .unwrap_or(64)
         / elem.max(1)

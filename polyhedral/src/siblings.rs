@@ -53,16 +53,12 @@ pub(crate) fn fuse_siblings<'c>(
     }
     // The first dimension `d` under the band where statements that share their constants
     // before it (a cohort) have two values or more, each with a loop under it.
-    let Some((d, groups)) = (0..depth - p).find_map(|d| Some((d, siblings_at(&stmts, d)?))) else {
+    let Some((d, (first, groups))) =
+        (0..depth - p).find_map(|d| Some((d, siblings_at(&stmts, d)?)))
+    else {
         return Ok(None);
     };
     let group_of = |name: &str| groups.iter().position(|g| g.iter().any(|n| n == name));
-    let value_of = |name: &str| {
-        stmts
-            .iter()
-            .find(|(n, _)| n == name)
-            .and_then(|(_, c)| c[d])
-    };
     let d = p + d;
     let mut parts = vec![UnionMap::empty(ctx)?; groups.len()];
     let mut rest = UnionMap::empty(ctx)?;
@@ -77,16 +73,16 @@ pub(crate) fn fuse_siblings<'c>(
     if !same_loops(points, &parts, d)? {
         return Ok(None);
     }
-    // Independent: no conflict between instances of different groups.
+    // Independent: no conflict between instances of different groups (`conflicts` holds both
+    // directions of each pair).
     let all = conflicts(ctx, scop, private, old)?;
     for (a, pa) in parts.iter().enumerate() {
-        for (b, pb) in parts.iter().enumerate() {
-            if a != b
-                && !all
-                    .clone()
-                    .intersect_domain(pa.clone().domain()?)?
-                    .intersect_range(pb.clone().domain()?)?
-                    .is_empty()?
+        for pb in &parts[a + 1..] {
+            if !all
+                .clone()
+                .intersect_domain(pa.clone().domain()?)?
+                .intersect_range(pb.clone().domain()?)?
+                .is_empty()?
             {
                 return Ok(None);
             }
@@ -97,9 +93,6 @@ pub(crate) fn fuse_siblings<'c>(
     };
     // The cohort's statements at the first group's value of `d`, their own value last; the
     // others, which a constant before `d` orders against the cohort, at 0 last.
-    let Some(first) = groups.first().and_then(|g| value_of(&g[0])) else {
-        return Ok(None);
-    };
     let o = names("o", depth);
     let map_to = |out: &[String]| {
         UnionMap::read(
@@ -127,8 +120,9 @@ pub(crate) fn fuse_siblings<'c>(
 /// The groups of statements (by name) that are siblings at dimension `d` under the band
 /// (`d` counted from the band's end) in `stmts` (each statement's constants there, `None` at its
 /// loops): the first cohort of statements with the same constants before `d` and one at `d`
-/// that holds two values or more there, each value's statements with a loop under `d`.
-fn siblings_at(stmts: &[(String, Vec<Option<i64>>)], d: usize) -> Option<Vec<Vec<String>>> {
+/// that holds two values or more there, each value's statements with a loop under `d`. Returns
+/// the smallest value and the groups, by value.
+fn siblings_at(stmts: &[(String, Vec<Option<i64>>)], d: usize) -> Option<(i64, Vec<Vec<String>>)> {
     let mut cohorts: Vec<(&[Option<i64>], Vec<usize>)> = Vec::new();
     for (k, (_, c)) in stmts.iter().enumerate() {
         if c[..=d].iter().any(Option::is_none) {
@@ -161,7 +155,7 @@ fn siblings_at(stmts: &[(String, Vec<Option<i64>>)], d: usize) -> Option<Vec<Vec
                 .filter(|(n, _)| group.contains(n))
                 .any(|(_, c)| c[d + 1..].iter().any(Option::is_none))
         };
-        (groups.len() >= 2 && groups.iter().all(|g| has_loop(g))).then_some(groups)
+        (groups.len() >= 2 && groups.iter().all(|g| has_loop(g))).then(|| (values[0], groups))
     })
 }
 

@@ -980,7 +980,7 @@ fn partial_reductions<'c>(
     }
     // The corners (partial along two members or three), after the tiles that one statement
     // fills, in nests of several statements over boxes (see the doc above).
-    if members.len() == 3 && points.schedule.maps()?.len() > 1 && rectangular(points)? {
+    if members.len() == 3 && statements_of(points)?.len() > 1 && rectangular(points)? {
         for subset in [&[0, 1][..], &[0, 2], &[1, 2], &[0, 1, 2]] {
             branches.extend(relax(subset, &mut taken, &mut kernels)?);
         }
@@ -1006,13 +1006,18 @@ fn rectangular(points: &PointSchedule<'_>) -> Result<bool> {
     let (schedule, depth) = pad_to_common_depth(points.schedule.clone())?;
     let proj = UnionMap::read(ctx, &projection(depth, "", &points.band))?;
     let o = names("o", points.band.len());
+    // Each band point to its value along one member.
+    let alongs = o
+        .iter()
+        .map(|member| UnionMap::read(ctx, &format!("{{ {} -> [{member}] }}", tuple("", &o))))
+        .collect::<Result<Vec<_>>>()?;
     for stmt in schedule.maps()? {
         let set = UnionMap::from_map(stmt)?
             .apply_range(proj.clone())?
             .range()?;
         let mut product: Option<UnionSet<'_>> = None;
-        for member in &o {
-            let along = UnionMap::read(ctx, &format!("{{ {} -> [{member}] }}", tuple("", &o)))?;
+        for along in &alongs {
+            let along = along.clone();
             let values = along.clone().intersect_domain(set.clone())?.range()?;
             let slab = along.intersect_range(values)?.domain()?;
             product = Some(match product {
