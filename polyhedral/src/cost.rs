@@ -648,24 +648,32 @@ impl<'c> Walk<'_, 'c> {
 /// contiguous dimension) counted in whole cache lines: a column of a row-major matrix costs a
 /// line per element. `elem` gives each array's element size (8 when unknown).
 fn box_bytes(touched: &UnionSet<'_>, elem: &BTreeMap<String, u64>) -> Result<f64> {
-    let mut bytes = 0.0;
+    Ok(box_bytes_by_array(touched, elem, true)?.values().sum())
+}
+
+/// [`box_bytes`] of each array in `touched`, by its name; the last dimension's extent rounded up
+/// to whole cache lines where `lines` says so, the box's own bytes otherwise.
+fn box_bytes_by_array(
+    touched: &UnionSet<'_>,
+    elem: &BTreeMap<String, u64>,
+    lines: bool,
+) -> Result<BTreeMap<String, f64>> {
+    let mut bytes = BTreeMap::new();
     for set in touched.sets()? {
-        let elem = set
-            .tuple_name()
-            .and_then(|n| elem.get(&n).copied())
-            .unwrap_or(8) as f64;
+        let name = set.tuple_name().unwrap_or_default();
+        let elem = elem.get(&name).copied().unwrap_or(8) as f64;
         let n = set.n_dims()?;
         let mut volume = elem;
         for d in 0..n {
             if let Some((lo, hi)) = set.dim_range(d)? {
                 let extent = (hi - lo + 1) as f64;
-                volume *= match d + 1 == n {
+                volume *= match lines && d + 1 == n {
                     true => (extent * elem / CACHE_LINE).ceil() * CACHE_LINE / elem,
                     false => extent,
                 };
             }
         }
-        bytes += volume;
+        *bytes.entry(name).or_insert(0.0) += volume;
     }
     Ok(bytes)
 }
@@ -777,6 +785,10 @@ pub struct BandTiles<'c> {
     /// Whether the members' values fill their bounding box (no triangle): then every tile at
     /// the smallest values is a full one.
     rectangular: bool,
+    /// Whether each statement's values of the members fill their own bounding box: the band's
+    /// values may fill the box while a statement's make a triangle in it (symm's fused band at
+    /// EXTRALARGE).
+    each_rectangular: bool,
     /// Whether the SCoP has no parameters: the extents are those of every run, not the
     /// estimate's.
     constant: bool,
@@ -850,27 +862,27 @@ impl<'c> BandTiles<'c> {
             .map(|a| (a.isl_name.clone(), element_bytes(&a.elem_type)))
             .collect();
         let extents = lo.iter().zip(&hi).map(|(l, h)| h - l + 1).collect();
-        let bounds: Vec<String> = (0..members)
-            .map(|m| format!("{} <= o{m} <= {}", lo[m], hi[m]))
-            .collect();
-        // Compared under the same parameter values (the band's are fixed, `fixed_band`).
-        let range = to_members.clone().range()?;
-        let bounding = UnionSet::read(
-            ctx,
-            &format!(
-                "{{ [{}] : {} }}",
-                (0..members)
-                    .map(|m| format!("o{m}"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                bounds.join(" and ")
-            ),
-        )?
-        .intersect_params(range.clone().params()?)?;
-        let rectangular = range.is_equal(&bounding)?;
+        let rectangular = fills_box(to_members.clone().range()?, &ranges)?;
+        // Each statement's instances alone (a statement over fewer loops takes one value of the
+        // others).
+        let mut each_rectangular = true;
+        for map in to_members.maps()? {
+            let range = UnionMap::from_map(map)?.range()?;
+            let mut own = Vec::with_capacity(members);
+            for set in range.clone().sets()? {
+                for m in 0..members {
+                    own.push(set.dim_range(m)?);
+                }
+            }
+            each_rectangular &= match own.into_iter().collect::<Option<Vec<_>>>() {
+                Some(own) => own.len() == members && fills_box(range, &own)?,
+                None => false,
+            };
+        }
         let constant = sets.context.param_names()?.is_empty();
         Ok(Some(BandTiles {
             rectangular,
+            each_rectangular,
             constant,
             ctx,
             band,
@@ -948,9 +960,60 @@ impl<'c> BandTiles<'c> {
         }))
     }
 
+    /// The bytes of the operands that a tile of `sizes` reads alike at every value of member
+    /// `rows`, the tile at the members' smallest values in a rectangular band: the arrays, other
+    /// than streamed ones, of rank 2 or more whose box (its elements, not its cache lines) stays
+    /// the same when the tile takes one value of `rows` (gemm's `B[k][j]` along `i`: the panel its register kernel copies, see
+    /// `crate::kernel`). `None` when no array is such, or when a statement's values of the
+    /// members do not fill their box (a triangle: the tile's copy serves fewer rows there).
+    pub fn panel_bytes(&self, sizes: &[i64], rows: usize) -> Result<Option<f64>> {
+        if !self.each_rectangular || rows >= sizes.len() {
+            return Ok(None);
+        }
+        let mut one_row = sizes.to_vec();
+        one_row[rows] = 1;
+        let (Some((all, _)), Some((one, _))) = (
+            self.touched_at(sizes, &self.lo)?,
+            self.touched_at(&one_row, &self.lo)?,
+        ) else {
+            return Ok(None);
+        };
+        let ranks: BTreeMap<String, usize> = all
+            .sets()?
+            .into_iter()
+            .map(|set| Ok((set.tuple_name().unwrap_or_default(), set.n_dims()?)))
+            .collect::<Result<_>>()?;
+        let one = box_bytes_by_array(&one, &self.elem, false)?;
+        let panel: Vec<f64> = box_bytes_by_array(&all, &self.elem, false)?
+            .into_iter()
+            .filter(|(name, bytes)| {
+                ranks.get(name).is_some_and(|&r| r >= 2) && one.get(name) == Some(bytes)
+            })
+            .map(|(_, bytes)| bytes)
+            .collect();
+        Ok((!panel.is_empty()).then(|| panel.iter().sum()))
+    }
+
     /// What the tile whose member `m` takes `sizes[m]` values from `starts[m]` touches; `None`
     /// when it holds no instance.
     fn box_at(&self, sizes: &[i64], starts: &[i64]) -> Result<Option<TileBoxes>> {
+        let Some((touched, shortest_run)) = self.touched_at(sizes, starts)? else {
+            return Ok(None);
+        };
+        Ok(Some(TileBoxes {
+            reused_bytes: box_bytes(&touched, &self.elem)?,
+            shortest_run,
+        }))
+    }
+
+    /// The elements, other than of streamed arrays, that the tile whose member `m` takes
+    /// `sizes[m]` values from `starts[m]` touches, and the shortest run of a streamed array in
+    /// it (see [`TileBoxes`]); `None` when it holds no instance.
+    fn touched_at(
+        &self,
+        sizes: &[i64],
+        starts: &[i64],
+    ) -> Result<Option<(UnionSet<'c>, Option<f64>)>> {
         let pieces: Vec<String> = self
             .widths
             .iter()
@@ -994,11 +1057,26 @@ impl<'c> BandTiles<'c> {
                 shortest_run = Some(shortest_run.map_or(run, |r| r.min(run)));
             }
         }
-        Ok(Some(TileBoxes {
-            reused_bytes: box_bytes(&touched, &self.elem)?,
-            shortest_run,
-        }))
+        Ok(Some((touched, shortest_run)))
     }
+}
+
+/// Whether `range` (points of one or more spaces, at fixed parameter values) holds every point
+/// of the box whose dimension `m` runs over `bounds[m]`.
+fn fills_box(range: UnionSet<'_>, bounds: &[(i64, i64)]) -> Result<bool> {
+    let o: Vec<String> = (0..bounds.len()).map(|m| format!("o{m}")).collect();
+    let within: Vec<String> = bounds
+        .iter()
+        .zip(&o)
+        .map(|((lo, hi), o)| format!("{lo} <= {o} <= {hi}"))
+        .collect();
+    // Compared under the same parameter values (the band's are fixed, `fixed_band`).
+    let bounding = UnionSet::read(
+        range.ctx(),
+        &format!("{{ [{}] : {} }}", o.join(", "), within.join(" and ")),
+    )?
+    .intersect_params(range.clone().params()?)?;
+    range.is_equal(&bounding)
 }
 
 /// [`BandTiles::boxes`] looks at tiles in every combination of places for bands of at most this
@@ -1209,6 +1287,40 @@ mod tests {
         let tiles = BandTiles::new(&mvt, &band, 2).unwrap().unwrap();
         let boxes = tiles.boxes(&[16, 4]).unwrap();
         assert_eq!(boxes.shortest_run, Some(128.0));
+    }
+
+    #[test]
+    fn a_panel_is_what_every_row_of_a_tile_reads_alike() {
+        // gemm at MINI, a 4 x 4 x 8 tile of `C[i][j] += alpha * A[i][k] * B[k][j]` (members i,
+        // j, k): along i every row reads the same 8 rows of 4 doubles of B; along j, the same 4
+        // rows of 8 of A (elements, not lines: a row of B alone is one line as 4 are); along k,
+        // the same 4 rows of 4 of C. alpha is no array of rank 2.
+        let ctx = Ctx::shared().unwrap();
+        let gemm = crate::polybench_scop("gemm");
+        let band = UnionMap::read(ctx, "{ S1[i, k, j] -> [i, j, k] }").unwrap();
+        let tiles = BandTiles::new(&gemm, &band, 3).unwrap().unwrap();
+        assert_eq!(
+            tiles.panel_bytes(&[4, 4, 8], 0).unwrap(),
+            Some(8.0 * 4.0 * 8.0)
+        );
+        assert_eq!(
+            tiles.panel_bytes(&[4, 4, 8], 1).unwrap(),
+            Some(4.0 * 8.0 * 8.0)
+        );
+        assert_eq!(
+            tiles.panel_bytes(&[4, 4, 8], 2).unwrap(),
+            Some(4.0 * 4.0 * 8.0)
+        );
+        // symm's `C[k][j] += alpha * B[i][j] * A[i][k]` runs over a triangle (`k < i`).
+        let symm = crate::polybench_scop("symm");
+        let band = UnionMap::read(ctx, "{ S1[i, j, k] -> [i, k, j] }").unwrap();
+        let tiles = BandTiles::new(&symm, &band, 3).unwrap().unwrap();
+        assert_eq!(tiles.panel_bytes(&[4, 4, 8], 1).unwrap(), None);
+        // mvt streams A: no panel.
+        let mvt = crate::polybench_scop("mvt");
+        let band = UnionMap::read(ctx, "{ S0[i, j] -> [i, j] }").unwrap();
+        let tiles = BandTiles::new(&mvt, &band, 2).unwrap().unwrap();
+        assert_eq!(tiles.panel_bytes(&[4, 8], 0).unwrap(), None);
     }
 
     /// trisolv's `x[i] -= L[i][j] * x[j]` (`j < i`, N = 40 at MINI) streams `L` in a triangle.

@@ -118,6 +118,30 @@
 //! `128, 128, 32` 1.01x, `128, 128, 128` 1.07x. Triangular products (syrk, syr2k, whose diagonal
 //! tiles grow with them) are left: `--tile-sizes 128,128,64` ran them 1.01-1.05x faster.
 //!
+//! Panels ([`deepen_products`], after [`widen_products`] where that gave the tiles their most
+//! work): the register kernel keeps one operand of the tile in its buffer for all the tile's
+//! rows (the panel: gemm's `B[k][j]`, read alike by every row, `cost::BandTiles::panel_bytes`),
+//! and reads the rest a block of rows at a time (the rows' factors once per tile and block, the
+//! output's block loaded and stored once per tile). So the cache needs room for the panel
+//! alone: the reduction is doubled while the panel stays within a tile budget (at most the
+//! kernel's [`crate::kernel::MAX_PACK_BYTES`]; a deeper reduction loads and stores each block
+//! of the output once for more steps), then the rows while four tiles stay along them, up to
+//! [`MAX_KERNEL_WORK`] instances (longer rows share the panel's copy among more of them).
+//! gemm, 2mm and 3mm at LARGE go from `128, 128, 64` to `256, 128, 128`. Where the kernel's
+//! time went (gemm at LARGE, one thread, Zen 5): with the rows' factors not recomputed (a
+//! timing experiment, wrong results) it ran 1.12x faster, their buffer laid out by row instead
+//! (vectorized fill) 1.01x: the cost is reading `A` from L3 once per tile. Measured on the
+//! 2-core AMD EPYC (Zen 5, 1 MiB of L2, 48 KiB of L1), LARGE, medians of 11 runs in rounds, one
+//! thread / two: gemm 31.4 -> 28.5 ms / 16.1 -> 14.4, 2mm 40.1 -> 37.7 / 22.1 -> 20.5, 3mm
+//! 67.3 -> 62.0 / 35.2 -> 32.6; with AVX2 only (`-mno-avx512f`, medians of 7) gemm 1.06x /
+//! 1.07x, 3mm 1.00x / 1.06x. Tried: `512, 128, 128` (gemm 1.10x / 1.11x, 3mm 0.97x / 0.93x: two
+//! tiles along its 800 rows), `256, 256, 64` (1.08x / 1.04x gemm, 3mm 1.05x / 1.04x), a panel
+//! beyond the kernel's buffer (`128, 128, 256`: no copy, 0.70x). At MEDIUM the products keep
+//! `64, 64, 64` (their tiles are few for the threads): deepened to `64, 64, 256`, 2mm ran
+//! 0.67x and 3mm 0.77x on two threads. A band whose statement runs over a triangle (symm's
+//! fused band at EXTRALARGE, 0.89x / 0.92x deepened) has no panel: the corner tiles' copies
+//! serve fewer rows.
+//!
 //! Elementwise passes ([`coarsen_free`], in the same pass): a band whose members all carry no
 //! dependence and whose tiles hold fewer than [`MIN_FREE_WORK`] instances gets its outermost
 //! member doubled while [`MIN_TILES_ALONG`] tiles stay along it and the footprint fits (the
@@ -381,6 +405,57 @@ pub fn widen_products<E>(
     Ok(sizes)
 }
 
+/// The most instances [`deepen_products`] gives a tile.
+pub const MAX_KERNEL_WORK: i64 = 16 * MIN_TASK_WORK;
+
+/// `sizes` of a product's band after [`widen_products`] gave its tiles their most work
+/// ([`MAX_PRODUCT_WORK`]; smaller bands keep their tiles for the threads), where an operand
+/// that every row of a tile reads alike (the panel: gemm's `B[k][j]`, read along the reduction and the lanes) is what
+/// the register kernel copies once per tile ([`crate::kernel`]): the `reduction` member doubled
+/// while the panel's bytes (`panel` at the deeper sizes; `None` where there is none) stay within
+/// `pack` and the member has more values than the tile takes, then the `rows` member doubled
+/// while [`MIN_PRODUCT_TILES`] tiles stay along it (`extents`: its values) and a tile holds at
+/// most [`MAX_KERNEL_WORK`] instances. The kernel reads the rows' data a block of rows at a time
+/// and keeps only the panel for all of them, so neither step needs more of the cache than the
+/// panel: longer rows share its copy among more rows, and a deeper reduction loads and stores
+/// each block of the output once for more steps. See the module doc ("Panels").
+pub fn deepen_products<E>(
+    mut sizes: Vec<i64>,
+    rows: usize,
+    reduction: usize,
+    extents: &[i64],
+    pack: f64,
+    mut panel: impl FnMut(&[i64]) -> Result<Option<f64>, E>,
+) -> Result<Vec<i64>, E> {
+    // A band whose tiles `widen_products` left below its most work is small for its threads:
+    // its tiles stay as many.
+    if rows >= sizes.len()
+        || reduction >= sizes.len()
+        || tile_work(&sizes) < MAX_PRODUCT_WORK
+        || panel(&sizes)?.is_none()
+    {
+        return Ok(sizes);
+    }
+    let extent = |m: usize| extents.get(m).copied().unwrap_or(0);
+    while sizes[reduction] < extent(reduction) {
+        let mut deeper = sizes.clone();
+        deeper[reduction] = deeper[reduction].saturating_mul(2);
+        if !panel(&deeper)?.is_some_and(|bytes| bytes <= pack) {
+            break;
+        }
+        sizes = deeper;
+    }
+    loop {
+        let mut longer = sizes.clone();
+        longer[rows] = longer[rows].saturating_mul(2);
+        let along = (extent(rows) + longer[rows] - 1) / longer[rows].max(1);
+        if along < MIN_PRODUCT_TILES || tile_work(&longer) > MAX_KERNEL_WORK {
+            return Ok(sizes);
+        }
+        sizes = longer;
+    }
+}
+
 /// The shortest contiguous run of a streamed array in a tile that [`lengthen_runs`] accepts.
 pub const MIN_RUN_BYTES: f64 = 4096.0;
 /// [`MIN_RUN_BYTES`] for a band whose every member carries a dependence (its tiles run in
@@ -592,6 +667,57 @@ mod tests {
         );
         assert_eq!(
             widen_products(vec![64, 64, 64], &free, &[1000, 1100, 1200], |_| Err("no")),
+            Err("no")
+        );
+    }
+
+    #[test]
+    fn products_deepen_their_reduction_to_the_panel_then_lengthen_their_rows() {
+        // gemm at LARGE after `widen_products` (rows `i`, lanes `j`, reduction `k`): the panel
+        // `B[k][j]` is 8 bytes by the lanes by the reduction.
+        let panel = |s: &[i64]| Ok::<_, ()>(Some((8 * s[1] * s[2]) as f64));
+        let pack = 128.0 * 1024.0;
+        let gemm = [1000, 1100, 1200];
+        assert_eq!(
+            deepen_products(vec![128, 128, 64], 0, 2, &gemm, pack, panel),
+            Ok(vec![256, 128, 128])
+        );
+        // Lanes of 256 leave no room for a deeper reduction; the rows grow to the most work.
+        assert_eq!(
+            deepen_products(vec![128, 256, 64], 0, 2, &gemm, pack, panel),
+            Ok(vec![256, 256, 64])
+        );
+        // Four tiles at least stay along the rows: 800 take 256 (4 tiles), 600 keep 128.
+        assert_eq!(
+            deepen_products(vec![128, 128, 64], 0, 2, &[800, 1100, 1200], pack, panel),
+            Ok(vec![256, 128, 128])
+        );
+        assert_eq!(
+            deepen_products(vec![128, 128, 64], 0, 2, &[600, 1100, 1200], pack, panel),
+            Ok(vec![128, 128, 128])
+        );
+        // A reduction the tile holds whole stays; a smaller pack keeps it too.
+        assert_eq!(
+            deepen_products(vec![128, 128, 64], 0, 2, &[1000, 1100, 50], pack, panel),
+            Ok(vec![256, 128, 64])
+        );
+        assert_eq!(
+            deepen_products(vec![128, 128, 64], 0, 2, &gemm, pack / 2.0, panel),
+            Ok(vec![256, 128, 64])
+        );
+        // Tiles that the threads kept smaller (2mm at MEDIUM: 180 rows, 190 lanes) stay.
+        assert_eq!(
+            deepen_products(vec![64, 64, 64], 0, 2, &[180, 190, 210], pack, panel),
+            Ok(vec![64, 64, 64])
+        );
+        // Without a panel nothing changes; errors come through.
+        let none = |_: &[i64]| Ok::<Option<f64>, ()>(None);
+        assert_eq!(
+            deepen_products(vec![128, 128, 64], 0, 2, &gemm, pack, none),
+            Ok(vec![128, 128, 64])
+        );
+        assert_eq!(
+            deepen_products(vec![128, 128, 64], 0, 2, &gemm, pack, |_| Err("no")),
             Err("no")
         );
     }

@@ -891,7 +891,8 @@ fn the_cost_model_distributes_covariance_and_says_why() {
 /// A product's tiles are widened for its register kernel in the schedule that is kept
 /// (`polyhedral::tile_size::widen_products`), not in the fusion candidates the cost model
 /// weighs: gemm at LARGE keeps `64, 64, 64` in its estimate (16 x 18 x 19 tiles) and runs
-/// `128, 128, 64` (8 x 9 x 19); the GPU's tiles are its own (256, whole).
+/// `256, 128, 128` (4 x 9 x 10; `widen_products`, then `deepen_products`); the GPU's tiles are
+/// its own (256, whole).
 #[test]
 fn products_are_widened_in_the_kept_schedule_only() {
     let args = |extra: &[&str]| polybench_args("gemm", "LARGE", extra);
@@ -906,7 +907,7 @@ fn products_are_widened_in_the_kept_schedule_only() {
         .args(args(&["--emit", "tasks"])))
     .expect(0);
     assert!(
-        tasks.stdout.contains("tile sizes [128, 128, 64]"),
+        tasks.stdout.contains("tile sizes [256, 128, 128]"),
         "{}",
         tasks.said()
     );
@@ -915,7 +916,7 @@ fn products_are_widened_in_the_kept_schedule_only() {
         .args(args(&["--target", "cuda", "--emit", "tasks"])))
     .expect(0);
     assert!(
-        !gpu.stdout.contains("tile sizes [128, 128, 64]"),
+        !gpu.stdout.contains("tile sizes [256, 128, 128]"),
         "{}",
         gpu.said()
     );

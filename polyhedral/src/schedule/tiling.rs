@@ -97,6 +97,7 @@ pub(super) fn tile_nests<'c>(
                         cfg.tile_footprint,
                         cfg.fit_extents,
                         cfg.widen_products,
+                        order.as_deref(),
                     )?;
                 }
                 if let Some((_, given)) = cfg
@@ -633,6 +634,7 @@ pub(super) fn coarsen_band<'c>(
     budget: u64,
     fit: bool,
     widen: bool,
+    order: Option<&[usize]>,
 ) -> Result<Vec<i64>> {
     let members = sizes.len();
     let whole_band = statements.iter().all(|s| {
@@ -682,6 +684,25 @@ pub(super) fn coarsen_band<'c>(
                 Ok(tiles.boxes(wider)?.reused_bytes
                     <= (crate::tile_size::PRODUCT_BUDGETS * budget) as f64)
             })?;
+            // The lanes run innermost in each tile; the rows are the other free member.
+            let order = match order {
+                Some(order) => order.to_vec(),
+                None => one_tile_order(scop, node, domain, members, deps, false)?,
+            };
+            let lanes = order.last().copied().filter(|&m| free[m]);
+            let rows = (0..members).find(|&m| free[m] && Some(m) != lanes);
+            let reduction = (0..members).find(|&m| !free[m]);
+            if let (Some(_), Some(rows), Some(reduction)) = (lanes, rows, reduction) {
+                let pack = (crate::kernel::MAX_PACK_BYTES as f64).min(budget as f64);
+                sizes = crate::tile_size::deepen_products(
+                    sizes,
+                    rows,
+                    reduction,
+                    tiles.extents(),
+                    pack,
+                    |deeper| tiles.panel_bytes(deeper, rows),
+                )?;
+            }
         }
     }
     if !fit {
