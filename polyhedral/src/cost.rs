@@ -785,10 +785,12 @@ pub struct BandTiles<'c> {
     /// Whether the members' values fill their bounding box (no triangle): then every tile at
     /// the smallest values is a full one.
     rectangular: bool,
+    /// The statements' instances to the band's members alone.
+    to_members: UnionMap<'c>,
     /// Whether each statement's values of the members fill their own bounding box: the band's
     /// values may fill the box while a statement's make a triangle in it (symm's fused band at
-    /// EXTRALARGE).
-    each_rectangular: bool,
+    /// EXTRALARGE). Asked by [`BandTiles::panel_bytes`] only, so found when first asked.
+    each_rectangular: std::cell::OnceCell<bool>,
     /// Whether the SCoP has no parameters: the extents are those of every run, not the
     /// estimate's.
     constant: bool,
@@ -863,26 +865,11 @@ impl<'c> BandTiles<'c> {
             .collect();
         let extents = lo.iter().zip(&hi).map(|(l, h)| h - l + 1).collect();
         let rectangular = fills_box(to_members.clone().range()?, &ranges)?;
-        // Each statement's instances alone (a statement over fewer loops takes one value of the
-        // others).
-        let mut each_rectangular = true;
-        for map in to_members.maps()? {
-            let range = UnionMap::from_map(map)?.range()?;
-            let mut own = Vec::with_capacity(members);
-            for set in range.clone().sets()? {
-                for m in 0..members {
-                    own.push(set.dim_range(m)?);
-                }
-            }
-            each_rectangular &= match own.into_iter().collect::<Option<Vec<_>>>() {
-                Some(own) => own.len() == members && fills_box(range, &own)?,
-                None => false,
-            };
-        }
         let constant = sets.context.param_names()?.is_empty();
         Ok(Some(BandTiles {
             rectangular,
-            each_rectangular,
+            to_members,
+            each_rectangular: std::cell::OnceCell::new(),
             constant,
             ctx,
             band,
@@ -967,7 +954,7 @@ impl<'c> BandTiles<'c> {
     /// `crate::kernel`). `None` when no array is such, or when a statement's values of the
     /// members do not fill their box (a triangle: the tile's copy serves fewer rows there).
     pub fn panel_bytes(&self, sizes: &[i64], rows: usize) -> Result<Option<f64>> {
-        if !self.each_rectangular || rows >= sizes.len() {
+        if rows >= sizes.len() || !self.each_rectangular()? {
             return Ok(None);
         }
         let mut one_row = sizes.to_vec();
@@ -992,6 +979,30 @@ impl<'c> BandTiles<'c> {
             .map(|(_, bytes)| bytes)
             .collect();
         Ok((!panel.is_empty()).then(|| panel.iter().sum()))
+    }
+
+    /// Whether each statement's instances alone fill the box of their values of the members (a
+    /// statement over fewer loops takes one value of the others); see `each_rectangular`.
+    fn each_rectangular(&self) -> Result<bool> {
+        if let Some(&known) = self.each_rectangular.get() {
+            return Ok(known);
+        }
+        let members = self.lo.len();
+        let mut each = true;
+        for map in self.to_members.maps()? {
+            let range = UnionMap::from_map(map)?.range()?;
+            let mut own = Vec::with_capacity(members);
+            for set in range.clone().sets()? {
+                for m in 0..members {
+                    own.push(set.dim_range(m)?);
+                }
+            }
+            each &= match own.into_iter().collect::<Option<Vec<_>>>() {
+                Some(own) => own.len() == members && fills_box(range, &own)?,
+                None => false,
+            };
+        }
+        Ok(*self.each_rectangular.get_or_init(|| each))
     }
 
     /// What the tile whose member `m` takes `sizes[m]` values from `starts[m]` touches; `None`
