@@ -1,6 +1,6 @@
 //! Several reduction chains at once: in every tile, the band loop around a reduction that the
 //! C compiler keeps scalar is unrolled and jammed, so that the reduction's loop carries
-//! [`CHAINS`] independent chains instead of one.
+//! [`CHAINS`] (or, reductions only, [`REDUCTION_CHAINS`]) independent chains instead of one.
 //!
 //! An innermost loop that accumulates into one element (gesummv's `tmp[i] += A[i][j] * x[j]`
 //! along `j`) is a chain of dependent floating-point additions: the C compiler may not reorder
@@ -36,6 +36,20 @@
 //! is done when some statement's innermost loop writes one element again along its steps (the
 //! reduction) while a step of `m` moves it to another element (another chain), the member
 //! chosen by the statements' weight (their number of loops, as in [`crate::sink`]).
+//!
+//! ## Eight rows of reductions
+//!
+//! Where every jammed statement is a reduction (no recurrence among them), the member is
+//! jammed by [`REDUCTION_CHAINS`] (8) instead of [`CHAINS`] (4), when its tile size is a
+//! multiple of it. Four rows of a matrix-vector product left a core short of the bandwidth it
+//! has: on a Zen 5 core, gesummv at EXTRALARGE read its two matrices at 21 GB/s with four rows
+//! per array, while a plain sum of the same arrays reads 32-38 GB/s; eight rows keep more
+//! misses in flight and twice the chains of additions. Paired against four rows (the whole
+//! kernels, one thread, medians of 11 in rounds; EXTRALARGE where LARGE runs under 0.05 s):
+//! atax 2.61 -> 2.09 ms, gemver 16.6 -> 14.3 ms, gesummv 5.83 -> 5.43 ms, deriche 64.8 -> 62.5
+//! ms, ludcmp and syr2k level; on two threads atax 2.20 -> 1.69 ms, gemver 9.48 -> 8.81 ms,
+//! deriche and gesummv level. Recurrences keep four, the count they were measured with (adi,
+//! seidel-2d above); eight was not measured there.
 
 use crate::astgen::PointSchedule;
 use crate::isl::UnionMap;
@@ -45,18 +59,24 @@ use crate::steps::{classify, next_instances, statement_of, unit_steps, Shapes, I
 use crate::Result;
 use scop_ir::{AccessKind, ArrayId, Scop};
 
-/// How many reduction chains one jammed loop runs.
+/// How many chains one jammed loop runs where some of them are recurrences.
 pub const CHAINS: i64 = 4;
 
+/// How many chains one jammed loop runs where all of them are reductions (see "Eight rows of
+/// reductions" in the module doc).
+pub const REDUCTION_CHAINS: i64 = 8;
+
 /// `points` with a band member jammed around the statements' reduction loops (see the module
-/// doc), and that member; `None` when no member qualifies, when its tile size is not a multiple
-/// of [`CHAINS`], or when the result would not keep the order of some dependence.
+/// doc), that member and the number of chains ([`REDUCTION_CHAINS`] where every jammed
+/// statement is a reduction and the member's tile size is a multiple of it, [`CHAINS`]
+/// otherwise); `None` when no member qualifies, when its tile size is not a multiple of
+/// [`CHAINS`], or when the result would not keep the order of some dependence.
 pub(crate) fn interleave_chains<'c>(
     scop: &Scop,
     points: &PointSchedule<'c>,
     tile_sizes: &[i64],
     private: &[ArrayId],
-) -> Result<Option<(PointSchedule<'c>, usize)>> {
+) -> Result<Option<(PointSchedule<'c>, usize, i64)>> {
     let p = points.n_tile;
     let depth = points.iterators.len();
     if p == 0 || !points.band_in_order() || tile_sizes.len() != p {
@@ -67,6 +87,7 @@ pub(crate) fn interleave_chains<'c>(
     let steps = unit_steps(ctx, &o)?;
     let mut shapes = Shapes::default();
     let mut weights = vec![0.0f64; depth];
+    let mut recurrences = false;
     for stmt_map in points.schedule.maps()? {
         let Some(stmt) = statement_of(scop, &stmt_map) else {
             continue;
@@ -119,6 +140,7 @@ pub(crate) fn interleave_chains<'c>(
                 continue;
             }
         } else if recurrent(ctx, stmt, &next[innermost], private)? {
+            recurrences = true;
             // A recurrence may also be jammed with a point loop below the band (adi's rows,
             // under a band whose members are the time steps): any loop around it along which
             // the statement writes other elements; a strip that the tile cuts is guarded.
@@ -143,9 +165,13 @@ pub(crate) fn interleave_chains<'c>(
         return Ok(None);
     };
     for m in candidates {
+        let chains = match recurrences || tile_sizes[m] % REDUCTION_CHAINS != 0 {
+            true => CHAINS,
+            false => REDUCTION_CHAINS,
+        };
         let mut out: Vec<String> = o.clone();
-        out[m] = format!("{v} - ({v} mod {CHAINS})", v = o[m]);
-        out.push(format!("{} mod {CHAINS}", o[m]));
+        out[m] = format!("{v} - ({v} mod {chains})", v = o[m]);
+        out.push(format!("{} mod {chains}", o[m]));
         let to = UnionMap::read(
             ctx,
             &format!("{{ {} -> {} }}", tuple("", &o), tuple("", &out)),
@@ -167,7 +193,7 @@ pub(crate) fn interleave_chains<'c>(
             cut: points.cut.clone(),
             shift: points.shift.clone(),
         };
-        return Ok(Some((jammed, m)));
+        return Ok(Some((jammed, m, chains)));
     }
     Ok(None)
 }
@@ -219,7 +245,7 @@ mod tests {
     use crate::{dependences, schedule, ScheduleConfig};
 
     /// The chains of nest `nest` of a PolyBench kernel at MINI, tiles of 8.
-    fn chains_of(kernel: &str, nest: usize) -> Option<(PointSchedule<'static>, usize)> {
+    fn chains_of(kernel: &str, nest: usize) -> Option<(PointSchedule<'static>, usize, i64)> {
         let scop = crate::polybench_scop(kernel);
         let deps = dependences(&scop).unwrap();
         let cfg = ScheduleConfig {
@@ -241,10 +267,12 @@ mod tests {
 
     #[test]
     fn gesummvs_rows_are_jammed_around_their_reductions() {
-        let (jammed, m) = chains_of("gesummv", 0).expect("the row loop is jammed");
+        let (jammed, m, chains) = chains_of("gesummv", 0).expect("the row loop is jammed");
         assert_eq!(m, 0);
+        // Reductions only: eight chains, the tile's 8 rows.
+        assert_eq!(chains, REDUCTION_CHAINS);
         // The strip's rows are one loop, unrolled: in a full tile (t0 = 1, rows 8 to 15), each
-        // `j` loop holds CHAINS copies of each reduction, rows 8..11 then 12..15.
+        // `j` loop holds REDUCTION_CHAINS copies of each reduction.
         let ctx = jammed.context.ctx();
         let tile = crate::isl::Set::read(ctx, "[t0] -> { : t0 = 1 }").unwrap();
         let ast = jammed.build(Some(tile), &[0]).unwrap();
@@ -263,7 +291,7 @@ mod tests {
             }
         });
         assert!(
-            per_loop.contains(&(CHAINS as usize)),
+            per_loop.contains(&(REDUCTION_CHAINS as usize)),
             "{per_loop:?}\n{ast:?}"
         );
     }
@@ -273,8 +301,10 @@ mod tests {
         // `p[i][j] = -c / (a * p[i][j - 1] + b)` along `j`: each row is a chain of divisions.
         // The rows are a point loop below the band (whose members are the time steps and the
         // two sweeps), jammed all the same, in one more dimension that is unrolled.
-        let (jammed, m) = chains_of("adi", 0).expect("the row loop is jammed");
+        let (jammed, m, chains) = chains_of("adi", 0).expect("the row loop is jammed");
         assert!(m >= jammed.n_tile, "{m}");
+        // Recurrences keep four chains (see "Eight rows of reductions" in the module doc).
+        assert_eq!(chains, CHAINS);
         assert_eq!(jammed.unroll, Some(jammed.iterators.len() - 1));
     }
 

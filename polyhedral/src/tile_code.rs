@@ -60,7 +60,7 @@
 
 use crate::ast::{Ast, Expr, OpKind};
 use crate::astgen::{convert_expr, guarded_inner_loop, rename_users, PointSchedule};
-use crate::chains::{interleave_chains, CHAINS};
+use crate::chains::interleave_chains;
 use crate::column::column_buffers;
 use crate::gather::gather_operands;
 use crate::isl::{AstBuild, Ctx, Set, Side, UnionMap, UnionSet};
@@ -549,7 +549,7 @@ fn tile_code(
     let mut out = general;
     let few = statements_of(points)?.len() <= GENERAL_JAM_STATEMENTS;
     let kernels_apart = code.relaxed.is_empty() && code.alone.is_empty();
-    if let (Some((jammed, _)), true, true) = (&chains, kernels_apart, few) {
+    if let (Some((jammed, _, _)), true, true) = (&chains, kernels_apart, few) {
         out = jammed.build(None, jammed.separate.as_slice())?;
         gathered.clear();
         if let Some((code, done)) = gather_operands(scop, jammed, &out, tile_coords)? {
@@ -576,9 +576,9 @@ fn tile_code(
                 piece_code = Some(jammed);
             }
         }
-        if let (None, Some((jammed, m))) = (&piece_code, &chains) {
+        if let (None, Some((jammed, m, factor))) = (&piece_code, &chains) {
             piece_code = Some(jammed.build(Some(piece.clone()), &band)?);
-            code.jammed = Some((points.iterators[*m].clone(), CHAINS));
+            code.jammed = Some((points.iterators[*m].clone(), *factor));
         }
         let plain = points.build(Some(piece.clone()), &band)?;
         let reordered = piece_code.is_some();
