@@ -185,6 +185,68 @@ pub enum KernelPart {
     GatherFill(usize, usize, usize),
     /// The statement with its occurrences across `q` read from their buffers: `q`, `base`.
     Gathered(usize, usize),
+    /// A part of a loop whose rows run as the lanes of vectors (`crate::rows`).
+    Row(RowPart),
+}
+
+/// A part of a loop whose rows run as the lanes of vectors (`crate::rows`): what it prints,
+/// for vector `vector` of the loop (the statements' vectors of rows, numbered in order), of a
+/// statement whose loop iterator is `red` and whose row iterators are the bits of `rows`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowPart {
+    pub what: RowWhat,
+    pub vector: usize,
+    pub red: usize,
+    pub rows: usize,
+}
+
+/// What a [`RowPart`] prints (`tf_acc<v>` the accumulator of vector `v`, `tf_rows<v>_<n>` the
+/// vectors of its `n`-th operand that moves with the rows).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowWhat {
+    /// `T tf_acc<v>; T tf_rows<v>_<n>[lanes]; ...` (`T` the 32-byte vector type).
+    Decl,
+    /// `tf_acc<v>[lane] = <written element>;`
+    Acc(usize),
+    /// `tf_rows<v>_<n>[lane] = <operand n as a vector>;` for each operand.
+    Load(usize),
+    /// The operands' vectors transposed: `tf_rows<v>_<n>[k]` holds the rows at step `k`.
+    Transpose,
+    /// The statement on vectors at step `k` of a block: the written element read from
+    /// `tf_acc<v>`, operand `n` from `tf_rows<v>_<n>[k]`.
+    Step(usize),
+    /// The statement on one lane: the written element as `tf_acc<v>[lane]`.
+    Scalar(usize),
+    /// `<written element> = tf_acc<v>[lane];`
+    Store(usize),
+}
+
+impl RowWhat {
+    const TAGS: [&'static str; 7] = ["decl", "acc", "load", "tr", "step", "scal", "store"];
+
+    fn tag_and_number(self) -> (usize, usize) {
+        match self {
+            RowWhat::Decl => (0, 0),
+            RowWhat::Acc(n) => (1, n),
+            RowWhat::Load(n) => (2, n),
+            RowWhat::Transpose => (3, 0),
+            RowWhat::Step(n) => (4, n),
+            RowWhat::Scalar(n) => (5, n),
+            RowWhat::Store(n) => (6, n),
+        }
+    }
+
+    fn of(tag: &str, n: usize) -> Option<RowWhat> {
+        Some(match Self::TAGS.iter().position(|t| *t == tag)? {
+            0 => RowWhat::Decl,
+            1 => RowWhat::Acc(n),
+            2 => RowWhat::Load(n),
+            3 => RowWhat::Transpose,
+            4 => RowWhat::Step(n),
+            5 => RowWhat::Scalar(n),
+            _ => RowWhat::Store(n),
+        })
+    }
 }
 
 /// The name of the buffer of a column (`crate::column`).
@@ -229,6 +291,16 @@ pub fn kernel_user(stmt: &str, part: KernelPart) -> String {
         KernelPart::ScaleFill(q, r, row, f) => {
             return format!("{stmt}@sfill{q}.{r}.{row}.{}", f as u8)
         }
+        KernelPart::Row(p) => {
+            let (tag, n) = p.what.tag_and_number();
+            return format!(
+                "{stmt}@row.{}.{n}.{}.{}.{}",
+                RowWhat::TAGS[tag],
+                p.vector,
+                p.red,
+                p.rows
+            );
+        }
     };
     format!("{stmt}{tag}{n}")
 }
@@ -247,6 +319,24 @@ fn unpinned(n: usize) -> Option<usize> {
 pub fn split_kernel_user(name: &str) -> (&str, Option<KernelPart>) {
     let numbers =
         |text: &str| -> Option<Vec<usize>> { text.split('.').map(|n| n.parse().ok()).collect() };
+    if let Some((stmt, rest)) = name.split_once("@row.") {
+        if let Some((tag, rest)) = rest.split_once('.') {
+            if let Some([n, vector, red, rows]) = numbers(rest).as_deref() {
+                if let Some(what) = RowWhat::of(tag, *n) {
+                    let (vector, red, rows) = (*vector, *red, *rows);
+                    return (
+                        stmt,
+                        Some(KernelPart::Row(RowPart {
+                            what,
+                            vector,
+                            red,
+                            rows,
+                        })),
+                    );
+                }
+            }
+        }
+    }
     if let Some((stmt, rest)) = name.split_once("@plane") {
         if let Some([q, r, f @ (0 | 1), c]) = numbers(rest).as_deref() {
             return (

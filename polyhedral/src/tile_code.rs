@@ -67,6 +67,7 @@ use crate::isl::{AstBuild, Ctx, Set, Side, UnionMap, UnionSet};
 use crate::kernel::{accumulator_kernel, vector_kernel};
 use crate::maps::{names, pad_to_common_depth, params_prefix, projection, tuple};
 use crate::point_order::{accumulates, aliased_invariant_reads};
+use crate::rows::mark_row_lanes;
 use crate::siblings::fuse_siblings;
 use crate::sink::order_kept;
 use crate::sink::{distribute_innermost, sink_band_member};
@@ -103,6 +104,9 @@ pub struct TileCode {
     pub kernels: Vec<String>,
     /// The iterators of the reduction loops kept scalar (`mark_reduction_loops`).
     pub scalar_loops: Vec<String>,
+    /// The iterators of the loops whose jammed rows run as the lanes of vectors
+    /// ([`crate::rows`]).
+    pub row_lanes: Vec<String>,
     /// The iterators along which tiles partial there (and full along the others) also run a
     /// register kernel (`partial_reductions`).
     pub relaxed: Vec<String>,
@@ -128,10 +132,12 @@ pub fn tile_body_ast(
     if p == 0 || points.separate.is_none() {
         let mut general = points.build(None, points.separate.as_slice())?;
         let scalar_loops = mark_reduction_loops(scop, &mut general)?;
+        let row_lanes = mark_row_lanes(scop, &mut general, private)?;
         return Ok((
             general,
             TileCode {
                 scalar_loops,
+                row_lanes,
                 ..TileCode::default()
             },
         ));
@@ -180,6 +186,7 @@ pub fn tile_body_ast(
     code.distributed = distributed;
     code.fused = fused;
     code.scalar_loops = mark_reduction_loops(scop, &mut ast)?;
+    code.row_lanes = mark_row_lanes(scop, &mut ast, private)?;
     Ok((ast, code))
 }
 
@@ -1573,6 +1580,12 @@ impl std::fmt::Display for TileCode {
             loops.sort();
             loops.dedup();
             write!(f, ", scalar reductions ({})", loops.join(", "))?;
+        }
+        if !self.row_lanes.is_empty() {
+            let mut loops = self.row_lanes.clone();
+            loops.sort();
+            loops.dedup();
+            write!(f, ", rows as vector lanes ({})", loops.join(", "))?;
         }
         Ok(())
     }

@@ -1031,3 +1031,147 @@ pub fn render_strided(
 pub fn never_written(scop: &Scop, id: ArrayId) -> bool {
     scop.statements.iter().all(|s| !writes(s, id))
 }
+
+/// The occurrences of a statement that runs with its rows as the lanes of vectors
+/// (`polyhedral::rows`), from [`row_lanes`]: the tokens, the assigned element and the
+/// operands that move with the rows (read as one vector per row, then transposed), in text
+/// order.
+struct RowLanes {
+    toks: Vec<Tok>,
+    lhs: Occurrence,
+    operands: Vec<Occurrence>,
+}
+
+/// Classifies the occurrences of `stmt` for running its copies at rows that differ in the
+/// iterators `rows` as the lanes of vectors, along the loop of its iterator `red`, with
+/// elements of type `elem`: the assigned element (and its spellings) is an accumulator that
+/// the loop does not move and the rows do; every other occurrence that mentions a row iterator
+/// is an operand contiguous along `red` (`A[i][j]` for rows `i` and loop `j`), read per row as a
+/// vector of consecutive steps; every other occurrence is the same for all the rows (`x[j]`), a
+/// scalar that the C compiler broadcasts. The text must mean the same on vectors ([`refusal`]
+/// along `red`), hold no occurrence inside another's subscript, and mention the row iterators
+/// only in subscripts.
+fn row_lanes(
+    scop: &Scop,
+    stmt: &Statement,
+    red: usize,
+    rows: &[usize],
+    elem: &str,
+) -> Result<RowLanes, String> {
+    check(scop, stmt, red, None, elem)?;
+    let Some((toks, lhs)) = assigned(&stmt.body) else {
+        return Err("the statement does not start with an assigned element".into());
+    };
+    let occs = occurrences(&toks).ok_or("unbalanced brackets")?;
+    let mentions = |o: &Occurrence, i: usize| toks[o.start..o.end].contains(&Tok::Iter(i));
+    let moves = |o: &Occurrence| rows.iter().any(|&p| mentions(o, p));
+    if mentions(&lhs, red) {
+        return Err("the assigned element moves along the loop".into());
+    }
+    if !moves(&lhs) {
+        return Err("the assigned element is the same for all the rows".into());
+    }
+    let spelled = &toks[lhs.start..lhs.end];
+    let mut operands = Vec::new();
+    let mut inside = 0usize;
+    for occ in &occs {
+        if occs.iter().any(|o| o.start < occ.start && occ.end <= o.end) {
+            return Err("an occurrence inside a subscript".into());
+        }
+        inside += toks[occ.start..occ.end]
+            .iter()
+            .filter(|t| matches!(t, Tok::Iter(i) if rows.contains(i)))
+            .count();
+        if &toks[occ.start..occ.end] == spelled || !moves(occ) {
+            continue;
+        }
+        // `check` keeps `red` to the whole last subscript, plus or minus a constant.
+        if !mentions(occ, red) {
+            return Err("an operand that moves with the rows but not along the loop".into());
+        }
+        operands.push(occ.clone());
+    }
+    let total = toks
+        .iter()
+        .filter(|t| matches!(t, Tok::Iter(i) if rows.contains(i)))
+        .count();
+    if total != inside {
+        return Err("a row iterator outside a subscript".into());
+    }
+    Ok(RowLanes {
+        toks,
+        lhs,
+        operands,
+    })
+}
+
+/// Why `stmt` cannot run with its rows as the lanes of vectors (see [`row_lanes`]); `None`
+/// when it can. The caller checks that every spelling of the assigned element is that element
+/// ([`accumulator_refusal`]).
+pub fn row_lanes_refusal(
+    scop: &Scop,
+    stmt: &Statement,
+    red: usize,
+    rows: &[usize],
+    elem: &str,
+) -> Option<String> {
+    row_lanes(scop, stmt, red, rows, elem).err()
+}
+
+/// The operands of a statement that [`row_lanes_refusal`] accepts which move with its rows,
+/// printed, in text order.
+pub fn row_lane_operands(
+    scop: &Scop,
+    stmt: &Statement,
+    red: usize,
+    rows: &[usize],
+    elem: &str,
+    iter: &dyn Fn(usize) -> String,
+    var: &dyn Fn(ArrayId) -> String,
+) -> Vec<String> {
+    match row_lanes(scop, stmt, red, rows, elem) {
+        Ok(lanes) => lanes
+            .operands
+            .iter()
+            .map(|o| text_of(&lanes.toks[o.start..o.end], iter, var))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The text of a statement that [`row_lanes_refusal`] accepts with the assigned element's
+/// spellings replaced by `acc` and its `n`-th operand that moves with the rows by
+/// `operand(n)`; the rest printed as [`render`] prints it.
+#[allow(clippy::too_many_arguments)]
+pub fn render_row_lanes(
+    scop: &Scop,
+    stmt: &Statement,
+    red: usize,
+    rows: &[usize],
+    elem: &str,
+    iter: &dyn Fn(usize) -> String,
+    var: &dyn Fn(ArrayId) -> String,
+    acc: &str,
+    operand: &dyn Fn(usize) -> String,
+) -> String {
+    let Ok(lanes) = row_lanes(scop, stmt, red, rows, elem) else {
+        return String::from("#error tiledflow internal error: no rows as lanes\n");
+    };
+    let toks = &lanes.toks;
+    let spelled = &toks[lanes.lhs.start..lanes.lhs.end];
+    let mut out = String::new();
+    let mut k = 0;
+    while k < toks.len() {
+        if let Some(n) = lanes.operands.iter().position(|o| o.start == k) {
+            out.push_str(&operand(n));
+            k = lanes.operands[n].end;
+        } else if toks[k..].starts_with(spelled) {
+            out.push_str(acc);
+            k += spelled.len();
+        } else {
+            out.push_str(&text_of(&toks[k..k + 1], iter, var));
+            k += 1;
+        }
+    }
+    out
+}

@@ -8,7 +8,9 @@
 //! User nodes are printed by a caller-supplied closure, since what an instance of `S3` or of a
 //! tile `N0` becomes depends on the context (a statement body, a task spawn, a key bound).
 
-use polyhedral::{Ast, Expr, Kernel, KernelLoop, KernelPart, KernelWidth, OpKind, VectorLanes};
+use polyhedral::{
+    Ast, Expr, Kernel, KernelLoop, KernelPart, KernelWidth, OpKind, RowPart, RowWhat, VectorLanes,
+};
 use std::fmt::Write;
 
 /// Prints one user node (`name`, `args`) at an indentation depth (see [`stmt`]).
@@ -69,6 +71,24 @@ typedef double tf_vd32 __attribute__((vector_size(32), aligned(8), may_alias));
 typedef float tf_vf32 __attribute__((vector_size(32), aligned(4), may_alias));
 #endif
 #define TF_PIN(x) __asm__(\"\" : \"+v\"(x))
+#if TF_VBYTES == 64
+#define TF_ROWD_TYPE tf_vd32
+#define TF_ROWF_TYPE tf_vf32
+#else
+#define TF_ROWD_TYPE tf_vd
+#define TF_ROWF_TYPE tf_vf
+#endif
+#define TF_ROWD(x) (*(TF_ROWD_TYPE *)&(x))
+#define TF_ROWF(x) (*(TF_ROWF_TYPE *)&(x))
+#if defined(__clang__)
+#define TF_SHUFD(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#define TF_SHUFF(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#else
+typedef long long tf_rowd_mask __attribute__((vector_size(32)));
+typedef int tf_rowf_mask __attribute__((vector_size(32)));
+#define TF_SHUFD(a, b, ...) __builtin_shuffle(a, b, (tf_rowd_mask){__VA_ARGS__})
+#define TF_SHUFF(a, b, ...) __builtin_shuffle(a, b, (tf_rowf_mask){__VA_ARGS__})
+#endif
 #endif
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__znver1__) && !defined(__znver2__) && !defined(__znver3__) && !defined(__znver4__) && !defined(__znver5__)
 #define TF_SCALAR_LOOP __asm__(\"\")
@@ -81,6 +101,51 @@ static inline long tf_max(long a, long b) { return a > b ? a : b; }
 static inline long tf_spread_at(long t, long n, long p) { long h = t % p, lo = (h * n + p - 1) / p, hi = ((h + 1) * n + p - 1) / p; return lo + t / p < hi ? lo + t / p : -1; }
 static inline void tf_box_add(long *lo, long *hi, int *first, int d, const long *key) { for (int x = 0; x < d; x++) { if (*first || key[x] < lo[x]) lo[x] = key[x]; if (*first || key[x] > hi[x]) hi[x] = key[x]; } *first = 0; }
 ";
+
+/// The in-register transposes of the loops whose rows run as vector lanes (`polyhedral::rows`),
+/// which every generated file includes after [`HELPERS`]: `tf_transpose_rowd` for four rows of
+/// four doubles and `tf_transpose_rowf` for eight rows of eight floats (`TF_ROWD_TYPE`,
+/// `TF_ROWF_TYPE`: 32-byte vectors at every vector size), each a butterfly of
+/// `log2(lanes)` stages: at stage `b` (1, 2, 4, ...) rows `k` and `k + b` (bit `b` of `k`
+/// clear) exchange their blocks of `b` lanes, so that after the last one `r[k][x]` is what
+/// `r[x][k]` was.
+pub fn row_transposes() -> String {
+    let mut out = String::from("#if defined(TF_VBYTES)\n");
+    for (name, ty, shuf, lanes) in [
+        ("tf_transpose_rowd", "TF_ROWD_TYPE", "TF_SHUFD", 4usize),
+        ("tf_transpose_rowf", "TF_ROWF_TYPE", "TF_SHUFF", 8),
+    ] {
+        let _ = writeln!(out, "static inline void {name}({ty} *r) {{");
+        let mut b = 1;
+        while b < lanes {
+            for k in (0..lanes).filter(|k| k & b == 0) {
+                let mask = |high: bool| -> String {
+                    (0..lanes)
+                        .map(|p| match (p & b == 0, high) {
+                            (true, false) => p,
+                            (false, false) => lanes + p - b,
+                            (true, true) => p + b,
+                            (false, true) => lanes + p,
+                        })
+                        .map(|x| x.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let _ = writeln!(
+                    out,
+                    "  {{ {ty} lo = {shuf}(r[{k}], r[{m}], {}), hi = {shuf}(r[{k}], r[{m}], {}); r[{k}] = lo; r[{m}] = hi; }}",
+                    mask(false),
+                    mask(true),
+                    m = k + b
+                );
+            }
+            b *= 2;
+        }
+        out.push_str("}\n");
+    }
+    out.push_str("#endif\n");
+    out
+}
 
 /// Prints an expression, fully parenthesized (so it can be substituted anywhere).
 pub fn expr(e: &Expr) -> String {
@@ -212,6 +277,9 @@ pub fn stmt_at_loops(
             if it == iter && at(out, &l, depth, user) {
                 return;
             }
+            if it != iter && row_lanes_of(body).is_some() {
+                return stmt(out, ast, depth, user);
+            }
             let _ = writeln!(
                 out,
                 "{pad}for (long {it} = {}; {}; {it} += {}) {{",
@@ -270,17 +338,16 @@ pub fn stmt(out: &mut String, ast: &Ast, depth: usize, user: &mut UserPrinter<'_
             cond,
             inc,
             body,
-        } => {
-            let _ = writeln!(
+        } => match row_lanes_of(body) {
+            Some(lanes) => row_lanes_loop(out, ast, lanes, depth, user),
+            None => plain_for(
                 out,
-                "{pad}for (long {iter} = {}; {}; {iter} += {}) {{",
-                expr(init),
-                expr(cond),
-                expr(inc)
-            );
-            stmt(out, body, depth + 1, user);
-            let _ = writeln!(out, "{pad}}}");
-        }
+                [iter, &expr(init), &expr(cond), &expr(inc)],
+                body,
+                depth,
+                user,
+            ),
+        },
         Ast::If { cond, then, els } => {
             let _ = writeln!(out, "{pad}if {} {{", paren(&expr(cond)));
             stmt(out, then, depth + 1, user);
@@ -542,6 +609,173 @@ fn vector_kernel(
 }
 
 /// `for (long <iter> = <init>; <cond>; <iter> += <step>) {` at `depth`.
+/// `for (long iter = init; cond; iter += inc) body` at indentation `depth`, from the loop's
+/// `[iter, init, cond, inc]` as printed.
+fn plain_for(
+    out: &mut String,
+    head: [&str; 4],
+    body: &Ast,
+    depth: usize,
+    user: &mut UserPrinter<'_>,
+) {
+    let [iter, init, cond, inc] = head;
+    let pad = "  ".repeat(depth);
+    let _ = writeln!(
+        out,
+        "{pad}for (long {iter} = {init}; {cond}; {iter} += {inc}) {{"
+    );
+    stmt(out, body, depth + 1, user);
+    let _ = writeln!(out, "{pad}}}");
+}
+
+/// The lanes of a loop body that `polyhedral::rows` marked to run its rows as vector lanes
+/// (the marker's argument), or `None`.
+fn row_lanes_of(body: &Ast) -> Option<i64> {
+    let first = match body {
+        Ast::Block(items) => items.first()?,
+        other => other,
+    };
+    match first {
+        Ast::User { name, args } if name == polyhedral::ROW_LANES_USER => match args.as_slice() {
+            [Expr::Int(n)] => n.parse().ok().filter(|&n: &i64| n > 0),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Prints loop `ast`, whose body `polyhedral::rows` marked, with its jammed rows as the lanes
+/// of `lanes`-element vectors under `#if defined(TF_VBYTES)`, and as it is otherwise: the
+/// accumulators loaded, blocks of `lanes` steps (each row's operands loaded as vectors along the
+/// loop, transposed, then the statements on vectors step by step), the last steps one lane at
+/// a time, the accumulators stored; all of it only when the loop runs a step at least.
+fn row_lanes_loop(
+    out: &mut String,
+    ast: &Ast,
+    lanes: i64,
+    depth: usize,
+    user: &mut UserPrinter<'_>,
+) {
+    let Ast::For {
+        iter,
+        init,
+        cond,
+        inc,
+        body,
+    } = ast
+    else {
+        return stmt(out, ast, depth, user);
+    };
+    let plain = |out: &mut String, user: &mut UserPrinter<'_>| {
+        let head = [iter.as_str(), &expr(init), &expr(cond), &expr(inc)];
+        plain_for(out, head, body, depth, user)
+    };
+    let Some(groups) = polyhedral::row_groups(body, iter) else {
+        return plain(out, user);
+    };
+    let l = lanes as usize;
+    if groups.iter().any(|g| g.copies.len() % l != 0) {
+        return plain(out, user);
+    }
+    // The vectors: (group, first copy, vector number), in the groups' order.
+    let mut vectors = Vec::new();
+    for (g, group) in groups.iter().enumerate() {
+        for first in (0..group.copies.len()).step_by(l) {
+            vectors.push((g, first, vectors.len()));
+        }
+    }
+    let part = |g: usize, v: usize, what: RowWhat| {
+        let group = &groups[g];
+        polyhedral::kernel_user(
+            &group.stmt,
+            KernelPart::Row(RowPart {
+                what,
+                vector: v,
+                red: group.red,
+                rows: group.rows,
+            }),
+        )
+    };
+    let pad = "  ".repeat(depth);
+    out.push_str("#if defined(TF_VBYTES)\n");
+    let _ = writeln!(out, "{pad}{{");
+    let _ = writeln!(out, "{pad}  long {iter} = {};", expr(init));
+    let _ = writeln!(out, "{pad}  if ({}) {{", expr(cond));
+    let inner = depth + 2;
+    for &(g, first, v) in &vectors {
+        user(
+            out,
+            &part(g, v, RowWhat::Decl),
+            &groups[g].copies[first],
+            inner,
+        );
+    }
+    for &(g, first, v) in &vectors {
+        for lane in 0..l {
+            let args = &groups[g].copies[first + lane];
+            user(out, &part(g, v, RowWhat::Acc(lane)), args, inner);
+        }
+    }
+    let last = offset(cond, iter, Expr::Int((lanes - 1).to_string()));
+    let _ = writeln!(
+        out,
+        "{pad}    for (; {}; {iter} += {lanes}) {{",
+        expr(&last)
+    );
+    for &(g, first, v) in &vectors {
+        for lane in 0..l {
+            let args = &groups[g].copies[first + lane];
+            user(out, &part(g, v, RowWhat::Load(lane)), args, inner + 1);
+        }
+    }
+    for &(g, first, v) in &vectors {
+        let args = &groups[g].copies[first];
+        user(out, &part(g, v, RowWhat::Transpose), args, inner + 1);
+    }
+    for k in 0..l {
+        for &(g, first, v) in &vectors {
+            let args: Vec<Expr> = groups[g].copies[first]
+                .iter()
+                .map(|a| offset(a, iter, Expr::Int(k.to_string())))
+                .collect();
+            user(out, &part(g, v, RowWhat::Step(k)), &args, inner + 1);
+        }
+    }
+    let _ = writeln!(out, "{pad}    }}");
+    let _ = writeln!(out, "{pad}    for (; {}; {iter} += 1) {{", expr(cond));
+    // The last steps in the body's order, each copy on its lane.
+    let mut seen = vec![0usize; groups.len()];
+    let mut copies = Vec::new();
+    body.walk(&mut |node| {
+        if let Ast::User { name, args } = node {
+            copies.push((name.clone(), args.clone()));
+        }
+    });
+    for (name, args) in &copies {
+        let Some(g) = groups.iter().position(|group| group.stmt == *name) else {
+            continue;
+        };
+        let c = seen[g];
+        seen[g] += 1;
+        let first = c - c % l;
+        if let Some(&(_, _, v)) = vectors.iter().find(|&&(h, f, _)| h == g && f == first) {
+            user(out, &part(g, v, RowWhat::Scalar(c % l)), args, inner + 1);
+        }
+    }
+    let _ = writeln!(out, "{pad}    }}");
+    for &(g, first, v) in &vectors {
+        for lane in 0..l {
+            let args = &groups[g].copies[first + lane];
+            user(out, &part(g, v, RowWhat::Store(lane)), args, inner);
+        }
+    }
+    let _ = writeln!(out, "{pad}  }}");
+    let _ = writeln!(out, "{pad}}}");
+    out.push_str("#else\n");
+    plain(out, user);
+    out.push_str("#endif\n");
+}
+
 fn open_loop(out: &mut String, l: &KernelLoop, step: &Expr, depth: usize) {
     let _ = writeln!(
         out,

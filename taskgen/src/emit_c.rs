@@ -27,8 +27,8 @@ use crate::private::PrivateScalar;
 use crate::program::{
     names, Barrier, InputKind, TaskClass, TaskProgram, DST_NAME, KEY_NAME, TILE_ITER,
 };
-use polyhedral::KernelPart;
 use polyhedral::{Ast, Expr};
+use polyhedral::{KernelPart, RowWhat};
 use scop_ir::{Array, ArrayId, BodyPiece, Scop, SourceFile, Storage};
 use std::fmt::Write;
 
@@ -137,6 +137,7 @@ pub(crate) fn emit_file_with(
                 out.push_str(RUNTIME_START);
             }
             out.push_str(HELPERS);
+            out.push_str(&c_ast::row_transposes());
             if scops.iter().any(|sc| !sc.materialized.is_empty()) {
                 out.push_str(COPIES_ALLOC);
             }
@@ -531,6 +532,9 @@ pub(crate) fn statement(
         let _ = writeln!(out, "{pad}TF_SCALAR_LOOP;");
         return;
     }
+    if name == polyhedral::ROW_LANES_USER {
+        return; // the loop's printer reads it (`c_ast::row_lanes_loop`)
+    }
     let (name, part) = polyhedral::split_kernel_user(name);
     let Some(stmt) = name
         .strip_prefix('S')
@@ -682,6 +686,72 @@ pub(crate) fn statement(
             out.push_str(&scop_ir::lanes::render_strided(
                 stmt, q, &packable, &iter, &var, &buffer,
             ));
+        }
+        // A loop whose rows run as vector lanes (`polyhedral::rows`).
+        Some(KernelPart::Row(p)) => {
+            let elem = elem_type(&stmt.body);
+            let (ty, load, transpose, lanes) = match elem.as_str() {
+                "float" => ("TF_ROWF_TYPE", "TF_ROWF", "tf_transpose_rowf", 8),
+                _ => ("TF_ROWD_TYPE", "TF_ROWD", "tf_transpose_rowd", 4),
+            };
+            let rows: Vec<usize> = (0..usize::BITS as usize)
+                .filter(|b| p.rows >> b & 1 == 1)
+                .collect();
+            let acc = format!("tf_acc{}", p.vector);
+            let operand = |n: usize| format!("tf_rows{}_{n}", p.vector);
+            let operands =
+                || scop_ir::lanes::row_lane_operands(scop, stmt, p.red, &rows, &elem, &iter, &var);
+            let element = || scop_ir::lanes::render_accumulated(&stmt.body, &iter, &var, "", true);
+            match p.what {
+                RowWhat::Decl => {
+                    let _ = write!(out, "{ty} {acc};");
+                    for n in 0..operands().len() {
+                        let _ = write!(out, " {ty} {}[{lanes}];", operand(n));
+                    }
+                }
+                RowWhat::Acc(l) => {
+                    let _ = write!(out, "{acc}[{l}] = {};", element());
+                }
+                RowWhat::Load(l) => {
+                    let loads: Vec<String> = operands()
+                        .iter()
+                        .enumerate()
+                        .map(|(n, text)| format!("{}[{l}] = {load}({text});", operand(n)))
+                        .collect();
+                    out.push_str(&loads.join(" "));
+                }
+                RowWhat::Transpose => {
+                    let calls: Vec<String> = (0..operands().len())
+                        .map(|n| format!("{transpose}({});", operand(n)))
+                        .collect();
+                    out.push_str(&calls.join(" "));
+                }
+                RowWhat::Step(k) => {
+                    out.push_str(&scop_ir::lanes::render_row_lanes(
+                        scop,
+                        stmt,
+                        p.red,
+                        &rows,
+                        &elem,
+                        &iter,
+                        &var,
+                        &acc,
+                        &|n| format!("{}[{k}]", operand(n)),
+                    ));
+                }
+                RowWhat::Scalar(l) => {
+                    out.push_str(&scop_ir::lanes::render_accumulated(
+                        &stmt.body,
+                        &iter,
+                        &var,
+                        &format!("{acc}[{l}]"),
+                        false,
+                    ));
+                }
+                RowWhat::Store(l) => {
+                    let _ = write!(out, "{} = {acc}[{l}];", element());
+                }
+            }
         }
         // A kernel's copy: the occurrences along the lane iterator as vectors.
         Some(KernelPart::Lanes(q)) => {

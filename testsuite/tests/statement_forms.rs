@@ -445,3 +445,37 @@ fn contractions_get_register_kernels() {
         "contractions.c"
     );
 }
+
+/// Matrix-vector rows whose jammed copies run as the lanes of vectors (`polyhedral::rows`), on
+/// every vector width this processor has and none: the results are cc's where the loops' steps
+/// are a multiple of the lanes and where one step is left (`M = 1101`), and with the tile sizes
+/// of [`check_with`] (rows jammed by four at tiles of 4, no rows jammed at `5,3`). At the large
+/// size `-v` names a loop in each of the three nests of `kernel()` (the float one in eight lanes)
+/// and none in `kept()`, whose rows read each other's sums or whose sum another statement reads.
+#[test]
+fn rows_run_as_vector_lanes() {
+    for extra in vector_widths() {
+        check_with(
+            "rows.c",
+            &[&[], &["-DN=1000", "-DM=1101"], &["-DN=37", "-DM=30"]],
+            extra,
+            &[],
+            "SCoP in kernel() at line 23: 7 statements",
+        );
+    }
+    let said = verbose("rows.c", &["-DN=1000", "-DM=1101"]);
+    let lanes_in = |scop: &str| -> usize {
+        let line = said
+            .lines()
+            .find(|l| l.contains(scop))
+            .unwrap_or_else(|| panic!("{scop}: {said}"));
+        before_later(line).matches("rows as vector lanes (").count()
+    };
+    assert_eq!(lanes_in("SCoP in kernel() at line 23"), 3, "{said}");
+    assert_eq!(lanes_in("SCoP in kept() at line 44"), 0, "{said}");
+    let out = tiledflow("rows.c", &["-o", "-", "-DN=1000", "-DM=1101"]);
+    let c = String::from_utf8_lossy(&out.stdout);
+    for transpose in ["tf_transpose_rowd(tf_rows", "tf_transpose_rowf(tf_rows"] {
+        assert!(c.contains(transpose), "{transpose}");
+    }
+}
