@@ -660,7 +660,13 @@ fn kernel_summaries(ast: &Ast) -> Vec<String> {
                     let scaled = if v.scaled { " with scaled rows" } else { "" };
                     format!("{} in {}{scaled}", k.stmt, shapes.join(" or "))
                 }
-                None => format!("{} in {} accumulators", k.stmt, k.rows),
+                None => match k.row_lanes {
+                    Some(lanes) => format!(
+                        "{} in {} accumulators or {lanes} vector lanes",
+                        k.stmt, k.rows
+                    ),
+                    None => format!("{} in {} accumulators", k.stmt, k.rows),
+                },
             });
         }
     });
