@@ -64,10 +64,6 @@ pub struct Kernel {
     pub stmt: String,
     pub args: Vec<Expr>,
     pub vector: Option<VectorLanes>,
-    /// Without `vector`: the rows of a block also run as the lanes of vectors of this many
-    /// elements where the target has vectors (`crate::rows`: the statement's operands that move
-    /// with the rows are contiguous along the reduction, the others the same for all rows).
-    pub row_lanes: Option<i64>,
     /// The code of the loops the kernel replaces, for vector sizes it was not checked for.
     pub fallback: Ast,
 }

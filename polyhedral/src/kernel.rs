@@ -507,7 +507,6 @@ pub(crate) fn vector_kernel(
             packs,
             scaled,
         }),
-        row_lanes: None,
         fallback: Ast::Block(Vec::new()),
     };
     Ok(replace_nest(plain, fallback, &kernel))
@@ -710,16 +709,14 @@ pub(crate) fn accumulator_kernel(
     else {
         return Ok(None);
     };
-    let mut kernel = Kernel {
+    let kernel = Kernel {
         loops,
         rows: CHAIN_ROWS,
         stmt: name.to_string(),
         args: args.to_vec(),
         vector: None,
-        row_lanes: None,
         fallback: Ast::Block(Vec::new()),
     };
-    kernel.row_lanes = crate::rows::kernel_row_lanes(scop, &kernel, private)?;
     Ok(replace_nest(plain, plain, &kernel))
 }
 

@@ -42,13 +42,6 @@
 //!   vector per row, transposed) or does not move with the rows (a scalar for all the lanes),
 //!   and the text means the same on vectors (`scop_ir::lanes::row_lanes_refusal`).
 //!
-//! The accumulator kernels of `crate::kernel` (a full tile's row loop by blocks of four around
-//! a reduction, each row's element in a local variable: bicg's `q[i] = q[i] + A[i][j] * p[j]`)
-//! run their blocks the same way where the statement qualifies and four rows fill a vector
-//! ([`kernel_row_lanes`]; `Kernel::row_lanes`), with the accumulators as they were for the
-//! targets without vectors: the kernel's own checks already keep its order and every other
-//! access of the tile away from the elements a block holds.
-//!
 //! Then the only writes in the loop are the accumulators', each reached only by its own chain,
 //! so reads may run early (the operands four steps ahead) and chains side by side in any order
 //! that keeps each chain's own. The loop is printed under `#if defined(TF_VBYTES)` with the
@@ -207,43 +200,6 @@ fn mark_in(
         Ast::User { .. } | Ast::Kernel(_) => {}
     }
     Ok(())
-}
-
-/// The lanes of the vectors that the rows of accumulator kernel `k` (`crate::kernel`) run in,
-/// when its statement qualifies (see the module doc) with as many lanes as the kernel has rows:
-/// its order and the accumulators' elements, which nothing else reaches while a block of rows
-/// holds them, are the kernel's own checks.
-pub(crate) fn kernel_row_lanes(
-    scop: &Scop,
-    k: &crate::ast::Kernel,
-    private: &[ArrayId],
-) -> Result<Option<i64>> {
-    let [rows, red] = k.loops.as_slice() else {
-        return Ok(None);
-    };
-    let copies: Vec<Ast> = (0..k.rows)
-        .map(|r| Ast::User {
-            name: k.stmt.clone(),
-            args: k.args.iter().map(|a| at_row(a, &rows.iter, r)).collect(),
-        })
-        .collect();
-    let Some(groups) = row_groups(&Ast::Block(copies), &red.iter) else {
-        return Ok(None);
-    };
-    let lanes = lanes_of(Ctx::shared()?, scop, &groups, private)?;
-    Ok(lanes.filter(|&l| l == k.rows))
-}
-
-/// `e` with `row` replaced by `row + r` (`r` > 0).
-fn at_row(e: &Expr, row: &str, r: i64) -> Expr {
-    match e {
-        Expr::Id(name) if name == row && r > 0 => Expr::Op(
-            crate::ast::OpKind::Add,
-            vec![e.clone(), Expr::Int(r.to_string())],
-        ),
-        Expr::Op(op, args) => Expr::Op(*op, args.iter().map(|a| at_row(a, row, r)).collect()),
-        other => other.clone(),
-    }
 }
 
 /// The lanes of the vectors the statements of `groups` run in, when they qualify (see the

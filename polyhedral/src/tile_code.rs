@@ -660,13 +660,7 @@ fn kernel_summaries(ast: &Ast) -> Vec<String> {
                     let scaled = if v.scaled { " with scaled rows" } else { "" };
                     format!("{} in {}{scaled}", k.stmt, shapes.join(" or "))
                 }
-                None => match k.row_lanes {
-                    Some(lanes) => format!(
-                        "{} in {} accumulators or {lanes} vector lanes",
-                        k.stmt, k.rows
-                    ),
-                    None => format!("{} in {} accumulators", k.stmt, k.rows),
-                },
+                None => format!("{} in {} accumulators", k.stmt, k.rows),
             });
         }
     });

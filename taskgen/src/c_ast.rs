@@ -405,31 +405,11 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
         }
         None => {
             open_loop(out, &k.loops[0], &Expr::Int(k.rows.to_string()), depth);
-            // The block's rows as the lanes of vectors where the target has them
-            // (`polyhedral::rows`), the accumulators otherwise.
-            let red = &k.loops[1];
-            let lanes = k.row_lanes.map(|lanes| {
-                let copies = (0..k.rows)
-                    .map(|r| Ast::User {
-                        name: k.stmt.clone(),
-                        args: at_row(k, r),
-                    })
-                    .collect();
-                (lanes, Ast::Block(copies))
-            });
-            if let Some((lanes, copies)) = &lanes {
-                out.push_str("#if defined(TF_VBYTES)\n");
-                let head = (red.iter.as_str(), &red.init, &red.cond);
-                if !row_lanes_code(out, head, copies, *lanes, depth + 1, user) {
-                    out.push_str("#error \"tiledflow internal error: rows as lanes\"\n");
-                }
-                out.push_str("#else\n");
-            }
             for r in 0..k.rows as usize {
                 let name = polyhedral::kernel_user(&k.stmt, KernelPart::Load(r));
                 user(out, &name, &at_row(k, r as i64), depth + 1);
             }
-            open_loop(out, red, &one, depth + 1);
+            open_loop(out, &k.loops[1], &one, depth + 1);
             let _ = writeln!(out, "{}TF_SCALAR_LOOP;", "  ".repeat(depth + 2));
             for r in 0..k.rows as usize {
                 let name = polyhedral::kernel_user(&k.stmt, KernelPart::Accumulate(r));
@@ -439,9 +419,6 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
             for r in 0..k.rows as usize {
                 let name = polyhedral::kernel_user(&k.stmt, KernelPart::Store(r));
                 user(out, &name, &at_row(k, r as i64), depth + 1);
-            }
-            if lanes.is_some() {
-                out.push_str("#endif\n");
             }
             let _ = writeln!(out, "{}}}", "  ".repeat(depth));
         }
@@ -668,8 +645,10 @@ fn row_lanes_of(body: &Ast) -> Option<i64> {
 }
 
 /// Prints loop `ast`, whose body `polyhedral::rows` marked, with its jammed rows as the lanes
-/// of `lanes`-element vectors under `#if defined(TF_VBYTES)` ([`row_lanes_code`]), and as it
-/// is otherwise.
+/// of `lanes`-element vectors under `#if defined(TF_VBYTES)`, and as it is otherwise: the
+/// accumulators loaded, blocks of `lanes` steps (each row's operands loaded as vectors along the
+/// loop, transposed, then the statements on vectors step by step), the last steps one lane at
+/// a time, the accumulators stored; all of it only when the loop runs a step at least.
 fn row_lanes_loop(
     out: &mut String,
     ast: &Ast,
@@ -687,36 +666,16 @@ fn row_lanes_loop(
     else {
         return stmt(out, ast, depth, user);
     };
-    let head = [iter.as_str(), &expr(init), &expr(cond), &expr(inc)];
-    out.push_str("#if defined(TF_VBYTES)\n");
-    if !row_lanes_code(out, (iter, init, cond), body, lanes, depth, user) {
-        plain_for(out, head, body, depth, user);
-    }
-    out.push_str("#else\n");
-    plain_for(out, head, body, depth, user);
-    out.push_str("#endif\n");
-}
-
-/// The code of a loop (`[iter, init, cond]`, stepping by one) over `body`, copies of
-/// statements at jammed rows, with the rows as the lanes of `lanes`-element vectors: the
-/// accumulators loaded, blocks of `lanes` steps (each row's operands loaded as vectors along
-/// the loop, transposed, then the statements on vectors step by step), the last steps one
-/// lane at a time, the accumulators stored; all of it only when the loop runs a step at least.
-/// Prints nothing and returns `false` where the body's copies do not fill the vectors.
-fn row_lanes_code(
-    out: &mut String,
-    (iter, init, cond): (&str, &Expr, &Expr),
-    body: &Ast,
-    lanes: i64,
-    depth: usize,
-    user: &mut UserPrinter<'_>,
-) -> bool {
+    let plain = |out: &mut String, user: &mut UserPrinter<'_>| {
+        let head = [iter.as_str(), &expr(init), &expr(cond), &expr(inc)];
+        plain_for(out, head, body, depth, user)
+    };
     let Some(groups) = polyhedral::row_groups(body, iter) else {
-        return false;
+        return plain(out, user);
     };
     let l = lanes as usize;
     if groups.iter().any(|g| g.copies.len() % l != 0) {
-        return false;
+        return plain(out, user);
     }
     // The vectors: (group, first copy, vector number), in the groups' order.
     let mut vectors = Vec::new();
@@ -738,6 +697,7 @@ fn row_lanes_code(
         )
     };
     let pad = "  ".repeat(depth);
+    out.push_str("#if defined(TF_VBYTES)\n");
     let _ = writeln!(out, "{pad}{{");
     let _ = writeln!(out, "{pad}  long {iter} = {};", expr(init));
     let _ = writeln!(out, "{pad}  if ({}) {{", expr(cond));
@@ -811,7 +771,9 @@ fn row_lanes_code(
     }
     let _ = writeln!(out, "{pad}  }}");
     let _ = writeln!(out, "{pad}}}");
-    true
+    out.push_str("#else\n");
+    plain(out, user);
+    out.push_str("#endif\n");
 }
 
 fn open_loop(out: &mut String, l: &KernelLoop, step: &Expr, depth: usize) {
