@@ -185,7 +185,7 @@ pub use privatize::{
     ScalarExpansion, TaskPrivate,
 };
 pub use retime::{retime_reductions, Retimed};
-pub use rows::{row_groups, RowGroup, ROW_LANES_USER, ROW_LANE_BYTES};
+pub use rows::{row_groups, row_iterators, RowGroup, ROW_LANES_USER, ROW_LANE_BYTES};
 pub use schedule::{run_bounded, schedule};
 use scop_ir::StmtId;
 pub use spread::{spread_tiles, Spread};

@@ -40,7 +40,7 @@
 //!   (checked with ISL on the statement's access);
 //! - every other occurrence is either contiguous along the loop and moves with the rows (a
 //!   vector per row, transposed) or does not move with the rows (a scalar for all the lanes),
-//!   and the text means the same on vectors (`scop_ir::lanes::row_lanes_refusal`).
+//!   and the text means the same on vectors (`scop_ir::lanes::RowStatement::refusal`).
 //!
 //! Then the only writes in the loop are the accumulators', each reached only by its own chain,
 //! so reads may run early (the operands four steps ahead) and chains side by side in any order
@@ -78,10 +78,15 @@ pub struct RowGroup {
 impl RowGroup {
     /// The row iterators: those of bit `rows`.
     pub fn row_iterators(&self) -> Vec<usize> {
-        (0..usize::BITS as usize)
-            .filter(|p| self.rows >> p & 1 == 1)
-            .collect()
+        row_iterators(self.rows)
     }
+}
+
+/// The iterators whose bits `rows` sets (a [`RowGroup`]'s or a `crate::RowPart`'s `rows`).
+pub fn row_iterators(rows: usize) -> Vec<usize> {
+    (0..usize::BITS as usize)
+        .filter(|p| rows >> p & 1 == 1)
+        .collect()
 }
 
 /// The statements of a loop's `body` (over `iter`) grouped by statement, in the order of their
@@ -245,10 +250,15 @@ fn runs_as_lanes(ctx: &Ctx, scop: &Scop, groups: &[RowGroup], private: &[ArrayId
             .accesses
             .iter()
             .any(|a| a.array == write.array && a.relation != write.relation);
-        if other_relation
-            || scop_ir::lanes::row_lanes_refusal(scop, stmt, g.red, &g.row_iterators(), elem)
-                .is_some()
-        {
+        let rows = g.row_iterators();
+        let text = scop_ir::lanes::RowStatement {
+            scop,
+            stmt,
+            red: g.red,
+            rows: &rows,
+            elem,
+        };
+        if other_relation || text.refusal().is_some() {
             return Ok(false);
         }
         // Distinct rows write distinct elements: two instances that write one element agree on

@@ -1105,73 +1105,72 @@ fn row_lanes(
     })
 }
 
-/// Why `stmt` cannot run with its rows as the lanes of vectors (see [`row_lanes`]); `None`
-/// when it can. The caller checks that every spelling of the assigned element is that element
-/// ([`accumulator_refusal`]).
-pub fn row_lanes_refusal(
-    scop: &Scop,
-    stmt: &Statement,
-    red: usize,
-    rows: &[usize],
-    elem: &str,
-) -> Option<String> {
-    row_lanes(scop, stmt, red, rows, elem).err()
+/// A statement read for running its copies at rows that differ in the iterators `rows` as the
+/// lanes of vectors of `elem`, along the loop of its iterator `red` (see [`row_lanes`]).
+pub struct RowStatement<'a> {
+    pub scop: &'a Scop,
+    pub stmt: &'a Statement,
+    pub red: usize,
+    pub rows: &'a [usize],
+    pub elem: &'a str,
 }
 
-/// The operands of a statement that [`row_lanes_refusal`] accepts which move with its rows,
-/// printed, in text order.
-pub fn row_lane_operands(
-    scop: &Scop,
-    stmt: &Statement,
-    red: usize,
-    rows: &[usize],
-    elem: &str,
-    iter: &dyn Fn(usize) -> String,
-    var: &dyn Fn(ArrayId) -> String,
-) -> Vec<String> {
-    match row_lanes(scop, stmt, red, rows, elem) {
-        Ok(lanes) => lanes
-            .operands
-            .iter()
-            .map(|o| text_of(&lanes.toks[o.start..o.end], iter, var))
-            .collect(),
-        Err(_) => Vec::new(),
+impl RowStatement<'_> {
+    fn lanes(&self) -> Result<RowLanes, String> {
+        row_lanes(self.scop, self.stmt, self.red, self.rows, self.elem)
     }
-}
 
-/// The text of a statement that [`row_lanes_refusal`] accepts with the assigned element's
-/// spellings replaced by `acc` and its `n`-th operand that moves with the rows by
-/// `operand(n)`; the rest printed as [`render`] prints it.
-#[allow(clippy::too_many_arguments)]
-pub fn render_row_lanes(
-    scop: &Scop,
-    stmt: &Statement,
-    red: usize,
-    rows: &[usize],
-    elem: &str,
-    iter: &dyn Fn(usize) -> String,
-    var: &dyn Fn(ArrayId) -> String,
-    acc: &str,
-    operand: &dyn Fn(usize) -> String,
-) -> String {
-    let Ok(lanes) = row_lanes(scop, stmt, red, rows, elem) else {
-        return String::from("#error tiledflow internal error: no rows as lanes\n");
-    };
-    let toks = &lanes.toks;
-    let spelled = &toks[lanes.lhs.start..lanes.lhs.end];
-    let mut out = String::new();
-    let mut k = 0;
-    while k < toks.len() {
-        if let Some(n) = lanes.operands.iter().position(|o| o.start == k) {
-            out.push_str(&operand(n));
-            k = lanes.operands[n].end;
-        } else if toks[k..].starts_with(spelled) {
-            out.push_str(acc);
-            k += spelled.len();
-        } else {
-            out.push_str(&text_of(&toks[k..k + 1], iter, var));
-            k += 1;
+    /// Why the statement cannot run so; `None` when it can. The caller checks that every
+    /// spelling of the assigned element is that element ([`accumulator_refusal`]).
+    pub fn refusal(&self) -> Option<String> {
+        self.lanes().err()
+    }
+
+    /// The operands that move with the rows, printed, in text order (none when
+    /// [`RowStatement::refusal`] refuses).
+    pub fn operands(
+        &self,
+        iter: &dyn Fn(usize) -> String,
+        var: &dyn Fn(ArrayId) -> String,
+    ) -> Vec<String> {
+        match self.lanes() {
+            Ok(lanes) => lanes
+                .operands
+                .iter()
+                .map(|o| text_of(&lanes.toks[o.start..o.end], iter, var))
+                .collect(),
+            Err(_) => Vec::new(),
         }
     }
-    out
+
+    /// The text with the assigned element's spellings replaced by `acc` and the `n`-th operand
+    /// that moves with the rows by `operand(n)`; the rest printed as [`render`] prints it.
+    pub fn render(
+        &self,
+        iter: &dyn Fn(usize) -> String,
+        var: &dyn Fn(ArrayId) -> String,
+        acc: &str,
+        operand: &dyn Fn(usize) -> String,
+    ) -> String {
+        let Ok(lanes) = self.lanes() else {
+            return String::from("#error tiledflow internal error: no rows as lanes\n");
+        };
+        let toks = &lanes.toks;
+        let spelled = &toks[lanes.lhs.start..lanes.lhs.end];
+        let mut out = String::new();
+        let mut k = 0;
+        while k < toks.len() {
+            if let Some(n) = lanes.operands.iter().position(|o| o.start == k) {
+                out.push_str(&operand(n));
+                k = lanes.operands[n].end;
+            } else if toks[k..].starts_with(spelled) {
+                out.push_str(acc);
+                k += spelled.len();
+            } else {
+                out.push_str(&text_of(&toks[k..k + 1], iter, var));
+                k += 1;
+            }
+        }
+        out
+    }
 }

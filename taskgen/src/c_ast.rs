@@ -608,7 +608,6 @@ fn vector_kernel(
     }
 }
 
-/// `for (long <iter> = <init>; <cond>; <iter> += <step>) {` at `depth`.
 /// `for (long iter = init; cond; iter += inc) body` at indentation `depth`, from the loop's
 /// `[iter, init, cond, inc]` as printed.
 fn plain_for(
@@ -776,6 +775,7 @@ fn row_lanes_loop(
     out.push_str("#endif\n");
 }
 
+/// `for (long <iter> = <init>; <cond>; <iter> += <step>) {` at `depth`.
 fn open_loop(out: &mut String, l: &KernelLoop, step: &Expr, depth: usize) {
     let _ = writeln!(
         out,

@@ -694,13 +694,17 @@ pub(crate) fn statement(
                 "float" => ("TF_ROWF_TYPE", "TF_ROWF", "tf_transpose_rowf", 8),
                 _ => ("TF_ROWD_TYPE", "TF_ROWD", "tf_transpose_rowd", 4),
             };
-            let rows: Vec<usize> = (0..usize::BITS as usize)
-                .filter(|b| p.rows >> b & 1 == 1)
-                .collect();
+            let rows = polyhedral::row_iterators(p.rows);
+            let text = scop_ir::lanes::RowStatement {
+                scop,
+                stmt,
+                red: p.red,
+                rows: &rows,
+                elem: &elem,
+            };
             let acc = format!("tf_acc{}", p.vector);
             let operand = |n: usize| format!("tf_rows{}_{n}", p.vector);
-            let operands =
-                || scop_ir::lanes::row_lane_operands(scop, stmt, p.red, &rows, &elem, &iter, &var);
+            let operands = || text.operands(&iter, &var);
             let element = || scop_ir::lanes::render_accumulated(&stmt.body, &iter, &var, "", true);
             match p.what {
                 RowWhat::Decl => {
@@ -727,17 +731,9 @@ pub(crate) fn statement(
                     out.push_str(&calls.join(" "));
                 }
                 RowWhat::Step(k) => {
-                    out.push_str(&scop_ir::lanes::render_row_lanes(
-                        scop,
-                        stmt,
-                        p.red,
-                        &rows,
-                        &elem,
-                        &iter,
-                        &var,
-                        &acc,
-                        &|n| format!("{}[{k}]", operand(n)),
-                    ));
+                    out.push_str(
+                        &text.render(&iter, &var, &acc, &|n| format!("{}[{k}]", operand(n))),
+                    );
                 }
                 RowWhat::Scalar(l) => {
                     out.push_str(&scop_ir::lanes::render_accumulated(
