@@ -382,10 +382,15 @@ pub const MIN_PRODUCT_TILES: i64 = 4;
 /// along the reduction and the lanes once per tile and scales the rows' factors once per tile:
 /// wider tiles share both among more rows and lanes, and pay the runtime's cost per task once
 /// for more work.
+///
+/// `batch_tiles` is the number of tiles along the members outside the product (a batch of
+/// products, [`batch_products`]; 1 for a band that is one product): those run in parallel too,
+/// so a member keeps [`MIN_PRODUCT_TILES`] tiles counted with them.
 pub fn widen_products<E>(
     mut sizes: Vec<i64>,
     free: &[bool],
     extents: &[i64],
+    batch_tiles: i64,
     mut fits: impl FnMut(&[i64]) -> Result<bool, E>,
 ) -> Result<Vec<i64>, E> {
     let mut growing: Vec<usize> = (0..sizes.len())
@@ -395,7 +400,7 @@ pub fn widen_products<E>(
         let mut wider = sizes.clone();
         wider[m] = wider[m].saturating_mul(2);
         let extent = extents.get(m).copied().unwrap_or(0);
-        let along = (extent + wider[m] - 1) / wider[m].max(1);
+        let along = (extent + wider[m] - 1) / wider[m].max(1) * batch_tiles.max(1);
         if tile_work(&wider) <= MAX_PRODUCT_WORK && along >= MIN_PRODUCT_TILES && fits(&wider)? {
             sizes = wider;
         } else {
@@ -403,6 +408,32 @@ pub fn widen_products<E>(
         }
     }
     Ok(sizes)
+}
+
+/// `sizes` of a band of `batch` outer members around a product's three (doitgen's
+/// `sum[r][q][p] += A[r][q][s] * C4[s][p]`: a product of `q` rows by `p` lanes over `s` for
+/// each `r`) with one value of each outer member per tile: the product's members then take a
+/// tile's work ([`widen_products`], [`deepen_products`], which count the batch's tiles among
+/// those that keep the threads busy). The register kernel runs the product's rows, lanes and
+/// reduction; an outer member only repeats it, and a tile of several of its values shares
+/// nothing among them but the panel, which the kernel copies again for each. Measured on
+/// doitgen at EXTRALARGE (2-core AMD EPYC, Zen 5, one thread, medians of 5 runs in rounds):
+/// `8, 8, 64, 64` 0.161 s, `1, 64, 64, 64` 0.108, `1, 128, 128, 128` 0.111, `1, 64, 256, 128`
+/// 0.101, `2, 64, 128, 128` 0.108 (gcc's original 0.36).
+pub fn batch_products(mut sizes: Vec<i64>, batch: usize) -> Vec<i64> {
+    for size in sizes.iter_mut().take(batch) {
+        *size = 1;
+    }
+    sizes
+}
+
+/// The number of tiles of `sizes` over members of `extents` values each.
+pub fn tiles_along(sizes: &[i64], extents: &[i64]) -> i64 {
+    sizes
+        .iter()
+        .zip(extents)
+        .map(|(&t, &e)| (e + t - 1) / t.max(1))
+        .fold(1i64, |n, k| n.saturating_mul(k.max(1)))
 }
 
 /// The most instances [`deepen_products`] gives a tile.
@@ -418,12 +449,15 @@ pub const MAX_KERNEL_WORK: i64 = 16 * MIN_TASK_WORK;
 /// most [`MAX_KERNEL_WORK`] instances. The kernel reads the rows' data a block of rows at a time
 /// and keeps only the panel for all of them, so neither step needs more of the cache than the
 /// panel: longer rows share its copy among more rows, and a deeper reduction loads and stores
-/// each block of the output once for more steps. See the module doc ("Panels").
+/// each block of the output once for more steps. See the module doc ("Panels"). Under a batch
+/// of products (`batch_tiles` tiles along its outer members, [`batch_products`]; 1 for one
+/// product) the rows keep their size.
 pub fn deepen_products<E>(
     mut sizes: Vec<i64>,
     rows: usize,
     reduction: usize,
     extents: &[i64],
+    batch_tiles: i64,
     pack: f64,
     mut panel: impl FnMut(&[i64]) -> Result<Option<f64>, E>,
 ) -> Result<Vec<i64>, E> {
@@ -444,6 +478,12 @@ pub fn deepen_products<E>(
             break;
         }
         sizes = deeper;
+    }
+    // Under a batch ([`batch_products`]) the rows stay: a tile over more of them measured
+    // slower (doitgen at EXTRALARGE, one thread: `1, 256, 128, 128` 0.131 s against 0.111 with
+    // 128 rows), and the batch's tiles already share out the work.
+    if batch_tiles > 1 {
+        return Ok(sizes);
     }
     loop {
         let mut longer = sizes.clone();
@@ -637,23 +677,23 @@ mod tests {
         // gemm at LARGE (1000 by 1100 by 1200, `k` carried): rows, then lanes, to 2^20
         // instances; the reduction keeps its size.
         assert_eq!(
-            widen_products(vec![64, 64, 64], &free, &[1000, 1100, 1200], always),
+            widen_products(vec![64, 64, 64], &free, &[1000, 1100, 1200], 1, always),
             Ok(vec![128, 128, 64])
         );
         // Four tiles at least stay along a widened member: 400 rows take 128 (4 tiles), 200
         // rows stay at 64 (128 would leave 2) and the lanes grow instead.
         assert_eq!(
-            widen_products(vec![64, 64, 64], &free, &[400, 1100, 1200], always),
+            widen_products(vec![64, 64, 64], &free, &[400, 1100, 1200], 1, always),
             Ok(vec![128, 128, 64])
         );
         assert_eq!(
-            widen_products(vec![64, 64, 64], &free, &[200, 1100, 1200], always),
+            widen_products(vec![64, 64, 64], &free, &[200, 1100, 1200], 1, always),
             Ok(vec![64, 256, 64])
         );
         // What `fits` refuses stays as it was; a carried member never grows.
         let small = |s: &[i64]| Ok::<bool, ()>(s[0] * s[1] <= 64 * 128);
         assert_eq!(
-            widen_products(vec![64, 64, 64], &free, &[1000, 1100, 1200], small),
+            widen_products(vec![64, 64, 64], &free, &[1000, 1100, 1200], 1, small),
             Ok(vec![128, 64, 64])
         );
         assert_eq!(
@@ -661,13 +701,33 @@ mod tests {
                 vec![64, 64, 64],
                 &[false, false, true],
                 &[1000, 1100, 50],
+                1,
                 always
             ),
             Ok(vec![64, 64, 64])
         );
         assert_eq!(
-            widen_products(vec![64, 64, 64], &free, &[1000, 1100, 1200], |_| Err("no")),
+            widen_products(vec![64, 64, 64], &free, &[1000, 1100, 1200], 1, |_| Err(
+                "no"
+            )),
             Err("no")
+        );
+        // A batch of products (doitgen at EXTRALARGE: `r` outside 220 rows `q`, 270 lanes `p`
+        // and the reduction `s`): one `r` per tile, and the 250 tiles along it count for the
+        // threads, so the rows take 128 (two tiles) and the lanes 128 (three).
+        let sizes = batch_products(vec![8, 8, 64, 64], 1);
+        assert_eq!(sizes, vec![1, 8, 64, 64]);
+        let batch = tiles_along(&sizes[..1], &[250]);
+        assert_eq!(batch, 250);
+        assert_eq!(
+            widen_products(
+                sizes,
+                &[false, true, true, false],
+                &[250, 220, 270, 270],
+                batch,
+                always
+            ),
+            Ok(vec![1, 128, 128, 64])
         );
     }
 
@@ -679,45 +739,59 @@ mod tests {
         let pack = 128.0 * 1024.0;
         let gemm = [1000, 1100, 1200];
         assert_eq!(
-            deepen_products(vec![128, 128, 64], 0, 2, &gemm, pack, panel),
+            deepen_products(vec![128, 128, 64], 0, 2, &gemm, 1, pack, panel),
             Ok(vec![256, 128, 128])
         );
         // Lanes of 256 leave no room for a deeper reduction; the rows grow to the most work.
         assert_eq!(
-            deepen_products(vec![128, 256, 64], 0, 2, &gemm, pack, panel),
+            deepen_products(vec![128, 256, 64], 0, 2, &gemm, 1, pack, panel),
             Ok(vec![256, 256, 64])
         );
         // Four tiles at least stay along the rows: 800 take 256 (4 tiles), 600 keep 128.
         assert_eq!(
-            deepen_products(vec![128, 128, 64], 0, 2, &[800, 1100, 1200], pack, panel),
+            deepen_products(vec![128, 128, 64], 0, 2, &[800, 1100, 1200], 1, pack, panel),
             Ok(vec![256, 128, 128])
         );
         assert_eq!(
-            deepen_products(vec![128, 128, 64], 0, 2, &[600, 1100, 1200], pack, panel),
+            deepen_products(vec![128, 128, 64], 0, 2, &[600, 1100, 1200], 1, pack, panel),
             Ok(vec![128, 128, 128])
         );
         // A reduction the tile holds whole stays; a smaller pack keeps it too.
         assert_eq!(
-            deepen_products(vec![128, 128, 64], 0, 2, &[1000, 1100, 50], pack, panel),
+            deepen_products(vec![128, 128, 64], 0, 2, &[1000, 1100, 50], 1, pack, panel),
             Ok(vec![256, 128, 64])
         );
         assert_eq!(
-            deepen_products(vec![128, 128, 64], 0, 2, &gemm, pack / 2.0, panel),
+            deepen_products(vec![128, 128, 64], 0, 2, &gemm, 1, pack / 2.0, panel),
             Ok(vec![256, 128, 64])
         );
         // Tiles that the threads kept smaller (2mm at MEDIUM: 180 rows, 190 lanes) stay.
         assert_eq!(
-            deepen_products(vec![64, 64, 64], 0, 2, &[180, 190, 210], pack, panel),
+            deepen_products(vec![64, 64, 64], 0, 2, &[180, 190, 210], 1, pack, panel),
             Ok(vec![64, 64, 64])
+        );
+        // Under a batch the reduction deepens and the rows stay (doitgen: 220 rows `q`).
+        let doitgen = |s: &[i64]| Ok::<_, ()>(Some((8 * s[2] * s[3]) as f64));
+        assert_eq!(
+            deepen_products(
+                vec![1, 128, 128, 64],
+                1,
+                3,
+                &[250, 220, 270, 270],
+                250,
+                pack,
+                doitgen
+            ),
+            Ok(vec![1, 128, 128, 128])
         );
         // Without a panel nothing changes; errors come through.
         let none = |_: &[i64]| Ok::<Option<f64>, ()>(None);
         assert_eq!(
-            deepen_products(vec![128, 128, 64], 0, 2, &gemm, pack, none),
+            deepen_products(vec![128, 128, 64], 0, 2, &gemm, 1, pack, none),
             Ok(vec![128, 128, 64])
         );
         assert_eq!(
-            deepen_products(vec![128, 128, 64], 0, 2, &gemm, pack, |_| Err("no")),
+            deepen_products(vec![128, 128, 64], 0, 2, &gemm, 1, pack, |_| Err("no")),
             Err("no")
         );
     }

@@ -152,6 +152,19 @@ fn doitgen_tiles_fitted_to_the_loops() {
     );
 }
 
+/// doitgen's product as a batch of products (`tile_size::batch_products`): one `r` per tile,
+/// 128 rows `q`, 128 lanes `p` and 128 steps of `s`, and register kernels in the tiles partial
+/// along each of the three (24 rows, 12 lanes, 12 steps left at these sizes): the results are
+/// cc's under tasks on 1 and 2 threads, seq and omp.
+#[test]
+fn doitgen_batch_of_products_with_partial_tiles() {
+    tiles_for_two_threads(
+        "doitgen",
+        &[("NR", "3"), ("NQ", "152"), ("NP", "140")],
+        "kernels also in tiles partial along tf_i5, tf_i6, tf_i7",
+    );
+}
+
 /// `kernel` at `defines` compiled for two threads (whatever the machine) with default tiles:
 /// tasks on 1 and 2 threads, seq and omp give cc's results, and `-v` says `said` (the tile
 /// sizes the builds ran with).

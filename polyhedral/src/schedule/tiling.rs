@@ -677,21 +677,32 @@ pub(super) fn coarsen_band<'c>(
             })?;
         }
     }
-    if widen && members == 3 && tiles.rectangular() {
-        let free = free_members(band_of(), members, deps)?;
-        if free.iter().filter(|&&f| !f).count() == 1 {
-            sizes = crate::tile_size::widen_products(sizes, &free, tiles.extents(), |wider| {
-                Ok(tiles.boxes(wider)?.reused_bytes
-                    <= (crate::tile_size::PRODUCT_BUDGETS * budget) as f64)
-            })?;
+    if widen && members >= 3 && tiles.rectangular() {
+        let mut free = free_members(band_of(), members, deps)?;
+        // A deeper band is a batch of products (doitgen's `r` around its `q`, `p` and `s`):
+        // the members outside the last three, all free, take one value per tile and the
+        // product's three the work (`tile_size::batch_products`).
+        let batch = members - 3;
+        let product = free.iter().filter(|&&f| !f).count() == 1 && free[..batch].iter().all(|&f| f);
+        if product && batch > 0 {
+            sizes = crate::tile_size::batch_products(sizes, batch);
+            free[..batch].fill(false);
+        }
+        if product {
+            let along = crate::tile_size::tiles_along(&sizes[..batch], &tiles.extents()[..batch]);
+            sizes =
+                crate::tile_size::widen_products(sizes, &free, tiles.extents(), along, |wider| {
+                    Ok(tiles.boxes(wider)?.reused_bytes
+                        <= (crate::tile_size::PRODUCT_BUDGETS * budget) as f64)
+                })?;
             // The lanes run innermost in each tile; the rows are the other free member.
             let order = match order {
                 Some(order) => order.to_vec(),
                 None => one_tile_order(scop, node, domain, members, deps, false)?,
             };
             let lanes = order.last().copied().filter(|&m| free[m]);
-            let rows = (0..members).find(|&m| free[m] && Some(m) != lanes);
-            let reduction = (0..members).find(|&m| !free[m]);
+            let rows = (batch..members).find(|&m| free[m] && Some(m) != lanes);
+            let reduction = (batch..members).find(|&m| !free[m]);
             if let (Some(_), Some(rows), Some(reduction)) = (lanes, rows, reduction) {
                 let pack = (crate::kernel::MAX_PACK_BYTES as f64).min(budget as f64);
                 sizes = crate::tile_size::deepen_products(
@@ -699,6 +710,7 @@ pub(super) fn coarsen_band<'c>(
                     rows,
                     reduction,
                     tiles.extents(),
+                    along,
                     pack,
                     |deeper| tiles.panel_bytes(deeper, rows),
                 )?;
