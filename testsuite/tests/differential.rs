@@ -140,15 +140,16 @@ fn gramschmidt_tiles_spread_for_the_threads() {
     );
 }
 
-/// doitgen's product over `p` (160 values, 5 blocks of 32 lanes), whose tiles of 64 left a
-/// partial one of 32, is one tile along `p` (`polyhedral::spread_tiles`' fit), as are the
-/// zeroing and copying nests: the results are cc's under tasks on 1 and 2 threads, seq and omp.
+/// doitgen's product over `p` (160 values, 5 blocks of 32 lanes), whose tiles of 128 left a
+/// partial one of 32, is one tile along `p` (`polyhedral::spread_tiles`' fit; the zeroing and
+/// copying nests' tiles of one `r` cover it already): the results are cc's under tasks on 1
+/// and 2 threads, seq and omp.
 #[test]
 fn doitgen_tiles_fitted_to_the_loops() {
     tiles_for_two_threads(
         "doitgen",
         &[("NR", "32"), ("NQ", "32"), ("NP", "160")],
-        "one tile along loops that ended in a partial one: N0 [16, 16, 64] -> [16, 16, 160]",
+        "one tile along loops that ended in a partial one: N1 [1, 128, 128, 128] -> [1, 128, 160, 128]",
     );
 }
 

@@ -671,7 +671,17 @@ pub(super) fn coarsen_band<'c>(
                 .then_some(boxes.shortest_run)
                 .flatten())
         })?;
-        if carried.is_empty() {
+        if carried.is_empty() && widen && members >= 3 && tiles.rectangular() {
+            // A pass over a batch of matrices (doitgen's zeroing and copying of `sum[r][q][p]`)
+            // tiles them one at a time, as a batch of products does.
+            let batch = members - 2;
+            sizes = crate::tile_size::batch_products(sizes, batch);
+            let along = crate::tile_size::tiles_along(&sizes[..batch], &tiles.extents()[..batch]);
+            sizes =
+                crate::tile_size::coarsen_batch(sizes, batch, tiles.extents(), along, |longer| {
+                    Ok(tiles.boxes(longer)?.reused_bytes <= limit)
+                })?;
+        } else if carried.is_empty() {
             sizes = coarsen_free(sizes, tiles.extents(), |longer| {
                 Ok(tiles.boxes(longer)?.reused_bytes <= limit)
             })?;
