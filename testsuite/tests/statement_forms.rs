@@ -125,6 +125,9 @@ fn cpu_flags() -> Vec<String> {
 /// `-v` says them (`polyhedral::kernel::shapes_for`).
 const SMALL_PANEL: &str = "4x4 vectors of 64 bytes or 4x2 of 32";
 
+/// The register blocks of a kernel whose panel is larger than the L1 (see below).
+const LARGE_PANEL: &str = "8x2 vectors of 64 bytes or 4x2 of 32";
+
 /// Tiles of 96 make the contractions' panels 72 KiB, more than the L1 holds: their full tiles
 /// run 8 rows by 2 vectors with 64-byte vectors (`polyhedral::kernel::shapes_for`), and the
 /// results stay cc's for each width.
@@ -135,7 +138,7 @@ fn contractions_in_kernels_of_8_rows() {
         kernels
             .concat()
             .iter()
-            .any(|k| k.contains("in 8x2 vectors of 64 bytes or 4x2 of 32")),
+            .any(|k| k.contains(&format!("in {LARGE_PANEL}"))),
         "{kernels:?}"
     );
     for extra in vector_widths() {
@@ -322,11 +325,13 @@ fn contractions_over_arrays_of_copies() {
 /// The contractions into the arrays of copies (doitgen's `sum[p] +=`, S1, and symm's
 /// `temp2 +=`, S5) get vector kernels beside symm's update of `C` (S4): the kernels read the
 /// statements' text with the copies' subscripts (`tf_x_sum[r][q][p]`), as it is emitted.
+/// doitgen's, a batch of products (`tile_size::batch_products`), has tiles of 128 rows, lanes
+/// and steps: its panel is larger than the L1.
 #[test]
 fn temporaries_get_register_kernels() {
-    let want: Vec<String> = ["S1", "S4", "S5"]
+    let want: Vec<String> = [("S1", LARGE_PANEL), ("S4", SMALL_PANEL), ("S5", SMALL_PANEL)]
         .iter()
-        .map(|s| format!("{s} in {SMALL_PANEL}"))
+        .map(|(s, panel)| format!("{s} in {panel}"))
         .collect();
     assert_eq!(
         register_kernels("temporaries.c", &[]).concat(),
