@@ -40,6 +40,25 @@ pub enum Emit {
     C,
 }
 
+/// Where the tasks target keeps an array of copies in blocks lent by tile row
+/// (`polyhedral::copy_blocks`, streamrt's `tf_blocks_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CopyBlocks {
+    /// Arrays of at least [`MIN_BLOCKED_COPIES`] bytes: a smaller one stays in the cache and
+    /// gains nothing from blocks, whose tasks each ask for theirs.
+    #[default]
+    Auto,
+    /// Every array of copies that can be.
+    Always,
+    /// None: one array each.
+    Never,
+}
+
+/// The smallest array of copies [`CopyBlocks::Auto`] keeps in blocks: the L2 of the machines
+/// measured. doitgen's 27 MB (LARGE) and 119 MB (EXTRALARGE) are in blocks; deriche's rows of
+/// running values, 16 KB, are not.
+pub const MIN_BLOCKED_COPIES: u64 = 1 << 20;
+
 /// Options of one compilation.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
@@ -75,6 +94,8 @@ pub struct Options {
     /// Spawn each nest's tiles after the previous nest's instead of spawning the tiles of
     /// consecutive nests that depend on one another together (`polyhedral::spawn_groups`).
     pub no_interleave: bool,
+    /// Which arrays of copies the tasks target keeps in blocks lent by tile row.
+    pub copy_blocks: CopyBlocks,
     /// CPU time one SCoP's compilation may take, its threads' together (the fusion candidates',
     /// the scheduler's: `polyhedral::run_bounded`); past it the SCoP is left as written with a
     /// warning (`None`: no limit). A guard against the polyhedral operations whose cost grows
@@ -673,7 +694,24 @@ fn compile_parsed(
                     micros: start.elapsed().as_micros(),
                     stages: scop_stages,
                     fusion: c.fusion.clone(),
-                    materialized: c.materialized.iter().map(|m| m.scalar.clone()).collect(),
+                    materialized: c
+                        .materialized
+                        .iter()
+                        .map(|m| match &m.blocks {
+                            Some(b) => format!(
+                                "{} (in {} blocks of {} copies lent by tile row)",
+                                m.scalar,
+                                b.tasks.len(),
+                                b.rows.saturating_mul(
+                                    m.extents[1..m.extents.len() - m.own_rank]
+                                        .iter()
+                                        .map(|&e| e as i64)
+                                        .product::<i64>()
+                                )
+                            ),
+                            None => m.scalar.clone(),
+                        })
+                        .collect(),
                     folded: c.folded.clone(),
                     retimed: c.retimed.clone(),
                     spread: c.spread.clone(),
@@ -1369,6 +1407,22 @@ fn compile_stages(
                     || materialized.iter().any(|m| m.array == c.array)
             });
         };
+        // The tasks target keeps arrays of copies in blocks lent by tile row where each row's
+        // tasks touch only its copies (`polyhedral::copy_blocks`, streamrt's `tf_blocks_*`).
+        let mut materialized = materialized;
+        if opts.target == Target::Tasks {
+            for m in materialized.iter_mut().filter(|m| match opts.copy_blocks {
+                CopyBlocks::Auto => m.bytes() >= MIN_BLOCKED_COPIES,
+                CopyBlocks::Always => true,
+                CopyBlocks::Never => false,
+            }) {
+                m.blocks = st
+                    .time("copy blocks", || {
+                        polyhedral::copy_blocks(&expanded, &sched, m)
+                    })
+                    .map_err(polyhedral_error)?;
+            }
+        }
         if opts.emit == Emit::Deps {
             return Ok(Compiled::deps_only(deps));
         }

@@ -21,6 +21,14 @@
 //! Linux (doitgen's 27 MB of copies at LARGE were 6 600 page faults: 12% of its time on one
 //! thread).
 //!
+//! Under the tasks target the copies live in blocks lent by tile row instead where every task
+//! that touches a copy is a tile of the row holding it ([`copy_blocks`]; streamrt's
+//! `tf_blocks_*`): a row's block exists from its first task to its last, and its memory then
+//! serves the next row. doitgen at EXTRALARGE kept 119 MB of copies, faulted in by the tasks and
+//! on huge pages, whose compaction made its runs bimodal on two threads (0.06 or 0.3 s); in
+//! blocks of one `r` (475 KB, a few lent at a time) it ran 0.063 -> 0.057 s on two threads
+//! (medians of 11 in rounds; the slowest run 0.32 -> 0.065) and 0.114 -> 0.109 on one.
+//!
 //! Conditions (each checked, otherwise the scalar is not materialized and the driver falls back
 //! to keeping its dependences):
 //! - in every statement that accesses the scalar, expansion dimension `k` (the original
@@ -68,7 +76,26 @@ pub struct Materialized {
     /// For each statement that accesses the scalar, the sign of each iterator in its subscript:
     /// `-1` for a loop that counts down (its schedule dimension is `-i`).
     pub signs: Vec<(StmtId, Vec<i64>)>,
+    /// Where the copies live in blocks lent by tile row instead of one array ([`copy_blocks`];
+    /// the tasks target only), set by the driver.
+    pub blocks: Option<CopyBlocks>,
 }
+
+/// An array of copies stored in blocks of `rows` values of its first subscript (see
+/// [`copy_blocks`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CopyBlocks {
+    /// Values of the first subscript per block: the tile size along it.
+    pub rows: i64,
+    /// The tasks of each tile row (one block each) that touch the copies' block: the tiles of
+    /// every nest that accesses them.
+    pub tasks: Vec<i64>,
+}
+
+/// The most tile rows [`copy_blocks`] gives blocks (one count each in the generated code).
+pub const MAX_BLOCKS: usize = 1 << 14;
+/// The most tiles [`copy_blocks`] counts in one nest.
+pub const MAX_COUNTED_TILES: usize = 1 << 20;
 
 impl Materialized {
     /// Bytes of the array.
@@ -257,11 +284,120 @@ pub fn materialization(scop: &Scop, e: &ScalarExpansion) -> Result<Option<Materi
         live_out: array.storage != Storage::Block,
         own_rank: array.rank,
         signs,
+        blocks: None,
     };
     if m.extents.contains(&0) || m.bytes() > MAX_COPIES_BYTES {
         return Ok(None);
     }
     Ok(Some(m))
+}
+
+/// Whether `m`'s copies can live in blocks lent by tile row (`tf_blocks_*` of streamrt) for the
+/// task program of `sched`, and their size: every nest whose statements access the copies is
+/// tiled with the same size `T` along its first member, and each instance that accesses them
+/// lies in the tile row `t0` that holds its copy, `T t0 <= x0 < T (t0 + 1)` for `x0` the first
+/// subscript (from 0, as the array of copies is indexed). Then every task that touches copy
+/// `x0` is a tile of row `floor(x0 / T)` of its nest, and the block of a row lives from its
+/// first task to its last: doitgen's `sum[r][q][p]` at EXTRALARGE (119 MB as one array, its
+/// pages faulted in by the tasks on the first touch and through the TLB after) becomes blocks of
+/// one `r`, 475 KB, a few of them lent at a time and reused while they are in the cache.
+/// The tasks of each row are counted on the nests' tile domains (the tiles the task program
+/// spawns): streamrt takes a block back when its count of finished tasks is reached, and a
+/// count that does not match is an error at run time, never a silent reuse. `None` where a
+/// nest is not tiled along it, is tiled along a shifted grid (`row_line`), the sizes differ,
+/// one tile row would hold every copy, or the tiles are too many to count.
+pub fn copy_blocks(
+    scop: &Scop,
+    sched: &crate::TiledSchedule,
+    m: &Materialized,
+) -> Result<Option<CopyBlocks>> {
+    let ctx = Ctx::shared()?;
+    let Some(&extent) = m.extents.first() else {
+        return Ok(None);
+    };
+    let (Some(&lower), Some(&extent)) = (m.lower.first(), i64::try_from(extent).ok().as_ref())
+    else {
+        return Ok(None);
+    };
+    let mut rows = None;
+    let mut tasks: Vec<i64> = Vec::new();
+    for (k, nest) in sched.nests.iter().enumerate() {
+        let accessing: Vec<&(StmtId, Vec<i64>)> = m
+            .signs
+            .iter()
+            .filter(|(id, _)| nest.statements.contains(id))
+            .collect();
+        if accessing.is_empty() {
+            continue;
+        }
+        let t = match nest.tile_sizes.first() {
+            Some(&t) if t > 0 && t < extent && nest.row_line.is_none() => t,
+            _ => return Ok(None),
+        };
+        if rows.is_some_and(|r| r != t) {
+            return Ok(None);
+        }
+        rows = Some(t);
+        let tile_map = UnionMap::read(ctx, &nest.tile_map)
+            .map_err(|err| input_error("tile map", &nest.tile_map, err))?;
+        let tiles = crate::maps::names("t", nest.tile_sizes.len());
+        for (id, signs) in accessing {
+            let Some(stmt) = scop.statements.get(id.index()) else {
+                return Ok(None);
+            };
+            let Some(&sign) = signs.first() else {
+                return Ok(None);
+            };
+            let it = crate::maps::names("i", stmt.iterators.len());
+            // The copy's first subscript, as `with_materialized` prints it.
+            let i0 = if sign < 0 { "-i0" } else { "i0" };
+            let x0 = if lower >= 0 {
+                format!("{i0} - {lower}")
+            } else {
+                format!("{i0} + {}", -lower)
+            };
+            let inside = UnionMap::read(
+                ctx,
+                &format!(
+                    "{}{{ {} -> {} : {t} * t0 <= {x0} < {t} * t0 + {t} }}",
+                    params_of(scop),
+                    crate::maps::tuple(&id.to_string(), &it),
+                    crate::maps::tuple(&format!("N{k}"), &tiles),
+                ),
+            )?;
+            let of_stmt = tile_map.clone().intersect_domain(UnionSet::read(
+                ctx,
+                &format!(
+                    "{}{{ {} }}",
+                    params_of(scop),
+                    crate::maps::tuple(&id.to_string(), &it)
+                ),
+            )?)?;
+            if !of_stmt.is_subset(&inside)? {
+                return Ok(None);
+            }
+        }
+        // The nest's tiles per row: every task of the nest's class uses its row's block.
+        let count = usize::try_from((extent + t - 1) / t).unwrap_or(usize::MAX);
+        if count > MAX_BLOCKS {
+            return Ok(None);
+        }
+        tasks.resize(count, 0);
+        let domain = UnionSet::read(ctx, &nest.tile_domain)
+            .map_err(|err| input_error("tile domain", &nest.tile_domain, err))?;
+        for set in domain.sets()? {
+            let Some(points) = set.points_upto(MAX_COUNTED_TILES)? else {
+                return Ok(None);
+            };
+            for point in points {
+                match point.first().and_then(|&t0| usize::try_from(t0).ok()) {
+                    Some(row) if row < count => tasks[row] += 1,
+                    _ => return Ok(None),
+                }
+            }
+        }
+    }
+    Ok(rows.map(|rows| CopyBlocks { rows, tasks }))
 }
 
 /// `{ name[x0, .., x(d-1)] -> out[x(k) for k in keep] }`: some subscripts of the copies of an

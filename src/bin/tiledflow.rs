@@ -135,6 +135,11 @@ struct Cli {
     /// while its data is in the cache: the tile loops fused, the tiles' code as it is)
     #[arg(long)]
     no_interleave: bool,
+    /// Arrays of copies (a temporary kept per iteration of its outer loops, doitgen's `sum`) in
+    /// blocks lent by tile row under the tasks target, each block's memory serving the next row
+    /// once its tasks are done: auto (the default) for arrays of 1 MiB or more, always, or never
+    #[arg(long, value_enum, default_value = "auto")]
+    copy_blocks: CopyBlocksArg,
     /// Fusion: auto (the default) picks per SCoP the candidate the cost model estimates fastest
     /// on this machine (--emit cost shows them); min separates every strongly connected
     /// component of the dependence graph, smart is ISL's clustering, max fuses all it can, reuse
@@ -321,6 +326,11 @@ fn run(cli: &Cli) -> Result<(), Error> {
         no_line_shift: cli.no_line_shift,
         no_spread: cli.no_spread,
         no_interleave: cli.no_interleave,
+        copy_blocks: match cli.copy_blocks {
+            CopyBlocksArg::Auto => tiledflow::CopyBlocks::Auto,
+            CopyBlocksArg::Always => tiledflow::CopyBlocks::Always,
+            CopyBlocksArg::Never => tiledflow::CopyBlocks::Never,
+        },
         ..Options::default()
     };
     opts.schedule.tile_sizes = if cli.no_tile {
@@ -399,6 +409,14 @@ fn write_stdout(text: &str) -> Result<(), Error> {
         }
         _ => Ok(()),
     }
+}
+
+/// `--copy-blocks`' value.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum CopyBlocksArg {
+    Auto,
+    Always,
+    Never,
 }
 
 /// `--fuse`'s value.

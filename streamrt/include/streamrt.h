@@ -136,6 +136,26 @@ void tf_task_arrive(tf_graph *g, int stream, const long *key);
  * which task waits for which token and exits with status 70. */
 void tf_graph_end(tf_graph *g);
 
+/* Scratch blocks lent by tile row: the storage of an array of copies whose copy c only the
+ * tasks of tile row c touch. Opaque. */
+typedef struct tf_blocks tf_blocks;
+
+/* `count` blocks (indices 0 .. count-1) of `bytes` bytes each, aligned to 64 bytes; block b has
+ * users[b] users, each of which calls tf_blocks_leave once: the tasks of its tile row, and the
+ * control thread where it reads the block after the graph. */
+tf_blocks *tf_blocks_new(long count, size_t bytes, const long *users);
+
+/* The memory of `block`: taken from memory that blocks given back left free, or allocated, by
+ * its first caller; it holds whatever its last user wrote (or zeros). */
+void *tf_blocks_at(tf_blocks *b, long block);
+
+/* One user of `block` less; the last one gives the block's memory back for other blocks. It is
+ * an error to leave a block that has no user left, or to ask for one given back. */
+void tf_blocks_leave(tf_blocks *b, long block);
+
+/* Frees the blocks and all their memory (no task may use them any more). */
+void tf_blocks_free(tf_blocks *b);
+
 /* ---------------------------------------------------------------------------------------------
  * The GPU path (tiledflow --target cuda), in libstreamrt_gpu.a (streamrt with its GPU path), not
  * in libstreamrt.a: programs that call tf_gpu_* link the former. A generated program loads its

@@ -14,7 +14,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::thread::{self, ThreadId};
 
 use crate::task::{Body, CTaskFn};
-use crate::{Error, Graph, Runtime, MAX_DIMS};
+use crate::{Blocks, Error, Graph, Runtime, MAX_DIMS};
 
 /// The opaque `tf_graph` of the C ABI: a graph and the thread that controls it.
 pub struct TfGraph {
@@ -373,6 +373,94 @@ pub unsafe extern "C" fn tf_graph_end(g: *mut TfGraph) {
         let g = unsafe { Box::from_raw(g) };
         g.graph.wait()
     });
+}
+
+/// A C `long` as `i64` (the same type on LP64, wider where `long` has 32 bits).
+#[allow(clippy::useless_conversion)]
+fn long(v: c_long) -> i64 {
+    i64::from(v)
+}
+
+/// The opaque `tf_blocks` of the C ABI: scratch blocks lent by tile row ([`crate::Blocks`]).
+pub struct TfBlocks {
+    blocks: Blocks,
+}
+
+/// The blocks behind `b`, checked for null.
+///
+/// # Safety
+/// `b` is null or a pointer returned by `tf_blocks_new` and not yet passed to `tf_blocks_free`.
+unsafe fn blocks<'a>(b: *const TfBlocks, function: &str) -> Result<&'a Blocks, Error> {
+    // SAFETY: per this function's contract, a non-null `b` is live; its state is atomics and a
+    // lock, shared by reference among threads.
+    let b = unsafe { b.as_ref() }
+        .ok_or_else(|| Error::Misuse(format!("{function} called with NULL blocks")))?;
+    Ok(&b.blocks)
+}
+
+/// `count` blocks of `bytes` bytes each, block `b` with `users[b]` users (see `streamrt.h`).
+///
+/// # Safety
+/// `users` points to `count` values.
+#[no_mangle]
+pub unsafe extern "C" fn tf_blocks_new(
+    count: c_long,
+    bytes: usize,
+    users: *const c_long,
+) -> *mut TfBlocks {
+    guard("tf_blocks_new", || {
+        let count = usize::try_from(count)
+            .map_err(|_| Error::Misuse(format!("tf_blocks_new: {count} blocks")))?;
+        if users.is_null() && count > 0 {
+            return Err(Error::Misuse("tf_blocks_new called with NULL users".into()));
+        }
+        let users: Vec<i64> = (0..count)
+            // SAFETY: per this function's contract, `count` values.
+            .map(|b| long(unsafe { *users.add(b) }))
+            .collect();
+        let blocks = Blocks::new(&users, bytes)?;
+        Ok(Box::into_raw(Box::new(TfBlocks { blocks })))
+    })
+}
+
+/// The memory of `block`, lent to it by its first caller.
+///
+/// # Safety
+/// `b` comes from `tf_blocks_new` and is not freed.
+#[no_mangle]
+pub unsafe extern "C" fn tf_blocks_at(b: *const TfBlocks, block: c_long) -> *mut c_void {
+    guard("tf_blocks_at", || {
+        // SAFETY: per this function's contract.
+        let address = unsafe { blocks(b, "tf_blocks_at") }?.at(long(block))?;
+        Ok(address as *mut c_void)
+    })
+}
+
+/// One user of `block` less; the last gives its memory back.
+///
+/// # Safety
+/// `b` comes from `tf_blocks_new` and is not freed.
+#[no_mangle]
+pub unsafe extern "C" fn tf_blocks_leave(b: *const TfBlocks, block: c_long) {
+    guard("tf_blocks_leave", || {
+        // SAFETY: per this function's contract.
+        unsafe { blocks(b, "tf_blocks_leave") }?.leave(long(block))
+    })
+}
+
+/// Frees the blocks and their memory.
+///
+/// # Safety
+/// `b` comes from `tf_blocks_new`, no task uses it any more, and it is not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn tf_blocks_free(b: *mut TfBlocks) {
+    guard("tf_blocks_free", || {
+        // SAFETY: per this function's contract (checks null before we take it).
+        unsafe { blocks(b, "tf_blocks_free") }?;
+        // SAFETY: `b` is live, from `Box::into_raw` in `tf_blocks_new`; the caller gives it up.
+        drop(unsafe { Box::from_raw(b) });
+        Ok(())
+    })
 }
 
 /// Crash reports: a task body of a C program that crashes (SIGSEGV, SIGBUS, SIGFPE, SIGILL,

@@ -21,6 +21,8 @@
 //!   files by part (records and protocol steps, graph state, the control thread's side, the
 //!   pool); its submodule `loom_model` model-checks the protocol.
 //! - module `stream`: key boxes and their linearization.
+//! - [`Blocks`] (module `blocks`): scratch memory lent to the tasks of a tile row and taken back
+//!   when they are done (the storage of the compiler's arrays of copies).
 //! - module `sync`: the protocol's atomics (loom's under `--cfg loom`).
 //! - [`ffi`]: the C ABI of `include/streamrt.h`; errors there print `streamrt: error: ...` and
 //!   exit with status 70; a crashing C task body is named before the process dies.
@@ -38,6 +40,7 @@
 
 #![warn(missing_docs, unsafe_op_in_unsafe_fn)]
 
+mod blocks;
 mod error;
 pub mod ffi;
 mod graph;
@@ -49,6 +52,7 @@ mod stream;
 mod sync;
 mod task;
 
+pub use blocks::Blocks;
 pub use error::{Error, StuckBarrier, StuckReport, StuckWait};
 pub use graph::{scope, Graph, StreamId};
 pub use observe::{Observe, STATS_ENV, TRACE_ENV};

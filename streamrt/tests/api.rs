@@ -340,6 +340,11 @@ fn header_declarations_are_the_abi_implemented_in_ffi() {
             "void tf_barrier_counted(tf_graph *g, int out_stream, const long *key, long count);",
             "void tf_task_arrive(tf_graph *g, int stream, const long *key);",
             "void tf_graph_end(tf_graph *g);",
+            "typedef struct tf_blocks tf_blocks;",
+            "tf_blocks *tf_blocks_new(long count, size_t bytes, const long *users);",
+            "void *tf_blocks_at(tf_blocks *b, long block);",
+            "void tf_blocks_leave(tf_blocks *b, long block);",
+            "void tf_blocks_free(tf_blocks *b);",
             // The GPU path (streamrt-gpu/src/gpu/abi.rs); a declaration's second line holds no `tf_`.
             "typedef struct tf_gpu tf_gpu;",
             "typedef struct tf_gpu_graph tf_gpu_graph;",

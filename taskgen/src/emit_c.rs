@@ -138,8 +138,17 @@ pub(crate) fn emit_file_with(
             }
             out.push_str(HELPERS);
             out.push_str(&c_ast::row_transposes());
-            if scops.iter().any(|sc| !sc.materialized.is_empty()) {
+            if scops
+                .iter()
+                .any(|sc| sc.materialized.iter().any(|m| m.blocks.is_none()))
+            {
                 out.push_str(COPIES_ALLOC);
+            }
+            if scops
+                .iter()
+                .any(|sc| sc.materialized.iter().any(|m| m.blocks.is_some()))
+            {
+                out.push_str(BLOCKS_ROW);
             }
             if let Some(prelude) = prelude {
                 out.push_str(prelude);
@@ -315,15 +324,7 @@ fn task_functions(n: usize, sc: &ScopCode<'_>, line_file: Option<&str>) -> Strin
     }
     s.push_str("};\n");
     for (k, class) in sc.program.classes.iter().enumerate() {
-        s.push_str(&task_function(
-            n,
-            k,
-            class,
-            scop,
-            &sc.program.row_lines,
-            sc.private,
-            line_file,
-        ));
+        s.push_str(&task_function(n, k, class, sc, line_file));
     }
     s
 }
@@ -377,13 +378,18 @@ fn task_function(
     n: usize,
     k: usize,
     class: &TaskClass,
-    scop: &Scop,
-    row_lines: &[polyhedral::RowLine],
-    private: &[PrivateScalar],
+    sc: &ScopCode<'_>,
     line_file: Option<&str>,
 ) -> String {
+    let (scop, row_lines, private, materialized) = (
+        sc.scop,
+        &sc.program.row_lines[..],
+        sc.private,
+        sc.materialized,
+    );
     let mut s = String::new();
     let env = env_struct(n);
+    let blocks = class_blocks(materialized, class);
     let arrays: Vec<&Array> = scop
         .arrays
         .iter()
@@ -471,12 +477,35 @@ fn task_function(
         s,
         "  const struct {env} *tf_env = (const struct {env} *)tf_envp;"
     );
+    // An array of copies in blocks: this task's tile row's (its memory, shifted), or nothing
+    // where the class does not touch the copies.
     let args: String = arrays
         .iter()
-        .map(|a| format!(", ({})tf_env->{}", array_type(a, ""), a.name))
+        .map(|a| {
+            let in_blocks = materialized
+                .iter()
+                .any(|m| m.array == a.id && m.blocks.is_some());
+            match blocks.iter().find(|(m, _)| m.array == a.id) {
+                Some((m, b)) => format!(
+                    ", ({})tf_blocks_row((tf_blocks *)tf_env->{}, tf_key[0], {})",
+                    array_type(a, ""),
+                    a.name,
+                    block_bytes(m, b)
+                ),
+                None if in_blocks => format!(", ({})0", array_type(a, "")),
+                None => format!(", ({})tf_env->{}", array_type(a, ""), a.name),
+            }
+        })
         .chain(pointers.iter().map(|a| format!(", tf_env->{}", a.name)))
         .collect();
     let _ = writeln!(s, "  {}_body(tf_env, tf_key{args});", task_fn(n, k));
+    for (m, _) in &blocks {
+        let _ = writeln!(
+            s,
+            "  tf_blocks_leave((tf_blocks *)tf_env->{}, tf_key[0]);",
+            m.name
+        );
+    }
     s.push_str("}\n");
     s
 }
@@ -878,6 +907,44 @@ fn pack_element(n: usize, red: &str, lane: &str) -> String {
     )
 }
 
+/// The arrays of copies kept in blocks lent by tile row (`polyhedral::copy_blocks`) that the
+/// tasks of `class` touch: the block of a task is the one of its tile row, `tf_key[0]`.
+fn class_blocks<'m>(
+    materialized: &'m [polyhedral::Materialized],
+    class: &TaskClass,
+) -> Vec<(&'m polyhedral::Materialized, &'m polyhedral::CopyBlocks)> {
+    materialized
+        .iter()
+        .filter_map(|m| m.blocks.as_ref().map(|b| (m, b)))
+        .filter(|(m, _)| m.signs.iter().any(|(id, _)| class.statements.contains(id)))
+        .collect()
+}
+
+/// The tile row whose block holds the copy that goes back to the user's variable after the
+/// SCoP, where one does.
+fn live_out_row(m: &polyhedral::Materialized, b: &polyhedral::CopyBlocks) -> Option<usize> {
+    let (x, lo) = (m.last.first()?, m.lower.first()?);
+    m.live_out
+        .then(|| usize::try_from((x - lo) / b.rows.max(1)).ok())
+        .flatten()
+}
+
+/// `sizeof(t[rows][e1]..)`: the bytes of one block of `m`'s copies.
+fn block_bytes(m: &polyhedral::Materialized, b: &polyhedral::CopyBlocks) -> String {
+    let inner: String = m.extents[1..].iter().map(|e| format!("[{e}]")).collect();
+    format!("sizeof({}[{}]{inner})", m.elem_type, b.rows)
+}
+
+/// Where a tile row's copies are for the tasks (`tf_blocks_row`): the block of row `row`, less
+/// `row` blocks, so that the tasks index the copies with their own subscripts (`T row` to
+/// `T row + T - 1` along the first). Integer arithmetic, not pointer arithmetic outside the
+/// block: the address is only dereferenced at the block's own elements.
+const BLOCKS_ROW: &str =
+    "static inline void *tf_blocks_row(tf_blocks *b, long row, unsigned long bytes) {
+  return (void *)((__UINTPTR_TYPE__)tf_blocks_at(b, row) - (__UINTPTR_TYPE__)row * bytes);
+}
+";
+
 /// The allocation of arrays of copies (`polyhedral::materialize`), in files that have some. Their
 /// pages are first touched by the tasks, inside the timed kernel: doitgen's `sum` at LARGE is 27
 /// MB, 6 600 page faults of 4 KiB on 2 threads contending for the process' page tables. On
@@ -934,6 +1001,40 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
         // constant bounds (`polyhedral::materialize`).
         let inner: String = m.extents[1..].iter().map(|e| format!("[{e}]")).collect();
         let all: String = m.extents.iter().map(|e| format!("[{e}]")).collect();
+        if let Some(b) = &m.blocks {
+            // In blocks lent by tile row, each given back when its tasks are done (one use
+            // more for the block whose copy goes back to the user's variable after the SCoP).
+            // The typed pointer only gives the checks below their extents; the environment
+            // holds the blocks.
+            let kept = live_out_row(m, b);
+            let users: Vec<String> = b
+                .tasks
+                .iter()
+                .enumerate()
+                .map(|(row, n)| (n + i64::from(Some(row) == kept)).to_string())
+                .collect();
+            let _ = writeln!(
+                s,
+                "    static const long tf_xu_{}[{}] = {{ {} }}; /* tasks per tile row */",
+                m.scalar,
+                users.len(),
+                users.join(", ")
+            );
+            let _ = writeln!(
+                s,
+                "    tf_blocks *tf_xb_{scalar} = tf_blocks_new({count}, {bytes}, tf_xu_{scalar}); /* copies of {scalar}, by tile row */",
+                scalar = m.scalar,
+                count = users.len(),
+                bytes = block_bytes(m, b),
+            );
+            let _ = writeln!(
+                s,
+                "    {t} (*{name}){inner} = 0;",
+                t = m.elem_type,
+                name = m.name,
+            );
+            continue;
+        }
         let _ = writeln!(
             s,
             "    {t} (*{name}){inner} = ({t} (*){inner})tf_copies_alloc(sizeof({t}{all})); /* copies of {scalar} */",
@@ -977,6 +1078,9 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
         }
     }
     s.push_str("    };\n");
+    for m in sc.materialized.iter().filter(|m| m.blocks.is_some()) {
+        let _ = writeln!(s, "    tf_env.{} = (void *)tf_xb_{};", m.name, m.scalar);
+    }
     for a in scop
         .arrays
         .iter()
@@ -1043,27 +1147,42 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
         }
     }
     for m in sc.materialized {
-        let last: String = m
-            .last
-            .iter()
-            .zip(&m.lower)
-            .map(|(x, lo)| format!("[{}]", x - lo))
-            .collect();
+        let mut last: Vec<i64> = m.last.iter().zip(&m.lower).map(|(x, lo)| x - lo).collect();
+        let mut copies = m.name.clone();
+        if let (Some(b), Some(first)) = (&m.blocks, last.first_mut()) {
+            // The last copy, in the block of its tile row (still in use).
+            let row = *first / b.rows;
+            *first -= row * b.rows;
+            let inner: String = m.extents[1..].iter().map(|e| format!("[{e}]")).collect();
+            copies = format!("tf_xl_{}", m.scalar);
+            if m.live_out {
+                let _ = writeln!(
+                    s,
+                    "    {t} (*{copies}){inner} = ({t} (*){inner})tf_blocks_at(tf_xb_{sc}, {row});",
+                    t = m.elem_type,
+                    sc = m.scalar
+                );
+            }
+        }
+        let last: String = last.iter().map(|x| format!("[{x}]")).collect();
         if !m.live_out {
             // Declared inside the SCoP: nobody reads it after.
         } else if m.own_rank == 0 {
             // The user's program may never read it again: the cast keeps the C compiler quiet.
-            let _ = writeln!(s, "    {sc} = {}{last}; (void){sc};", m.name, sc = m.scalar);
+            let _ = writeln!(s, "    {sc} = {copies}{last}; (void){sc};", sc = m.scalar);
         } else {
             // An array: the copy with every element's last value, whole (it writes all of them).
             let _ = writeln!(
                 s,
-                "    __builtin_memcpy({sc}, {x}{last}, sizeof({x}{last}));",
-                x = m.name,
+                "    __builtin_memcpy({sc}, {copies}{last}, sizeof({copies}{last}));",
                 sc = m.scalar
             );
         }
-        let _ = writeln!(s, "    __builtin_free({});", m.name);
+        if m.blocks.is_some() {
+            let _ = writeln!(s, "    tf_blocks_free(tf_xb_{});", m.scalar);
+        } else {
+            let _ = writeln!(s, "    __builtin_free({});", m.name);
+        }
     }
     s.push_str("  }\n");
     s
@@ -1339,6 +1458,7 @@ fn spawn_functions(n: usize, prog: &TaskProgram, scop: &Scop) -> String {
                 spawn_fn(n, k, p),
                 env_struct(n)
             );
+
             let _ = writeln!(
                 s,
                 "  tf_task_begin(tf_g, tf_st[{k}], tf_key, {}, tf_env);",

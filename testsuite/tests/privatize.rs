@@ -83,7 +83,8 @@ fn privatized_temporaries_verify_on_every_target() {
 /// Temporary arrays (`testsuite/data/privatize/rowtemp.c`): doitgen's pattern, a row filled and
 /// read in each iteration of two loops, is kept in an array of copies (its dependences gone), and
 /// a row that the iterations only partly fill is not; both compute what the untransformed copies
-/// compute, the temporaries' values after the SCoP included, on every target and thread count.
+/// compute, the temporaries' values after the SCoP included, on every target and thread count
+/// (under tasks with the copies in blocks lent by tile row).
 #[test]
 fn temporary_arrays_get_arrays_of_copies_and_verify() {
     let dir = tempfile::tempdir().unwrap();
@@ -97,6 +98,8 @@ fn temporary_arrays_get_arrays_of_copies_and_verify() {
                 "--strict",
                 "--tile-sizes",
                 "4",
+                "--copy-blocks",
+                "always",
                 "-v",
                 "--target",
                 target,
@@ -111,6 +114,15 @@ fn temporary_arrays_get_arrays_of_copies_and_verify() {
         assert_eq!(lines.len(), 2, "{stderr}");
         assert!(
             lines[0].contains("in arrays of copies: sum"),
+            "{target}: {}",
+            lines[0]
+        );
+        // Under tasks the copies live in blocks lent by tile row (`polyhedral::copy_blocks`;
+        // `always`: they are far below the 1 MiB of `auto`): rows of 4 `r` (7 in all: a partial
+        // row), the last copy read from its block after the SCoP.
+        assert_eq!(
+            lines[0].contains("sum (in 2 blocks of 20 copies lent by tile row)"),
+            target == "tasks",
             "{target}: {}",
             lines[0]
         );

@@ -329,10 +329,14 @@ fn contractions_over_arrays_of_copies() {
 /// and steps: its panel is larger than the L1.
 #[test]
 fn temporaries_get_register_kernels() {
-    let want: Vec<String> = [("S1", LARGE_PANEL), ("S4", SMALL_PANEL), ("S5", SMALL_PANEL)]
-        .iter()
-        .map(|(s, panel)| format!("{s} in {panel}"))
-        .collect();
+    let want: Vec<String> = [
+        ("S1", LARGE_PANEL),
+        ("S4", SMALL_PANEL),
+        ("S5", SMALL_PANEL),
+    ]
+    .iter()
+    .map(|(s, panel)| format!("{s} in {panel}"))
+    .collect();
     assert_eq!(
         register_kernels("temporaries.c", &[]).concat(),
         want,
