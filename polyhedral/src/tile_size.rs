@@ -388,29 +388,26 @@ pub fn coarsen_free<E>(
 /// what the tasks of the same `r` just wrote: `16, 16, 64` and `16, 8, 64` became `1, 256, 256`
 /// (220 by 270 values), and doitgen at EXTRALARGE ran 0.128 -> 0.112 s on one thread.
 pub fn coarsen_batch<E>(
-    mut sizes: Vec<i64>,
+    sizes: Vec<i64>,
     batch: usize,
     extents: &[i64],
     batch_tiles: i64,
     mut fits: impl FnMut(&[i64]) -> Result<bool, E>,
 ) -> Result<Vec<i64>, E> {
-    let mut growing: Vec<usize> = (batch..sizes.len()).collect();
-    while tile_work(&sizes) < MIN_FREE_WORK {
-        let Some(&m) = growing.iter().min_by_key(|&&m| (sizes[m], m)) else {
-            break;
-        };
-        let mut longer = sizes.clone();
-        longer[m] = longer[m].saturating_mul(2);
-        let extent = extents.get(m).copied().unwrap_or(0);
-        let along = (extent + longer[m] - 1) / longer[m].max(1) * batch_tiles.max(1);
+    let growing: Vec<usize> = (batch..sizes.len()).collect();
+    let along = Along {
+        extents,
+        batch_tiles,
+        min: MIN_TILES_ALONG,
+    };
+    double_in_turn(
+        sizes,
+        growing,
+        &along,
+        |sizes| tile_work(sizes) < MIN_FREE_WORK,
         // A member already over all its values gains nothing.
-        if sizes[m] < extent && along >= MIN_TILES_ALONG && fits(&longer)? {
-            sizes = longer;
-        } else {
-            growing.retain(|&g| g != m);
-        }
-    }
-    Ok(sizes)
+        |longer, m| Ok(longer[m] / 2 < extents.get(m).copied().unwrap_or(0) && fits(longer)?),
+    )
 }
 
 /// The budgets of reused data a product's tile may take once [`widen_products`] widens it.
@@ -433,22 +430,57 @@ pub const MIN_PRODUCT_TILES: i64 = 4;
 /// products, [`batch_products`]; 1 for a band that is one product): those run in parallel too,
 /// so a member keeps [`MIN_PRODUCT_TILES`] tiles counted with them.
 pub fn widen_products<E>(
-    mut sizes: Vec<i64>,
+    sizes: Vec<i64>,
     free: &[bool],
     extents: &[i64],
     batch_tiles: i64,
     mut fits: impl FnMut(&[i64]) -> Result<bool, E>,
 ) -> Result<Vec<i64>, E> {
-    let mut growing: Vec<usize> = (0..sizes.len())
+    let growing: Vec<usize> = (0..sizes.len())
         .filter(|&m| free.get(m) == Some(&true))
         .collect();
-    while let Some(&m) = growing.iter().min_by_key(|&&m| (sizes[m], m)) {
-        let mut wider = sizes.clone();
-        wider[m] = wider[m].saturating_mul(2);
-        let extent = extents.get(m).copied().unwrap_or(0);
-        let along = (extent + wider[m] - 1) / wider[m].max(1) * batch_tiles.max(1);
-        if tile_work(&wider) <= MAX_PRODUCT_WORK && along >= MIN_PRODUCT_TILES && fits(&wider)? {
-            sizes = wider;
+    let along = Along {
+        extents,
+        batch_tiles,
+        min: MIN_PRODUCT_TILES,
+    };
+    double_in_turn(
+        sizes,
+        growing,
+        &along,
+        |_| true,
+        |wider, _| Ok(tile_work(wider) <= MAX_PRODUCT_WORK && fits(wider)?),
+    )
+}
+
+/// How many tiles a doubled member must keep along it: `min`, counted with the `batch_tiles`
+/// of the members outside it (see [`batch_products`]), over `extents`.
+struct Along<'e> {
+    extents: &'e [i64],
+    batch_tiles: i64,
+    min: i64,
+}
+
+/// `sizes` with the members `growing` doubled in turn, the shorter first (the outer one of
+/// equals), while `more` asks for more: a doubling is kept where [`Along`] still holds and
+/// `accept(longer, m)` says so, and a member refused once grows no more.
+fn double_in_turn<E>(
+    mut sizes: Vec<i64>,
+    mut growing: Vec<usize>,
+    along: &Along<'_>,
+    more: impl Fn(&[i64]) -> bool,
+    mut accept: impl FnMut(&[i64], usize) -> Result<bool, E>,
+) -> Result<Vec<i64>, E> {
+    while more(&sizes) {
+        let Some(&m) = growing.iter().min_by_key(|&&m| (sizes[m], m)) else {
+            break;
+        };
+        let mut longer = sizes.clone();
+        longer[m] = longer[m].saturating_mul(2);
+        let extent = along.extents.get(m).copied().unwrap_or(0);
+        let tiles = (extent + longer[m] - 1) / longer[m].max(1) * along.batch_tiles.max(1);
+        if tiles >= along.min && accept(&longer, m)? {
+            sizes = longer;
         } else {
             growing.retain(|&g| g != m);
         }

@@ -929,10 +929,14 @@ fn live_out_row(m: &polyhedral::Materialized, b: &polyhedral::CopyBlocks) -> Opt
         .flatten()
 }
 
+/// `[e1][e2]..`: the extents of `m`'s copies after the first (constants).
+fn copies_inner(m: &polyhedral::Materialized) -> String {
+    m.extents[1..].iter().map(|e| format!("[{e}]")).collect()
+}
+
 /// `sizeof(t[rows][e1]..)`: the bytes of one block of `m`'s copies.
 fn block_bytes(m: &polyhedral::Materialized, b: &polyhedral::CopyBlocks) -> String {
-    let inner: String = m.extents[1..].iter().map(|e| format!("[{e}]")).collect();
-    format!("sizeof({}[{}]{inner})", m.elem_type, b.rows)
+    format!("sizeof({}[{}]{})", m.elem_type, b.rows, copies_inner(m))
 }
 
 /// Where a tile row's copies are for the tasks (`tf_blocks_row`): the block of row `row`, less
@@ -999,7 +1003,7 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
     for m in sc.materialized {
         // Its size is a constant: tiledflow materializes only scalars whose loops have
         // constant bounds (`polyhedral::materialize`).
-        let inner: String = m.extents[1..].iter().map(|e| format!("[{e}]")).collect();
+        let inner = copies_inner(m);
         let all: String = m.extents.iter().map(|e| format!("[{e}]")).collect();
         if let Some(b) = &m.blocks {
             // In blocks lent by tile row, each given back when its tasks are done (one use
@@ -1149,20 +1153,21 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
     for m in sc.materialized {
         let mut last: Vec<i64> = m.last.iter().zip(&m.lower).map(|(x, lo)| x - lo).collect();
         let mut copies = m.name.clone();
-        if let (Some(b), Some(first)) = (&m.blocks, last.first_mut()) {
-            // The last copy, in the block of its tile row (still in use).
-            let row = *first / b.rows;
-            *first -= row * b.rows;
-            let inner: String = m.extents[1..].iter().map(|e| format!("[{e}]")).collect();
+        let kept = m
+            .blocks
+            .as_ref()
+            .and_then(|b| Some((b, live_out_row(m, b)?)));
+        if let (Some((b, row)), Some(first)) = (kept, last.first_mut()) {
+            // The last copy, in the block of its tile row (still in use: one user more).
+            *first -= row as i64 * b.rows;
             copies = format!("tf_xl_{}", m.scalar);
-            if m.live_out {
-                let _ = writeln!(
-                    s,
-                    "    {t} (*{copies}){inner} = ({t} (*){inner})tf_blocks_at(tf_xb_{sc}, {row});",
-                    t = m.elem_type,
-                    sc = m.scalar
-                );
-            }
+            let _ = writeln!(
+                s,
+                "    {t} (*{copies}){inner} = ({t} (*){inner})tf_blocks_at(tf_xb_{sc}, {row});",
+                t = m.elem_type,
+                inner = copies_inner(m),
+                sc = m.scalar
+            );
         }
         let last: String = last.iter().map(|x| format!("[{x}]")).collect();
         if !m.live_out {
@@ -1458,7 +1463,6 @@ fn spawn_functions(n: usize, prog: &TaskProgram, scop: &Scop) -> String {
                 spawn_fn(n, k, p),
                 env_struct(n)
             );
-
             let _ = writeln!(
                 s,
                 "  tf_task_begin(tf_g, tf_st[{k}], tf_key, {}, tf_env);",
