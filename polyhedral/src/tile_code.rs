@@ -38,6 +38,17 @@
 //! 0.13 s with `k` jammed by 4 (2 threads: 0.16, 0.11, 0.074). Jamming `i` as well (more
 //! accumulators) was no faster with gcc (2 by 4: 0.085 s; 4 by 4 and 2 by 8: slower, spills).
 //!
+//! Statements apart: a full tile whose statements together get no register kernel runs them
+//! one after the other, each with its own kernel where one applies
+//! ([`statement_by_statement`], where that order keeps every conflicting pair's), instead of
+//! the jammed loop that holds them all. bicg's and mvt's tiles (under `reuse`) update a vector
+//! along the rows' loop (`s[j] += r[i] * A[i][j]`) and sum each row (`q[i] += A[i][j] * p[j]`)
+//! in one loop: the sums' in-order additions keep the C compiler from vectorizing any of it.
+//! Apart, the update runs vectorized, the sums in accumulators of four rows, and the tile's
+//! block of `A` (16 x 256 doubles, 32 KiB) is read again from L1. Paired at EXTRALARGE (medians
+//! of 15 in rounds, the AMD EPYC Zen 5, one thread / two): bicg 2.32 -> 2.18 ms / 1.51 -> 1.44,
+//! mvt 9.63 -> 8.41 ms / 5.40 -> 4.90; no other kernel's code changes but atax's at LARGE.
+//!
 //! Cut loops ([`split_aliased`]): a loop that loads an element it does not move along and stores
 //! it at one iteration (floyd-warshall's `j` loop loads `path[i][k]` and stores `path[i][j]`) is
 //! cut at that iteration, so that on the pieces around it the C compiler's run-time alias check
@@ -574,18 +585,19 @@ fn tile_code(
             &AstBuild::from_context(points.context.clone())?.expr_from_set(piece.clone())?,
         )?;
         let mut piece_code = None;
+        let mut jammed_as = None;
         if let Some((order, outer, inner)) = &jam {
             let mut jammed = points
                 .with_point_order(order)?
                 .build(Some(piece.clone()), &band)?;
             if unroll_and_jam(&mut jammed, outer, inner, JAM) {
-                code.jammed = Some((outer.clone(), JAM));
+                jammed_as = Some((outer.clone(), JAM));
                 piece_code = Some(jammed);
             }
         }
         if let (None, Some((jammed, m, factor))) = (&piece_code, &chains) {
             piece_code = Some(jammed.build(Some(piece.clone()), &band)?);
-            code.jammed = Some((points.iterators[*m].clone(), *factor));
+            jammed_as = Some((points.iterators[*m].clone(), *factor));
         }
         let plain = points.build(Some(piece.clone()), &band)?;
         let reordered = piece_code.is_some();
@@ -611,6 +623,26 @@ fn tile_code(
             kernel = accumulator_kernel(scop, points, &plain, &piece, private)?;
         }
         let mut what = kernel.as_ref().map(|k| vec![kernel_summary(k)]);
+        // Several statements and no kernel for them together: one after the other, each with
+        // its own kernel where one applies (see "Statements apart" in the module doc).
+        if kernel.is_none() {
+            if let Some(parts) = statement_by_statement(
+                scop,
+                points,
+                &plain,
+                &piece,
+                private,
+                lanes_order.as_deref(),
+                false,
+            )? {
+                what = Some(kernel_summaries(&parts));
+                kernel = Some(parts);
+                jammed_as = None;
+            }
+        }
+        if jammed_as.is_some() {
+            code.jammed = jammed_as;
+        }
         if kernel.is_none() && !reordered {
             if let Some((columns, done)) = column_buffers(scop, points, &plain, &piece, private)? {
                 kernel = Some(columns);

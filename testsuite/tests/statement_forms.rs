@@ -488,3 +488,33 @@ fn rows_run_as_vector_lanes() {
         assert!(c.contains(transpose), "{transpose}");
     }
 }
+
+/// Full tiles whose statements get a register kernel only one at a time run them one after the
+/// other (`polyhedral::tile_code`'s "Statements apart"): bicg's pair verifies with its sums in
+/// accumulators and no loop jammed around both, at sizes with full tiles and at tiles of 5 x 3;
+/// the pair whose sum reads the element the update has just written keeps the jammed loop.
+#[test]
+fn statements_apart_in_full_tiles() {
+    check_with(
+        "apart.c",
+        &[&[], &["-DN=1000", "-DM=1200"], &["-DN=37", "-DM=30"]],
+        &[],
+        &["--tiledflow-fuse=reuse"],
+        "SCoP in apart() at line 19: 4 statements",
+    );
+    let said = verbose("apart.c", &["--fuse", "reuse", "-DN=1000", "-DM=1200"]);
+    let line = |scop: &str| -> &str {
+        said.lines()
+            .find(|l| l.contains(scop))
+            .unwrap_or_else(|| panic!("{scop}: {said}"))
+    };
+    let apart = before_later(line("SCoP in apart() at line 19"));
+    assert!(
+        apart.contains("register kernels (S3 in 4 accumulators)"),
+        "{apart}"
+    );
+    assert!(!apart.contains("jammed by"), "{apart}");
+    let together = before_later(line("SCoP in together() at line 34"));
+    assert!(together.contains("jammed by 4"), "{together}");
+    assert!(!together.contains("register kernels"), "{together}");
+}

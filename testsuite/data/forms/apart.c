@@ -1,0 +1,62 @@
+/* Full tiles whose statements run one after the other, each with its own register kernel
+ * (`polyhedral::tile_code`, "Statements apart"): bicg's pair, a vector updated along the rows'
+ * loop beside each row's sum, read from one matrix; then the same pair where the sum reads the
+ * element the update has just written, which must keep the statements together.
+ * Prints every result as a hexadecimal float, so any difference in any bit shows. */
+#include <stdio.h>
+
+#ifndef N
+#define N 100
+#endif
+#ifndef M
+#define M 90
+#endif
+
+double A[N][M], r[N], p[M], s[M], q[N], s2[M], q2[N];
+
+static void apart(void)
+{
+#pragma scop
+  for (int j = 0; j < M; j++)
+    s[j] = 0.0;
+  for (int i = 0; i < N; i++) {
+    q[i] = 0.0;
+    for (int j = 0; j < M; j++) {
+      s[j] = s[j] + r[i] * A[i][j];
+      q[i] = q[i] + A[i][j] * p[j];
+    }
+  }
+#pragma endscop
+}
+
+static void together(void)
+{
+#pragma scop
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < M; j++) {
+      s2[j] = s2[j] + r[i] * A[i][j];
+      q2[i] = q2[i] + s2[j] * p[j];
+    }
+#pragma endscop
+}
+
+int main(void)
+{
+  for (int i = 0; i < N; i++) {
+    for (int j = 0; j < M; j++)
+      A[i][j] = (double)((i * 7 + j * 3) % 11) / 10.0;
+    r[i] = (double)(i % 9) / 4.0 - 0.9;
+    q2[i] = (double)(i % 5) / 2.0;
+  }
+  for (int j = 0; j < M; j++) {
+    p[j] = (double)(j % 7) / 3.0 - 1.0;
+    s2[j] = (double)(j % 3) * 0.125;
+  }
+  apart();
+  together();
+  for (int i = 0; i < N; i++)
+    printf("%a %a\n", q[i], q2[i]);
+  for (int j = 0; j < M; j++)
+    printf("%a %a\n", s[j], s2[j]);
+  return 0;
+}
