@@ -187,6 +187,75 @@ pub enum KernelPart {
     Gathered(usize, usize),
     /// A part of a loop whose rows run as the lanes of vectors (`crate::rows`).
     Row(RowPart),
+    /// A part of a loop whose statements' rows run as the lanes of vectors step by step
+    /// (`crate::rows`, "Steps as lanes").
+    Step(StepPart),
+}
+
+/// A part of a loop whose statements' copies run as the lanes of vectors step by step
+/// (`crate::rows`): what it prints, for vector `vector` of the loop (the statements' vectors of
+/// rows, numbered in order), of a statement whose row iterator is `row`; bit `n` of `carried`
+/// set where the statement's `n`-th operand that moves with the rows is held in a register
+/// from one step to the next instead of read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StepPart {
+    pub what: StepWhat,
+    pub vector: usize,
+    pub row: usize,
+    pub carried: usize,
+}
+
+/// What a [`StepPart`] prints (`tf_sw<v>` the vector of the elements that vector `v` writes,
+/// `tf_so<v>_<n>` the vector of its `n`-th operand that moves with the rows; one lane's copy
+/// prints its lane).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepWhat {
+    /// `T tf_sw<v>; T tf_so<v>_<n>; ...` (`T` the 32-byte vector type).
+    Decl,
+    /// `tf_so<v>_<n>[lane] = <operand n>;` for the carried operands, before the loop.
+    Carry(usize),
+    /// `tf_so<v>_<n>[lane] = <operand n>;` for the others (and the written element for a
+    /// compound assignment), in a step; a contiguous operand is one vector load, in lane 0.
+    Gather(usize),
+    /// The statement on vectors: the written element as `tf_sw<v>`, operand `n` as `tf_so<v>_<n>`.
+    Step,
+    /// `<written element> = tf_sw<v>[lane];` (one vector store in lane 0 where it is contiguous).
+    Scatter(usize),
+}
+
+impl StepWhat {
+    const TAGS: [&'static str; 5] = ["decl", "carry", "gather", "step", "scatter"];
+
+    fn tag_and_number(self) -> (usize, usize) {
+        match self {
+            StepWhat::Decl => (0, 0),
+            StepWhat::Carry(n) => (1, n),
+            StepWhat::Gather(n) => (2, n),
+            StepWhat::Step => (3, 0),
+            StepWhat::Scatter(n) => (4, n),
+        }
+    }
+
+    fn of(tag: &str, n: usize) -> Option<StepWhat> {
+        Some(match Self::TAGS.iter().position(|t| *t == tag)? {
+            0 => StepWhat::Decl,
+            1 => StepWhat::Carry(n),
+            2 => StepWhat::Gather(n),
+            3 => StepWhat::Step,
+            _ => StepWhat::Scatter(n),
+        })
+    }
+}
+
+/// The name of vector `v`'s written elements in a loop whose statements run as lanes step by
+/// step (see [`StepWhat`]).
+pub fn step_written(v: usize) -> String {
+    format!("tf_sw{v}")
+}
+
+/// The name of vector `v`'s `n`-th operand that moves with the rows (see [`StepWhat`]).
+pub fn step_operand(v: usize, n: usize) -> String {
+    format!("tf_so{v}_{n}")
 }
 
 /// A part of a loop whose rows run as the lanes of vectors (`crate::rows`): what it prints,
@@ -291,6 +360,16 @@ pub fn kernel_user(stmt: &str, part: KernelPart) -> String {
         KernelPart::ScaleFill(q, r, row, f) => {
             return format!("{stmt}@sfill{q}.{r}.{row}.{}", f as u8)
         }
+        KernelPart::Step(p) => {
+            let (tag, n) = p.what.tag_and_number();
+            return format!(
+                "{stmt}@step.{}.{n}.{}.{}.{}",
+                StepWhat::TAGS[tag],
+                p.vector,
+                p.row,
+                p.carried
+            );
+        }
         KernelPart::Row(p) => {
             let (tag, n) = p.what.tag_and_number();
             return format!(
@@ -333,6 +412,21 @@ pub fn split_kernel_user(name: &str) -> (&str, Option<KernelPart>) {
                             rows,
                         })),
                     );
+                }
+            }
+        }
+    }
+    if let Some((stmt, rest)) = name.split_once("@step.") {
+        if let Some((tag, rest)) = rest.split_once('.') {
+            if let Some([n, vector, row, carried]) = numbers(rest).as_deref() {
+                if let Some(what) = StepWhat::of(tag, *n) {
+                    let part = StepPart {
+                        what,
+                        vector: *vector,
+                        row: *row,
+                        carried: *carried,
+                    };
+                    return (stmt, Some(KernelPart::Step(part)));
                 }
             }
         }

@@ -161,9 +161,9 @@ fn polybench_scop(name: &str) -> scop_ir::Scop {
 
 pub use align::{follows_lines, with_row_lines, RowLine};
 pub use ast::{
-    kernel_user, split_kernel_user, Ast, Expr, Kernel, KernelLoop, KernelPart, KernelWidth, OpKind,
-    Packs, RowPart, RowWhat, VectorLanes, COLUMN_BUFFER, PACK_BUFFER, PACK_LANE_START,
-    PACK_RED_START, SCALED_BUFFER,
+    kernel_user, split_kernel_user, step_operand, step_written, Ast, Expr, Kernel, KernelLoop,
+    KernelPart, KernelWidth, OpKind, Packs, RowPart, RowWhat, StepPart, StepWhat, VectorLanes,
+    COLUMN_BUFFER, PACK_BUFFER, PACK_LANE_START, PACK_RED_START, SCALED_BUFFER,
 };
 pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
 pub use cost::{schedule_cost, Machine, NestCost, ScheduleCost};
@@ -185,7 +185,10 @@ pub use privatize::{
     ScalarExpansion, TaskPrivate,
 };
 pub use retime::{retime_reductions, Retimed};
-pub use rows::{row_groups, row_iterators, RowGroup, ROW_LANES_USER, ROW_LANE_BYTES};
+pub use rows::{
+    row_groups, row_iterators, step_groups, RowGroup, StepGroups, ROW_LANES_USER, ROW_LANE_BYTES,
+    ROW_STEPS_USER,
+};
 pub use schedule::{run_bounded, schedule};
 use scop_ir::StmtId;
 pub use spread::{spread_tiles, Spread};

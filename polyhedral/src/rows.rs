@@ -48,8 +48,49 @@
 //! jammed loop as it was otherwise; it runs only when the loop does at least one step (the
 //! accumulators are stored after it, and a loop of no step must write nothing).
 
-use crate::ast::{Ast, Expr};
-use crate::isl::{Ctx, UnionMap};
+//!
+//! ## Steps as lanes
+//!
+//! A loop whose jammed rows are recurrences rather than sums (adi's `p[i][j] = -c / (a *
+//! p[i][j - 1] + b)` and `q[i][j] = (.. u[j][i] .. q[i][j - 1]) / (a * p[i][j - 1] + b)` along
+//! `j`, rows `i .. i + 15` jammed by [`crate::chains`]) runs each statement's copies of four
+//! consecutive rows as the lanes of one vector, one step of the loop at a time
+//! ([`ROW_STEPS_USER`], printed by `c_ast`'s step lanes):
+//!
+//! ```text
+//! P = { p[i][0], .., p[i + 3][0] }                  operands that the loop wrote one step before
+//! for (j = lo; j <= hi; j++) {
+//!   W = -c / (a * P + b);  p[i + 0 .. 3][j] = W;    the statement on vectors, stored per lane
+//!   U = u[j][i .. i + 3];                           an operand contiguous across the rows: one load
+//!   ...;  P = W;                                    the written vector is next step's operand
+//! }
+//! ```
+//!
+//! Each lane computes its row's statement with the same operations in the same order, so the
+//! results are bitwise the same; the four rows' divisions are one vector division, where the
+//! jammed code ran them one by one on the scalar divider. The operands that move with the rows
+//! are read per lane (or as one vector load where they are contiguous across the rows), the
+//! others are scalars; an operand that reads exactly what a statement of the loop wrote one
+//! step before in the same row (checked with ISL on the two accesses) stays in a register.
+//! It applies to an innermost loop of unit step whose body is nothing but copies of statements
+//! (in `if`s on the rows only: a strip that the tile's border cuts runs the jammed code) where:
+//! - every statement has the same copies, at rows one apart within each vector, writes one
+//!   element of a non-private array and its text means the same on vectors with the rows as
+//!   lanes (`scop_ir::lanes::StepStatement`; a macro that expands to its argument, PolyBench's
+//!   `SCALAR_VAL`, reads as its argument);
+//! - no two copies of one step touch one element, one of them writing (ISL, on the statements'
+//!   accesses: seidel-2d's rows read the row before), and each row runs the statements in the
+//!   order of the first copies, so that running a statement's rows together keeps every
+//!   conflicting pair's order;
+//! - every statement writes another element at every step (an accumulator is the rows' lanes'
+//!   above, which keep it in a register: stepped, it would be stored and loaded at each step).
+//!
+//! Measured on adi at LARGE (standalone, one thread / two, medians of 3): rows jammed by four
+//! and scalar 3.13 / 1.57 s; four rows as one vector 2.34 / 1.16 s; sixteen rows as four
+//! vectors ([`crate::chains`] jams sixteen where [`steps_may_run`] foresees lanes) 1.88 / 0.79 s.
+
+use crate::ast::{Ast, Expr, OpKind};
+use crate::isl::{Ctx, UnionMap, UnionSet};
 use crate::kernel::{accumulates_locally, sole_writer};
 use crate::maps::{names, tuple};
 use crate::tile_code::SCALAR_LOOP_USER;
@@ -60,6 +101,13 @@ use scop_ir::{AccessKind, ArrayId, Scop};
 /// The name of the user node [`mark_row_lanes`] puts first in a loop's body: the printers run
 /// the loop with its rows as lanes ([`row_groups`] says how).
 pub const ROW_LANES_USER: &str = "tf_row_lanes";
+
+/// The name of the user node [`mark_row_lanes`] puts first in a loop's body whose statements'
+/// copies run as lanes step by step (see "Steps as lanes" in the module doc). Its arguments:
+/// the lanes, then for each operand held in a register from one step to the next three
+/// numbers: its statement's group (in [`step_groups`]' order), its number among the
+/// statement's operands that move with the rows, and the group whose written element it is.
+pub const ROW_STEPS_USER: &str = "tf_row_steps";
 
 /// The bytes of one vector of rows (see the module doc).
 pub const ROW_LANE_BYTES: i64 = 32;
@@ -95,25 +143,93 @@ pub fn row_iterators(rows: usize) -> Vec<usize> {
 /// as one whole coordinate, the same in all of them, and differ from each other in other
 /// coordinates that do not mention it; `None` otherwise.
 pub fn row_groups(body: &Ast, iter: &str) -> Option<Vec<RowGroup>> {
-    // The users, through blocks in blocks (fused sibling loops' bodies).
-    fn users_of<'a>(ast: &'a Ast, out: &mut Vec<&'a Ast>) {
-        match ast {
-            Ast::Block(items) => items.iter().for_each(|a| users_of(a, out)),
-            other => out.push(other),
+    let mut guards = Vec::new();
+    let mut items = Vec::new();
+    if !users_of(body, iter, &mut guards, &mut items) || !guards.is_empty() {
+        return None;
+    }
+    match grouped(&items, iter)? {
+        (groups, 1) => Some(groups),
+        _ => None,
+    }
+}
+
+/// The statement copies of a loop body whose rows run as lanes step by step ([`step_groups`]):
+/// the groups, the conditions of the `if`s around copies (on the rows, not on the loop), and
+/// the direction of the statements' coordinate along the loop (1 for `iter`, -1 for `-iter`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepGroups {
+    pub groups: Vec<RowGroup>,
+    pub guards: Vec<Expr>,
+    pub dir: i64,
+}
+
+/// [`row_groups`] of a body whose copies may sit in `if`s without `else` whose conditions do
+/// not mention `iter` (the rows that a tile's border cuts), and whose statements' coordinate
+/// along the loop may be `-iter` (a loop that ISL prints counting up over a coordinate that
+/// runs down).
+pub fn step_groups(body: &Ast, iter: &str) -> Option<StepGroups> {
+    let mut guards = Vec::new();
+    let mut items = Vec::new();
+    if !users_of(body, iter, &mut guards, &mut items) {
+        return None;
+    }
+    let (groups, dir) = grouped(&items, iter)?;
+    Some(StepGroups {
+        groups,
+        guards,
+        dir,
+    })
+}
+
+/// The nodes of `ast` other than blocks and `if`s without `else` whose conditions do not mention
+/// `iter` (fused sibling loops' bodies, copies that a tile's border cuts), into `out`, and the
+/// conditions into `guards` (each once); false at an `if` that does not qualify.
+fn users_of<'a>(ast: &'a Ast, iter: &str, guards: &mut Vec<Expr>, out: &mut Vec<&'a Ast>) -> bool {
+    match ast {
+        Ast::Block(items) => items.iter().all(|a| users_of(a, iter, guards, out)),
+        Ast::If {
+            cond,
+            then,
+            els: None,
+        } if !cond.mentions(iter) => {
+            if !guards.contains(cond) {
+                guards.push(cond.clone());
+            }
+            users_of(then, iter, guards, out)
+        }
+        Ast::If { .. } => false,
+        other => {
+            out.push(other);
+            true
         }
     }
-    let mut items = Vec::new();
-    users_of(body, &mut items);
+}
+
+/// The statement instances `items` grouped as [`row_groups`] groups them, and the direction of
+/// their coordinate along `iter` (see [`StepGroups`]).
+fn grouped(items: &[&Ast], iter: &str) -> Option<(Vec<RowGroup>, i64)> {
+    let along = Expr::Id(iter.to_string());
+    let against = Expr::Op(OpKind::Minus, vec![along.clone()]);
     let mut groups: Vec<RowGroup> = Vec::new();
+    let mut dir = None;
     for item in items {
         let Ast::User { name, args } = item else {
             return None;
         };
-        if name == SCALAR_LOOP_USER || name == ROW_LANES_USER {
+        if name == SCALAR_LOOP_USER || name == ROW_LANES_USER || name == ROW_STEPS_USER {
             continue;
         }
         crate::scop::stmt_of_name(name)?;
-        let red = args.iter().position(|a| *a == Expr::Id(iter.to_string()))?;
+        let (red, d) = args.iter().enumerate().find_map(|(k, a)| match a {
+            a if *a == along => Some((k, 1)),
+            a if *a == against => Some((k, -1)),
+            _ => None,
+        })?;
+        if dir.is_some_and(|x| x != d) {
+            return None;
+        }
+        dir = Some(d);
         let others_mention = args
             .iter()
             .enumerate()
@@ -142,18 +258,24 @@ pub fn row_groups(body: &Ast, iter: &str) -> Option<Vec<RowGroup>> {
             }),
         }
     }
-    (!groups.is_empty() && groups.iter().all(|g| g.rows != 0 && g.rows < 1 << 31)).then_some(groups)
+    let fine = !groups.is_empty() && groups.iter().all(|g| g.rows != 0 && g.rows < 1 << 31);
+    fine.then_some((groups, dir?))
 }
 
-/// Puts [`ROW_LANES_USER`] first in the body of every loop of `ast` whose rows can run as the
-/// lanes of vectors (see the module doc); returns the loops' iterators.
-pub(crate) fn mark_row_lanes(
-    scop: &Scop,
-    ast: &mut Ast,
-    private: &[ArrayId],
-) -> Result<Vec<String>> {
+/// The loops [`mark_row_lanes`] marked: those whose accumulators run as lanes, and those whose
+/// statements run as lanes step by step.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Marked {
+    pub rows: Vec<String>,
+    pub steps: Vec<String>,
+}
+
+/// Puts [`ROW_LANES_USER`] (or [`ROW_STEPS_USER`]) first in the body of every loop of `ast`
+/// whose rows can run as the lanes of vectors (see the module doc); returns the loops'
+/// iterators.
+pub(crate) fn mark_row_lanes(scop: &Scop, ast: &mut Ast, private: &[ArrayId]) -> Result<Marked> {
     let ctx = Ctx::shared()?;
-    let mut marked = Vec::new();
+    let mut marked = Marked::default();
     mark_in(ctx, scop, ast, private, &mut marked)?;
     Ok(marked)
 }
@@ -163,7 +285,7 @@ fn mark_in(
     scop: &Scop,
     ast: &mut Ast,
     private: &[ArrayId],
-    marked: &mut Vec<String>,
+    marked: &mut Marked,
 ) -> Result<()> {
     match ast {
         Ast::Block(items) => {
@@ -180,18 +302,33 @@ fn mark_in(
         Ast::For {
             iter, inc, body, ..
         } => {
-            let Some(groups) = row_groups(body, iter) else {
-                return mark_in(ctx, scop, body, private, marked);
+            let unit = *inc == Expr::Int("1".into());
+            let first = match row_groups(body, iter) {
+                Some(groups) => match unit {
+                    true => lanes_of(ctx, scop, &groups, private)?.map(|lanes| {
+                        marked.rows.push(iter.clone());
+                        (ROW_LANES_USER, vec![lanes])
+                    }),
+                    false => None,
+                },
+                None => None,
             };
-            if *inc != Expr::Int("1".into()) {
-                return Ok(());
-            }
-            let Some(lanes) = lanes_of(ctx, scop, &groups, private)? else {
+            let first = match (first, step_groups(body, iter)) {
+                (Some(first), _) => Some(first),
+                (None, Some(steps)) if unit => steps_of(ctx, scop, &steps, body, iter, private)?
+                    .map(|numbers| {
+                        marked.steps.push(iter.clone());
+                        (ROW_STEPS_USER, numbers)
+                    }),
+                (None, Some(_)) => None,
+                (None, None) => return mark_in(ctx, scop, body, private, marked),
+            };
+            let Some((name, numbers)) = first else {
                 return Ok(());
             };
             let first = Ast::User {
-                name: ROW_LANES_USER.to_string(),
-                args: vec![Expr::Int(lanes.to_string())],
+                name: name.to_string(),
+                args: numbers.iter().map(|n| Expr::Int(n.to_string())).collect(),
             };
             match body.as_mut() {
                 Ast::Block(items) => items.insert(0, first),
@@ -200,7 +337,6 @@ fn mark_in(
                     *other = Ast::Block(vec![first, old]);
                 }
             }
-            marked.push(iter.clone());
         }
         Ast::User { .. } | Ast::Kernel(_) => {}
     }
@@ -303,6 +439,304 @@ fn runs_as_lanes(ctx: &Ctx, scop: &Scop, groups: &[RowGroup], private: &[ArrayId
         }
     }
     Ok(true)
+}
+
+/// The numbers of the [`ROW_STEPS_USER`] marker of a loop over `iter` whose statement copies
+/// `steps` (in `body`) can run as the lanes of vectors step by step (see "Steps as lanes" in
+/// the module doc); `None` when they cannot.
+fn steps_of(
+    ctx: &Ctx,
+    scop: &Scop,
+    steps: &StepGroups,
+    body: &Ast,
+    iter: &str,
+    private: &[ArrayId],
+) -> Result<Option<Vec<i64>>> {
+    let groups = &steps.groups;
+    let first = &groups[0];
+    // One row iterator, the same copies (rows) for every statement, in the same coordinates.
+    let same_copies = groups
+        .iter()
+        .all(|g| g.copies == first.copies && g.red == first.red);
+    if !same_copies || first.rows.count_ones() != 1 {
+        return Ok(None);
+    }
+    let row = first.rows.trailing_zeros() as usize;
+    let mut lanes = None;
+    let mut writes = Vec::new();
+    for g in groups {
+        let Some((stmt, write)) = sole_writer(scop, &g.stmt, private) else {
+            return Ok(None);
+        };
+        let elem = scop.array(write.array).elem_type.as_str();
+        let l = ROW_LANE_BYTES / (element_bytes(elem) as i64).max(1);
+        let text = scop_ir::lanes::StepStatement {
+            scop,
+            stmt,
+            row,
+            elem,
+        };
+        if lanes.is_some_and(|x| x != l) || text.refusal().is_some() {
+            return Ok(None);
+        }
+        lanes = Some(l);
+        writes.push((stmt, write));
+    }
+    let Some(lanes) = lanes else {
+        return Ok(None);
+    };
+    // Each vector's copies at consecutive rows.
+    let l = lanes as usize;
+    let copies = &first.copies;
+    if !copies.len().is_multiple_of(l) {
+        return Ok(None);
+    }
+    for v in copies.chunks(l) {
+        let consecutive = v
+            .iter()
+            .enumerate()
+            .all(|(k, c)| difference(&v[0][row], &c[row]) == Some(k as i64));
+        if !consecutive {
+            return Ok(None);
+        }
+    }
+    // Each row runs the statements in the groups' order.
+    let mut items = Vec::new();
+    users_of(body, iter, &mut Vec::new(), &mut items);
+    let mut last = vec![0usize; copies.len()];
+    for item in items {
+        let Ast::User { name, args } = item else {
+            continue;
+        };
+        let (Some(g), Some(c)) = (
+            groups.iter().position(|g| g.stmt == *name),
+            copies.iter().position(|c| c == args),
+        ) else {
+            continue;
+        };
+        if g < last[c] {
+            return Ok(None);
+        }
+        last[c] = g;
+    }
+    // No two copies of one step touch one element, one of them writing.
+    let dims = first.copies[0].len();
+    let (x, y) = (names("x", dims), names("y", dims));
+    let pair = |g: &str, h: &str, cond: &str| {
+        UnionMap::read(
+            ctx,
+            &format!("{{ {} -> {} : {cond} }}", tuple(g, &x), tuple(h, &y)),
+        )
+    };
+    let equal_but = |skip: usize| -> Vec<String> {
+        (0..dims)
+            .filter(|&k| k != skip)
+            .map(|k| format!("{} = {}", x[k], y[k]))
+            .collect()
+    };
+    let same_step = format!(
+        "{} and ({} < {} or {} > {})",
+        equal_but(row).join(" and "),
+        x[row],
+        y[row],
+        x[row],
+        y[row]
+    );
+    for (a, (sa, _)) in writes.iter().enumerate() {
+        for (sb, _) in &writes[a..] {
+            let (da, db) = (
+                UnionSet::read(ctx, &sa.domain)?,
+                UnionSet::read(ctx, &sb.domain)?,
+            );
+            for xa in &sa.accesses {
+                for xb in sb.accesses.iter().filter(|xb| xb.array == xa.array) {
+                    if xa.kind != AccessKind::Write && xb.kind != AccessKind::Write {
+                        continue;
+                    }
+                    let ra = UnionMap::read(ctx, &xa.relation)?.intersect_domain(da.clone())?;
+                    let rb = UnionMap::read(ctx, &xb.relation)?.intersect_domain(db.clone())?;
+                    let touching = ra.apply_range(rb.reverse()?)?;
+                    let across = pair(&sa_name(sa), &sa_name(sb), &same_step)?;
+                    if !touching.intersect(across)?.is_empty()? {
+                        return Ok(None);
+                    }
+                }
+            }
+        }
+    }
+    // Every statement writes another element at each step: an element written again step
+    // after step is an accumulator, which the accumulators' lanes keep in registers
+    // ([`ROW_LANES_USER`]), where steps as lanes would store and load it at every step.
+    let previous = {
+        let mut cond = equal_but(first.red);
+        cond.push(format!(
+            "{} = {} - ({})",
+            y[first.red], x[first.red], steps.dir
+        ));
+        cond.join(" and ")
+    };
+    for (stmt, w) in &writes {
+        let w = UnionMap::read(ctx, &w.relation)?;
+        let again = pair(&sa_name(stmt), &sa_name(stmt), &previous)?
+            .intersect(w.clone().apply_range(w.reverse()?)?)?;
+        if !again.is_empty()? {
+            return Ok(None);
+        }
+    }
+    // The operands that read what a statement of the loop wrote one step before, from the same
+    // row: held in registers.
+    let mut numbers = vec![lanes];
+    for (g, (stmt, _)) in writes.iter().enumerate() {
+        let text = scop_ir::lanes::StepStatement {
+            scop,
+            stmt,
+            row,
+            elem: scop.array(writes[g].1.array).elem_type.as_str(),
+        };
+        for (n, relation) in text.operand_relations().into_iter().enumerate() {
+            let Some((relation, array)) = relation else {
+                continue;
+            };
+            let mut writers = writes
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, w))| w.array == array);
+            let (Some((h, (sh, w))), None) = (writers.next(), writers.next()) else {
+                continue;
+            };
+            let w = UnionMap::read(ctx, &w.relation)?;
+            let read = UnionMap::read(ctx, &relation)?;
+            let one_before = pair(&sa_name(stmt), &sa_name(sh), &previous)?.apply_range(w)?;
+            if read.is_equal(&one_before)? {
+                numbers.extend([g as i64, n as i64, h as i64]);
+            }
+        }
+    }
+    Ok(Some(numbers))
+}
+
+/// The lanes in which the statements of `schedule` (a tile's points: statement instances to
+/// their dimensions) may run as vectors step by step once jammed along dimension `m` (see
+/// "Steps as lanes" in the module doc): each statement writes one element, of no private
+/// array, with its text fit for lanes along its iterator that dimension `m` is; all write
+/// elements of one type; and no two instances that differ in dimension `m` alone touch one
+/// element, one of them writing. `None` otherwise. A cheap forecast for choosing the jam
+/// (`crate::chains`): [`mark_row_lanes`] checks the jammed loops themselves.
+pub(crate) fn steps_may_run(
+    scop: &Scop,
+    schedule: &UnionMap<'_>,
+    m: usize,
+    private: &[ArrayId],
+) -> Result<Option<i64>> {
+    let ctx = schedule.ctx();
+    let mut lanes = None;
+    let mut all = UnionMap::empty(ctx)?;
+    let mut written = UnionMap::empty(ctx)?;
+    let mut dims = None;
+    for map in schedule.maps()? {
+        let Some(stmt) = crate::steps::statement_of(scop, &map) else {
+            return Ok(None);
+        };
+        let name = stmt.id.to_string();
+        let Some((_, write)) = sole_writer(scop, &name, private) else {
+            return Ok(None);
+        };
+        let n_out = map.n_dims(crate::isl::Side::Out)?;
+        if m >= n_out || dims.is_some_and(|d| d != n_out) {
+            return Ok(None);
+        }
+        dims = Some(n_out);
+        let (x, o) = (names("i", stmt.iterators.len()), names("o", n_out));
+        let map = UnionMap::from_map(map)?;
+        let mut row = None;
+        for k in 0..x.len() {
+            let along = UnionMap::read(
+                ctx,
+                &format!(
+                    "{{ {} -> {} : {} = {} }}",
+                    tuple(&name, &x),
+                    tuple("", &o),
+                    o[m],
+                    x[k]
+                ),
+            )?;
+            if map.is_subset(&along)? {
+                row = Some(k);
+                break;
+            }
+        }
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let elem = scop.array(write.array).elem_type.as_str();
+        let l = ROW_LANE_BYTES / (element_bytes(elem) as i64).max(1);
+        let text = scop_ir::lanes::StepStatement {
+            scop,
+            stmt,
+            row,
+            elem,
+        };
+        if lanes.is_some_and(|x| x != l) || text.refusal().is_some() {
+            return Ok(None);
+        }
+        lanes = Some(l);
+        for a in &stmt.accesses {
+            let relation = UnionMap::read(ctx, &a.relation)?;
+            let at = map.clone().reverse()?.apply_range(relation)?;
+            if a.kind == AccessKind::Write {
+                written = written.union(at.clone())?;
+            }
+            all = all.union(at)?;
+        }
+    }
+    let Some(n) = dims else {
+        return Ok(None);
+    };
+    let (x, y) = (names("x", n), names("y", n));
+    let mut cond: Vec<String> = (0..n)
+        .filter(|&k| k != m)
+        .map(|k| format!("{} = {}", x[k], y[k]))
+        .collect();
+    cond.push(format!("({0} < {1} or {0} > {1})", x[m], y[m]));
+    let across = UnionMap::read(
+        ctx,
+        &format!(
+            "{{ {} -> {} : {} }}",
+            tuple("", &x),
+            tuple("", &y),
+            cond.join(" and ")
+        ),
+    )?;
+    let touching = written.apply_range(all.reverse()?)?;
+    Ok(match touching.intersect(across)?.is_empty()? {
+        true => lanes,
+        false => None,
+    })
+}
+
+/// A statement's tuple name.
+fn sa_name(stmt: &scop_ir::Statement) -> String {
+    stmt.id.to_string()
+}
+
+/// `b - a` when both are the same expression plus constants (`i`, `i + 2`); `None` otherwise.
+fn difference(a: &Expr, b: &Expr) -> Option<i64> {
+    fn split(e: &Expr) -> Option<(&Expr, i64)> {
+        match e {
+            Expr::Op(OpKind::Add, args) => match args.as_slice() {
+                [x, Expr::Int(c)] => Some((x, c.parse().ok()?)),
+                [Expr::Int(c), x] => Some((x, c.parse().ok()?)),
+                _ => Some((e, 0)),
+            },
+            Expr::Op(OpKind::Sub, args) => match args.as_slice() {
+                [x, Expr::Int(c)] => Some((x, -c.parse::<i64>().ok()?)),
+                _ => Some((e, 0)),
+            },
+            _ => Some((e, 0)),
+        }
+    }
+    let ((xa, ca), (xb, cb)) = (split(a)?, split(b)?);
+    (xa == xb).then_some(cb - ca)
 }
 
 #[cfg(test)]

@@ -118,6 +118,9 @@ pub struct TileCode {
     /// The iterators of the loops whose jammed rows run as the lanes of vectors
     /// ([`crate::rows`]).
     pub row_lanes: Vec<String>,
+    /// The iterators of the loops whose jammed statements run as the lanes of vectors step by
+    /// step ([`crate::rows`], "Steps as lanes").
+    pub step_lanes: Vec<String>,
     /// The iterators along which tiles partial there (and full along the others) also run a
     /// register kernel (`partial_reductions`).
     pub relaxed: Vec<String>,
@@ -143,12 +146,13 @@ pub fn tile_body_ast(
     if p == 0 || points.separate.is_none() {
         let mut general = points.build(None, points.separate.as_slice())?;
         let scalar_loops = mark_reduction_loops(scop, &mut general)?;
-        let row_lanes = mark_row_lanes(scop, &mut general, private)?;
+        let lanes = mark_row_lanes(scop, &mut general, private)?;
         return Ok((
             general,
             TileCode {
                 scalar_loops,
-                row_lanes,
+                row_lanes: lanes.rows,
+                step_lanes: lanes.steps,
                 ..TileCode::default()
             },
         ));
@@ -197,7 +201,9 @@ pub fn tile_body_ast(
     code.distributed = distributed;
     code.fused = fused;
     code.scalar_loops = mark_reduction_loops(scop, &mut ast)?;
-    code.row_lanes = mark_row_lanes(scop, &mut ast, private)?;
+    let lanes = mark_row_lanes(scop, &mut ast, private)?;
+    code.row_lanes = lanes.rows;
+    code.step_lanes = lanes.steps;
     Ok((ast, code))
 }
 
@@ -1623,6 +1629,12 @@ impl std::fmt::Display for TileCode {
             loops.sort();
             loops.dedup();
             write!(f, ", rows as vector lanes ({})", loops.join(", "))?;
+        }
+        if !self.step_lanes.is_empty() {
+            let mut loops = self.step_lanes.clone();
+            loops.sort();
+            loops.dedup();
+            write!(f, ", steps as vector lanes ({})", loops.join(", "))?;
         }
         Ok(())
     }

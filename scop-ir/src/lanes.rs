@@ -152,7 +152,7 @@ fn render_tokens(
 /// Why `stmt` cannot run as vectors along its iterator `q` of elements of type `elem` (see the
 /// module doc); `None` when it can.
 pub fn refusal(scop: &Scop, stmt: &Statement, q: usize, elem: &str) -> Option<String> {
-    check(scop, stmt, q, None, elem).err()
+    check(scop, stmt, q, None, elem, false).err()
 }
 
 /// Like [`refusal`], with the occurrences that [`packable`] accepts (read-only operands along
@@ -170,7 +170,7 @@ pub fn packed_refusal(
     elem: &str,
     frozen: bool,
 ) -> Result<usize, String> {
-    match check(scop, stmt, q, Some((r, frozen)), elem)? {
+    match check(scop, stmt, q, Some((r, frozen)), elem, false)? {
         0 => Err("no occurrence to pack".into()),
         n => Ok(n),
     }
@@ -241,13 +241,16 @@ fn packed_occurrences(
 }
 
 /// [`refusal`]'s checks; with `pack = Some(r)`, the occurrences [`packable`] along `q` and `r`
-/// are allowed (they count as vectors) and their number is returned.
+/// are allowed (they count as vectors) and their number is returned. With `identities`, calls
+/// of macros that expand to their argument ([`identity_macro`]: PolyBench's `SCALAR_VAL(x)` on
+/// `double`) are allowed too.
 fn check(
     scop: &Scop,
     stmt: &Statement,
     q: usize,
     pack: Option<(usize, bool)>,
     elem: &str,
+    identities: bool,
 ) -> Result<usize, String> {
     let fail = |why: String| Err(why);
     if !matches!(elem, "double" | "float") {
@@ -273,9 +276,14 @@ fn check(
         return fail("a packed occurrence inside a subscript".into());
     }
     // Every variable of the element type, with as many subscripts as its rank (a scalar that
-    // the analysis expanded into an array is printed otherwise: not as written).
+    // the analysis expanded into an array is printed otherwise: not as written). With
+    // `identities`, a scalar inside a subscript (`A[i][n - 1]`) is an index of any type.
+    let nested = |o: &Occurrence| occs.iter().any(|x| x.start < o.start && o.end <= x.end);
     for occ in &occs {
         if let Tok::Var(id) = toks[occ.start] {
+            if identities && nested(occ) && scop.array(id).rank == 0 && occ.subscripts.is_empty() {
+                continue;
+            }
             let a = scop.array(id);
             if a.elem_type != elem {
                 return fail(format!("`{}` is of type `{}`", a.name, a.elem_type));
@@ -313,13 +321,27 @@ fn check(
     if total != lane_uses {
         return fail("the lane iterator outside a subscript".into());
     }
-    // The characters: operators with the same meaning on vectors, and numbers.
+    // The characters: operators with the same meaning on vectors, and numbers; with
+    // `identities`, any name inside a subscript (an index: `A[i][_PB_N - 1]`).
     let mut k = 0;
+    let mut depth = 0usize;
     while k < toks.len() {
         let Tok::Char(c) = toks[k] else {
             k += 1;
             continue;
         };
+        match c {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if identities && depth > 0 && (c.is_ascii_alphabetic() || c == '_') {
+            k += toks[k..]
+                .iter()
+                .take_while(|t| matches!(t, Tok::Char(c) if c.is_ascii_alphanumeric() || *c == '_'))
+                .count();
+            continue;
+        }
         let starts_number = c.is_ascii_digit()
             || (c == '.' && matches!(toks.get(k + 1), Some(Tok::Char(d)) if d.is_ascii_digit()));
         if starts_number {
@@ -330,6 +352,23 @@ fn check(
             k += len;
             continue;
         }
+        if identities && (c.is_ascii_alphabetic() || c == '_') {
+            let name: String = toks[k..]
+                .iter()
+                .map_while(|t| match t {
+                    Tok::Char(c) if c.is_ascii_alphanumeric() || *c == '_' => Some(*c),
+                    _ => None,
+                })
+                .collect();
+            let called = toks[k + name.len()..]
+                .iter()
+                .find(|t| !matches!(t, Tok::Char(c) if c.is_whitespace()))
+                == Some(&Tok::Char('('));
+            if called && identity_macro(scop, &name) {
+                k += name.len();
+                continue;
+            }
+        }
         if !(c.is_whitespace() || "+-*/=()[];".contains(c)) {
             return fail(format!("`{c}` in the statement"));
         }
@@ -339,6 +378,23 @@ fn check(
         k += 1;
     }
     Ok(packs.len())
+}
+
+/// Whether the SCoP's macro `name` is defined as `#define name(x) x`: a call means its argument.
+fn identity_macro(scop: &Scop, name: &str) -> bool {
+    scop.macros.iter().any(|m| {
+        let Some(rest) = m.define.trim().strip_prefix("#define") else {
+            return false;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix(name) else {
+            return false;
+        };
+        let Some((param, body)) = rest.strip_prefix('(').and_then(|r| r.split_once(')')) else {
+            return false;
+        };
+        let param = param.trim();
+        m.name == name && !param.is_empty() && body.trim() == param
+    })
 }
 
 /// [`render`] for a statement that [`packed_refusal`] accepts along `q` and `r` (with the same
@@ -1058,7 +1114,7 @@ fn row_lanes(
     rows: &[usize],
     elem: &str,
 ) -> Result<RowLanes, String> {
-    check(scop, stmt, red, None, elem)?;
+    check(scop, stmt, red, None, elem, false)?;
     let Some((toks, lhs)) = assigned(&stmt.body) else {
         return Err("the statement does not start with an assigned element".into());
     };
@@ -1168,6 +1224,212 @@ impl RowStatement<'_> {
                 k += spelled.len();
             } else {
                 out.push_str(&text_of(&toks[k..k + 1], iter, var));
+                k += 1;
+            }
+        }
+        out
+    }
+}
+
+/// The occurrences of a statement whose copies at consecutive rows run as the lanes of one
+/// vector step by step (`polyhedral::rows`, "Steps as lanes"), from [`step_lanes`]: the
+/// tokens, the assigned element, whether the assignment is compound (`+=`, ...), and the
+/// operands that move with the rows, in text order, each with whether it is contiguous along
+/// the rows.
+struct StepLanes {
+    toks: Vec<Tok>,
+    lhs: Occurrence,
+    compound: bool,
+    operands: Vec<Occurrence>,
+}
+
+/// Classifies the occurrences of `stmt` for running its copies at consecutive values of the
+/// row iterator `row` as the lanes of vectors of `elem`, one step of its loop at a time: the
+/// assigned element moves with the row; every other occurrence that mentions the row is an
+/// operand, read per lane (or as one vector where it is contiguous along the row); every
+/// occurrence that does not is the same for all the lanes (a scalar that the C compiler
+/// broadcasts). The text must mean the same on vectors (what [`refusal`] checks, with no lane
+/// iterator), assign once, hold no occurrence inside another's subscript, and mention the row
+/// only in subscripts.
+fn step_lanes(scop: &Scop, stmt: &Statement, row: usize, elem: &str) -> Result<StepLanes, String> {
+    check(scop, stmt, usize::MAX, None, elem, true)?;
+    let Some((toks, lhs)) = assigned(&stmt.body) else {
+        return Err("the statement does not start with an assigned element".into());
+    };
+    let occs = occurrences(&toks).ok_or("unbalanced brackets")?;
+    if toks.iter().filter(|t| **t == Tok::Char('=')).count() != 1 {
+        return Err("more than one assignment".into());
+    }
+    let mentions = |o: &Occurrence| toks[o.start..o.end].contains(&Tok::Iter(row));
+    if !mentions(&lhs) {
+        return Err("the assigned element is the same for all the rows".into());
+    }
+    let mut operands = Vec::new();
+    let mut inside = 0usize;
+    for occ in &occs {
+        if occs.iter().any(|o| o.start < occ.start && occ.end <= o.end) {
+            // An index scalar (`A[i][n - 1]`), which the statement does not write.
+            let index = matches!(toks[occ.start], Tok::Var(id)
+                if scop.array(id).rank == 0 && occ.subscripts.is_empty() && !writes(stmt, id));
+            if !index {
+                return Err("an occurrence inside a subscript".into());
+            }
+            continue;
+        }
+        inside += toks[occ.start..occ.end]
+            .iter()
+            .filter(|t| **t == Tok::Iter(row))
+            .count();
+        if occ.start != lhs.start && mentions(occ) {
+            operands.push(occ.clone());
+        }
+    }
+    let total = toks.iter().filter(|t| **t == Tok::Iter(row)).count();
+    if total != inside {
+        return Err("the row iterator outside a subscript".into());
+    }
+    let after: String = toks[lhs.end..]
+        .iter()
+        .map_while(|t| match t {
+            Tok::Char(c) => Some(*c),
+            _ => None,
+        })
+        .filter(|c| !c.is_whitespace())
+        .take(1)
+        .collect();
+    Ok(StepLanes {
+        compound: after != "=",
+        toks,
+        lhs,
+        operands,
+    })
+}
+
+/// Whether occurrence `occ` walks memory contiguously along iterator `row`: its last subscript
+/// is `row` plus or minus a constant and no other subscript mentions it.
+fn contiguous_along(toks: &[Tok], occ: &Occurrence, row: usize) -> bool {
+    let Some((&(a, b), others)) = occ.subscripts.split_last() else {
+        return false;
+    };
+    unit_subscript(&toks[a..b], row)
+        && !others
+            .iter()
+            .any(|&(x, y)| toks[x..y].contains(&Tok::Iter(row)))
+}
+
+/// A statement read for running its copies at consecutive values of its row iterator `row` as
+/// the lanes of vectors of `elem`, one step of its loop at a time (see [`step_lanes`]). The
+/// caller proves the rest with ISL: that copies of one step touch no element that another
+/// copy of that step writes, and which operands hold the value the statement wrote one step
+/// before.
+pub struct StepStatement<'a> {
+    pub scop: &'a Scop,
+    pub stmt: &'a Statement,
+    pub row: usize,
+    pub elem: &'a str,
+}
+
+impl StepStatement<'_> {
+    fn lanes(&self) -> Result<StepLanes, String> {
+        step_lanes(self.scop, self.stmt, self.row, self.elem)
+    }
+
+    /// Why the statement cannot run so; `None` when it can.
+    pub fn refusal(&self) -> Option<String> {
+        self.lanes().err()
+    }
+
+    /// Whether the assignment is compound (`+=`, `-=`, `*=`, `/=`): the vector of the written
+    /// elements starts from their values.
+    pub fn compound(&self) -> bool {
+        self.lanes().is_ok_and(|l| l.compound)
+    }
+
+    /// The assigned element, printed, and whether it is contiguous along the row.
+    pub fn written(
+        &self,
+        iter: &dyn Fn(usize) -> String,
+        var: &dyn Fn(ArrayId) -> String,
+    ) -> (String, bool) {
+        match self.lanes() {
+            Ok(l) => (
+                text_of(&l.toks[l.lhs.start..l.lhs.end], iter, var),
+                contiguous_along(&l.toks, &l.lhs, self.row),
+            ),
+            Err(_) => (
+                String::from("#error tiledflow internal error: no steps as lanes"),
+                false,
+            ),
+        }
+    }
+
+    /// The operands that move with the row, printed, in text order, each with whether it is
+    /// contiguous along the row (none when [`StepStatement::refusal`] refuses).
+    pub fn operands(
+        &self,
+        iter: &dyn Fn(usize) -> String,
+        var: &dyn Fn(ArrayId) -> String,
+    ) -> Vec<(String, bool)> {
+        match self.lanes() {
+            Ok(l) => l
+                .operands
+                .iter()
+                .map(|o| {
+                    (
+                        text_of(&l.toks[o.start..o.end], iter, var),
+                        contiguous_along(&l.toks, o, self.row),
+                    )
+                })
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// The ISL relation of each operand that moves with the row (`{ S1[i0, i1, i2] ->
+    /// p[i1, i2 - 1] }`) and its variable, in text order; `None` for an operand whose subscripts
+    /// are not affine text.
+    pub fn operand_relations(&self) -> Vec<Option<(String, ArrayId)>> {
+        match self.lanes() {
+            Ok(l) => l
+                .operands
+                .iter()
+                .map(|o| {
+                    let plain = o
+                        .subscripts
+                        .iter()
+                        .all(|&(a, b)| affine_text(&l.toks[a..b]));
+                    plain
+                        .then(|| occurrence_relation(self.scop, self.stmt, &l.toks, o))
+                        .flatten()
+                })
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// The text with the assigned element (the first occurrence only) printed as `written` and
+    /// the `n`-th operand that moves with the row as `operand(n)`; the rest as it is.
+    pub fn render(
+        &self,
+        iter: &dyn Fn(usize) -> String,
+        var: &dyn Fn(ArrayId) -> String,
+        written: &str,
+        operand: &dyn Fn(usize) -> String,
+    ) -> String {
+        let Ok(l) = self.lanes() else {
+            return String::from("#error tiledflow internal error: no steps as lanes\n");
+        };
+        let mut out = String::new();
+        let mut k = 0;
+        while k < l.toks.len() {
+            if k == l.lhs.start {
+                out.push_str(written);
+                k = l.lhs.end;
+            } else if let Some(n) = l.operands.iter().position(|o| o.start == k) {
+                out.push_str(&operand(n));
+                k = l.operands[n].end;
+            } else {
+                out.push_str(&text_of(&l.toks[k..k + 1], iter, var));
                 k += 1;
             }
         }

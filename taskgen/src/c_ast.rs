@@ -9,7 +9,8 @@
 //! tile `N0` becomes depends on the context (a statement body, a task spawn, a key bound).
 
 use polyhedral::{
-    Ast, Expr, Kernel, KernelLoop, KernelPart, KernelWidth, OpKind, RowPart, RowWhat, VectorLanes,
+    Ast, Expr, Kernel, KernelLoop, KernelPart, KernelWidth, OpKind, RowPart, RowWhat, StepPart,
+    StepWhat, VectorLanes,
 };
 use std::fmt::Write;
 
@@ -277,7 +278,7 @@ pub fn stmt_at_loops(
             if it == iter && at(out, &l, depth, user) {
                 return;
             }
-            if it != iter && row_lanes_of(body).is_some() {
+            if it != iter && (row_lanes_of(body).is_some() || step_lanes_of(body).is_some()) {
                 return stmt(out, ast, depth, user);
             }
             let _ = writeln!(
@@ -338,9 +339,12 @@ pub fn stmt(out: &mut String, ast: &Ast, depth: usize, user: &mut UserPrinter<'_
             cond,
             inc,
             body,
-        } => match row_lanes_of(body) {
-            Some(lanes) => row_lanes_loop(out, ast, lanes, depth, user),
-            None => plain_for(
+        } => match (row_lanes_of(body), step_lanes_of(body)) {
+            (Some(lanes), _) => row_lanes_loop(out, ast, lanes, depth, user),
+            (None, Some((lanes, carries))) => {
+                step_lanes_loop(out, ast, lanes, &carries, depth, user)
+            }
+            (None, None) => plain_for(
                 out,
                 [iter, &expr(init), &expr(cond), &expr(inc)],
                 body,
@@ -772,6 +776,177 @@ fn row_lanes_loop(
     let _ = writeln!(out, "{pad}}}");
     out.push_str("#else\n");
     plain(out, user);
+    out.push_str("#endif\n");
+}
+
+/// The lanes and the carried operands (group, operand, writing group) of a loop body that
+/// `polyhedral::rows` marked to run its statements' rows as vector lanes step by step, or
+/// `None`.
+fn step_lanes_of(body: &Ast) -> Option<(i64, Vec<[usize; 3]>)> {
+    let first = match body {
+        Ast::Block(items) => items.first()?,
+        other => other,
+    };
+    let Ast::User { name, args } = first else {
+        return None;
+    };
+    if name != polyhedral::ROW_STEPS_USER {
+        return None;
+    }
+    let numbers: Vec<i64> = args
+        .iter()
+        .map(|a| match a {
+            Expr::Int(n) => n.parse().ok(),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    let (&lanes, rest) = numbers.split_first()?;
+    if lanes <= 0 || rest.len() % 3 != 0 || rest.iter().any(|&n| n < 0) {
+        return None;
+    }
+    let carries = rest
+        .chunks(3)
+        .map(|c| [c[0] as usize, c[1] as usize, c[2] as usize])
+        .collect();
+    Some((lanes, carries))
+}
+
+/// Prints loop `ast`, whose body `polyhedral::rows` marked, with its statements' jammed rows as
+/// the lanes of `lanes`-element vectors step by step under `#if defined(TF_VBYTES)` and where
+/// the conditions of the copies' `if`s all hold, and as it is otherwise: the vectors declared
+/// and the `carries` (operands held in registers from one step to the next) loaded, then each
+/// step runs every vector of every statement in the statements' order (operands gathered, the
+/// statement on vectors, the written elements stored) and hands the written vectors to the
+/// operands that read them at the next step; all of it only when the loop runs a step at least.
+fn step_lanes_loop(
+    out: &mut String,
+    ast: &Ast,
+    lanes: i64,
+    carries: &[[usize; 3]],
+    depth: usize,
+    user: &mut UserPrinter<'_>,
+) {
+    let Ast::For {
+        iter,
+        init,
+        cond,
+        inc,
+        body,
+    } = ast
+    else {
+        return stmt(out, ast, depth, user);
+    };
+    let plain = |out: &mut String, user: &mut UserPrinter<'_>, depth: usize| {
+        let head = [iter.as_str(), &expr(init), &expr(cond), &expr(inc)];
+        plain_for(out, head, body, depth, user)
+    };
+    let l = lanes as usize;
+    let Some(steps) = polyhedral::step_groups(body, iter) else {
+        return plain(out, user, depth);
+    };
+    let groups = &steps.groups;
+    if groups.iter().any(|g| g.copies.len() % l != 0)
+        || carries
+            .iter()
+            .any(|c| c[0] >= groups.len() || c[2] >= groups.len())
+    {
+        return plain(out, user, depth);
+    }
+    // The vectors: (group, first copy, vector number), in the groups' order.
+    let mut vectors = Vec::new();
+    for (g, group) in groups.iter().enumerate() {
+        for first in (0..group.copies.len()).step_by(l) {
+            vectors.push((g, first, vectors.len()));
+        }
+    }
+    let mask = |g: usize| {
+        carries
+            .iter()
+            .filter(|c| c[0] == g)
+            .fold(0usize, |m, c| m | 1 << c[1])
+    };
+    let part = |g: usize, v: usize, what: StepWhat| {
+        let group = &groups[g];
+        polyhedral::kernel_user(
+            &group.stmt,
+            KernelPart::Step(StepPart {
+                what,
+                vector: v,
+                row: group.rows.trailing_zeros() as usize,
+                carried: mask(g),
+            }),
+        )
+    };
+    let pad = "  ".repeat(depth);
+    out.push_str("#if defined(TF_VBYTES)\n");
+    let guarded = !steps.guards.is_empty();
+    let mut inner = depth;
+    if guarded {
+        let conds: Vec<String> = steps.guards.iter().map(|c| paren(&expr(c))).collect();
+        let _ = writeln!(out, "{pad}if ({}) {{", conds.join(" && "));
+        inner += 1;
+    }
+    let ipad = "  ".repeat(inner);
+    let _ = writeln!(out, "{ipad}{{");
+    let _ = writeln!(out, "{ipad}  long {iter} = {};", expr(init));
+    let _ = writeln!(out, "{ipad}  if ({}) {{", expr(cond));
+    let at = inner + 2;
+    for &(g, first, v) in &vectors {
+        user(
+            out,
+            &part(g, v, StepWhat::Decl),
+            &groups[g].copies[first],
+            at,
+        );
+    }
+    for &(g, first, v) in &vectors {
+        if mask(g) != 0 {
+            for lane in 0..l {
+                let args = &groups[g].copies[first + lane];
+                user(out, &part(g, v, StepWhat::Carry(lane)), args, at);
+            }
+        }
+    }
+    let _ = writeln!(out, "{ipad}    for (; {}; {iter} += 1) {{", expr(cond));
+    for &(g, first, v) in &vectors {
+        for lane in 0..l {
+            let args = &groups[g].copies[first + lane];
+            user(out, &part(g, v, StepWhat::Gather(lane)), args, at + 1);
+        }
+        user(
+            out,
+            &part(g, v, StepWhat::Step),
+            &groups[g].copies[first],
+            at + 1,
+        );
+        for lane in 0..l {
+            let args = &groups[g].copies[first + lane];
+            user(out, &part(g, v, StepWhat::Scatter(lane)), args, at + 1);
+        }
+    }
+    // The written vectors to the operands that read them at the next step.
+    for &[g, n, h] in carries {
+        for &(_, first, v) in vectors.iter().filter(|x| x.0 == g) {
+            if let Some(&(_, _, u)) = vectors.iter().find(|x| x.0 == h && x.1 == first) {
+                let _ = writeln!(
+                    out,
+                    "{ipad}      {} = {};",
+                    polyhedral::step_operand(v, n),
+                    polyhedral::step_written(u)
+                );
+            }
+        }
+    }
+    let _ = writeln!(out, "{ipad}    }}");
+    let _ = writeln!(out, "{ipad}  }}");
+    let _ = writeln!(out, "{ipad}}}");
+    if guarded {
+        let _ = writeln!(out, "{pad}}} else {{");
+        plain(out, user, depth + 1);
+        let _ = writeln!(out, "{pad}}}");
+    }
+    out.push_str("#else\n");
+    plain(out, user, depth);
     out.push_str("#endif\n");
 }
 

@@ -28,7 +28,7 @@ use crate::program::{
     names, Barrier, InputKind, TaskClass, TaskProgram, DST_NAME, KEY_NAME, TILE_ITER,
 };
 use polyhedral::{Ast, Expr};
-use polyhedral::{KernelPart, RowWhat};
+use polyhedral::{KernelPart, RowWhat, StepWhat};
 use scop_ir::{Array, ArrayId, BodyPiece, Scop, SourceFile, Storage};
 use std::fmt::Write;
 
@@ -561,8 +561,8 @@ pub(crate) fn statement(
         let _ = writeln!(out, "{pad}TF_SCALAR_LOOP;");
         return;
     }
-    if name == polyhedral::ROW_LANES_USER {
-        return; // the loop's printer reads it (`c_ast::row_lanes_loop`)
+    if name == polyhedral::ROW_LANES_USER || name == polyhedral::ROW_STEPS_USER {
+        return; // the loop's printer reads it (`c_ast::row_lanes_loop`, `step_lanes_loop`)
     }
     let (name, part) = polyhedral::split_kernel_user(name);
     let Some(stmt) = name
@@ -577,10 +577,12 @@ pub(crate) fn statement(
         );
         return;
     };
+    let start = out.len();
     if let Some(file) = line_file {
         let _ = writeln!(out, "#line {} \"{file}\"", stmt.loc.line);
     }
     out.push_str(&pad);
+    let text_at = out.len();
     let iter = |k: usize| match args.get(k) {
         Some(e) => c_ast::expr(e),
         None => "tf_missing_iterator".to_string(),
@@ -715,6 +717,64 @@ pub(crate) fn statement(
             out.push_str(&scop_ir::lanes::render_strided(
                 stmt, q, &packable, &iter, &var, &buffer,
             ));
+        }
+        // A loop whose statements' rows run as vector lanes step by step (`polyhedral::rows`).
+        Some(KernelPart::Step(p)) => {
+            let elem = elem_type(&stmt.body);
+            let (ty, load) = match elem.as_str() {
+                "float" => ("TF_ROWF_TYPE", "TF_ROWF"),
+                _ => ("TF_ROWD_TYPE", "TF_ROWD"),
+            };
+            let text = scop_ir::lanes::StepStatement {
+                scop,
+                stmt,
+                row: p.row,
+                elem: &elem,
+            };
+            let written = polyhedral::step_written(p.vector);
+            let operand = |n: usize| polyhedral::step_operand(p.vector, n);
+            let carried = |n: usize| p.carried >> n & 1 == 1;
+            // `name = <text>` per lane: one vector load in lane 0 where the text is contiguous.
+            let fill = |name: &str, (text, contiguous): &(String, bool), lane: usize| match (
+                contiguous, lane,
+            ) {
+                (true, 0) => format!("{name} = {load}({text});"),
+                (true, _) => String::new(),
+                (false, _) => format!("{name}[{lane}] = {text};"),
+            };
+            let operands = text.operands(&iter, &var);
+            let parts: Vec<String> = match p.what {
+                StepWhat::Decl => {
+                    let mut names = vec![written.clone()];
+                    names.extend((0..operands.len()).map(operand));
+                    vec![format!("{ty} {};", names.join(", "))]
+                }
+                StepWhat::Carry(lane) => (0..operands.len())
+                    .filter(|&n| carried(n))
+                    .map(|n| fill(&operand(n), &operands[n], lane))
+                    .collect(),
+                StepWhat::Gather(lane) => {
+                    let mut fills: Vec<String> = (0..operands.len())
+                        .filter(|&n| !carried(n))
+                        .map(|n| fill(&operand(n), &operands[n], lane))
+                        .collect();
+                    if text.compound() {
+                        fills.push(fill(&written, &text.written(&iter, &var), lane));
+                    }
+                    fills
+                }
+                StepWhat::Step => vec![text.render(&iter, &var, &written, &operand)],
+                StepWhat::Scatter(lane) => {
+                    let (element, contiguous) = text.written(&iter, &var);
+                    vec![match (contiguous, lane) {
+                        (true, 0) => format!("{load}({element}) = {written};"),
+                        (true, _) => String::new(),
+                        (false, _) => format!("{element} = {written}[{lane}];"),
+                    }]
+                }
+            };
+            let parts: Vec<String> = parts.into_iter().filter(|p| !p.is_empty()).collect();
+            out.push_str(&parts.join(" "));
         }
         // A loop whose rows run as vector lanes (`polyhedral::rows`).
         Some(KernelPart::Row(p)) => {
@@ -855,6 +915,11 @@ pub(crate) fn statement(
                 }
             }
         }
+    }
+    if out.len() == text_at {
+        // A part with nothing to print (another lane's share of one vector load).
+        out.truncate(start);
+        return;
     }
     out.push('\n');
 }
