@@ -210,7 +210,7 @@ pub struct StepPart {
 /// prints its lane).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StepWhat {
-    /// `T tf_sw<v>; T tf_so<v>_<n>; ...` (`T` the 32-byte vector type).
+    /// `T tf_sw<v> = {0}, tf_so<v>_<n> = {0}, ...;` (`T` the 32-byte vector type).
     Decl,
     /// `tf_so<v>_<n>[lane] = <operand n>;` for the carried operands, before the loop.
     Carry(usize),

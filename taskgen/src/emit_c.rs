@@ -744,9 +744,12 @@ pub(crate) fn statement(
             };
             let operands = text.operands(&iter, &var);
             let parts: Vec<String> = match p.what {
+                // Zeroed, so that filling them lane by lane reads nothing undefined (and C
+                // compilers do not warn that it may).
                 StepWhat::Decl => {
                     let mut names = vec![written.clone()];
                     names.extend((0..operands.len()).map(operand));
+                    let names: Vec<String> = names.iter().map(|n| format!("{n} = {{0}}")).collect();
                     vec![format!("{ty} {};", names.join(", "))]
                 }
                 StepWhat::Carry(lane) => (0..operands.len())

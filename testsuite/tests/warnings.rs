@@ -8,9 +8,14 @@ use testsuite::paths::{
     kernel_dir, kernel_names, kernel_path, reference_cc, tool_path, utilities_dir,
 };
 
-/// Every PolyBench kernel at MINI, for the targets tasks, seq and omp.
+/// Every PolyBench kernel at MINI, for the targets tasks, seq and omp, without vectors and (on
+/// x86-64) with AVX2's, so that the vector code under `#if defined(TF_VBYTES)` compiles too.
 #[test]
 fn generated_code_of_every_kernel_compiles_without_warnings() {
+    let mut widths: Vec<&[&str]> = vec![&[]];
+    if cfg!(target_arch = "x86_64") {
+        widths.push(&["-O2", "-mavx2"]);
+    }
     let dir = tempfile::Builder::new()
         .prefix("tiledflow-warnings.")
         .tempdir()
@@ -31,31 +36,34 @@ fn generated_code_of_every_kernel_compiles_without_warnings() {
                 status.success(),
                 "tiledflow --target {target} failed on {kernel}"
             );
-            let output = Command::new(reference_cc())
-                .args([
-                    "-c",
-                    "-Wall",
-                    "-Wextra",
-                    "-fopenmp",
-                    "-DMINI_DATASET",
-                    "-DPOLYBENCH_DUMP_ARRAYS",
-                    "-I",
-                ])
-                .arg(utilities_dir())
-                .arg("-I")
-                .arg(kernel_dir(&kernel))
-                .arg(&out)
-                .arg("-o")
-                .arg(out.with_extension("o"))
-                .output()
-                .unwrap();
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            assert!(
-                output.status.success(),
-                "{kernel} ({target}) does not compile:\n{stderr}"
-            );
-            if !stderr.trim().is_empty() {
-                found.push(format!("{kernel} ({target}):\n{stderr}"));
+            for width in &widths {
+                let output = Command::new(reference_cc())
+                    .args([
+                        "-c",
+                        "-Wall",
+                        "-Wextra",
+                        "-fopenmp",
+                        "-DMINI_DATASET",
+                        "-DPOLYBENCH_DUMP_ARRAYS",
+                        "-I",
+                    ])
+                    .arg(utilities_dir())
+                    .arg("-I")
+                    .arg(kernel_dir(&kernel))
+                    .args(width.iter())
+                    .arg(&out)
+                    .arg("-o")
+                    .arg(out.with_extension("o"))
+                    .output()
+                    .unwrap();
+                let stderr = String::from_utf8_lossy(&output.stderr);
+                assert!(
+                    output.status.success(),
+                    "{kernel} ({target}, {width:?}) does not compile:\n{stderr}"
+                );
+                if !stderr.trim().is_empty() {
+                    found.push(format!("{kernel} ({target}, {width:?}):\n{stderr}"));
+                }
             }
         }
     }
