@@ -468,18 +468,10 @@ fn steps_of(
         let Some((stmt, write)) = sole_writer(scop, &g.stmt, private) else {
             return Ok(None);
         };
-        let elem = scop.array(write.array).elem_type.as_str();
-        let l = ROW_LANE_BYTES / (element_bytes(elem) as i64).max(1);
-        let text = scop_ir::lanes::StepStatement {
-            scop,
-            stmt,
-            row,
-            elem,
-        };
-        if lanes.is_some_and(|x| x != l) || text.refusal().is_some() {
-            return Ok(None);
+        match step_lanes(scop, stmt, write, row) {
+            Some(l) if lanes.is_none_or(|x| x == l) => lanes = Some(l),
+            _ => return Ok(None),
         }
-        lanes = Some(l);
         writes.push((stmt, write));
     }
     let Some(lanes) = lanes else {
@@ -668,18 +660,10 @@ pub(crate) fn steps_may_run(
         let Some(row) = row else {
             return Ok(None);
         };
-        let elem = scop.array(write.array).elem_type.as_str();
-        let l = ROW_LANE_BYTES / (element_bytes(elem) as i64).max(1);
-        let text = scop_ir::lanes::StepStatement {
-            scop,
-            stmt,
-            row,
-            elem,
-        };
-        if lanes.is_some_and(|x| x != l) || text.refusal().is_some() {
-            return Ok(None);
+        match step_lanes(scop, stmt, write, row) {
+            Some(l) if lanes.is_none_or(|x| x == l) => lanes = Some(l),
+            _ => return Ok(None),
         }
-        lanes = Some(l);
         for a in &stmt.accesses {
             let relation = UnionMap::read(ctx, &a.relation)?;
             let at = map.clone().reverse()?.apply_range(relation)?;
@@ -712,6 +696,27 @@ pub(crate) fn steps_may_run(
         true => lanes,
         false => None,
     })
+}
+
+/// The lanes of the vectors `stmt` (which writes `write`) runs in with iterator `row` as the
+/// lanes, step by step, when its text allows it (`scop_ir::lanes::StepStatement`).
+fn step_lanes(
+    scop: &Scop,
+    stmt: &scop_ir::Statement,
+    write: &scop_ir::Access,
+    row: usize,
+) -> Option<i64> {
+    let elem = scop.array(write.array).elem_type.as_str();
+    let text = scop_ir::lanes::StepStatement {
+        scop,
+        stmt,
+        row,
+        elem,
+    };
+    match text.refusal() {
+        None => Some(ROW_LANE_BYTES / (element_bytes(elem) as i64).max(1)),
+        Some(_) => None,
+    }
 }
 
 /// A statement's tuple name.
