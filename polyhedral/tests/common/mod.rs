@@ -216,6 +216,8 @@ fn exec(ast: &Ast, env: &mut HashMap<String, i64>, out: &mut Vec<Visit>) {
                 exec(e, env, out);
             }
         }
+        // The printers' markers (`tf_scalar_loop`, `tf_row_lanes`, `tf_row_steps`) run nothing.
+        Ast::User { name, .. } if name.starts_with("tf_") => {}
         Ast::User { name, args } => {
             out.push((name.clone(), args.iter().map(|a| eval(a, env)).collect()))
         }
