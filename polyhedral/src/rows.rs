@@ -71,7 +71,8 @@
 //! jammed code ran them one by one on the scalar divider. The operands that move with the rows
 //! are read per lane (or as one vector load where they are contiguous across the rows), the
 //! others are scalars; an operand that reads exactly what a statement of the loop wrote one
-//! step before in the same row (checked with ISL on the two accesses) stays in a register.
+//! step before in the same row, or what a statement before it wrote at the same step (checked
+//! with ISL on the two accesses), is that statement's vector, in a register.
 //! It applies to an innermost loop of unit step whose body is nothing but copies of statements
 //! (in `if`s on the rows only: a strip that the tile's border cuts runs the jammed code) where:
 //! - every statement has the same copies, at rows one apart within each vector, writes one
@@ -82,8 +83,9 @@
 //!   accesses: seidel-2d's rows read the row before), and each row runs the statements in the
 //!   order of the first copies, so that running a statement's rows together keeps every
 //!   conflicting pair's order;
-//! - every statement writes another element at every step (an accumulator is the rows' lanes'
-//!   above, which keep it in a register: stepped, it would be stored and loaded at each step).
+//! - every statement writes another element at every step, or the same one at every step
+//!   without reading it (deriche's running values, `ym1[i] = y1[i][j]` in its arrays of copies:
+//!   their readers take them from registers); an accumulator is the rows' lanes' above.
 //!
 //! Measured on adi at LARGE (standalone, one thread / two, medians of 3): rows jammed by four
 //! and scalar 3.13 / 1.57 s; four rows as one vector 2.34 / 1.16 s; sixteen rows as four
@@ -104,9 +106,11 @@ pub const ROW_LANES_USER: &str = "tf_row_lanes";
 
 /// The name of the user node [`mark_row_lanes`] puts first in a loop's body whose statements'
 /// copies run as lanes step by step (see "Steps as lanes" in the module doc). Its arguments:
-/// the lanes, then for each operand held in a register from one step to the next three
-/// numbers: its statement's group (in [`step_groups`]' order), its number among the
-/// statement's operands that move with the rows, and the group whose written element it is.
+/// the lanes, then for each operand held in a register four numbers: its statement's group
+/// (in [`step_groups`]' order), its number among the statement's operands that move with the
+/// rows, the group whose written element it is, and 0 where it is that element's value from
+/// the step before (carried from one step to the next), 1 where it is the value written at the
+/// same step by a statement before it.
 pub const ROW_STEPS_USER: &str = "tf_row_steps";
 
 /// The bytes of one vector of rows (see the module doc).
@@ -556,9 +560,11 @@ fn steps_of(
             }
         }
     }
-    // Every statement writes another element at each step: an element written again step
-    // after step is an accumulator, which the accumulators' lanes keep in registers
-    // ([`ROW_LANES_USER`]), where steps as lanes would store and load it at every step.
+    // The statements whose written element is the same at every step (deriche's running
+    // values in their arrays of copies, `ym1[i] = y1[i][j]`): an element that some steps write
+    // again and others not refuses the loop, and so does an accumulator (a statement that reads
+    // the element it writes again), which the accumulators' lanes keep in registers
+    // ([`ROW_LANES_USER`]).
     let previous = {
         let mut cond = equal_but(first.red);
         cond.push(format!(
@@ -567,16 +573,30 @@ fn steps_of(
         ));
         cond.join(" and ")
     };
-    for (stmt, w) in &writes {
-        let w = UnionMap::read(ctx, &w.relation)?;
-        let again = pair(&sa_name(stmt), &sa_name(stmt), &previous)?
-            .intersect(w.clone().apply_range(w.reverse()?)?)?;
-        if !again.is_empty()? {
+    let everywhere = (0..dims)
+        .map(|k| format!("{} = {}", x[k], y[k]))
+        .collect::<Vec<_>>()
+        .join(" and ");
+    let mut invariant = Vec::new();
+    for (stmt, write) in &writes {
+        let name = sa_name(stmt);
+        let w = UnionMap::read(ctx, &write.relation)?;
+        let shifted = pair(&name, &name, &previous)?.apply_range(w.clone())?;
+        let again = pair(&name, &name, &previous)?
+            .intersect(w.clone().apply_range(w.clone().reverse()?)?)?;
+        let same = w.is_equal(&shifted)?;
+        let accumulates = stmt
+            .accesses
+            .iter()
+            .any(|a| a.kind == AccessKind::Read && a.array == write.array);
+        if (!again.is_empty()? && !same) || (same && accumulates) {
             return Ok(None);
         }
+        invariant.push(same);
     }
-    // The operands that read what a statement of the loop wrote one step before, from the same
-    // row: held in registers.
+    // The operands that read what a statement of the loop wrote, from the same row, held in
+    // registers: the value written one step before (kind 0: carried from step to step), or
+    // the value a statement before it wrote at the same step (kind 1).
     let mut numbers = vec![lanes];
     for (g, (stmt, _)) in writes.iter().enumerate() {
         let text = scop_ir::lanes::StepStatement {
@@ -598,10 +618,19 @@ fn steps_of(
             };
             let w = UnionMap::read(ctx, &w.relation)?;
             let read = UnionMap::read(ctx, &relation)?;
-            let one_before = pair(&sa_name(stmt), &sa_name(sh), &previous)?.apply_range(w)?;
-            if read.is_equal(&one_before)? {
-                numbers.extend([g as i64, n as i64, h as i64]);
-            }
+            let (from, to) = (sa_name(stmt), sa_name(sh));
+            let one_before = pair(&from, &to, &previous)?.apply_range(w.clone())?;
+            let this_step = pair(&from, &to, &everywhere)?.apply_range(w)?;
+            let kind = match (read.is_equal(&one_before)?, read.is_equal(&this_step)?) {
+                // An element written at every step, by a statement after this one or by this
+                // one: last step's value.
+                (true, _) if invariant[h] && g <= h => 0,
+                (true, _) if invariant[h] => 1,
+                (true, _) => 0,
+                (false, true) if h < g => 1,
+                _ => continue,
+            };
+            numbers.extend([g as i64, n as i64, h as i64, kind]);
         }
     }
     Ok(Some(numbers))

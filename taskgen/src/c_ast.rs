@@ -841,10 +841,11 @@ fn open_first_step(out: &mut String, pad: &str, iter: &str, init: &Expr, cond: &
     let _ = writeln!(out, "{pad}  if ({}) {{", expr(cond));
 }
 
-/// The lanes and the carried operands (group, operand, writing group) of a loop body that
+/// The lanes and the operands held in registers (group, operand, writing group, kind: 0 for
+/// the value of the step before, 1 for the value of this step) of a loop body that
 /// `polyhedral::rows` marked to run its statements' rows as vector lanes step by step, or
 /// `None`.
-fn step_lanes_of(body: &Ast) -> Option<(i64, Vec<[usize; 3]>)> {
+fn step_lanes_of(body: &Ast) -> Option<(i64, Vec<[usize; 4]>)> {
     let first = match body {
         Ast::Block(items) => items.first()?,
         other => other,
@@ -863,12 +864,12 @@ fn step_lanes_of(body: &Ast) -> Option<(i64, Vec<[usize; 3]>)> {
         })
         .collect::<Option<_>>()?;
     let (&lanes, rest) = numbers.split_first()?;
-    if lanes <= 0 || rest.len() % 3 != 0 || rest.iter().any(|&n| n < 0) {
+    if lanes <= 0 || rest.len() % 4 != 0 || rest.iter().any(|&n| n < 0) {
         return None;
     }
     let carries = rest
-        .chunks(3)
-        .map(|c| [c[0] as usize, c[1] as usize, c[2] as usize])
+        .chunks(4)
+        .map(|c| [c[0] as usize, c[1] as usize, c[2] as usize, c[3] as usize])
         .collect();
     Some((lanes, carries))
 }
@@ -876,15 +877,16 @@ fn step_lanes_of(body: &Ast) -> Option<(i64, Vec<[usize; 3]>)> {
 /// Prints loop `ast`, whose body `polyhedral::rows` marked, with its statements' jammed rows as
 /// the lanes of `lanes`-element vectors step by step under `#if defined(TF_VBYTES)` and where
 /// the conditions of the copies' `if`s all hold, and as it is otherwise: the vectors declared
-/// and the `carries` (operands held in registers from one step to the next) loaded, then each
-/// step runs every vector of every statement in the statements' order (operands gathered, the
-/// statement on vectors, the written elements stored) and hands the written vectors to the
-/// operands that read them at the next step; all of it only when the loop runs a step at least.
+/// and the `carries` of kind 0 (operands held in registers from one step to the next) loaded,
+/// then each step runs every vector of every statement in the statements' order (operands
+/// gathered or, kind 1, taken from the vector a statement before wrote, the statement on
+/// vectors, the written elements stored) and hands the written vectors to the operands that
+/// read them at the next step; all of it only when the loop runs a step at least.
 fn step_lanes_loop(
     out: &mut String,
     ast: &Ast,
     lanes: i64,
-    carries: &[[usize; 3]],
+    carries: &[[usize; 4]],
     depth: usize,
     user: &mut UserPrinter<'_>,
 ) {
@@ -915,23 +917,35 @@ fn step_lanes_loop(
         return plain(out, user, depth);
     }
     let vectors = group_vectors(groups, l);
-    let mask = |g: usize| {
+    // The operands of group `g` held in registers (of kind `kind` only, with `Some`).
+    let mask = |g: usize, kind: Option<usize>| {
         carries
             .iter()
-            .filter(|c| c[0] == g)
+            .filter(|c| c[0] == g && kind.is_none_or(|k| c[3] == k))
             .fold(0usize, |m, c| m | 1 << c[1])
     };
     let part = |g: usize, v: usize, what: StepWhat| {
         let group = &groups[g];
+        let kind = match what {
+            StepWhat::Carry(_) => Some(0),
+            _ => None,
+        };
         polyhedral::kernel_user(
             &group.stmt,
             KernelPart::Step(StepPart {
                 what,
                 vector: v,
                 row: group.rows.trailing_zeros() as usize,
-                carried: mask(g),
+                carried: mask(g, kind),
             }),
         )
+    };
+    // The vector of group `h` over the rows of vector `first` of another group.
+    let vector_of = |h: usize, first: usize| {
+        vectors
+            .iter()
+            .find(|x| x.0 == h && x.1 == first)
+            .map(|x| x.2)
     };
     if guards_contradict(&steps.guards) {
         return plain(out, user, depth);
@@ -957,7 +971,7 @@ fn step_lanes_loop(
         );
     }
     for &(g, first, v) in &vectors {
-        if mask(g) != 0 {
+        if mask(g, Some(0)) != 0 {
             for lane in 0..l {
                 let args = &groups[g].copies[first + lane];
                 user(out, &part(g, v, StepWhat::Carry(lane)), args, at);
@@ -969,6 +983,12 @@ fn step_lanes_loop(
         for lane in 0..l {
             let args = &groups[g].copies[first + lane];
             user(out, &part(g, v, StepWhat::Gather(lane)), args, at + 1);
+        }
+        for &[_, n, h, _] in carries.iter().filter(|c| c[0] == g && c[3] == 1) {
+            if let Some(u) = vector_of(h, first) {
+                let (o, w) = (polyhedral::step_operand(v, n), polyhedral::step_written(u));
+                let _ = writeln!(out, "{}{o} = {w};", "  ".repeat(at + 1));
+            }
         }
         user(
             out,
@@ -982,9 +1002,9 @@ fn step_lanes_loop(
         }
     }
     // The written vectors to the operands that read them at the next step.
-    for &[g, n, h] in carries {
+    for &[g, n, h, _] in carries.iter().filter(|c| c[3] == 0) {
         for &(_, first, v) in vectors.iter().filter(|x| x.0 == g) {
-            if let Some(&(_, _, u)) = vectors.iter().find(|x| x.0 == h && x.1 == first) {
+            if let Some(u) = vector_of(h, first) {
                 let _ = writeln!(
                     out,
                     "{ipad}      {} = {};",

@@ -522,10 +522,11 @@ fn statements_apart_in_full_tiles() {
 /// Recurrences along rows jammed by sixteen whose rows run as the lanes of vectors step by step
 /// (`polyhedral::rows`, "Steps as lanes"): adi's sweeps (a forward pair whose last values stay
 /// in registers, operands read across the rows contiguously, a backward sweep) and a compound
-/// assignment verify bit for bit against cc at sizes with full tiles and with tiles that cut the
-/// rows (guarded copies, which run the jammed scalar loop), at every vector width this
-/// processor has; the recurrence that reads the row before at the same step keeps its rows
-/// apart.
+/// assignment and deriche's running values (eight rows of floats, values of the step before and
+/// of the same step in registers) verify bit for bit against cc at sizes with full tiles and
+/// with tiles that cut the rows (guarded copies, which run the jammed scalar loop), at every
+/// vector width this processor has; the recurrence that reads the row before at the same step
+/// keeps its rows apart.
 #[test]
 fn recurrences_as_lanes_step_by_step() {
     for extra in vector_widths() {
@@ -534,7 +535,7 @@ fn recurrences_as_lanes_step_by_step() {
             &[&[], &["-DN=1000", "-DM=1200"], &["-DN=37", "-DM=30"]],
             extra,
             &[],
-            "SCoP in sweeps() at line 21: 6 statements",
+            "SCoP in sweeps() at line 23: 6 statements",
         );
     }
     let said = verbose("recur.c", &["-DN=1000", "-DM=1200"]);
@@ -543,15 +544,17 @@ fn recurrences_as_lanes_step_by_step() {
             .find(|l| l.contains(scop))
             .unwrap_or_else(|| panic!("{scop}: {said}"))
     };
-    let sweeps = line("SCoP in sweeps() at line 21");
+    let sweeps = line("SCoP in sweeps() at line 23");
     assert!(sweeps.contains("jammed by 16"), "{sweeps}");
     assert!(
         sweeps.contains("steps as vector lanes (tf_i3, tf_i4)"),
         "{sweeps}"
     );
-    let compound = line("SCoP in compound() at line 38");
+    let compound = line("SCoP in compound() at line 40");
     assert!(compound.contains("steps as vector lanes"), "{compound}");
-    let crossed = line("SCoP in crossed() at line 47");
+    let running = line("SCoP in running() at line 49");
+    assert!(running.contains("steps as vector lanes"), "{running}");
+    let crossed = line("SCoP in crossed() at line 62");
     assert!(crossed.contains("jammed by 4"), "{crossed}");
     assert!(!crossed.contains("steps as vector lanes"), "{crossed}");
     // The vectors filled lane by lane are defined first: the C compiler, optimizing, has
