@@ -470,6 +470,9 @@ pub(crate) fn vector_kernel(
     else {
         return Ok(None);
     };
+    if !blocks_fixed(&loops) {
+        return Ok(None);
+    }
     // Read-only operands along the lanes and the reduction are packed, where the statement
     // allows it (see `scop_ir::lanes::packed_refusal`) and the buffers can be filled before
     // the row loop: those that walk memory across the lanes must be (or there is no kernel),
@@ -709,6 +712,9 @@ pub(crate) fn accumulator_kernel(
     else {
         return Ok(None);
     };
+    if !blocks_fixed(&loops) {
+        return Ok(None);
+    }
     let kernel = Kernel {
         loops,
         rows: CHAIN_ROWS,
@@ -912,6 +918,25 @@ fn innermost_loops(ast: &Ast, n: usize) -> Option<Nest<'_>> {
 }
 
 /// The loop of `nest` over `iter`, as a kernel's loop.
+/// Whether no loop of a kernel (outermost first: the rows, the lanes with vectors, the
+/// reduction) has bounds that mention an outer one's iterator: the kernel runs a block of rows
+/// (and of lanes) at once, with each inner loop's bounds evaluated at the block's first row
+/// and lane, which is right only where they are the same for the whole block. trmm's
+/// reduction `k` from `i + 1`, under `--fuse max`, ran every row of a block from the first
+/// row's `k` and read the upper triangle of `A`, which the kernel never writes.
+fn blocks_fixed(loops: &[KernelLoop]) -> bool {
+    let mentions = |e: &Expr, v: &str| {
+        let mut found = false;
+        walk_expr(e, &mut |x| found |= matches!(x, Expr::Id(n) if n == v));
+        found
+    };
+    loops.iter().enumerate().all(|(k, inner)| {
+        loops[..k]
+            .iter()
+            .all(|outer| !mentions(&inner.init, &outer.iter) && !mentions(&inner.cond, &outer.iter))
+    })
+}
+
 fn kernel_loop(nest: &Nest<'_>, iter: &str) -> Option<KernelLoop> {
     let (it, (init, cond)) = nest.loops.iter().find(|(it, _)| it.as_str() == iter)?;
     Some(KernelLoop {

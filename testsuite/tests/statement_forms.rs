@@ -584,3 +584,24 @@ fn recurrences_as_lanes_step_by_step() {
         assert!(cc.status.success() && said.trim().is_empty(), "{said}");
     }
 }
+
+/// A reduction whose loop starts at the row (trmm's `k` from `i + 1`), under `--fuse max`: the
+/// register kernel that ran a block of rows from the first row's bounds read the upper triangle
+/// of `A` (large values here, so any such term shows) and is refused now; the results verify
+/// bit for bit against cc at every vector width this processor has, and the tile code says no
+/// kernel.
+#[test]
+fn reductions_whose_bounds_move_with_the_row_keep_their_rows_apart() {
+    for extra in vector_widths() {
+        check_with(
+            "triangle.c",
+            &[&[], &["-DM=200", "-DN=240"], &["-DM=37", "-DN=30"]],
+            extra,
+            &["--tiledflow-fuse=max"],
+            "SCoP in triangle() at line 20: 2 statements",
+        );
+    }
+    let said = verbose("triangle.c", &["--fuse", "max", "-DM=200", "-DN=240"]);
+    assert!(said.contains("band loop tf_i5 innermost"), "{said}");
+    assert!(!said.contains("register kernels"), "{said}");
+}
