@@ -1,6 +1,7 @@
 //! The runner end to end, as `make test` runs it: every kernel at MINI verified for tiledflow's
 //! targets (this is the suite-wide MINI check; the testsuite's differential tests cover other
-//! sizes and tile sizes), and the runner's own verdicts: a target tiledflow-cc rejects is
+//! sizes and tile sizes) and at MEDIUM under the fixed fusions with vectors, and the runner's
+//! own verdicts: a target tiledflow-cc rejects is
 //! `failed` with tiledflow-cc's reason, a build whose output differs is `WRONG`, a timed run
 //! has times and speedups, and the cuda targets say where they ran (an emulated run that fell
 //! back to the CPU fails).
@@ -36,6 +37,27 @@ fn every_kernel_verifies_at_mini() {
     let report = run(&config);
     assert_eq!(report.kernels.len(), kernels.len());
     assert_eq!(report.targets, MINI_TARGETS);
+    assert!(
+        report.all_verified(),
+        "not every build verified:\n{}\n{}",
+        report.table(),
+        report.problems()
+    );
+}
+
+/// Every kernel at MEDIUM under the fixed fusions `min` and `max`, with the default tile sizes
+/// and vectors (`-O2 -march=native`): full tiles with register kernels, which MINI's tiles of
+/// 4 without vectors never reach (trmm's kernel under `max` read outside its triangle at
+/// MEDIUM, and nowhere at MINI).
+#[test]
+fn every_kernel_verifies_at_medium_under_the_fixed_fusions() {
+    let kernels = testsuite::kernel_names().unwrap();
+    let fixed = ["tasks@min", "tasks@max"];
+    let mut config = Config::verification(Size::Medium, kernels.clone(), targets(&fixed));
+    config.tile_sizes = None;
+    config.opt_flags = vec!["-O2".to_string(), "-march=native".to_string()];
+    let report = run(&config);
+    assert_eq!(report.kernels.len(), kernels.len());
     assert!(
         report.all_verified(),
         "not every build verified:\n{}\n{}",
