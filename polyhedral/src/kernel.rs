@@ -320,18 +320,13 @@ pub(crate) fn vector_kernel(
     };
     // The lane: the statement's iterator that is the innermost loop's counter, which no other
     // coordinate mentions.
-    let mentions = |e: &Expr, v: &str| {
-        let mut found = false;
-        walk_expr(e, &mut |x| found |= matches!(x, Expr::Id(n) if n == v));
-        found
-    };
     let Some(lane) = args.iter().position(|e| *e == Expr::Id(c.clone())) else {
         return Ok(None);
     };
     if args
         .iter()
         .enumerate()
-        .any(|(k, e)| k != lane && mentions(e, c))
+        .any(|(k, e)| k != lane && e.mentions(c))
     {
         return Ok(None);
     }
@@ -487,7 +482,6 @@ pub(crate) fn vector_kernel(
         lane,
         [row, dc, red],
         elem,
-        &loops,
         lane_len,
         &out.elem_type,
         frozen,
@@ -529,12 +523,12 @@ pub fn pinned_packs(count: usize, width: &KernelWidth) -> bool {
 }
 
 /// The packed occurrences of a vector kernel over `found` (the statement `stmt` at `args`, lanes
-/// along its iterator `lane`; `dims` the row, lane and reduction dimensions of `points`, `loops`
-/// their kernel loops, `lane_len` the lane loop's trip count), when the statement can run with
-/// them packed: the reduction loop's trip count is constant, its iterator is the statement's
-/// iterator as it is, the lane and reduction loops' bounds do not move with the row loop (the
-/// buffers are filled before it) nor the reduction's with the lanes, and the buffers fit
-/// [`MAX_PACK_BYTES`].
+/// along its iterator `lane`; `dims` the row, lane and reduction dimensions of `points`,
+/// `lane_len` the lane loop's trip count), when the statement can run with them packed: the
+/// reduction loop's trip count is constant, its iterator is the statement's iterator as it is,
+/// and the buffers fit [`MAX_PACK_BYTES`]. The buffers are filled before the row loop, which
+/// takes the lane and reduction loops' bounds not to move with the rows nor the reduction's
+/// with the lanes: every kernel's loops are so ([`blocks_fixed`]).
 #[allow(clippy::too_many_arguments)]
 fn packs_for(
     scop: &Scop,
@@ -545,7 +539,6 @@ fn packs_for(
     lane: usize,
     dims: [usize; 3],
     elem: i64,
-    loops: &[KernelLoop],
     lane_len: i64,
     elem_type: &str,
     frozen: bool,
@@ -553,25 +546,10 @@ fn packs_for(
     let [_, _, red] = dims;
     let red_iter = &points.iterators[red];
     let r = args.iter().position(|e| *e == Expr::Id(red_iter.clone()))?;
-    let mentions = |e: &Expr, v: &str| {
-        let mut found = false;
-        walk_expr(e, &mut |x| found |= matches!(x, Expr::Id(n) if n == v));
-        found
-    };
     if args
         .iter()
         .enumerate()
-        .any(|(k, e)| k != r && mentions(e, red_iter))
-    {
-        return None;
-    }
-    let [row_loop, lane_loop, red_loop] = loops else {
-        return None;
-    };
-    let moves = |l: &KernelLoop, v: &str| mentions(&l.init, v) || mentions(&l.cond, v);
-    if moves(lane_loop, &row_loop.iter)
-        || moves(red_loop, &row_loop.iter)
-        || moves(red_loop, &lane_loop.iter)
+        .any(|(k, e)| k != r && e.mentions(red_iter))
     {
         return None;
     }
@@ -917,7 +895,6 @@ fn innermost_loops(ast: &Ast, n: usize) -> Option<Nest<'_>> {
     }
 }
 
-/// The loop of `nest` over `iter`, as a kernel's loop.
 /// Whether no loop of a kernel (outermost first: the rows, the lanes with vectors, the
 /// reduction) has bounds that mention an outer one's iterator: the kernel runs a block of rows
 /// (and of lanes) at once, with each inner loop's bounds evaluated at the block's first row
@@ -925,18 +902,14 @@ fn innermost_loops(ast: &Ast, n: usize) -> Option<Nest<'_>> {
 /// reduction `k` from `i + 1`, under `--fuse max`, ran every row of a block from the first
 /// row's `k` and read the upper triangle of `A`, which the kernel never writes.
 fn blocks_fixed(loops: &[KernelLoop]) -> bool {
-    let mentions = |e: &Expr, v: &str| {
-        let mut found = false;
-        walk_expr(e, &mut |x| found |= matches!(x, Expr::Id(n) if n == v));
-        found
-    };
     loops.iter().enumerate().all(|(k, inner)| {
         loops[..k]
             .iter()
-            .all(|outer| !mentions(&inner.init, &outer.iter) && !mentions(&inner.cond, &outer.iter))
+            .all(|outer| !inner.init.mentions(&outer.iter) && !inner.cond.mentions(&outer.iter))
     })
 }
 
+/// The loop of `nest` over `iter`, as a kernel's loop.
 fn kernel_loop(nest: &Nest<'_>, iter: &str) -> Option<KernelLoop> {
     let (it, (init, cond)) = nest.loops.iter().find(|(it, _)| it.as_str() == iter)?;
     Some(KernelLoop {
@@ -1053,14 +1026,6 @@ fn base_and_offset(e: &Expr) -> Option<(Option<&Expr>, i64)> {
         },
         _ => (Some(e), 0),
     })
-}
-
-/// Calls `f` on `e` and every expression inside it.
-fn walk_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
-    f(e);
-    if let Expr::Op(_, args) = e {
-        args.iter().for_each(|a| walk_expr(a, f));
-    }
 }
 
 #[cfg(test)]

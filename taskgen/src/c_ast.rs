@@ -641,15 +641,27 @@ fn plain_for(
 /// The lanes of a loop body that `polyhedral::rows` marked to run its rows as vector lanes
 /// (the marker's argument), or `None`.
 fn row_lanes_of(body: &Ast) -> Option<i64> {
+    match marker_numbers(body, polyhedral::ROW_LANES_USER)?.as_slice() {
+        &[n] if n > 0 => Some(n),
+        _ => None,
+    }
+}
+
+/// The integer arguments of the marker `name` that `polyhedral::rows` puts first in a loop's
+/// body, or `None` when the body does not start with it.
+fn marker_numbers(body: &Ast, name: &str) -> Option<Vec<i64>> {
     let first = match body {
         Ast::Block(items) => items.first()?,
         other => other,
     };
     match first {
-        Ast::User { name, args } if name == polyhedral::ROW_LANES_USER => match args.as_slice() {
-            [Expr::Int(n)] => n.parse().ok().filter(|&n: &i64| n > 0),
-            _ => None,
-        },
+        Ast::User { name: n, args } if n == name => args
+            .iter()
+            .map(|a| match a {
+                Expr::Int(n) => n.parse().ok(),
+                _ => None,
+            })
+            .collect(),
         _ => None,
     }
 }
@@ -846,23 +858,7 @@ fn open_first_step(out: &mut String, pad: &str, iter: &str, init: &Expr, cond: &
 /// `polyhedral::rows` marked to run its statements' rows as vector lanes step by step, or
 /// `None`.
 fn step_lanes_of(body: &Ast) -> Option<(i64, Vec<[usize; 4]>)> {
-    let first = match body {
-        Ast::Block(items) => items.first()?,
-        other => other,
-    };
-    let Ast::User { name, args } = first else {
-        return None;
-    };
-    if name != polyhedral::ROW_STEPS_USER {
-        return None;
-    }
-    let numbers: Vec<i64> = args
-        .iter()
-        .map(|a| match a {
-            Expr::Int(n) => n.parse().ok(),
-            _ => None,
-        })
-        .collect::<Option<_>>()?;
+    let numbers = marker_numbers(body, polyhedral::ROW_STEPS_USER)?;
     let (&lanes, rest) = numbers.split_first()?;
     if lanes <= 0 || rest.len() % 4 != 0 || rest.iter().any(|&n| n < 0) {
         return None;
