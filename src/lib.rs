@@ -175,6 +175,8 @@ pub struct ScopReport {
     pub spawned_together: Vec<String>,
     /// Nests given smaller tiles for the threads (`polyhedral::spread_tiles`).
     pub spread: Vec<String>,
+    /// Nests given larger tiles for the runtime's cost per task (`polyhedral::spread_tiles`).
+    pub coarsened: Vec<String>,
     /// Nests whose members that ended in a partial tile are one tile (`polyhedral::spread_tiles`).
     pub fitted: Vec<String>,
     /// Task classes spread over the threads in blocks of their first dimension
@@ -400,7 +402,7 @@ impl ScopReport {
             format!(", tile code: {}", special.join("; "))
         };
         // What else was done, each list after its label (the lists of nests by `; `).
-        let lists: [(&str, &[String], &str); 9] = [
+        let lists: [(&str, &[String], &str); 10] = [
             ("in arrays of copies", &self.materialized, ", "),
             ("scalars folded into elements", &self.folded, "; "),
             ("retimed", &self.retimed, "; "),
@@ -410,6 +412,7 @@ impl ScopReport {
                 "; ",
             ),
             ("smaller tiles for the threads", &self.spread, "; "),
+            ("larger tiles for the cost per task", &self.coarsened, "; "),
             ("tiles shifted at run time", &self.row_lines, "; "),
             ("tiles spawned in the order", &self.spawn_orders, "; "),
             ("tiles spawned together", &self.spawned_together, "; "),
@@ -476,6 +479,8 @@ struct Compiled {
     retimed: Vec<String>,
     /// What `polyhedral::spread_tiles` did, one line per halving.
     spread: Vec<String>,
+    /// What `polyhedral::spread_tiles` doubled, one line per doubling.
+    coarsened: Vec<String>,
     /// What `polyhedral::spread_tiles` fitted, one line per nest.
     fitted: Vec<String>,
 }
@@ -497,6 +502,7 @@ impl Compiled {
             folded: Vec::new(),
             retimed: Vec::new(),
             spread: Vec::new(),
+            coarsened: Vec::new(),
             fitted: Vec::new(),
         }
     }
@@ -717,6 +723,7 @@ fn compile_parsed(
                     folded: c.folded.clone(),
                     retimed: c.retimed.clone(),
                     spread: c.spread.clone(),
+                    coarsened: c.coarsened.clone(),
                     fitted: c.fitted.clone(),
                     row_lines: c.program.as_ref().map_or(Vec::new(), |p| {
                         p.row_lines.iter().map(|l| l.to_string()).collect()
@@ -1443,6 +1450,7 @@ fn compile_stages(
                 folded: Vec::new(),
                 retimed: Vec::new(),
                 spread: Vec::new(),
+                coarsened: Vec::new(),
                 fitted: Vec::new(),
             });
         }
@@ -1558,13 +1566,19 @@ fn compile_stages(
             fitted: spread
                 .iter()
                 .flatten()
-                .filter(|s| s.fit)
+                .filter(|s| s.kind == polyhedral::SpreadKind::Fit)
                 .map(polyhedral::Spread::to_string)
                 .collect(),
             spread: spread
                 .iter()
                 .flatten()
-                .filter(|s| !s.fit)
+                .filter(|s| s.kind == polyhedral::SpreadKind::Halved)
+                .map(polyhedral::Spread::to_string)
+                .collect(),
+            coarsened: spread
+                .iter()
+                .flatten()
+                .filter(|s| s.kind == polyhedral::SpreadKind::Doubled)
                 .map(polyhedral::Spread::to_string)
                 .collect(),
         });

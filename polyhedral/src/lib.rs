@@ -191,7 +191,7 @@ pub use rows::{
 };
 pub use schedule::{run_bounded, schedule};
 use scop_ir::StmtId;
-pub use spread::{spread_tiles, Spread};
+pub use spread::{spread_tiles, Spread, SpreadKind};
 pub use tile::tile_dependences;
 pub use tile_code::{tile_body_ast, unroll_and_jam, TileCode, SCALAR_LOOP_USER};
 pub use tile_graph::{

@@ -44,6 +44,23 @@
 //! The sizes found are handed to the scheduler as [`crate::ScheduleConfig::nest_sizes`], by the
 //! statements of the nest, so scheduling again gives the same tiles.
 //!
+//! Tiny tiles, the other way ([`TASK_COST`], [`SpreadKind::Doubled`]): a band that holds every
+//! loop of its statements and whose tiles hold fewer than [`crate::MIN_TILE_WORK`] instances
+//! (the default sizes of a wavefront, which `tile_size::coarsen_carried` leaves since no member
+//! is free: bicg's and mvt's products fused for their shared reads, trisolv's substitution, all
+//! `16, 256`) spends as much in the runtime as in its tiles: mvt's tasks at EXTRALARGE ran 2 us
+//! each, 0.3 to 0.5 us apart on a thread, and its control thread spawned for 0.6 ms before it ran
+//! one. Brent's bound with each task charged [`TASK_COST`] instances, on the work and on the span
+//! (`(W + n c) / p + S + n_S c`), decides: the outermost member is doubled (the nest that gains
+//! most first, at most [`MAX_DOUBLINGS`] times) while that bound drops by [`MIN_GAIN`]. A nest
+//! whose tasks could not make that gain (their count times the cost against the SCoP's work, by
+//! the cost model's walk) is not tried: ludcmp's substitutions beside its product kept its
+//! compile time. mvt, bicg and trisolv go to `64, 256`; on the 2-core AMD EPYC at EXTRALARGE
+//! (medians of 21 in rounds, two threads): mvt 4.77 -> 4.49 ms, bicg 1.24 -> 1.07, trisolv 2.68
+//! -> 2.69 (one thread: 8.16 -> 7.93, 1.99 -> 1.94, 4.90 -> 4.72). Charged 1 024 instances a
+//! task, they stopped at `32, 256` (mvt 4.52 ms); the run doubled instead (`16, 1024`) ran mvt
+//! 5.6 ms, so the outermost member is the one doubled.
+//!
 //! Before halving, the other way: a member that carries no dependence and whose values make a
 //! few tiles, the last one partial (doitgen's `p` at LARGE: 160 values in tiles of 64), becomes
 //! one tile over its values ([`crate::ScheduleConfig::fit_extents`]; the rule and its
@@ -79,6 +96,15 @@ pub const MIN_SPLIT_WORK: f64 = (1 << 20) as f64;
 /// At most this many halvings per SCoP.
 pub const MAX_HALVINGS: usize = 3;
 
+/// What the runtime costs per task, in instances of a tile's statements, for the doublings of
+/// tiny tiles: about a microsecond of spawning, queueing and waking, where an instance of a
+/// matrix-vector product's fused statements takes half a nanosecond (mvt at EXTRALARGE: tasks
+/// of 4 096 instances ran 2 us each, 0.3 to 0.5 us apart on a thread).
+pub const TASK_COST: u64 = 2048;
+
+/// At most this many doublings per SCoP.
+pub const MAX_DOUBLINGS: usize = 4;
+
 /// The smallest size a halving may give: a member of 8 would reuse what its tile loads only 8
 /// times. A guard, not a measured optimum: on 8 threads gramschmidt would otherwise go on to
 /// `8, 64` (its tiles still above [`MIN_SPLIT_WORK`]), which no machine here could time.
@@ -88,16 +114,27 @@ pub const MIN_SPREAD_SIZE: i64 = 16;
 /// enough to keep their accesses in whole cache lines.
 pub const MIN_ALL_HALVED: i64 = 32;
 
+/// What one change of [`spread_tiles`] did to a nest's sizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpreadKind {
+    /// Members that ended in a partial tile made one tile over their values.
+    Fit,
+    /// Smaller tiles for the threads (a member halved, or every member).
+    Halved,
+    /// Larger tiles for the runtime's cost per task (the outermost member doubled).
+    Doubled,
+}
+
 /// One change of a nest's sizes that [`spread_tiles`] kept: the nest, its sizes before and
 /// after, the average parallelism before and after (`None` on one thread, where it is not
-/// asked), and whether it made members one tile over their values (`fit`) or halved one.
+/// asked), and what it did.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Spread {
     pub nest: usize,
     pub from: Vec<i64>,
     pub to: Vec<i64>,
     pub parallelism: Option<(f64, f64)>,
-    pub fit: bool,
+    pub kind: SpreadKind,
 }
 
 impl std::fmt::Display for Spread {
@@ -116,10 +153,12 @@ impl std::fmt::Display for Spread {
     }
 }
 
-/// What one tiling offers: its schedule, Brent's bound on `threads`, and the average parallelism.
+/// What one tiling offers: its schedule, Brent's bound on `threads`, that bound with every task
+/// charged [`TASK_COST`] instances (`charged`), and the average parallelism.
 struct Offer {
     sched: TiledSchedule,
     bound: f64,
+    charged: f64,
     parallelism: f64,
 }
 
@@ -171,9 +210,13 @@ pub fn spread_tiles(
         let Some(ws) = crate::work_span(&graph, &domains, &sizes, &params)? else {
             return Ok(None);
         };
+        let per_task = TASK_COST as f64;
         Ok(Some(Offer {
             sched,
             bound: ws.work / threads + ws.span,
+            charged: (ws.work + ws.tasks as f64 * per_task) / threads
+                + ws.span
+                + ws.span_tasks as f64 * per_task,
             parallelism: ws.parallelism(),
         }))
     };
@@ -203,7 +246,7 @@ pub fn spread_tiles(
             from: a.tile_sizes.clone(),
             to: b.tile_sizes.clone(),
             parallelism: None,
-            fit: true,
+            kind: SpreadKind::Fit,
         })
         .collect();
     let mut first: Option<Offer> = None;
@@ -228,6 +271,85 @@ pub fn spread_tiles(
     let done = |cfg: ScheduleConfig, kept: Vec<Spread>| (!kept.is_empty()).then_some((cfg, kept));
     if machine.threads < 2 {
         return Ok(done(cfg, kept));
+    }
+    // Tiny tiles doubled while the runtime's cost per task outweighs the parallelism lost
+    // (see the module doc). A nest is tried when its tiles are tiny and their tasks' cost could
+    // make the gain asked for (by the cost model's walk, cheaper than the tile graph: ludcmp's
+    // substitution has tiny tiles, 2 thousand tasks beside a product of 2.7 billion instances).
+    let tiny = |sched: &TiledSchedule| -> Result<Vec<usize>> {
+        let cost = schedule_cost(scop, deps, sched, machine)?;
+        if cost.nests.len() != sched.nests.len() {
+            return Ok(Vec::new());
+        }
+        let work: f64 = cost.nests.iter().map(|n| n.instances).sum();
+        Ok((0..sched.nests.len())
+            .filter(|&k| {
+                let nest = &sched.nests[k];
+                let sizes = &nest.tile_sizes;
+                let whole_band = nest.statements.iter().all(|s| {
+                    scop.statements
+                        .get(s.index())
+                        .is_some_and(|st| st.iterators.len() <= sizes.len())
+                });
+                sizes.len() >= 2
+                    && !sizes.contains(&WHOLE_LOOP)
+                    && whole_band
+                    && crate::tile_size::tile_work(sizes) < crate::MIN_TILE_WORK
+                    && cost.nests[k].tiles * TASK_COST as f64 >= MIN_GAIN * work / threads
+            })
+            .collect())
+    };
+    if !tiny(&sched)?.is_empty() {
+        let start = match first.take() {
+            Some(offer) => Some(offer),
+            None => offer(sched.clone())?,
+        };
+        if let Some(mut best) = start {
+            for _ in 0..MAX_DOUBLINGS {
+                let mut found: Option<(ScheduleConfig, Offer, usize, Vec<i64>)> = None;
+                for k in tiny(&best.sched)? {
+                    let nest = &best.sched.nests[k];
+                    let mut larger = nest.tile_sizes.clone();
+                    larger[0] *= 2;
+                    let mut tried = cfg.clone();
+                    tried.nest_sizes.retain(|(s, _)| *s != nest.statements);
+                    tried
+                        .nest_sizes
+                        .push((nest.statements.clone(), larger.clone()));
+                    let sched = tiled(&tried)?;
+                    if !sched
+                        .nests
+                        .iter()
+                        .any(|n| n.statements == nest.statements && n.tile_sizes == larger)
+                    {
+                        continue;
+                    }
+                    let Some(o) = offer(sched)? else {
+                        continue;
+                    };
+                    if found.as_ref().is_none_or(|f| o.charged < f.1.charged) {
+                        found = Some((tried, o, k, larger));
+                    }
+                }
+                let Some((tried, o, k, larger)) = found else {
+                    break;
+                };
+                if o.charged > (1.0 - MIN_GAIN) * best.charged {
+                    break;
+                }
+                kept.push(Spread {
+                    nest: k,
+                    from: best.sched.nests[k].tile_sizes.clone(),
+                    to: larger,
+                    parallelism: Some((best.parallelism, o.parallelism)),
+                    kind: SpreadKind::Doubled,
+                });
+                cfg = tried;
+                best = o;
+            }
+            sched = best.sched.clone();
+            first = Some(best);
+        }
     }
     // First what the cost model's walk says (cheaper than the tile graph, which a SCoP of many
     // small tiles would spend a second on): a nest whose tiles, halved, would hold too little
@@ -310,7 +432,7 @@ pub fn spread_tiles(
             from: best.sched.nests[k].tile_sizes.clone(),
             to: smaller,
             parallelism: Some((best.parallelism, o.parallelism)),
-            fit: false,
+            kind: SpreadKind::Halved,
         });
         halvings += 1;
         cfg = tried;
@@ -495,6 +617,65 @@ mod tests {
         );
     }
 
+    /// The doublings kept for the kernel's SCoP at `size` under `fuse`, as `-v` prints them.
+    fn doublings(name: &str, size: &str, fuse: crate::Fuse, threads: usize) -> Vec<String> {
+        let scop = crate::polybench_scops_at(name, size)
+            .into_iter()
+            .next()
+            .expect("a SCoP");
+        let deps = crate::dependences(&scop).unwrap();
+        let cfg = ScheduleConfig {
+            fuse,
+            tile_footprint: 128 << 10,
+            ..ScheduleConfig::default()
+        };
+        let Some((doubled, kept)) =
+            spread_tiles(&scop, &deps, &cfg, None, &machine(threads)).unwrap()
+        else {
+            return Vec::new();
+        };
+        // Each nest's last change is what scheduling with the configuration gives.
+        let (after, _) = crate::schedule(&scop, &deps, &doubled).unwrap();
+        for (i, s) in kept.iter().enumerate() {
+            if kept[i + 1..].iter().all(|later| later.nest != s.nest) {
+                assert_eq!(after.nests[s.nest].tile_sizes, s.to, "{s}");
+            }
+        }
+        kept.iter()
+            .filter(|s| s.kind == SpreadKind::Doubled)
+            .map(|s| s.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn tiny_wavefront_tiles_are_doubled_while_the_tasks_cost_more_than_the_parallelism_lost() {
+        // mvt's products fused for their shared reads of `A`: tiles of `16, 256` (4 096
+        // instances, 2 us) in a wavefront. Measured at EXTRALARGE on two threads (medians of
+        // 21): 4.77 ms, `32, 256` 4.52, `64, 256` 4.49, `128, 256` slower than that by the bound
+        // (span), `16, 1024` (the run lengthened instead) 5.6.
+        assert_eq!(
+            doublings("mvt", "EXTRALARGE", crate::Fuse::Reuse, 2),
+            [
+                "N0 [16, 256] -> [32, 256] (average parallelism 15.1 -> 14.3)",
+                "N0 [32, 256] -> [64, 256] (average parallelism 14.3 -> 12.9)",
+            ]
+        );
+        // On one thread nothing is asked of the tile graph.
+        assert_eq!(
+            doublings("mvt", "EXTRALARGE", crate::Fuse::Reuse, 1),
+            Vec::<String>::new()
+        );
+        // Tiles that hold enough work stay: gemm's, and mvt's products apart (`64, 512`).
+        assert_eq!(
+            doublings("gemm", "LARGE", crate::Fuse::Smart, 2),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            doublings("mvt", "EXTRALARGE", crate::Fuse::Min, 2),
+            Vec::<String>::new()
+        );
+    }
+
     /// The fits kept, as `-v` prints them, and the sizes scheduling with the configuration gives.
     fn fits(scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig, threads: usize) -> Vec<String> {
         let Some((fitted, kept)) = spread_tiles(scop, deps, cfg, None, &machine(threads)).unwrap()
@@ -506,7 +687,7 @@ mod tests {
             assert_eq!(after.nests[s.nest].tile_sizes, s.to, "{s}");
         }
         kept.iter()
-            .filter(|s| s.fit)
+            .filter(|s| s.kind == SpreadKind::Fit)
             .map(|s| format!("N{} {:?} -> {:?}", s.nest, s.from, s.to))
             .collect()
     }

@@ -140,6 +140,24 @@ fn gramschmidt_tiles_spread_for_the_threads() {
     );
 }
 
+/// bicg's products fused for their shared reads run in a wavefront of tiny tiles, whose
+/// outermost member is doubled for the runtime's cost per task (`polyhedral::spread_tiles`'
+/// doublings), 390 and 410 values leaving partial tiles along both; trisolv's substitution,
+/// a triangle, alike: the results are cc's under tasks on 1 and 2 threads, seq and omp.
+#[test]
+fn tiny_tiles_doubled_for_the_cost_per_task() {
+    tiles_for_two_threads(
+        "bicg",
+        &[("M", "390"), ("N", "410")],
+        "larger tiles for the cost per task: N0 [16, 256] -> [32, 256]",
+    );
+    tiles_for_two_threads(
+        "trisolv",
+        &[("N", "1000")],
+        "larger tiles for the cost per task: N1 [16, 256] -> [32, 256] (average parallelism 2.4 -> 2.3); N1 [32, 256] -> [64, 256]",
+    );
+}
+
 /// doitgen's product over `p` (160 values, 5 blocks of 32 lanes), whose tiles of 128 left a
 /// partial one of 32, is one tile along `p` (`polyhedral::spread_tiles`' fit; the zeroing and
 /// copying nests' tiles of one `r` cover it already): the results are cc's under tasks on 1
