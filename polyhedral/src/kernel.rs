@@ -222,7 +222,12 @@
 //! block of rows holds it (same outer iteration, same block of rows). The reduction loop gets
 //! `TF_SCALAR_LOOP`: GCC 12 otherwise vectorizes it as in-order reductions with a shuffle per
 //! element. Measured at one thread: cholesky (LARGE) 0.64 s -> 0.41 s, trisolv (EXTRALARGE,
-//! 2 threads) 8.7 ms -> 5.7 ms against gcc's 10.2 ms; 8 rows ran cholesky slower (0.48 s).
+//! 2 threads) 8.7 ms -> 5.7 ms against gcc's 10.2 ms; 8 rows ran cholesky slower (0.48 s) then.
+//! Eight rows since (cholesky's update has run vector kernels since, and the kernels of this
+//! form are matrix-vector sums: each row's additions one chain, as many chains as rows): on the
+//! AMD EPYC (Zen 5) at EXTRALARGE, medians of 11 in rounds, one thread / two, against four rows:
+//! trisolv 5.04 -> 3.88 ms / 2.98 -> 2.43, mvt 8.05 -> 7.43 / 4.46 -> 4.58, atax, bicg, gemver
+//! and ludcmp (LARGE) within 1%; sixteen rows ran trisolv 6% slower than eight.
 //!
 //! ## Where gemm's time goes, and what did not help
 //!
@@ -601,7 +606,7 @@ fn frozen_in_piece<'c>(
 }
 
 /// Rows one accumulator kernel iteration runs (independent chains of additions).
-pub const CHAIN_ROWS: i64 = 4;
+pub const CHAIN_ROWS: i64 = 8;
 
 /// The accumulator kernel for the full-tile code `plain` of `points`, whose tiles are those of
 /// the parameter set `piece`, when its innermost two loops qualify (see the module doc); `None`

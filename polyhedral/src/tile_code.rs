@@ -111,7 +111,7 @@ pub struct TileCode {
     /// ([`crate::siblings`]); empty when none were.
     pub fused: Vec<Vec<String>>,
     /// What register-tiled kernels run in full tiles ([`crate::kernel`]): `S1 in 4x4 vectors`,
-    /// `S2 in 4 accumulators`.
+    /// `S2 in 8 accumulators`.
     pub kernels: Vec<String>,
     /// The iterators of the reduction loops kept scalar (`mark_reduction_loops`).
     pub scalar_loops: Vec<String>,

@@ -448,7 +448,7 @@ fn contractions_get_register_kernels() {
         kernels,
         vec![
             vectors,
-            vec!["S1 in 4 accumulators".to_string()],
+            vec!["S1 in 8 accumulators".to_string()],
             vec![format!("S0 in {SMALL_PANEL} with scaled rows")]
         ],
         "contractions.c"
@@ -510,7 +510,7 @@ fn statements_apart_in_full_tiles() {
     };
     let apart = before_later(line("SCoP in apart() at line 19"));
     assert!(
-        apart.contains("register kernels (S3 in 4 accumulators)"),
+        apart.contains("register kernels (S3 in 8 accumulators)"),
         "{apart}"
     );
     assert!(!apart.contains("jammed by"), "{apart}");
