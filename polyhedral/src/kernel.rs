@@ -999,7 +999,7 @@ fn trip_count(
 
 /// The trip count of `for (x = init; x op hi; x += 1)` (`op` is `<=` or `<`) when it is a
 /// constant.
-fn span(init: &Expr, op: OpKind, hi: &Expr) -> Option<i64> {
+pub(crate) fn span(init: &Expr, op: OpKind, hi: &Expr) -> Option<i64> {
     let extra = match op {
         OpKind::Le => 1,
         OpKind::Lt => 0,
