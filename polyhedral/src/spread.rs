@@ -190,6 +190,22 @@ pub fn spread_tiles(
             None => Ok(fine),
         }
     };
+    // `cfg` with the nest of `statements` tiled by `sizes`, its tiles, and the nest's position
+    // there; `None` when scheduling with it does not give that nest those sizes.
+    let retiled = |cfg: &ScheduleConfig,
+                   statements: &Vec<scop_ir::StmtId>,
+                   sizes: &[i64]|
+     -> Result<Option<(ScheduleConfig, TiledSchedule, usize)>> {
+        let mut tried = cfg.clone();
+        tried.nest_sizes.retain(|(s, _)| s != statements);
+        tried.nest_sizes.push((statements.clone(), sizes.to_vec()));
+        let sched = tiled(&tried)?;
+        let at = sched
+            .nests
+            .iter()
+            .position(|n| n.statements == *statements && n.tile_sizes == sizes);
+        Ok(at.map(|at| (tried, sched, at)))
+    };
     // Each nest's instances per tile, by the cost model's walk; `None` when a nest has no
     // estimate (one without instances).
     let per_tile = |sched: &TiledSchedule| -> Result<Option<Vec<f64>>> {
@@ -311,19 +327,9 @@ pub fn spread_tiles(
                     let nest = &best.sched.nests[k];
                     let mut larger = nest.tile_sizes.clone();
                     larger[0] *= 2;
-                    let mut tried = cfg.clone();
-                    tried.nest_sizes.retain(|(s, _)| *s != nest.statements);
-                    tried
-                        .nest_sizes
-                        .push((nest.statements.clone(), larger.clone()));
-                    let sched = tiled(&tried)?;
-                    if !sched
-                        .nests
-                        .iter()
-                        .any(|n| n.statements == nest.statements && n.tile_sizes == larger)
-                    {
+                    let Some((tried, sched, _)) = retiled(&cfg, &nest.statements, &larger)? else {
                         continue;
-                    }
+                    };
                     let Some(o) = offer(sched)? else {
                         continue;
                     };
@@ -393,19 +399,9 @@ pub fn spread_tiles(
                 outer[0] /= 2;
                 outer
             };
-            let mut tried = cfg.clone();
-            tried.nest_sizes.retain(|(s, _)| *s != nest.statements);
-            tried
-                .nest_sizes
-                .push((nest.statements.clone(), smaller.clone()));
-            let sched = tiled(&tried)?;
             // The nest must be there, tiled as asked, with tiles that keep their work (checked
             // before the tile graph, which costs more).
-            let Some(at) = sched
-                .nests
-                .iter()
-                .position(|n| n.statements == nest.statements && n.tile_sizes == smaller)
-            else {
+            let Some((tried, sched, at)) = retiled(&cfg, &nest.statements, &smaller)? else {
                 continue;
             };
             let Some(work) = per_tile(&sched)? else {
