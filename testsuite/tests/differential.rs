@@ -158,6 +158,24 @@ fn tiny_tiles_doubled_for_the_cost_per_task() {
     );
 }
 
+/// Time-tiled stencils whose rows get twice the cube (`64, 64, 128`: `polyhedral::schedule`'s
+/// `TIME_ROWS`, at least eight such tiles along the skewed rows), with partial tiles along every
+/// member (40 time steps in tiles of 64, 1 000 and 1 100 values in skewed rows): the results are
+/// cc's under tasks on 1 and 2 threads, seq and omp.
+#[test]
+fn time_tiled_rows_of_twice_the_cube() {
+    tiles_for_two_threads(
+        "jacobi-2d",
+        &[("N", "1000"), ("TSTEPS", "40")],
+        "innermost loop distributed (S0, S1)",
+    );
+    tiles_for_two_threads(
+        "fdtd-2d",
+        &[("TMAX", "40"), ("NX", "200"), ("NY", "1100")],
+        "innermost loop distributed (S0, S1, S2, S3)",
+    );
+}
+
 /// doitgen's product over `p` (160 values, 5 blocks of 32 lanes), whose tiles of 128 left a
 /// partial one of 32, is one tile along `p` (`polyhedral::spread_tiles`' fit; the zeroing and
 /// copying nests' tiles of one `r` cover it already): the results are cc's under tasks on 1

@@ -553,6 +553,31 @@ mod tests {
         }
     }
 
+    /// A time-tiled stencil's innermost member gets twice the cube size where eight such tiles
+    /// fit along it (`tiling::TIME_ROWS`): jacobi-2d's and fdtd-2d's at LARGE; seidel-2d's rows
+    /// are a recurrence and keep the cube; at MEDIUM the rows are too short for eight.
+    #[test]
+    fn time_tiled_stencils_get_rows_of_twice_the_cube() {
+        let cfg = ScheduleConfig {
+            tile_footprint: 128 << 10,
+            ..ScheduleConfig::default()
+        };
+        for (kernel, size, want) in [
+            ("jacobi-2d", "LARGE", vec![64, 64, 128]),
+            ("fdtd-2d", "LARGE", vec![64, 64, 128]),
+            ("seidel-2d", "LARGE", vec![64, 64, 64]),
+            ("jacobi-2d", "MEDIUM", vec![64, 64, 64]),
+        ] {
+            let scop = crate::polybench_scops_at(kernel, size)
+                .into_iter()
+                .next()
+                .expect("a SCoP");
+            let deps = crate::dependences(&scop).unwrap();
+            let (sched, _) = crate::schedule(&scop, &deps, &cfg).unwrap();
+            assert_eq!(sched.nests[0].tile_sizes, want, "{kernel} at {size}");
+        }
+    }
+
     #[test]
     fn reuse_fuses_statements_that_read_the_same_matrix() {
         // bicg: `s[j] += r[i] * A[i][j]` and `q[i] += A[i][j] * p[j]` share only A. Under `smart`
