@@ -59,7 +59,9 @@ pub(crate) fn point_order(
         }
     }
     let o = names("o", depth);
-    let steps = access_steps(ctx, scop, flat, depth, p, 0..p)?;
+    // In a band of two members, only the statements with both loops count (see
+    // `access_steps`): rows around steps or steps around rows.
+    let steps = access_steps(ctx, scop, flat, depth, p, 0..p, p == 2)?;
     if steps.iter().all(Option::is_none) {
         return Ok(identity);
     }
@@ -161,7 +163,7 @@ pub(crate) fn row_moves(
     depth: usize,
     p: usize,
 ) -> Result<Vec<Option<usize>>> {
-    let steps = access_steps(ctx, scop, flat, depth, p, 0..p)?;
+    let steps = access_steps(ctx, scop, flat, depth, p, 0..p, false)?;
     Ok(steps
         .iter()
         .map(|classes| {
@@ -180,7 +182,13 @@ pub(crate) fn row_moves(
 /// `m` (the other point coordinates fixed) does to each access of the statements whose innermost
 /// loop is in the band, as [`classify`] scores it, one score per piece of the access's
 /// difference and one list per access; `None` for the members not asked and those that move
-/// none of these statements.
+/// none of these statements. With `deepest_only`, only the statements with the most loops
+/// count: deriche's backward pass zeroes four running values once per row, outside its loop
+/// over the row, and those accesses (contiguous along the rows) outweighed the recurrence's
+/// own, so the rows ran innermost, scalar (their elements a row apart), where its forward pass
+/// runs its rows as vector lanes step by step. Only for two-member bands: syrk's product, whose
+/// three-member band also holds its scaling `C[i][j] *= beta`, ran 13% slower in the order its
+/// product alone would choose.
 fn access_steps(
     ctx: &Ctx,
     scop: &Scop,
@@ -188,6 +196,7 @@ fn access_steps(
     depth: usize,
     p: usize,
     members: std::ops::Range<usize>,
+    deepest_only: bool,
 ) -> Result<Vec<Option<Vec<Vec<i64>>>>> {
     let o = names("o", depth);
     let steps: Vec<(usize, UnionMap<'_>)> = members
@@ -195,11 +204,22 @@ fn access_steps(
         .collect::<Result<_>>()?;
     let mut shapes = Shapes::default();
     let mut out: Vec<Option<Vec<Vec<i64>>>> = vec![None; p];
+    let mut deepest = 0;
+    if deepest_only {
+        for stmt_map in flat.maps()? {
+            if let Some(stmt) = innermost_in_band(scop, &stmt_map, p, depth)? {
+                deepest = deepest.max(stmt.iterators.len());
+            }
+        }
+    }
     for stmt_map in flat.maps()? {
         // Only statements whose innermost loop is in the band: every dimension below is fixed.
         let Some(stmt) = innermost_in_band(scop, &stmt_map, p, depth)? else {
             continue;
         };
+        if stmt.iterators.len() < deepest {
+            continue;
+        }
         let sched = UnionMap::from_map(stmt_map)?;
         let accesses: Vec<UnionMap<'_>> = stmt
             .accesses

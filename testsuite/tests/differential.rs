@@ -176,6 +176,18 @@ fn time_tiled_rows_of_twice_the_cube() {
     );
 }
 
+/// deriche's backward row pass runs its rows as vector lanes step by step, as its forward one
+/// does (`polyhedral::rows`' "Steps as lanes"), its row walked from the end (`(-j) + H - 1`):
+/// the results are cc's under tasks on 1 and 2 threads, seq and omp.
+#[test]
+fn backward_recurrences_as_lanes() {
+    tiles_for_two_threads(
+        "deriche",
+        &[("W", "64"), ("H", "2100")],
+        "N1 full tiles apart, tf_i2 jammed by 8, steps as vector lanes (tf_i3)",
+    );
+}
+
 /// doitgen's product over `p` (160 values, 5 blocks of 32 lanes), whose tiles of 128 left a
 /// partial one of 32, is one tile along `p` (`polyhedral::spread_tiles`' fit; the zeroing and
 /// copying nests' tiles of one `r` cover it already): the results are cc's under tasks on 1
