@@ -171,7 +171,7 @@ pub struct StepGroups {
 /// [`row_groups`] of a body whose copies may sit in `if`s without `else` whose conditions do
 /// not mention `iter` (the rows that a tile's border cuts), and whose statements' coordinate
 /// along the loop may be `-iter` (a loop that ISL prints counting up over a coordinate that
-/// runs down).
+/// runs down), either plus a constant (deriche's backward rows, `(-iter) + 2159`).
 pub fn step_groups(body: &Ast, iter: &str) -> Option<StepGroups> {
     let mut guards = Vec::new();
     let mut items = Vec::new();
