@@ -1554,6 +1554,15 @@ fn compile_stages(
                 Kind::Polyhedral(w.0.to_string()),
             ));
         }
+        // What `polyhedral::spread_tiles` did of one kind, one line per change, as `-v` prints it.
+        let spread_of = |kind: polyhedral::SpreadKind| -> Vec<String> {
+            spread
+                .iter()
+                .flatten()
+                .filter(|s| s.kind == kind)
+                .map(polyhedral::Spread::to_string)
+                .collect()
+        };
         return Ok(Compiled {
             deps,
             sched: Some(sched),
@@ -1568,24 +1577,9 @@ fn compile_stages(
             scop: None,
             folded: Vec::new(),
             retimed: Vec::new(),
-            fitted: spread
-                .iter()
-                .flatten()
-                .filter(|s| s.kind == polyhedral::SpreadKind::Fit)
-                .map(polyhedral::Spread::to_string)
-                .collect(),
-            spread: spread
-                .iter()
-                .flatten()
-                .filter(|s| s.kind == polyhedral::SpreadKind::Halved)
-                .map(polyhedral::Spread::to_string)
-                .collect(),
-            coarsened: spread
-                .iter()
-                .flatten()
-                .filter(|s| s.kind == polyhedral::SpreadKind::Doubled)
-                .map(polyhedral::Spread::to_string)
-                .collect(),
+            fitted: spread_of(polyhedral::SpreadKind::Fit),
+            spread: spread_of(polyhedral::SpreadKind::Halved),
+            coarsened: spread_of(polyhedral::SpreadKind::Doubled),
         });
     }
 }

@@ -1017,7 +1017,7 @@ pub(crate) fn span(init: &Expr, op: OpKind, hi: &Expr) -> Option<i64> {
 /// n)` for the number `n`, `(Some(e), 0)` otherwise; `None` for a number that does not parse.
 /// The bounds of a piece's loops come both ways (`64 * t .. 64 * t + 63`, and `64 * t - 64 ..
 /// 64 * t` where ISL wrote the tile's start from another coordinate equal to `t - 1`).
-fn base_and_offset(e: &Expr) -> Option<(Option<&Expr>, i64)> {
+pub(crate) fn base_and_offset(e: &Expr) -> Option<(Option<&Expr>, i64)> {
     let number = |n: &str| n.parse::<i64>().ok();
     Some(match e {
         Expr::Int(n) => (None, number(n)?),

@@ -227,19 +227,12 @@ fn grouped(items: &[&Ast], iter: &str) -> Option<(Vec<RowGroup>, i64)> {
         crate::scop::stmt_of_name(name)?;
         // The coordinate along the loop: `iter` or `-iter`, plus a constant (a backward loop's
         // `2159 - j` prints as `(-j) + 2159`).
-        let base = |a: &Expr| -> Expr {
-            match a {
-                Expr::Op(OpKind::Add | OpKind::Sub, terms) => match terms.as_slice() {
-                    [base, Expr::Int(_)] => base.clone(),
-                    _ => a.clone(),
-                },
-                _ => a.clone(),
+        let (red, d) = args.iter().enumerate().find_map(|(k, a)| {
+            match crate::kernel::base_and_offset(a)?.0 {
+                Some(b) if *b == along => Some((k, 1)),
+                Some(b) if *b == against => Some((k, -1)),
+                _ => None,
             }
-        };
-        let (red, d) = args.iter().enumerate().find_map(|(k, a)| match base(a) {
-            b if b == along => Some((k, 1)),
-            b if b == against => Some((k, -1)),
-            _ => None,
         })?;
         if dir.is_some_and(|x| x != d) {
             return None;

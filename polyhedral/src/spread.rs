@@ -193,12 +193,12 @@ pub fn spread_tiles(
     // `cfg` with the nest of `statements` tiled by `sizes`, its tiles, and the nest's position
     // there; `None` when scheduling with it does not give that nest those sizes.
     let retiled = |cfg: &ScheduleConfig,
-                   statements: &Vec<scop_ir::StmtId>,
+                   statements: &[scop_ir::StmtId],
                    sizes: &[i64]|
      -> Result<Option<(ScheduleConfig, TiledSchedule, usize)>> {
         let mut tried = cfg.clone();
         tried.nest_sizes.retain(|(s, _)| s != statements);
-        tried.nest_sizes.push((statements.clone(), sizes.to_vec()));
+        tried.nest_sizes.push((statements.to_vec(), sizes.to_vec()));
         let sched = tiled(&tried)?;
         let at = sched
             .nests
@@ -315,7 +315,8 @@ pub fn spread_tiles(
             })
             .collect())
     };
-    if !tiny(&sched)?.is_empty() {
+    let mut candidates = tiny(&sched)?;
+    if !candidates.is_empty() {
         let start = match first.take() {
             Some(offer) => Some(offer),
             None => offer(sched.clone())?,
@@ -323,7 +324,7 @@ pub fn spread_tiles(
         if let Some(mut best) = start {
             for _ in 0..MAX_DOUBLINGS {
                 let mut found: Option<(ScheduleConfig, Offer, usize, Vec<i64>)> = None;
-                for k in tiny(&best.sched)? {
+                for &k in &candidates {
                     let nest = &best.sched.nests[k];
                     let mut larger = nest.tile_sizes.clone();
                     larger[0] *= 2;
@@ -352,6 +353,7 @@ pub fn spread_tiles(
                 });
                 cfg = tried;
                 best = o;
+                candidates = tiny(&best.sched)?;
             }
             sched = best.sched.clone();
             first = Some(best);

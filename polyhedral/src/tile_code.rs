@@ -937,7 +937,7 @@ fn rows_in_blocks<'c>(
     }
     let depth = points.iterators.len();
     let row_iter = &points.iterators[row];
-    // No conflict between two parts.
+    // No conflict between two parts (`conflicts` holds each pair both ways).
     let conflicts = crate::sink::conflicts(ctx, scop, private, old)?;
     for (a, first) in parts.iter().enumerate() {
         for second in parts.iter().skip(a + 1) {
@@ -945,11 +945,7 @@ fn rows_in_blocks<'c>(
                 .clone()
                 .intersect_domain(first.clone().domain()?)?
                 .intersect_range(second.clone().domain()?)?;
-            let back = conflicts
-                .clone()
-                .intersect_domain(second.clone().domain()?)?
-                .intersect_range(first.clone().domain()?)?;
-            if !across.is_empty()? || !back.is_empty()? {
+            if !across.is_empty()? {
                 return Ok(None);
             }
         }
@@ -1009,16 +1005,16 @@ fn rows_in_blocks<'c>(
         return Ok(None);
     };
     let o = names("o", depth);
+    let tile_rows = old
+        .clone()
+        .apply_range(UnionMap::read(ctx, &projection(depth, "", &[row]))?)?
+        .range()?;
     let row_of = |offset: i64| -> Result<Set<'c>> {
-        let tile_rows = old
-            .clone()
-            .apply_range(UnionMap::read(ctx, &projection(depth, "", &[row]))?)?
-            .range()?;
         let at = UnionSet::read(
             ctx,
             &format!("[{block}] -> {{ [r] : r = {block} + {offset} }}"),
         )?;
-        tile_rows.intersect(at)?.params()
+        tile_rows.clone().intersect(at)?.params()
     };
     let blocks = piece
         .clone()

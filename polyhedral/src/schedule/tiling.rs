@@ -490,6 +490,19 @@ pub(super) fn default_sizes<'c>(
 ) -> Result<Vec<i64>> {
     let size = default_tile_size_within(scop, statements, p, budget);
     let small = size.saturating_pow(p as u32) < MIN_TILE_WORK && time_tiled(scop, statements, p);
+    // The member run innermost in a tile, and the band's instances (asked for only by the rules
+    // below that need them).
+    let inner_member = || -> Result<usize> {
+        let order = match order {
+            Some(order) => order.to_vec(),
+            None => one_tile_order(scop, node, domain, p, deps, parallel_outer)?,
+        };
+        Ok(order.last().copied().unwrap_or(p - 1))
+    };
+    let band_of = || -> Result<UnionMap<'c>> {
+        node.subtree_schedule_union_map()?
+            .intersect_domain(domain.clone())
+    };
     if size >= SHORT_INNER && !small {
         // A stencil under a time loop: the band holds every loop of its statements, and those
         // with all of them (fdtd-2d's boundary row `ey[0][j] = _fict_[t]` has fewer) have a loop
@@ -509,14 +522,8 @@ pub(super) fn default_sizes<'c>(
                 .is_some_and(|st| st.iterators.len() <= p)
         });
         if p >= 3 && !parallel_outer && in_band && time_loops(node.ctx(), scop, &deepest, p)? {
-            let order = match order {
-                Some(order) => order.to_vec(),
-                None => one_tile_order(scop, node, domain, p, deps, parallel_outer)?,
-            };
-            let inner = order.last().copied().unwrap_or(p - 1);
-            let band = node
-                .subtree_schedule_union_map()?
-                .intersect_domain(domain.clone())?;
+            let inner = inner_member()?;
+            let band = band_of()?;
             let along = band_rows(scop, &band, p)?.and_then(|b| b.ranges.get(inner).copied());
             let mut sizes = vec![size; p];
             let longer = TIME_ROWS * size;
@@ -530,21 +537,14 @@ pub(super) fn default_sizes<'c>(
         }
         return Ok(vec![size; p]);
     }
-    let order = match order {
-        Some(order) => order.to_vec(),
-        None => one_tile_order(scop, node, domain, p, deps, parallel_outer)?,
-    };
-    let inner = order.last().copied().unwrap_or(p - 1);
+    let inner = inner_member()?;
     // Off the GPU only: there the members' sizes shape the thread blocks.
     if size < SHORT_INNER
         && p >= 3
         && !parallel_outer
         && time_loops(node.ctx(), scop, statements, p)?
     {
-        let band = node
-            .subtree_schedule_union_map()?
-            .intersect_domain(domain.clone())?;
-        let shape = band_rows(scop, &band, p)?;
+        let shape = band_rows(scop, &band_of()?, p)?;
         let whole = shape.as_ref().and_then(|b| b.ranges.get(inner).copied());
         if let (Some(whole), Some(BandRows { rows, .. })) = (whole.and_then(one_tile_over), shape) {
             // One tile's rows, with `outer` values along each other member.
@@ -928,9 +928,6 @@ pub(super) fn reorder_points<'c>(
     flat.apply_range(permutation)
 }
 
-/// For the first `members` dimensions of `band` (a nest's schedule below its outermost band,
-/// whose members come first): whether every dependence of `deps` inside the nest has distance 0
-/// on it (it carries none).
 /// Whether some statement of `band` (a band's subtree schedule) depends on itself along member
 /// `inner` alone (the other members of the first `members` equal): a recurrence along the rows,
 /// which keeps their loop scalar (seidel-2d's `A[i][j]` from `A[i][j - 1]`).
@@ -964,6 +961,9 @@ pub(super) fn recurrence_along<'c>(
     Ok(!deltas.intersect(along)?.is_empty()?)
 }
 
+/// For the first `members` dimensions of `band` (a nest's schedule below its outermost band,
+/// whose members come first): whether every dependence of `deps` inside the nest has distance 0
+/// on it (it carries none).
 pub(super) fn free_members<'c>(
     band: UnionMap<'c>,
     members: usize,
