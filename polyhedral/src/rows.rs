@@ -47,6 +47,16 @@
 //! that keeps each chain's own. The loop is printed under `#if defined(TF_VBYTES)` with the
 //! jammed loop as it was otherwise; it runs only when the loop does at least one step (the
 //! accumulators are stored after it, and a loop of no step must write nothing).
+//!
+//! Each row's vector load comes with a prefetch of the same row 512 bytes ahead
+//! (`TF_PREFETCH`): eight jammed rows of two matrices are sixteen streams, more than the
+//! hardware's prefetchers follow at once (gesummv's rows run whole, 22 KB each at EXTRALARGE).
+//! On the Zen 5 (EXTRALARGE, medians of 15 in rounds, one thread / two), 256 bytes ahead:
+//! gesummv 4.53 -> 4.15 ms / 3.36 -> 3.17, gemver 13.5 -> 12.8 / 8.25 -> 7.99, atax 1.89 -> 1.78
+//! / 1.23 -> 1.16; 512 bytes ahead against 256: gesummv 0.92 / 1.03, gemver 0.98 / 0.97, atax
+//! 0.97 / 0.95 of its times; 128 bytes ahead 3-6% slower than 256 on gesummv. The accumulators
+//! of [`crate::kernel`], which run eight rows of a tile's 256 or 512 columns, gained nothing from
+//! the same prefetches (mvt, bicg: level or up to 8% slower), nor do they get them.
 
 //!
 //! ## Steps as lanes

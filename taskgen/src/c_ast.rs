@@ -88,6 +88,8 @@ typedef float tf_vf32 __attribute__((vector_size(32), aligned(4), may_alias));
 #endif
 #define TF_ROWD(x) (*(TF_ROWD_TYPE *)&(x))
 #define TF_ROWF(x) (*(TF_ROWF_TYPE *)&(x))
+#define TF_PREFETCH_BYTES 512
+#define TF_PREFETCH(x) __builtin_prefetch((const void *)((__UINTPTR_TYPE__)&(x) + TF_PREFETCH_BYTES))
 #if defined(__clang__)
 #define TF_SHUFD(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
 #define TF_SHUFF(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)

@@ -812,7 +812,9 @@ pub(crate) fn statement(
                     let loads: Vec<String> = operands()
                         .iter()
                         .enumerate()
-                        .map(|(n, text)| format!("{}[{l}] = {load}({text});", operand(n)))
+                        .map(|(n, text)| {
+                            format!("{}[{l}] = {load}({text}); TF_PREFETCH({text});", operand(n))
+                        })
                         .collect();
                     out.push_str(&loads.join(" "));
                 }
