@@ -64,6 +64,10 @@ pub struct Kernel {
     pub stmt: String,
     pub args: Vec<Expr>,
     pub vector: Option<VectorLanes>,
+    /// An accumulator kernel (no `vector`) whose rows also run as the lanes of vectors of this
+    /// many elements (`crate::rows`: the same statement copies, checked as a jammed loop's):
+    /// printed that way where the C compiler has vectors, as accumulators otherwise.
+    pub row_lanes: Option<i64>,
     /// The code of the loops the kernel replaces, for vector sizes it was not checked for.
     pub fallback: Ast,
 }

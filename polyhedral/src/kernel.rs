@@ -227,7 +227,10 @@
 //! form are matrix-vector sums: each row's additions one chain, as many chains as rows): on the
 //! AMD EPYC (Zen 5) at EXTRALARGE, medians of 11 in rounds, one thread / two, against four rows:
 //! trisolv 5.04 -> 3.88 ms / 2.98 -> 2.43, mvt 8.05 -> 7.43 / 4.46 -> 4.58, atax, bicg, gemver
-//! and ludcmp (LARGE) within 1%; sixteen rows ran trisolv 6% slower than eight.
+//! and ludcmp (LARGE) within 1%; sixteen rows ran trisolv 6% slower than eight. Where the
+//! block of rows qualifies as the jammed loop of `crate::rows` does, it is printed with its rows
+//! as vector lanes, its loads prefetched ([`Kernel::row_lanes`], `crate::rows`' "Accumulators as
+//! lanes").
 //!
 //! ## Where gemm's time goes, and what did not help
 //!
@@ -509,6 +512,7 @@ pub(crate) fn vector_kernel(
             packs,
             scaled,
         }),
+        row_lanes: None,
         fallback: Ast::Block(Vec::new()),
     };
     Ok(replace_nest(plain, fallback, &kernel))
@@ -704,7 +708,12 @@ pub(crate) fn accumulator_kernel(
         stmt: name.to_string(),
         args: args.to_vec(),
         vector: None,
+        row_lanes: None,
         fallback: Ast::Block(Vec::new()),
+    };
+    let kernel = Kernel {
+        row_lanes: crate::rows::accumulator_lanes(scop, &kernel, private)?,
+        ..kernel
     };
     Ok(replace_nest(plain, plain, &kernel))
 }

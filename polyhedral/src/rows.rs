@@ -48,15 +48,28 @@
 //! jammed loop as it was otherwise; it runs only when the loop does at least one step (the
 //! accumulators are stored after it, and a loop of no step must write nothing).
 //!
+//! ## Accumulators as lanes
+//!
+//! The accumulator kernels of [`crate::kernel`] (a block of eight rows of a sum in a full tile,
+//! each row's element in a variable: mvt's, bicg's, atax's, gemver's) are that same jammed loop
+//! once their rows are written out, and where it qualifies as above ([`accumulator_lanes`])
+//! they are printed as lanes too under `#if defined(TF_VBYTES)`, as accumulators otherwise
+//! (trisolv's and ludcmp's sums read the array they write elsewhere too, and stay
+//! accumulators). On the Zen 5 at EXTRALARGE (medians of 15 in rounds, one thread / two): mvt
+//! 7.71 -> 6.28 ms / 4.56 -> 4.02, bicg 1.78 -> 1.51 / 0.98 -> 0.88, atax 1.57 -> 1.53 / 1.24 ->
+//! 1.21, gemver level (14.2 -> 14.0 / 8.07 -> 7.88, medians of 21); by hand, mvt's as lanes
+//! without the prefetches below ran 2.5% faster on one thread and level on two: the eight
+//! scalar chains were not the bound, the sixteen row streams were.
+//!
 //! Each row's vector load comes with a prefetch of the same row 512 bytes ahead
 //! (`TF_PREFETCH`): eight jammed rows of two matrices are sixteen streams, more than the
 //! hardware's prefetchers follow at once (gesummv's rows run whole, 22 KB each at EXTRALARGE).
 //! On the Zen 5 (EXTRALARGE, medians of 15 in rounds, one thread / two), 256 bytes ahead:
 //! gesummv 4.53 -> 4.15 ms / 3.36 -> 3.17, gemver 13.5 -> 12.8 / 8.25 -> 7.99, atax 1.89 -> 1.78
 //! / 1.23 -> 1.16; 512 bytes ahead against 256: gesummv 0.92 / 1.03, gemver 0.98 / 0.97, atax
-//! 0.97 / 0.95 of its times; 128 bytes ahead 3-6% slower than 256 on gesummv. The accumulators
-//! of [`crate::kernel`], which run eight rows of a tile's 256 or 512 columns, gained nothing from
-//! the same prefetches (mvt, bicg: level or up to 8% slower), nor do they get them.
+//! 0.97 / 0.95 of its times; 128 bytes ahead 3-6% slower than 256 on gesummv. The scalar
+//! accumulators gained nothing from the same prefetches (mvt, bicg: level or up to 8% slower)
+//! and get none.
 
 //!
 //! ## Steps as lanes
@@ -359,6 +372,41 @@ fn mark_in(
         Ast::User { .. } | Ast::Kernel(_) => {}
     }
     Ok(())
+}
+
+/// The lanes of vectors that accumulator kernel `k` (`crate::kernel`'s "Accumulators") can
+/// also run its rows in: its block of rows written out as the jammed reduction loop that
+/// [`mark_row_lanes`] would mark, checked as that loop is (see "Accumulators as lanes" in the
+/// module doc). `None` when it does not qualify.
+pub(crate) fn accumulator_lanes(
+    scop: &Scop,
+    k: &crate::ast::Kernel,
+    private: &[ArrayId],
+) -> Result<Option<i64>> {
+    let [row, red] = k.loops.as_slice() else {
+        return Ok(None);
+    };
+    let copies: Vec<Ast> = (0..k.rows)
+        .map(|r| Ast::User {
+            name: k.stmt.clone(),
+            args: k.args.iter().map(|a| row_offset(a, &row.iter, r)).collect(),
+        })
+        .collect();
+    let Some(groups) = row_groups(&Ast::Block(copies), &red.iter) else {
+        return Ok(None);
+    };
+    lanes_of(Ctx::shared()?, scop, &groups, private)
+}
+
+/// `e` with `iter` replaced by `iter + r` (as the printers write a kernel's rows).
+fn row_offset(e: &Expr, iter: &str, r: i64) -> Expr {
+    match e {
+        Expr::Id(name) if name == iter => {
+            Expr::Op(OpKind::Add, vec![e.clone(), Expr::Int(r.to_string())])
+        }
+        Expr::Op(op, args) => Expr::Op(*op, args.iter().map(|a| row_offset(a, iter, r)).collect()),
+        other => other.clone(),
+    }
 }
 
 /// The lanes of the vectors the statements of `groups` run in, when they qualify (see the

@@ -709,7 +709,14 @@ fn kernel_summaries(ast: &Ast) -> Vec<String> {
                     let scaled = if v.scaled { " with scaled rows" } else { "" };
                     format!("{} in {}{scaled}", k.stmt, shapes.join(" or "))
                 }
-                None => format!("{} in {} accumulators", k.stmt, k.rows),
+                None => {
+                    let lanes = if k.row_lanes.is_some() {
+                        " as vector lanes"
+                    } else {
+                        ""
+                    };
+                    format!("{} in {} accumulators{lanes}", k.stmt, k.rows)
+                }
             });
         }
     });

@@ -349,7 +349,13 @@ pub fn stmt(out: &mut String, ast: &Ast, depth: usize, user: &mut UserPrinter<'_
             inc,
             body,
         } => match (row_lanes_of(body), step_lanes_of(body)) {
-            (Some(lanes), _) => row_lanes_loop(out, ast, lanes, depth, user),
+            (Some(lanes), _) => {
+                let head = [iter.as_str(), &expr(init), &expr(cond), &expr(inc)];
+                let plain = |out: &mut String, user: &mut UserPrinter<'_>| {
+                    plain_for(out, head, body, depth, user)
+                };
+                row_lanes_loop(out, ast, lanes, depth, user, &plain)
+            }
             (None, Some((lanes, carries))) => {
                 step_lanes_loop(out, ast, lanes, &carries, depth, user)
             }
@@ -418,20 +424,44 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
         }
         None => {
             open_loop(out, &k.loops[0], &Expr::Int(k.rows.to_string()), depth);
-            for r in 0..k.rows as usize {
-                let name = polyhedral::kernel_user(&k.stmt, KernelPart::Load(r));
-                user(out, &name, &at_row(k, r as i64), depth + 1);
-            }
-            open_loop(out, &k.loops[1], &one, depth + 1);
-            let _ = writeln!(out, "{}TF_SCALAR_LOOP;", "  ".repeat(depth + 2));
-            for r in 0..k.rows as usize {
-                let name = polyhedral::kernel_user(&k.stmt, KernelPart::Accumulate(r));
-                user(out, &name, &at_row(k, r as i64), depth + 2);
-            }
-            let _ = writeln!(out, "{}}}", "  ".repeat(depth + 1));
-            for r in 0..k.rows as usize {
-                let name = polyhedral::kernel_user(&k.stmt, KernelPart::Store(r));
-                user(out, &name, &at_row(k, r as i64), depth + 1);
+            let accumulators = |out: &mut String, user: &mut UserPrinter<'_>| {
+                for r in 0..k.rows as usize {
+                    let name = polyhedral::kernel_user(&k.stmt, KernelPart::Load(r));
+                    user(out, &name, &at_row(k, r as i64), depth + 1);
+                }
+                open_loop(out, &k.loops[1], &one, depth + 1);
+                let _ = writeln!(out, "{}TF_SCALAR_LOOP;", "  ".repeat(depth + 2));
+                for r in 0..k.rows as usize {
+                    let name = polyhedral::kernel_user(&k.stmt, KernelPart::Accumulate(r));
+                    user(out, &name, &at_row(k, r as i64), depth + 2);
+                }
+                let _ = writeln!(out, "{}}}", "  ".repeat(depth + 1));
+                for r in 0..k.rows as usize {
+                    let name = polyhedral::kernel_user(&k.stmt, KernelPart::Store(r));
+                    user(out, &name, &at_row(k, r as i64), depth + 1);
+                }
+            };
+            match k.row_lanes {
+                // The block of rows as the jammed reduction loop, its rows as lanes
+                // (`polyhedral::rows`' "Accumulators as lanes"), the accumulators otherwise.
+                Some(lanes) => {
+                    let red = &k.loops[1];
+                    let copies = (0..k.rows)
+                        .map(|r| Ast::User {
+                            name: k.stmt.clone(),
+                            args: at_row(k, r),
+                        })
+                        .collect();
+                    let jammed = Ast::For {
+                        iter: red.iter.clone(),
+                        init: red.init.clone(),
+                        cond: red.cond.clone(),
+                        inc: one.clone(),
+                        body: Box::new(Ast::Block(copies)),
+                    };
+                    row_lanes_loop(out, &jammed, lanes, depth + 1, user, &accumulators);
+                }
+                None => accumulators(out, user),
             }
             let _ = writeln!(out, "{}}}", "  ".repeat(depth));
         }
@@ -668,8 +698,9 @@ fn marker_numbers(body: &Ast, name: &str) -> Option<Vec<i64>> {
     }
 }
 
-/// Prints loop `ast`, whose body `polyhedral::rows` marked, with its jammed rows as the lanes
-/// of `lanes`-element vectors under `#if defined(TF_VBYTES)`, and as it is otherwise: the
+/// Prints loop `ast`, whose body `polyhedral::rows` marked (or an accumulator kernel's rows
+/// written out as such a loop), with its jammed rows as the lanes of `lanes`-element vectors
+/// under `#if defined(TF_VBYTES)`, and as `otherwise` prints it otherwise: the
 /// accumulators loaded, blocks of `lanes` steps (each row's operands loaded as vectors along the
 /// loop, transposed, then the statements on vectors step by step), the last steps one lane at
 /// a time, the accumulators stored; all of it only when the loop runs a step at least.
@@ -679,21 +710,19 @@ fn row_lanes_loop(
     lanes: i64,
     depth: usize,
     user: &mut UserPrinter<'_>,
+    otherwise: &dyn Fn(&mut String, &mut UserPrinter<'_>),
 ) {
     let Ast::For {
         iter,
         init,
         cond,
-        inc,
         body,
+        ..
     } = ast
     else {
         return stmt(out, ast, depth, user);
     };
-    let plain = |out: &mut String, user: &mut UserPrinter<'_>| {
-        let head = [iter.as_str(), &expr(init), &expr(cond), &expr(inc)];
-        plain_for(out, head, body, depth, user)
-    };
+    let plain = otherwise;
     let Some(groups) = polyhedral::row_groups(body, iter) else {
         return plain(out, user);
     };

@@ -491,24 +491,28 @@ fn rows_run_as_vector_lanes() {
 
 /// Full tiles whose statements get a register kernel only one at a time run them one after the
 /// other (`polyhedral::tile_code`'s "Statements apart"), a block of eight rows at a time with
-/// the sums first: bicg's pair verifies with its sums in accumulators and no loop jammed around
-/// both, at sizes with full tiles (whose last tile's rows are whole blocks at `N = 1000`, and
-/// not at 1003) and at tiles of 5 x 3; the pair whose sum reads the element the update has just
-/// written keeps the jammed loop.
+/// the sums first: bicg's pair verifies with its sums in accumulators (their rows as vector
+/// lanes where the C compiler has vectors: `polyhedral::rows`' "Accumulators as lanes"; every
+/// vector width this processor has, and none) and no loop jammed around both, at sizes with
+/// full tiles (whose last tile's rows are whole blocks at `N = 1000`, and not at 1003) and at
+/// tiles of 5 x 3; the pair whose sum reads the element the update has just written keeps the
+/// jammed loop.
 #[test]
 fn statements_apart_in_full_tiles() {
-    check_with(
-        "apart.c",
-        &[
-            &[],
-            &["-DN=1000", "-DM=1200"],
-            &["-DN=1003", "-DM=1200"],
-            &["-DN=37", "-DM=30"],
-        ],
-        &[],
-        &["--tiledflow-fuse=reuse"],
-        "SCoP in apart() at line 19: 4 statements",
-    );
+    for extra in vector_widths() {
+        check_with(
+            "apart.c",
+            &[
+                &[],
+                &["-DN=1000", "-DM=1200"],
+                &["-DN=1003", "-DM=1200"],
+                &["-DN=37", "-DM=30"],
+            ],
+            extra,
+            &["--tiledflow-fuse=reuse"],
+            "SCoP in apart() at line 19: 4 statements",
+        );
+    }
     let said = verbose("apart.c", &["--fuse", "reuse", "-DN=1000", "-DM=1200"]);
     let line = |scop: &str| -> &str {
         said.lines()
@@ -517,7 +521,7 @@ fn statements_apart_in_full_tiles() {
     };
     let apart = before_later(line("SCoP in apart() at line 19"));
     assert!(
-        apart.contains("register kernels (S3 in 8 accumulators)"),
+        apart.contains("register kernels (S3 in 8 accumulators as vector lanes)"),
         "{apart}"
     );
     assert!(
