@@ -53,11 +53,14 @@
 //! The accumulator kernels of [`crate::kernel`] (a block of eight rows of a sum in a full tile,
 //! each row's element in a variable: mvt's, bicg's, atax's, gemver's) are that same jammed loop
 //! once their rows are written out, and where it qualifies as above ([`accumulator_lanes`])
-//! they are printed as lanes too under `#if defined(TF_VBYTES)`, as accumulators otherwise
-//! (trisolv's and ludcmp's sums read the array they write elsewhere too, and stay
-//! accumulators). On the Zen 5 at EXTRALARGE (medians of 15 in rounds, one thread / two): mvt
-//! 7.71 -> 6.28 ms / 4.56 -> 4.02, bicg 1.78 -> 1.51 / 0.98 -> 0.88, atax 1.57 -> 1.53 / 1.24 ->
-//! 1.21, gemver level (14.2 -> 14.0 / 8.07 -> 7.88, medians of 21); by hand, mvt's as lanes
+//! they are printed as lanes too under `#if defined(TF_VBYTES)`, as accumulators otherwise. A
+//! statement may read the array it writes at other elements here (trisolv's `x[i] -= L[i][j] *
+//! x[j]`): the kernel has checked that no other access of the tile reaches an element that a
+//! block of rows holds, so those elements do not change while the block runs, and reading them
+//! steps ahead reads what the statement would. On the Zen 5 at EXTRALARGE (medians of 15 in
+//! rounds, one thread / two): trisolv 4.24 -> 3.23 ms / 2.44 -> 2.21, mvt 7.71 -> 6.28 / 4.56 ->
+//! 4.02, bicg 1.78 -> 1.51 / 0.98 -> 0.88, atax 1.57 -> 1.53 / 1.24 -> 1.21, gemver level (14.2
+//! -> 14.0 / 8.07 -> 7.88, medians of 21); ludcmp's sums keep their accumulators. By hand, mvt's as lanes
 //! without the prefetches below ran 2.5% faster on one thread and level on two: the eight
 //! scalar chains were not the bound, the sixteen row streams were.
 //!
@@ -336,7 +339,7 @@ fn mark_in(
             let unit = *inc == Expr::Int("1".into());
             let first = match row_groups(body, iter) {
                 Some(groups) => match unit {
-                    true => lanes_of(ctx, scop, &groups, private)?.map(|lanes| {
+                    true => lanes_of(ctx, scop, &groups, private, false)?.map(|lanes| {
                         marked.rows.push(iter.clone());
                         (ROW_LANES_USER, vec![lanes])
                     }),
@@ -395,7 +398,7 @@ pub(crate) fn accumulator_lanes(
     let Some(groups) = row_groups(&Ast::Block(copies), &red.iter) else {
         return Ok(None);
     };
-    lanes_of(Ctx::shared()?, scop, &groups, private)
+    lanes_of(Ctx::shared()?, scop, &groups, private, true)
 }
 
 /// `e` with `iter` replaced by `iter + r` (as the printers write a kernel's rows).
@@ -410,12 +413,15 @@ fn row_offset(e: &Expr, iter: &str, r: i64) -> Expr {
 }
 
 /// The lanes of the vectors the statements of `groups` run in, when they qualify (see the
-/// module doc): all of the same element type.
+/// module doc): all of the same element type. With `held_apart`, the elements the statements
+/// write are known to be reached by no other access of the tile while their block of rows runs
+/// (an accumulator kernel's check), and a statement may read its array elsewhere too.
 fn lanes_of(
     ctx: &Ctx,
     scop: &Scop,
     groups: &[RowGroup],
     private: &[ArrayId],
+    held_apart: bool,
 ) -> Result<Option<i64>> {
     let mut all = None;
     for g in groups {
@@ -429,14 +435,22 @@ fn lanes_of(
         }
         all = Some(lanes);
     }
-    Ok(match runs_as_lanes(ctx, scop, groups, private)? {
-        true => all,
-        false => None,
-    })
+    Ok(
+        match runs_as_lanes(ctx, scop, groups, private, held_apart)? {
+            true => all,
+            false => None,
+        },
+    )
 }
 
 /// Whether the statements of `groups` qualify (see the module doc).
-fn runs_as_lanes(ctx: &Ctx, scop: &Scop, groups: &[RowGroup], private: &[ArrayId]) -> Result<bool> {
+fn runs_as_lanes(
+    ctx: &Ctx,
+    scop: &Scop,
+    groups: &[RowGroup],
+    private: &[ArrayId],
+    held_apart: bool,
+) -> Result<bool> {
     let mut written = Vec::new();
     for g in groups {
         let Some((stmt, write)) = sole_writer(scop, &g.stmt, private) else {
@@ -447,11 +461,13 @@ fn runs_as_lanes(ctx: &Ctx, scop: &Scop, groups: &[RowGroup], private: &[ArrayId
         if g.copies.len() as i64 % lanes != 0 || !accumulates_locally(scop, stmt, write) {
             return Ok(false);
         }
-        // The statement reads its array only through the element it writes.
-        let other_relation = stmt
-            .accesses
-            .iter()
-            .any(|a| a.array == write.array && a.relation != write.relation);
+        // The statement reads its array only through the element it writes (or, `held_apart`,
+        // never an element that a block of rows holds).
+        let other_relation = !held_apart
+            && stmt
+                .accesses
+                .iter()
+                .any(|a| a.array == write.array && a.relation != write.relation);
         let rows = g.row_iterators();
         let text = scop_ir::lanes::RowStatement {
             scop,
@@ -900,12 +916,12 @@ mod tests {
         let ctx = Ctx::shared().unwrap();
         let mut body = copies("S0", 4);
         let alone = row_groups(&Ast::Block(body.clone()), "j").unwrap();
-        assert_eq!(lanes_of(ctx, &scop, &alone, &[]).unwrap(), Some(4));
+        assert_eq!(lanes_of(ctx, &scop, &alone, &[], false).unwrap(), Some(4));
         body.extend(copies("S1", 4));
         let both = row_groups(&Ast::Block(body), "j").unwrap();
-        assert_eq!(lanes_of(ctx, &scop, &both, &[]).unwrap(), None);
+        assert_eq!(lanes_of(ctx, &scop, &both, &[], false).unwrap(), None);
         let second = row_groups(&Ast::Block(copies("S1", 4)), "j").unwrap();
-        assert_eq!(lanes_of(ctx, &scop, &second, &[]).unwrap(), Some(4));
+        assert_eq!(lanes_of(ctx, &scop, &second, &[], false).unwrap(), Some(4));
     }
 
     /// Copies that write one element (a sum over the rows too) or too few copies for a
@@ -926,11 +942,11 @@ mod tests {
         );
         let ctx = Ctx::shared().unwrap();
         let halves = row_groups(&Ast::Block(copies("S0", 4)), "j").unwrap();
-        assert_eq!(lanes_of(ctx, &scop, &halves, &[]).unwrap(), None);
+        assert_eq!(lanes_of(ctx, &scop, &halves, &[], false).unwrap(), None);
         let four = row_groups(&Ast::Block(copies("S1", 4)), "j").unwrap();
-        assert_eq!(lanes_of(ctx, &scop, &four, &[]).unwrap(), None);
+        assert_eq!(lanes_of(ctx, &scop, &four, &[], false).unwrap(), None);
         let eight = row_groups(&Ast::Block(copies("S1", 8)), "j").unwrap();
-        assert_eq!(lanes_of(ctx, &scop, &eight, &[]).unwrap(), Some(8));
+        assert_eq!(lanes_of(ctx, &scop, &eight, &[], false).unwrap(), Some(8));
     }
 
     /// gesummv's tiles (MINI, tiles of 8): its two products' jammed rows run as lanes.

@@ -427,8 +427,9 @@ fn kernel_buffers_are_thread_local() {
 /// pass without them): vectors for the contractions but the one whose vector loop carries a
 /// dependence (those whose products start with factors that do not vary along the lanes with
 /// these products computed once per row), accumulators for the triangular solve (under
-/// `--fuse min`, which tiles it in two dimensions), none for the update whose row is also read
-/// through another subscript.
+/// `--fuse min`, which tiles it in two dimensions; their rows as vector lanes, although the
+/// solve reads the vector it writes at other elements: none that a block of rows holds), none
+/// for the update whose row is also read through another subscript.
 #[test]
 fn contractions_get_register_kernels() {
     let kernels = register_kernels("contractions.c", &["--fuse", "min", "-DN=200"]);
@@ -448,7 +449,7 @@ fn contractions_get_register_kernels() {
         kernels,
         vec![
             vectors,
-            vec!["S1 in 8 accumulators".to_string()],
+            vec!["S1 in 8 accumulators as vector lanes".to_string()],
             vec![format!("S0 in {SMALL_PANEL} with scaled rows")]
         ],
         "contractions.c"
