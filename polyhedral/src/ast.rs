@@ -68,8 +68,27 @@ pub struct Kernel {
     /// many elements (`crate::rows`: the same statement copies, checked as a jammed loop's):
     /// printed that way where the C compiler has vectors, as accumulators otherwise.
     pub row_lanes: Option<i64>,
+    /// An update along the reduction loop that runs in the same loop as the lanes, over the
+    /// same rows (`crate::tile_code`'s "Statements apart": bicg's and mvt's products by rows).
+    pub fused: Option<Box<FusedUpdate>>,
     /// The code of the loops the kernel replaces, for vector sizes it was not checked for.
     pub fallback: Ast,
+}
+
+/// A statement that an accumulator kernel whose rows run as lanes ([`Kernel::row_lanes`]) runs
+/// in its lanes loop: at each block of steps, its copies at the block's rows in order, each on
+/// the step's columns as one vector along the reduction loop (mvt's `x2[j] = x2[j] + A[i][j] *
+/// y2[i]` beside the sums `x1[i] = x1[i] + A[i][j] * y1[j]`); one copy a step where a step is
+/// left. Where the C compiler has no vectors, `plain` runs after the accumulators.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FusedUpdate {
+    pub stmt: String,
+    /// Its coordinates in the kernel's row and reduction iterators.
+    pub args: Vec<Expr>,
+    /// The statement's iterator along the reduction loop.
+    pub lane: usize,
+    /// The update's own code over the kernel's rows.
+    pub plain: Ast,
 }
 
 /// The vector part of a [`Kernel`].
@@ -189,6 +208,10 @@ pub enum KernelPart {
     GatherFill(usize, usize, usize),
     /// The statement with its occurrences across `q` read from their buffers: `q`, `base`.
     Gathered(usize, usize),
+    /// The statement with the occurrences along its iterator as vectors of the row lanes'
+    /// width (`TF_ROWD`, `TF_ROWF`: an update that an accumulator kernel's lanes loop runs,
+    /// [`FusedUpdate`]).
+    RowLanes(usize),
     /// A part of a loop whose rows run as the lanes of vectors (`crate::rows`).
     Row(RowPart),
     /// A part of a loop whose statements' rows run as the lanes of vectors step by step
@@ -328,8 +351,9 @@ pub const COLUMN_BUFFER: &str = "tf_col";
 /// The tags of [`kernel_user`] names.
 type PartTag = (&'static str, fn(usize) -> KernelPart);
 
-const PARTS: [PartTag; 6] = [
+const PARTS: [PartTag; 7] = [
     ("@lanes", KernelPart::Lanes),
+    ("@rlanes", KernelPart::RowLanes),
     ("@load", KernelPart::Load),
     ("@acc", KernelPart::Accumulate),
     ("@store", KernelPart::Store),
@@ -341,6 +365,7 @@ const PARTS: [PartTag; 6] = [
 pub fn kernel_user(stmt: &str, part: KernelPart) -> String {
     let (tag, n) = match part {
         KernelPart::Lanes(n) => ("@lanes", n),
+        KernelPart::RowLanes(n) => ("@rlanes", n),
         KernelPart::Load(n) => ("@load", n),
         KernelPart::Accumulate(n) => ("@acc", n),
         KernelPart::Store(n) => ("@store", n),

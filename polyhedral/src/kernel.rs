@@ -513,6 +513,7 @@ pub(crate) fn vector_kernel(
             scaled,
         }),
         row_lanes: None,
+        fused: None,
         fallback: Ast::Block(Vec::new()),
     };
     Ok(replace_nest(plain, fallback, &kernel))
@@ -709,6 +710,7 @@ pub(crate) fn accumulator_kernel(
         args: args.to_vec(),
         vector: None,
         row_lanes: None,
+        fused: None,
         fallback: Ast::Block(Vec::new()),
     };
     let kernel = Kernel {

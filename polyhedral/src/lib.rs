@@ -161,9 +161,9 @@ fn polybench_scop(name: &str) -> scop_ir::Scop {
 
 pub use align::{follows_lines, with_row_lines, RowLine};
 pub use ast::{
-    kernel_user, split_kernel_user, step_operand, step_written, Ast, Expr, Kernel, KernelLoop,
-    KernelPart, KernelWidth, OpKind, Packs, RowPart, RowWhat, StepPart, StepWhat, VectorLanes,
-    COLUMN_BUFFER, PACK_BUFFER, PACK_LANE_START, PACK_RED_START, SCALED_BUFFER,
+    kernel_user, split_kernel_user, step_operand, step_written, Ast, Expr, FusedUpdate, Kernel,
+    KernelLoop, KernelPart, KernelWidth, OpKind, Packs, RowPart, RowWhat, StepPart, StepWhat,
+    VectorLanes, COLUMN_BUFFER, PACK_BUFFER, PACK_LANE_START, PACK_RED_START, SCALED_BUFFER,
 };
 pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
 pub use cost::{schedule_cost, Machine, NestCost, ScheduleCost};

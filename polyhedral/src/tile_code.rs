@@ -55,6 +55,17 @@
 //! thread / two: mvt 7.59 -> 6.89 ms / 4.42 -> 4.19, bicg 1.97 -> 1.83 / 1.02 -> 0.90; the
 //! update first ran mvt 10% slower than the whole tile's parts (8.39 ms on one thread).
 //!
+//! One pass: where the block's sums run their rows as vector lanes (`crate::rows`'
+//! "Accumulators as lanes") and the other part is one update along the same loop over the same
+//! rows that runs as vectors along it, the update runs in the sums' loop ([`fused_update`],
+//! `crate::ast::FusedUpdate`): at each step of the lanes, its copies at the block's eight rows
+//! in order, each a vector of the step's columns, from the rows' vectors before they are
+//! transposed, so that `A` is read once. Each element of the updated vector still sees its
+//! updates in row order, and the update's conflicting instances must share their column (ISL,
+//! on the tile), so the copies that one vector runs at once conflict with none of each other.
+//! EXTRALARGE, medians of 15 in rounds, one thread / two: mvt 6.13 -> 5.15 ms / 3.94 -> 3.43,
+//! bicg 1.52 -> 1.25 / 0.86 -> 0.75.
+//!
 //! Cut loops ([`split_aliased`]): a loop that loads an element it does not move along and stores
 //! it at one iteration (floyd-warshall's `j` loop loads `path[i][k]` and stores `path[i][j]`) is
 //! cut at that iteration, so that on the pieces around it the C compiler's run-time alias check
@@ -715,7 +726,11 @@ fn kernel_summaries(ast: &Ast) -> Vec<String> {
                     } else {
                         ""
                     };
-                    format!("{} in {} accumulators{lanes}", k.stmt, k.rows)
+                    let with = match &k.fused {
+                        Some(f) => format!(" with {} in the same loop", f.stmt),
+                        None => String::new(),
+                    };
+                    format!("{} in {} accumulators{lanes}{with}", k.stmt, k.rows)
                 }
             });
         }
@@ -1039,6 +1054,7 @@ fn rows_in_blocks<'c>(
     // The sums first: they read the block's rows from memory, the other parts then from L1.
     let mut sums = Vec::new();
     let mut rest = Vec::new();
+    let mut plain_parts = Vec::new();
     for part in parts {
         let alone = points.with_schedule(part.clone().intersect_range(in_block.clone())?);
         let plain = alone.build(Some(blocks.clone()), &band)?;
@@ -1063,11 +1079,30 @@ fn rows_in_blocks<'c>(
                     false => rest.push(kernel),
                 }
             }
-            None => rest.push(plain),
+            None => {
+                plain_parts.push(part);
+                rest.push(plain);
+            }
         }
     }
     if sums.is_empty() {
         return Ok(None);
+    }
+    // One sum whose rows run as lanes and one update along its loop: the update in the same
+    // loop.
+    if let ([sum], [update], [part]) = (sums.as_mut_slice(), rest.as_slice(), &plain_parts[..]) {
+        let instances = (*part).clone().domain()?;
+        let own = conflicts
+            .clone()
+            .intersect_domain(instances.clone())?
+            .intersect_range(instances)?;
+        if let Some(fused) = fused_update(scop, points, old, &own, sum, update, private)? {
+            let Some(k) = sole_kernel(sum) else {
+                return Ok(None);
+            };
+            k.fused = Some(Box::new(fused));
+            rest.clear();
+        }
     }
     sums.extend(rest);
     Ok(Some(Ast::For {
@@ -1076,6 +1111,121 @@ fn rows_in_blocks<'c>(
         cond: Expr::Op(OpKind::Le, vec![Expr::Id(block), hi]),
         inc: Expr::Int(BLOCK_ROWS.to_string()),
         body: Box::new(Ast::Block(flatten(sums))),
+    }))
+}
+
+/// The kernel of `ast` when it is nothing else (in blocks of one item).
+fn sole_kernel(ast: &mut Ast) -> Option<&mut crate::ast::Kernel> {
+    match ast {
+        Ast::Kernel(k) => Some(k),
+        Ast::Block(items) if items.len() == 1 => sole_kernel(&mut items[0]),
+        _ => None,
+    }
+}
+
+/// The update that accumulator kernel `sum` (a block of rows of [`rows_in_blocks`]) can run in
+/// its lanes loop (see "One pass" in the module doc) ([`crate::ast::FusedUpdate`]), from `update`, the code of the other part over
+/// the same rows, when it qualifies: one statement over the kernel's own row and reduction loops
+/// (the same bounds), whose iterator along the reduction is one whole coordinate, that runs as
+/// vectors along it (`scop_ir::lanes::refusal`: the loop's iterator only as the whole last
+/// subscript, plus or minus a constant, of its occurrences), and whose conflicting instances
+/// (`own`, from the tile's conflicts) all share their reduction coordinate. The lanes loop runs
+/// the update's instances by blocks of columns, a column's rows in order: each element still
+/// sees its updates in their order, and the copies that one vector runs at once conflict with
+/// none of each other. `None` otherwise.
+fn fused_update(
+    scop: &Scop,
+    points: &PointSchedule<'_>,
+    old: &UnionMap<'_>,
+    own: &UnionMap<'_>,
+    sum: &mut Ast,
+    update: &Ast,
+    private: &[ArrayId],
+) -> Result<Option<crate::ast::FusedUpdate>> {
+    let Some(k) = sole_kernel(sum) else {
+        return Ok(None);
+    };
+    if k.vector.is_some() || k.row_lanes.is_none() || k.fused.is_some() {
+        return Ok(None);
+    }
+    let [row, red] = k.loops.as_slice() else {
+        return Ok(None);
+    };
+    let one = Expr::Int("1".into());
+    let unwrap = |mut at: &Ast| -> Option<Ast> {
+        while let Ast::Block(items) = at {
+            match items.as_slice() {
+                [item] => at = item,
+                _ => return None,
+            }
+        }
+        Some(at.clone())
+    };
+    let same_loop = |ast: &Ast, l: &crate::ast::KernelLoop| -> Option<Ast> {
+        match unwrap(ast)? {
+            Ast::For {
+                iter,
+                init,
+                cond,
+                inc,
+                body,
+            } if iter == l.iter && init == l.init && cond == l.cond && inc == one => Some(*body),
+            _ => None,
+        }
+    };
+    let Some(inner) = same_loop(update, row) else {
+        return Ok(None);
+    };
+    let Some(body) = same_loop(&inner, red) else {
+        return Ok(None);
+    };
+    let Some(Ast::User { name, args }) = unwrap(&body) else {
+        return Ok(None);
+    };
+    let Some((stmt, write)) = crate::kernel::sole_writer(scop, &name, private) else {
+        return Ok(None);
+    };
+    let along: Vec<usize> = (0..args.len())
+        .filter(|&a| args[a].mentions(&red.iter))
+        .collect();
+    let [lane] = along.as_slice() else {
+        return Ok(None);
+    };
+    if args[*lane] != Expr::Id(red.iter.clone()) {
+        return Ok(None);
+    }
+    let elem = scop.array(write.array).elem_type.as_str();
+    if scop_ir::lanes::refusal(scop, stmt, *lane, elem).is_some() {
+        return Ok(None);
+    }
+    // Every conflicting pair of the update's instances shares its reduction coordinate.
+    let Some(d) = points.iterators.iter().position(|x| *x == red.iter) else {
+        return Ok(None);
+    };
+    let depth = points.iterators.len();
+    let (o, p) = (names("o", depth), names("p", depth));
+    let same = UnionMap::read(
+        points.context.ctx(),
+        &format!(
+            "{{ {} -> {} : {} = {} }}",
+            tuple("", &o),
+            tuple("", &p),
+            o[d],
+            p[d]
+        ),
+    )?;
+    let pairs = own
+        .clone()
+        .apply_domain(old.clone())?
+        .apply_range(old.clone())?;
+    if !pairs.is_subset(&same)? {
+        return Ok(None);
+    }
+    Ok(Some(crate::ast::FusedUpdate {
+        stmt: name,
+        args,
+        lane: *lane,
+        plain: update.clone(),
     }))
 }
 

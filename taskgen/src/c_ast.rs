@@ -354,7 +354,7 @@ pub fn stmt(out: &mut String, ast: &Ast, depth: usize, user: &mut UserPrinter<'_
                 let plain = |out: &mut String, user: &mut UserPrinter<'_>| {
                     plain_for(out, head, body, depth, user)
                 };
-                row_lanes_loop(out, ast, lanes, depth, user, &plain)
+                row_lanes_loop(out, ast, lanes, depth, user, Some(&plain), None)
             }
             (None, Some((lanes, carries))) => {
                 step_lanes_loop(out, ast, lanes, &carries, depth, user)
@@ -423,7 +423,6 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
             out.push_str("#endif\n");
         }
         None => {
-            open_loop(out, &k.loops[0], &Expr::Int(k.rows.to_string()), depth);
             let accumulators = |out: &mut String, user: &mut UserPrinter<'_>| {
                 for r in 0..k.rows as usize {
                     let name = polyhedral::kernel_user(&k.stmt, KernelPart::Load(r));
@@ -441,29 +440,67 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
                     user(out, &name, &at_row(k, r as i64), depth + 1);
                 }
             };
-            match k.row_lanes {
-                // The block of rows as the jammed reduction loop, its rows as lanes
-                // (`polyhedral::rows`' "Accumulators as lanes"), the accumulators otherwise.
-                Some(lanes) => {
-                    let red = &k.loops[1];
-                    let copies = (0..k.rows)
-                        .map(|r| Ast::User {
-                            name: k.stmt.clone(),
-                            args: at_row(k, r),
-                        })
-                        .collect();
-                    let jammed = Ast::For {
-                        iter: red.iter.clone(),
-                        init: red.init.clone(),
-                        cond: red.cond.clone(),
-                        inc: one.clone(),
-                        body: Box::new(Ast::Block(copies)),
-                    };
-                    row_lanes_loop(out, &jammed, lanes, depth + 1, user, &accumulators);
+            let rows = |out: &mut String| {
+                open_loop(out, &k.loops[0], &Expr::Int(k.rows.to_string()), depth)
+            };
+            let close = |out: &mut String| {
+                let _ = writeln!(out, "{}}}", "  ".repeat(depth));
+            };
+            let Some(lanes) = k.row_lanes else {
+                rows(out);
+                accumulators(out, user);
+                return close(out);
+            };
+            // The block of rows as the jammed reduction loop, its rows as lanes
+            // (`polyhedral::rows`' "Accumulators as lanes"), the accumulators otherwise.
+            let red = &k.loops[1];
+            let copies = (0..k.rows)
+                .map(|r| Ast::User {
+                    name: k.stmt.clone(),
+                    args: at_row(k, r),
+                })
+                .collect();
+            let jammed = Ast::For {
+                iter: red.iter.clone(),
+                init: red.init.clone(),
+                cond: red.cond.clone(),
+                inc: one.clone(),
+                body: Box::new(Ast::Block(copies)),
+            };
+            match &k.fused {
+                None => {
+                    rows(out);
+                    row_lanes_loop(
+                        out,
+                        &jammed,
+                        lanes,
+                        depth + 1,
+                        user,
+                        Some(&accumulators),
+                        None,
+                    );
+                    close(out);
                 }
-                None => accumulators(out, user),
+                // With an update in the same loop: its own code after the accumulators where
+                // the C compiler has no vectors.
+                Some(update) => {
+                    let fused = Fused {
+                        update,
+                        row: &k.loops[0].iter,
+                        rows: k.rows,
+                    };
+                    out.push_str("#if defined(TF_VBYTES)\n");
+                    rows(out);
+                    row_lanes_loop(out, &jammed, lanes, depth + 1, user, None, Some(&fused));
+                    close(out);
+                    out.push_str("#else\n");
+                    rows(out);
+                    accumulators(out, user);
+                    close(out);
+                    stmt(out, &update.plain, depth, user);
+                    out.push_str("#endif\n");
+                }
             }
-            let _ = writeln!(out, "{}}}", "  ".repeat(depth));
         }
     }
 }
@@ -710,7 +747,8 @@ fn row_lanes_loop(
     lanes: i64,
     depth: usize,
     user: &mut UserPrinter<'_>,
-    otherwise: &dyn Fn(&mut String, &mut UserPrinter<'_>),
+    otherwise: Option<&Otherwise<'_>>,
+    fused: Option<&Fused<'_>>,
 ) {
     let Ast::For {
         iter,
@@ -722,7 +760,12 @@ fn row_lanes_loop(
     else {
         return stmt(out, ast, depth, user);
     };
-    let plain = otherwise;
+    // Without `otherwise` the caller prints the `#if` around the vector code, which must then
+    // be printed.
+    let plain = |out: &mut String, user: &mut UserPrinter<'_>| match otherwise {
+        Some(otherwise) => otherwise(out, user),
+        None => out.push_str("#error tiledflow internal error: rows not as lanes\n"),
+    };
     let Some(groups) = polyhedral::row_groups(body, iter) else {
         return plain(out, user);
     };
@@ -744,7 +787,9 @@ fn row_lanes_loop(
         )
     };
     let pad = "  ".repeat(depth);
-    out.push_str("#if defined(TF_VBYTES)\n");
+    if otherwise.is_some() {
+        out.push_str("#if defined(TF_VBYTES)\n");
+    }
     open_first_step(out, &pad, iter, init, cond);
     let inner = depth + 2;
     for &(g, first, v) in &vectors {
@@ -771,6 +816,14 @@ fn row_lanes_loop(
         for lane in 0..l {
             let args = &groups[g].copies[first + lane];
             user(out, &part(g, v, RowWhat::Load(lane)), args, inner + 1);
+        }
+    }
+    // The update's copies at the block's rows, in order, each on the step's columns (read
+    // before the rows' vectors are transposed).
+    if let Some(f) = fused {
+        let name = polyhedral::kernel_user(&f.update.stmt, KernelPart::RowLanes(f.update.lane));
+        for r in 0..f.rows {
+            user(out, &name, &f.at_row(r), inner + 1);
         }
     }
     for &(g, first, v) in &vectors {
@@ -807,6 +860,11 @@ fn row_lanes_loop(
             user(out, &part(g, v, RowWhat::Scalar(c % l)), args, inner + 1);
         }
     }
+    if let Some(f) = fused {
+        for r in 0..f.rows {
+            user(out, &f.update.stmt, &f.at_row(r), inner + 1);
+        }
+    }
     let _ = writeln!(out, "{pad}    }}");
     for &(g, first, v) in &vectors {
         for lane in 0..l {
@@ -816,9 +874,33 @@ fn row_lanes_loop(
     }
     let _ = writeln!(out, "{pad}  }}");
     let _ = writeln!(out, "{pad}}}");
-    out.push_str("#else\n");
-    plain(out, user);
-    out.push_str("#endif\n");
+    if otherwise.is_some() {
+        out.push_str("#else\n");
+        plain(out, user);
+        out.push_str("#endif\n");
+    }
+}
+
+/// How a loop whose rows run as lanes is printed where the C compiler has no vectors.
+type Otherwise<'a> = dyn Fn(&mut String, &mut UserPrinter<'_>) + 'a;
+
+/// The update that an accumulator kernel's lanes loop runs ([`polyhedral::FusedUpdate`]), at
+/// the kernel's rows.
+struct Fused<'a> {
+    update: &'a polyhedral::FusedUpdate,
+    row: &'a str,
+    rows: i64,
+}
+
+impl Fused<'_> {
+    /// The update's arguments at row `r` of the block.
+    fn at_row(&self, r: i64) -> Vec<Expr> {
+        self.update
+            .args
+            .iter()
+            .map(|a| offset(a, self.row, Expr::Int(r.to_string())))
+            .collect()
+    }
 }
 
 /// The vectors of rows of a loop whose statements' copies run as `l` lanes: (group, first

@@ -843,6 +843,24 @@ pub(crate) fn statement(
                 }
             }
         }
+        // An update run in a lanes loop: the occurrences along the loop as the row lanes'
+        // vectors (`polyhedral::FusedUpdate`).
+        Some(KernelPart::RowLanes(q)) => {
+            let row_vector = |id: ArrayId| -> (String, String) {
+                let open = match scop.array(id).elem_type.as_str() {
+                    "float" => "TF_ROWF(",
+                    _ => "TF_ROWD(",
+                };
+                (open.to_string(), ")".to_string())
+            };
+            out.push_str(&scop_ir::lanes::render(
+                &stmt.body,
+                q,
+                &iter,
+                &var,
+                &row_vector,
+            ));
+        }
         // A kernel's copy: the occurrences along the lane iterator as vectors.
         Some(KernelPart::Lanes(q)) => {
             out.push_str(&scop_ir::lanes::render(

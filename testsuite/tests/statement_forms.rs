@@ -493,11 +493,13 @@ fn rows_run_as_vector_lanes() {
 /// Full tiles whose statements get a register kernel only one at a time run them one after the
 /// other (`polyhedral::tile_code`'s "Statements apart"), a block of eight rows at a time with
 /// the sums first: bicg's pair verifies with its sums in accumulators (their rows as vector
-/// lanes where the C compiler has vectors: `polyhedral::rows`' "Accumulators as lanes"; every
-/// vector width this processor has, and none) and no loop jammed around both, at sizes with
-/// full tiles (whose last tile's rows are whole blocks at `N = 1000`, and not at 1003) and at
-/// tiles of 5 x 3; the pair whose sum reads the element the update has just written keeps the
-/// jammed loop.
+/// lanes where the C compiler has vectors, `polyhedral::rows`' "Accumulators as lanes", and
+/// the update in the same loop, `polyhedral::tile_code`'s "One pass"; every vector width this
+/// processor has, and none) and no loop jammed around both, at sizes with full tiles (whose
+/// last tile's rows are whole blocks at `N = 1000`, and not at 1003) and at tiles of 5 x 3; the
+/// pair whose sum reads the element the update has just written keeps the jammed loop; the pair
+/// whose update is a recurrence along the rows' loop (skewed by the scheduler) keeps its update
+/// in a loop of its own.
 #[test]
 fn statements_apart_in_full_tiles() {
     for extra in vector_widths() {
@@ -511,7 +513,7 @@ fn statements_apart_in_full_tiles() {
             ],
             extra,
             &["--tiledflow-fuse=reuse"],
-            "SCoP in apart() at line 19: 4 statements",
+            "SCoP in apart() at line 21: 4 statements",
         );
     }
     let said = verbose("apart.c", &["--fuse", "reuse", "-DN=1000", "-DM=1200"]);
@@ -520,9 +522,9 @@ fn statements_apart_in_full_tiles() {
             .find(|l| l.contains(scop))
             .unwrap_or_else(|| panic!("{scop}: {said}"))
     };
-    let apart = before_later(line("SCoP in apart() at line 19"));
+    let apart = before_later(line("SCoP in apart() at line 21"));
     assert!(
-        apart.contains("register kernels (S3 in 8 accumulators as vector lanes)"),
+        apart.contains("S3 in 8 accumulators as vector lanes with S2 in the same loop"),
         "{apart}"
     );
     assert!(
@@ -530,9 +532,12 @@ fn statements_apart_in_full_tiles() {
         "{apart}"
     );
     assert!(!apart.contains("jammed by"), "{apart}");
-    let together = before_later(line("SCoP in together() at line 34"));
+    let together = before_later(line("SCoP in together() at line 36"));
     assert!(together.contains("jammed by 4"), "{together}");
     assert!(!together.contains("register kernels"), "{together}");
+    let recurrent = before_later(line("SCoP in recurrent() at line 50"));
+    assert!(recurrent.contains("statements apart"), "{recurrent}");
+    assert!(!recurrent.contains("in the same loop"), "{recurrent}");
 }
 
 /// Recurrences along rows jammed by sixteen whose rows run as the lanes of vectors step by step

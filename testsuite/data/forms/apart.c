@@ -1,7 +1,9 @@
 /* Full tiles whose statements run one after the other, each with its own register kernel
  * (`polyhedral::tile_code`, "Statements apart"): bicg's pair, a vector updated along the rows'
- * loop beside each row's sum, read from one matrix; then the same pair where the sum reads the
- * element the update has just written, which must keep the statements together.
+ * loop beside each row's sum, read from one matrix (the update in the sums' loop where their rows
+ * run as vector lanes); then the same pair where the sum reads the element the update has just
+ * written, which must keep the statements together; then the pair with a recurrence for the
+ * update.
  * Prints every result as a hexadecimal float, so any difference in any bit shows. */
 #include <stdio.h>
 
@@ -12,7 +14,7 @@
 #define M 90
 #endif
 
-double A[N][M], r[N], p[M], s[M], q[N], s2[M], q2[N];
+double A[N][M], r[N], p[M], s[M], q[N], s2[M], q2[N], s3[M], q3[N];
 
 static void apart(void)
 {
@@ -40,6 +42,22 @@ static void together(void)
 #pragma endscop
 }
 
+/* bicg's pair again, with the update a recurrence along the rows' loop: each element reads the
+ * one just before it in the same row, so the update keeps its own loop after the sums (one
+ * vector of its elements at a time would read values of the row before). */
+static void recurrent(void)
+{
+#pragma scop
+  for (int i = 0; i < N; i++) {
+    q3[i] = 0.0;
+    for (int j = 0; j < M - 1; j++) {
+      s3[j + 1] = 0.5 * s3[j] + r[i] * A[i][j];
+      q3[i] = q3[i] + A[i][j] * p[j];
+    }
+  }
+#pragma endscop
+}
+
 int main(void)
 {
   for (int i = 0; i < N; i++) {
@@ -52,11 +70,14 @@ int main(void)
     p[j] = (double)(j % 7) / 3.0 - 1.0;
     s2[j] = (double)(j % 3) * 0.125;
   }
+  for (int j = 0; j < M; j++)
+    s3[j] = (double)(j % 5) * 0.25;
   apart();
   together();
+  recurrent();
   for (int i = 0; i < N; i++)
-    printf("%a %a\n", q[i], q2[i]);
+    printf("%a %a %a\n", q[i], q2[i], q3[i]);
   for (int j = 0; j < M; j++)
-    printf("%a %a\n", s[j], s2[j]);
+    printf("%a %a %a\n", s[j], s2[j], s3[j]);
   return 0;
 }
