@@ -499,7 +499,8 @@ fn rows_run_as_vector_lanes() {
 /// last tile's rows are whole blocks at `N = 1000`, and not at 1003) and at tiles of 5 x 3; the
 /// pair whose sum reads the element the update has just written keeps the jammed loop; the pair
 /// whose update is a recurrence along the rows' loop (skewed by the scheduler) keeps its update
-/// in a loop of its own.
+/// in a loop of its own; mvt's pair in floats runs its update in the sums' loop too, eight rows
+/// and eight columns a vector.
 #[test]
 fn statements_apart_in_full_tiles() {
     for extra in vector_widths() {
@@ -538,6 +539,11 @@ fn statements_apart_in_full_tiles() {
     let recurrent = before_later(line("SCoP in recurrent() at line 50"));
     assert!(recurrent.contains("statements apart"), "{recurrent}");
     assert!(!recurrent.contains("in the same loop"), "{recurrent}");
+    let floats = before_later(line("SCoP in mvt_float() at line 66"));
+    assert!(
+        floats.contains("S0 in 8 accumulators as vector lanes with S1 in the same loop"),
+        "{floats}"
+    );
 }
 
 /// Recurrences along rows jammed by sixteen whose rows run as the lanes of vectors step by step

@@ -3,7 +3,7 @@
  * loop beside each row's sum, read from one matrix (the update in the sums' loop where their rows
  * run as vector lanes); then the same pair where the sum reads the element the update has just
  * written, which must keep the statements together; then the pair with a recurrence for the
- * update.
+ * update; then mvt's pair in floats.
  * Prints every result as a hexadecimal float, so any difference in any bit shows. */
 #include <stdio.h>
 
@@ -58,6 +58,20 @@ static void recurrent(void)
 #pragma endscop
 }
 
+/* mvt's pair in floats: eight rows a vector of row lanes, the update's vectors eight columns. */
+float Af[N][M], x1f[N], x2f[M], y1f[M], y2f[N];
+
+static void mvt_float(void)
+{
+#pragma scop
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < M; j++) {
+      x1f[i] = x1f[i] + Af[i][j] * y1f[j];
+      x2f[j] = x2f[j] + Af[i][j] * y2f[i];
+    }
+#pragma endscop
+}
+
 int main(void)
 {
   for (int i = 0; i < N; i++) {
@@ -72,12 +86,27 @@ int main(void)
   }
   for (int j = 0; j < M; j++)
     s3[j] = (double)(j % 5) * 0.25;
+  for (int i = 0; i < N; i++) {
+    for (int j = 0; j < M; j++)
+      Af[i][j] = (float)((i * 5 + j * 7) % 13) / 8.0f;
+    x1f[i] = (float)(i % 3);
+    y2f[i] = (float)(i % 7) / 4.0f - 0.75f;
+  }
+  for (int j = 0; j < M; j++) {
+    y1f[j] = (float)(j % 5) / 2.0f - 1.0f;
+    x2f[j] = (float)(j % 4) * 0.5f;
+  }
   apart();
   together();
   recurrent();
+  mvt_float();
   for (int i = 0; i < N; i++)
     printf("%a %a %a\n", q[i], q2[i], q3[i]);
   for (int j = 0; j < M; j++)
     printf("%a %a %a\n", s[j], s2[j], s3[j]);
+  for (int i = 0; i < N; i++)
+    printf("%a\n", x1f[i]);
+  for (int j = 0; j < M; j++)
+    printf("%a\n", x2f[j]);
   return 0;
 }
