@@ -345,6 +345,10 @@ impl RowWhat {
     }
 }
 
+/// The name of the user node `crate::tile_code`'s reduction loops get first in their body: the
+/// printers write `TF_SCALAR_LOOP;` for it.
+pub const SCALAR_LOOP_USER: &str = "tf_scalar_loop";
+
 /// The name of the buffer of a column (`crate::column`).
 pub const COLUMN_BUFFER: &str = "tf_col";
 

@@ -229,8 +229,8 @@
 //! trisolv 5.04 -> 3.88 ms / 2.98 -> 2.43, mvt 8.05 -> 7.43 / 4.46 -> 4.58, atax, bicg, gemver
 //! and ludcmp (LARGE) within 1%; sixteen rows ran trisolv 6% slower than eight. Where the
 //! block of rows qualifies as the jammed loop of `crate::rows` does, it is printed with its rows
-//! as vector lanes, its loads prefetched ([`Kernel::row_lanes`], `crate::rows`' "Accumulators as
-//! lanes").
+//! as vector lanes, its loads prefetched ([`Kernel::row_lanes`], set by `crate::tile_code` with
+//! `crate::rows::accumulator_lanes`: "Accumulators as lanes" there).
 //!
 //! ## Where gemm's time goes, and what did not help
 //!
@@ -712,10 +712,6 @@ pub(crate) fn accumulator_kernel(
         row_lanes: None,
         fused: None,
         fallback: Ast::Block(Vec::new()),
-    };
-    let kernel = Kernel {
-        row_lanes: crate::rows::accumulator_lanes(scop, &kernel, private)?,
-        ..kernel
     };
     Ok(replace_nest(plain, plain, &kernel))
 }

@@ -163,7 +163,8 @@ pub use align::{follows_lines, with_row_lines, RowLine};
 pub use ast::{
     kernel_user, split_kernel_user, step_operand, step_written, Ast, Expr, FusedUpdate, Kernel,
     KernelLoop, KernelPart, KernelWidth, OpKind, Packs, RowPart, RowWhat, StepPart, StepWhat,
-    VectorLanes, COLUMN_BUFFER, PACK_BUFFER, PACK_LANE_START, PACK_RED_START, SCALED_BUFFER,
+    VectorLanes, COLUMN_BUFFER, PACK_BUFFER, PACK_LANE_START, PACK_RED_START, SCALAR_LOOP_USER,
+    SCALED_BUFFER,
 };
 pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
 pub use cost::{schedule_cost, Machine, NestCost, ScheduleCost};
@@ -193,7 +194,7 @@ pub use schedule::{run_bounded, schedule};
 use scop_ir::StmtId;
 pub use spread::{spread_tiles, Spread, SpreadKind};
 pub use tile::tile_dependences;
-pub use tile_code::{tile_body_ast, unroll_and_jam, TileCode, SCALAR_LOOP_USER};
+pub use tile_code::{tile_body_ast, unroll_and_jam, TileCode};
 pub use tile_graph::{
     coarsen, tile_graph, NestTiles, NumberedDep, PartitionClass, Shape, Signature, SimplifiedDep,
     StatementTiles, TileGraph, MAX_CLASSES,

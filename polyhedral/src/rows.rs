@@ -117,11 +117,10 @@
 //! and scalar 3.13 / 1.57 s; four rows as one vector 2.34 / 1.16 s; sixteen rows as four
 //! vectors ([`crate::chains`] jams sixteen where [`steps_may_run`] foresees lanes) 1.88 / 0.79 s.
 
-use crate::ast::{Ast, Expr, OpKind};
+use crate::ast::{Ast, Expr, OpKind, SCALAR_LOOP_USER};
 use crate::isl::{Ctx, UnionMap, UnionSet};
 use crate::kernel::{accumulates_locally, sole_writer};
 use crate::maps::{names, tuple};
-use crate::tile_code::SCALAR_LOOP_USER;
 use crate::tile_size::element_bytes;
 use crate::Result;
 use scop_ir::{AccessKind, ArrayId, Scop};

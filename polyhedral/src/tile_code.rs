@@ -86,7 +86,7 @@
 //! the scalar expanded, but one variable serves only the order the privatization analysis
 //! checked (jamming `k` would interleave the values of `k` and `k + 1` in it).
 
-use crate::ast::{Ast, Expr, OpKind};
+use crate::ast::{Ast, Expr, OpKind, SCALAR_LOOP_USER};
 use crate::astgen::{convert_expr, guarded_inner_loop, rename_users, PointSchedule};
 use crate::chains::interleave_chains;
 use crate::column::column_buffers;
@@ -226,10 +226,6 @@ pub fn tile_body_ast(
     code.step_lanes = lanes.steps;
     Ok((ast, code))
 }
-
-/// The name of the user node [`mark_reduction_loops`] puts first in a loop's body: the printers
-/// write `TF_SCALAR_LOOP;` for it.
-pub const SCALAR_LOOP_USER: &str = "tf_scalar_loop";
 
 /// Puts [`SCALAR_LOOP_USER`] first in the body of every innermost loop whose statements all
 /// accumulate, in floating point, into an element the loop does not move, when the C compiler
@@ -646,7 +642,7 @@ fn tile_code(
             )?;
         }
         if kernel.is_none() && !reordered {
-            kernel = accumulator_kernel(scop, points, &plain, &piece, private)?;
+            kernel = accumulators(scop, points, &plain, &piece, private)?;
         }
         let mut what = kernel.as_ref().map(|k| vec![kernel_summary(k)]);
         // Several statements and no kernel for them together: one after the other, each with
@@ -773,7 +769,45 @@ fn register_kernel(
         // Tiles cut along the lanes get vectors or stay general.
         return Ok(None);
     }
-    accumulator_kernel(scop, points, plain, piece, private)
+    accumulators(scop, points, plain, piece, private)
+}
+
+/// [`accumulator_kernel`], with its rows as vector lanes where they qualify
+/// ([`crate::rows::accumulator_lanes`]).
+fn accumulators(
+    scop: &Scop,
+    points: &PointSchedule<'_>,
+    plain: &Ast,
+    piece: &Set<'_>,
+    private: &[ArrayId],
+) -> Result<Option<Ast>> {
+    let Some(mut ast) = accumulator_kernel(scop, points, plain, piece, private)? else {
+        return Ok(None);
+    };
+    let mut kernels = Vec::new();
+    collect_kernels(&mut ast, &mut kernels);
+    for k in kernels {
+        if k.vector.is_none() {
+            k.row_lanes = crate::rows::accumulator_lanes(scop, k, private)?;
+        }
+    }
+    Ok(Some(ast))
+}
+
+/// The kernels of `ast`, outermost first.
+fn collect_kernels<'a>(ast: &'a mut Ast, out: &mut Vec<&'a mut crate::ast::Kernel>) {
+    match ast {
+        Ast::Block(items) => items.iter_mut().for_each(|i| collect_kernels(i, out)),
+        Ast::For { body, .. } => collect_kernels(body, out),
+        Ast::If { then, els, .. } => {
+            collect_kernels(then, out);
+            if let Some(els) = els {
+                collect_kernels(els, out);
+            }
+        }
+        Ast::Kernel(k) => out.push(k),
+        Ast::User { .. } => {}
+    }
 }
 
 /// For each member of the nest's `p`-member band (its flat schedule `nest_schedule`), whether
