@@ -69,7 +69,7 @@ pub struct Kernel {
     /// printed that way where the C compiler has vectors, as accumulators otherwise.
     pub row_lanes: Option<i64>,
     /// An update along the reduction loop that runs in the same loop as the lanes, over the
-    /// same rows (`crate::tile_code`'s "Statements apart": bicg's and mvt's products by rows).
+    /// same rows (`crate::apart`'s "One pass": bicg's and mvt's products by rows).
     pub fused: Option<Box<FusedUpdate>>,
     /// The code of the loops the kernel replaces, for vector sizes it was not checked for.
     pub fallback: Ast,
@@ -607,6 +607,18 @@ pub enum OpKind {
     Lt,
     Ge,
     Gt,
+}
+
+/// The statements of `items` in order, nested blocks opened.
+pub(crate) fn flatten(items: Vec<Ast>) -> Vec<Ast> {
+    let mut out = Vec::new();
+    for item in items {
+        match item {
+            Ast::Block(inner) => out.extend(flatten(inner)),
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Builders of small ASTs and an interpreter that lists what one runs, for the tests of the

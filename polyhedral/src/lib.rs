@@ -61,6 +61,7 @@
 #![deny(unsafe_code)]
 
 mod align;
+mod apart;
 pub mod ast;
 mod astgen;
 mod chains;

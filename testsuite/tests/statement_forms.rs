@@ -491,10 +491,10 @@ fn rows_run_as_vector_lanes() {
 }
 
 /// Full tiles whose statements get a register kernel only one at a time run them one after the
-/// other (`polyhedral::tile_code`'s "Statements apart"), a block of eight rows at a time with
+/// other (`polyhedral::apart`), a block of eight rows at a time with
 /// the sums first: bicg's pair verifies with its sums in accumulators (their rows as vector
 /// lanes where the C compiler has vectors, `polyhedral::rows`' "Accumulators as lanes", and
-/// the update in the same loop, `polyhedral::tile_code`'s "One pass"; every vector width this
+/// the update in the same loop, `polyhedral::apart`'s "One pass"; every vector width this
 /// processor has, and none) and no loop jammed around both, at sizes with full tiles (whose
 /// last tile's rows are whole blocks at `N = 1000`, and not at 1003) and at tiles of 5 x 3; the
 /// pair whose sum reads the element the update has just written keeps the jammed loop; the pair

@@ -1,7 +1,7 @@
 /* Full tiles whose statements run one after the other, each with its own register kernel
- * (`polyhedral::tile_code`, "Statements apart"): bicg's pair, a vector updated along the rows'
- * loop beside each row's sum, read from one matrix (the update in the sums' loop where their rows
- * run as vector lanes); then the same pair where the sum reads the element the update has just
+ * (`polyhedral::apart`): bicg's pair, a vector updated along the rows' loop beside each row's
+ * sum, read from one matrix (the update in the sums' loop where their rows run as vector
+ * lanes); then the same pair where the sum reads the element the update has just
  * written, which must keep the statements together; then the pair with a recurrence for the
  * update; then mvt's pair in floats.
  * Prints every result as a hexadecimal float, so any difference in any bit shows. */
