@@ -517,6 +517,15 @@ fn fused_update(
     if scop_ir::lanes::refusal(scop, stmt, *lane, elem).is_some() {
         return Ok(None);
     }
+    // One vector of the update a step of the lanes: its elements as wide as the sums' (its
+    // arrays are all of its element type, `refusal` checks). A float update beside double sums
+    // would update eight columns a step of four; no schedule has fused such a pair yet (they
+    // share no array: bicg's pair with its update in floats stays two bands under every
+    // fusion), so this is a guard, not a tested path.
+    let lanes = crate::rows::ROW_LANE_BYTES / (crate::tile_size::element_bytes(elem) as i64).max(1);
+    if k.row_lanes != Some(lanes) {
+        return Ok(None);
+    }
     // Every conflicting pair of the update's instances shares its reduction coordinate.
     let Some(d) = points.iterators.iter().position(|x| *x == red.iter) else {
         return Ok(None);
