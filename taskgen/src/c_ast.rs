@@ -740,7 +740,10 @@ fn marker_numbers(body: &Ast, name: &str) -> Option<Vec<i64>> {
 /// under `#if defined(TF_VBYTES)`, and as `otherwise` prints it otherwise: the
 /// accumulators loaded, blocks of `lanes` steps (each row's operands loaded as vectors along the
 /// loop, transposed, then the statements on vectors step by step), the last steps one lane at
-/// a time, the accumulators stored; all of it only when the loop runs a step at least.
+/// a time, the accumulators stored; all of it only when the loop runs a step at least. With
+/// `fused`, an update's copies at the kernel's rows run at each block of steps (one vector of
+/// the steps' columns each, before the transposes) and after the rows' copies at each last
+/// step. Without `otherwise`, the caller prints the `#if` around it.
 fn row_lanes_loop(
     out: &mut String,
     ast: &Ast,
