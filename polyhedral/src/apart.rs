@@ -298,20 +298,13 @@ fn rows_in_blocks<'c>(
         let plain = points
             .with_schedule(part.clone())
             .build(Some(piece.clone()), &band)?;
-        let mut at = &plain;
-        while let Ast::Block(items) = at {
-            match items.as_slice() {
-                [one] => at = one,
-                _ => return Ok(None),
-            }
-        }
-        let Ast::For {
+        let Some(Ast::For {
             iter,
             init,
             cond,
             inc,
             ..
-        } = at
+        }) = plain.sole()
         else {
             return Ok(None);
         };
@@ -414,12 +407,11 @@ fn rows_in_blocks<'c>(
             .clone()
             .intersect_domain(instances.clone())?
             .intersect_range(instances)?;
-        if let Some(fused) = fused_update(scop, points, old, &own, sum, update, private)? {
-            let Some(k) = sole_kernel(sum) else {
-                return Ok(None);
-            };
-            k.fused = Some(Box::new(fused));
-            rest.clear();
+        if let Some(Ast::Kernel(k)) = sum.sole_mut() {
+            if let Some(fused) = fused_update(scop, points, old, &own, k, update, private)? {
+                k.fused = Some(Box::new(fused));
+                rest.clear();
+            }
         }
     }
     sums.extend(rest);
@@ -432,16 +424,7 @@ fn rows_in_blocks<'c>(
     }))
 }
 
-/// The kernel of `ast` when it is nothing else (in blocks of one item).
-fn sole_kernel(ast: &mut Ast) -> Option<&mut crate::ast::Kernel> {
-    match ast {
-        Ast::Kernel(k) => Some(k),
-        Ast::Block(items) if items.len() == 1 => sole_kernel(&mut items[0]),
-        _ => None,
-    }
-}
-
-/// The update that accumulator kernel `sum` (a block of rows of [`rows_in_blocks`]) can run in
+/// The update that accumulator kernel `k` (a block of rows of [`rows_in_blocks`]) can run in
 /// its lanes loop ([`crate::ast::FusedUpdate`], "One pass" in the module doc), from `update`,
 /// the code of the other part over the same rows, when it qualifies: one statement over the
 /// kernel's own row and reduction loops
@@ -457,51 +440,23 @@ fn fused_update(
     points: &PointSchedule<'_>,
     old: &UnionMap<'_>,
     own: &UnionMap<'_>,
-    sum: &mut Ast,
+    k: &crate::ast::Kernel,
     update: &Ast,
     private: &[ArrayId],
 ) -> Result<Option<crate::ast::FusedUpdate>> {
-    let Some(k) = sole_kernel(sum) else {
-        return Ok(None);
-    };
     if k.vector.is_some() || k.row_lanes.is_none() || k.fused.is_some() {
         return Ok(None);
     }
     let [row, red] = k.loops.as_slice() else {
         return Ok(None);
     };
-    let one = Expr::Int("1".into());
-    let unwrap = |mut at: &Ast| -> Option<Ast> {
-        while let Ast::Block(items) = at {
-            match items.as_slice() {
-                [item] => at = item,
-                _ => return None,
-            }
-        }
-        Some(at.clone())
-    };
-    let same_loop = |ast: &Ast, l: &crate::ast::KernelLoop| -> Option<Ast> {
-        match unwrap(ast)? {
-            Ast::For {
-                iter,
-                init,
-                cond,
-                inc,
-                body,
-            } if iter == l.iter && init == l.init && cond == l.cond && inc == one => Some(*body),
-            _ => None,
-        }
-    };
-    let Some(inner) = same_loop(update, row) else {
+    let Some(inner) = loop_body(update, row) else {
         return Ok(None);
     };
-    let Some(body) = same_loop(&inner, red) else {
+    let Some(Ast::User { name, args }) = loop_body(inner, red).and_then(Ast::sole) else {
         return Ok(None);
     };
-    let Some(Ast::User { name, args }) = unwrap(&body) else {
-        return Ok(None);
-    };
-    let Some((stmt, write)) = crate::kernel::sole_writer(scop, &name, private) else {
+    let Some((stmt, write)) = crate::kernel::sole_writer(scop, name, private) else {
         return Ok(None);
     };
     let along: Vec<usize> = (0..args.len())
@@ -550,9 +505,30 @@ fn fused_update(
         return Ok(None);
     }
     Ok(Some(crate::ast::FusedUpdate {
-        stmt: name,
-        args,
+        stmt: name.clone(),
+        args: args.clone(),
         lane: *lane,
         plain: update.clone(),
     }))
+}
+
+/// The body of `ast` when it is one loop over `l`'s iterator with `l`'s bounds, stepping by
+/// one (in blocks of one item).
+fn loop_body<'a>(ast: &'a Ast, l: &crate::ast::KernelLoop) -> Option<&'a Ast> {
+    match ast.sole()? {
+        Ast::For {
+            iter,
+            init,
+            cond,
+            inc,
+            body,
+        } if *iter == l.iter
+            && *init == l.init
+            && *cond == l.cond
+            && *inc == Expr::Int("1".into()) =>
+        {
+            Some(body)
+        }
+        _ => None,
+    }
 }

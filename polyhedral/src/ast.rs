@@ -533,6 +533,20 @@ pub fn split_kernel_user(name: &str) -> (&str, Option<KernelPart>) {
     (name, None)
 }
 
+/// Replaces `iter` by `iter + by` in `e`.
+pub(crate) fn substitute(e: &mut Expr, iter: &str, by: i64) {
+    match e {
+        Expr::Id(name) if name == iter => {
+            *e = Expr::Op(
+                OpKind::Add,
+                vec![Expr::Id(iter.to_string()), Expr::Int(by.to_string())],
+            );
+        }
+        Expr::Op(_, args) => args.iter_mut().for_each(|a| substitute(a, iter, by)),
+        _ => {}
+    }
+}
+
 impl Expr {
     /// Whether the expression uses the name `id`.
     pub fn mentions(&self, id: &str) -> bool {
@@ -545,6 +559,29 @@ impl Expr {
 }
 
 impl Ast {
+    /// The node inside blocks of one item (the node itself when it is not a block); `None` for
+    /// a block of none or several.
+    pub fn sole(&self) -> Option<&Ast> {
+        match self {
+            Ast::Block(items) => match items.as_slice() {
+                [one] => one.sole(),
+                _ => None,
+            },
+            other => Some(other),
+        }
+    }
+
+    /// [`Ast::sole`], mutable.
+    pub fn sole_mut(&mut self) -> Option<&mut Ast> {
+        match self {
+            Ast::Block(items) => match items.as_mut_slice() {
+                [one] => one.sole_mut(),
+                _ => None,
+            },
+            other => Some(other),
+        }
+    }
+
     /// Calls `f` on every node of the tree, parents before their children, in order.
     pub fn walk(&self, f: &mut dyn FnMut(&Ast)) {
         f(self);

@@ -389,26 +389,20 @@ pub(crate) fn accumulator_lanes(
         return Ok(None);
     };
     let copies: Vec<Ast> = (0..k.rows)
-        .map(|r| Ast::User {
-            name: k.stmt.clone(),
-            args: k.args.iter().map(|a| row_offset(a, &row.iter, r)).collect(),
+        .map(|r| {
+            let mut args = k.args.clone();
+            args.iter_mut()
+                .for_each(|a| crate::ast::substitute(a, &row.iter, r));
+            Ast::User {
+                name: k.stmt.clone(),
+                args,
+            }
         })
         .collect();
     let Some(groups) = row_groups(&Ast::Block(copies), &red.iter) else {
         return Ok(None);
     };
     lanes_of(Ctx::shared()?, scop, &groups, private, true)
-}
-
-/// `e` with `iter` replaced by `iter + r` (as the printers write a kernel's rows).
-fn row_offset(e: &Expr, iter: &str, r: i64) -> Expr {
-    match e {
-        Expr::Id(name) if name == iter => {
-            Expr::Op(OpKind::Add, vec![e.clone(), Expr::Int(r.to_string())])
-        }
-        Expr::Op(op, args) => Expr::Op(*op, args.iter().map(|a| row_offset(a, iter, r)).collect()),
-        other => other.clone(),
-    }
 }
 
 /// The lanes of the vectors the statements of `groups` run in, when they qualify (see the

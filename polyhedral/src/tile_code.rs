@@ -63,7 +63,7 @@
 use crate::apart::{
     accumulators, part_by_part, register_kernel, statement_by_statement, BLOCK_ROWS, MAX_PIECES,
 };
-use crate::ast::{flatten, Ast, Expr, OpKind, SCALAR_LOOP_USER};
+use crate::ast::{flatten, substitute, Ast, Expr, OpKind, SCALAR_LOOP_USER};
 use crate::astgen::{convert_expr, guarded_inner_loop, rename_users, PointSchedule};
 use crate::chains::interleave_chains;
 use crate::column::column_buffers;
@@ -1240,7 +1240,7 @@ pub fn unroll_and_jam(ast: &mut Ast, outer: &str, inner: &str, factor: i64) -> b
             if iter == outer && jammable(iter, init, cond, inc, body, inner, factor) {
                 let Some(Ast::For {
                     body: inner_body, ..
-                }) = single(body)
+                }) = body.sole_mut()
                 else {
                     return false;
                 };
@@ -1263,17 +1263,6 @@ pub fn unroll_and_jam(ast: &mut Ast, outer: &str, inner: &str, factor: i64) -> b
     }
 }
 
-/// The one statement of `ast` when it is a single node or a block of one.
-fn single(ast: &mut Ast) -> Option<&mut Ast> {
-    if let Ast::Block(items) = ast {
-        return match items.as_mut_slice() {
-            [one] => single(one),
-            _ => None,
-        };
-    }
-    Some(ast)
-}
-
 /// Whether the loop `for (iter = init; cond; iter += inc) body` can be jammed by `factor` around
 /// its inner loop over `inner` (see [`unroll_and_jam`]).
 fn jammable(
@@ -1294,7 +1283,7 @@ fn jammable(
     if trips < factor || trips % factor != 0 {
         return false;
     }
-    match single(body) {
+    match body.sole_mut() {
         Some(Ast::For {
             iter: j,
             init,
@@ -1385,19 +1374,6 @@ fn shift(ast: &mut Ast, iter: &str, by: i64) {
             }
         }
         Ast::Kernel(k) => shift(&mut k.fallback, iter, by),
-    }
-}
-
-fn substitute(e: &mut Expr, iter: &str, by: i64) {
-    match e {
-        Expr::Id(name) if name == iter => {
-            *e = Expr::Op(
-                OpKind::Add,
-                vec![Expr::Id(iter.to_string()), Expr::Int(by.to_string())],
-            );
-        }
-        Expr::Op(_, args) => args.iter_mut().for_each(|a| substitute(a, iter, by)),
-        _ => {}
     }
 }
 

@@ -898,11 +898,7 @@ struct Fused<'a> {
 impl Fused<'_> {
     /// The update's arguments at row `r` of the block.
     fn at_row(&self, r: i64) -> Vec<Expr> {
-        self.update
-            .args
-            .iter()
-            .map(|a| offset(a, self.row, Expr::Int(r.to_string())))
-            .collect()
+        args_at_row(&self.update.args, self.row, r)
     }
 }
 
@@ -1155,9 +1151,12 @@ fn open_loop(out: &mut String, l: &KernelLoop, step: &Expr, depth: usize) {
 
 /// Kernel `k`'s statement arguments at row `r` of a block.
 fn at_row(k: &Kernel, r: i64) -> Vec<Expr> {
-    let row = &k.loops[0].iter;
-    k.args
-        .iter()
+    args_at_row(&k.args, &k.loops[0].iter, r)
+}
+
+/// `args` with the row iterator `row` at `row + r`.
+fn args_at_row(args: &[Expr], row: &str, r: i64) -> Vec<Expr> {
+    args.iter()
         .map(|a| offset(a, row, Expr::Int(r.to_string())))
         .collect()
 }

@@ -843,25 +843,8 @@ pub(crate) fn statement(
                 }
             }
         }
-        // An update run in a lanes loop: the occurrences along the loop as the row lanes'
-        // vectors (`polyhedral::FusedUpdate`).
-        Some(KernelPart::RowLanes(q)) => {
-            let row_vector = |id: ArrayId| -> (String, String) {
-                let open = match scop.array(id).elem_type.as_str() {
-                    "float" => "TF_ROWF(",
-                    _ => "TF_ROWD(",
-                };
-                (open.to_string(), ")".to_string())
-            };
-            out.push_str(&scop_ir::lanes::render(
-                &stmt.body,
-                q,
-                &iter,
-                &var,
-                &row_vector,
-            ));
-        }
-        // A kernel's copy: the occurrences along the lane iterator as vectors.
+        // A kernel's copy: the occurrences along the lane iterator as vectors; an update run in
+        // a lanes loop (`polyhedral::FusedUpdate`), as the row lanes' 32-byte vectors.
         Some(KernelPart::Lanes(q)) => {
             out.push_str(&scop_ir::lanes::render(
                 &stmt.body,
@@ -869,6 +852,15 @@ pub(crate) fn statement(
                 &iter,
                 &var,
                 &vector_of(scop),
+            ));
+        }
+        Some(KernelPart::RowLanes(q)) => {
+            out.push_str(&scop_ir::lanes::render(
+                &stmt.body,
+                q,
+                &iter,
+                &var,
+                &vectors_of(scop, ("TF_ROWD(", "TF_ROWF(")),
             ));
         }
         // The same, with the packed occurrences read from their buffers, and the scaled
@@ -960,11 +952,18 @@ fn gather_start(m: usize, d: usize) -> String {
 /// How a kernel's statement reads an occurrence of array `id` as a vector: `TF_VD(` .. `)`
 /// (`TF_VF` for `float`).
 fn vector_of(scop: &Scop) -> impl Fn(ArrayId) -> (String, String) + '_ {
+    vectors_of(scop, ("TF_VD(", "TF_VF("))
+}
+
+/// The same with `macros`' opening for doubles and for floats.
+fn vectors_of<'s>(
+    scop: &'s Scop,
+    macros: (&'static str, &'static str),
+) -> impl Fn(ArrayId) -> (String, String) + 's {
     move |id: ArrayId| {
-        let v = if scop.array(id).elem_type == "float" {
-            "TF_VF("
-        } else {
-            "TF_VD("
+        let v = match scop.array(id).elem_type.as_str() {
+            "float" => macros.1,
+            _ => macros.0,
         };
         (v.to_string(), ")".to_string())
     }
