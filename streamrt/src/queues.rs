@@ -343,7 +343,14 @@ impl<T> Queues<T> {
 
     /// Worker `index` starts (before it looks for work).
     pub(crate) fn register_worker(&self, index: usize) {
+        let _lock = self.sleep.lock();
         self.placement.register(index);
+    }
+
+    /// Worker `index` was just spawned as `thread`: it is to start off this thread's CPU.
+    pub(crate) fn place_new_worker(&self, index: usize, thread: &std::thread::JoinHandle<()>) {
+        let _lock = self.sleep.lock();
+        self.placement.place_new(index, thread);
     }
 
     /// Worker `index` sleeps until there may be work. Returns `false` when the runtime shuts

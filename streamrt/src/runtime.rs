@@ -73,6 +73,7 @@ impl Runtime {
                 .spawn(move || worker_main(&inner, &local, index))
                 // Dropping `rt` stops the workers started so far.
                 .map_err(|source| Error::SpawnWorker { index, source })?;
+            rt.inner.place_new_worker(index, &handle);
             rt.workers.push(handle);
         }
         Ok(rt)
