@@ -27,7 +27,8 @@ fusing operations differently. A difference is WRONG; a build or run that fails 
 
 Timing: the kernel call only (PolyBench's POLYBENCH_TIME instruments), median of --repeat runs
 of the very binary that was verified; the runs go round the original and the targets.
-Speedup = original median / target median.
+Speedup = original median / target median. Every run gets OMP_PROC_BIND=true (OpenMP's threads
+bound one to a core, as PLuTo-style code is run) unless the environment sets OMP_PROC_BIND.
 
 Exit status: 0 when every build verified and (with --baseline) nothing regressed; 1 otherwise;
 2 when the run could not start.

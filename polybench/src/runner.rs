@@ -517,6 +517,9 @@ fn decision_time(config: &Config, exe: &Path, first: f64) -> Option<f64> {
 }
 
 /// The result of one run: the kernel's time, its dump, the fallback notice it printed.
+/// The OpenMP runtime's thread binding, which the runner sets for every run (see [`run_once`]).
+const OMP_PROC_BIND_ENV: &str = "OMP_PROC_BIND";
+
 type RunOnce = (Option<f64>, Option<Vec<DumpedArray>>, Option<String>);
 
 /// One run with `extra_env` set: the kernel's time (when timing), its dump (when `dump`) and
@@ -532,6 +535,14 @@ fn run_once(
         ("TILEDFLOW_NUM_THREADS", threads.as_str()),
         ("OMP_NUM_THREADS", threads.as_str()),
     ];
+    // OpenMP's threads bound one to a core (`OMP_PROC_BIND`), as a PLuTo-style code's users run
+    // it, unless the caller's environment says otherwise: unbound, libgomp's threads could share
+    // a core for milliseconds while the other idled (jacobi-1d at EXTRALARGE on a 2-core VM: 1.2
+    // ms median and 14 ms at worst; bicg at MEDIUM 1.18 ms against 0.23 bound). streamrt places
+    // its own workers (its `placement` module).
+    if std::env::var_os(OMP_PROC_BIND_ENV).is_none() {
+        env.push((OMP_PROC_BIND_ENV, "true"));
+    }
     env.extend(extra_env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     if !dump {
         env.push((NO_DUMP_ENV, "1"));
