@@ -136,6 +136,7 @@ fn gramschmidt_tiles_spread_for_the_threads() {
     tiles_for_two_threads(
         "gramschmidt",
         &[("M", "500"), ("N", "256")],
+        "auto",
         "smaller tiles for the threads: N0 [64, 64] -> [32, 64]",
     );
 }
@@ -143,17 +144,21 @@ fn gramschmidt_tiles_spread_for_the_threads() {
 /// bicg's products fused for their shared reads run in a wavefront of tiny tiles, whose
 /// outermost member is doubled for the runtime's cost per task (`polyhedral::spread_tiles`'
 /// doublings), 390 and 410 values leaving partial tiles along both; trisolv's substitution,
-/// a triangle, alike: the results are cc's under tasks on 1 and 2 threads, seq and omp.
+/// a triangle, alike: the results are cc's under tasks on 1 and 2 threads, seq and omp. Their
+/// fusions are given (`reuse`, `min`): the cost model's choice depends on the machine's caches
+/// (bicg at these sizes gets `smart` where L2 is 512 KiB).
 #[test]
 fn tiny_tiles_doubled_for_the_cost_per_task() {
     tiles_for_two_threads(
         "bicg",
         &[("M", "390"), ("N", "410")],
+        "reuse",
         "larger tiles for the cost per task: N0 [16, 256] -> [32, 256]",
     );
     tiles_for_two_threads(
         "trisolv",
         &[("N", "1000")],
+        "min",
         "larger tiles for the cost per task: N1 [16, 256] -> [32, 256] (average parallelism 2.4 -> 2.3); N1 [32, 256] -> [64, 256]",
     );
 }
@@ -167,11 +172,13 @@ fn time_tiled_rows_of_twice_the_cube() {
     tiles_for_two_threads(
         "jacobi-2d",
         &[("N", "1000"), ("TSTEPS", "40")],
+        "auto",
         "innermost loop distributed (S0, S1)",
     );
     tiles_for_two_threads(
         "fdtd-2d",
         &[("TMAX", "40"), ("NX", "200"), ("NY", "1100")],
+        "auto",
         "innermost loop distributed (S0, S1, S2, S3)",
     );
 }
@@ -184,6 +191,7 @@ fn backward_recurrences_as_lanes() {
     tiles_for_two_threads(
         "deriche",
         &[("W", "64"), ("H", "2100")],
+        "auto",
         "N1 full tiles apart, tf_i2 jammed by 8, steps as vector lanes (tf_i3)",
     );
 }
@@ -197,6 +205,7 @@ fn doitgen_tiles_fitted_to_the_loops() {
     tiles_for_two_threads(
         "doitgen",
         &[("NR", "32"), ("NQ", "32"), ("NP", "160")],
+        "auto",
         "one tile along loops that ended in a partial one: N1 [1, 128, 128, 128] -> [1, 128, 160, 128]",
     );
 }
@@ -210,19 +219,21 @@ fn doitgen_batch_of_products_with_partial_tiles() {
     tiles_for_two_threads(
         "doitgen",
         &[("NR", "3"), ("NQ", "152"), ("NP", "140")],
+        "auto",
         "kernels also in tiles partial along tf_i5, tf_i6, tf_i7",
     );
 }
 
-/// `kernel` at `defines` compiled for two threads (whatever the machine) with default tiles:
-/// tasks on 1 and 2 threads, seq and omp give cc's results, and `-v` says `said` (the tile
-/// sizes the builds ran with).
-fn tiles_for_two_threads(kernel: &str, defines: &[(&str, &str)], said: &str) {
+/// `kernel` at `defines` compiled with fusion `fuse` for two threads (whatever the machine)
+/// with default tiles: tasks on 1 and 2 threads, seq and omp give cc's results, and `-v` says
+/// `said` (the tile sizes the builds ran with).
+fn tiles_for_two_threads(kernel: &str, defines: &[(&str, &str)], fuse: &str, said: &str) {
     let built = |name: &str, target: &str| {
         Variant::tiledflow_cc(name.to_string())
             .expect("tiledflow-cc is built")
             .arg("--tiledflow-strict")
             .arg(format!("--tiledflow-target={target}"))
+            .arg(format!("--tiledflow-fuse={fuse}"))
             .compile_env("TILEDFLOW_NUM_THREADS", "2")
     };
     let variants = vec![
@@ -234,7 +245,12 @@ fn tiles_for_two_threads(kernel: &str, defines: &[(&str, &str)], said: &str) {
     if let Err(e) = differential(kernel, defines, &variants) {
         panic!("{e:#}");
     }
-    let out = tiledflow(kernel, defines, &["-v"], &[("TILEDFLOW_NUM_THREADS", "2")]);
+    let out = tiledflow(
+        kernel,
+        defines,
+        &["-v", "--fuse", fuse],
+        &[("TILEDFLOW_NUM_THREADS", "2")],
+    );
     let told = String::from_utf8_lossy(&out.stderr);
     assert!(told.contains(said), "{told}");
 }
