@@ -515,20 +515,6 @@ fn fused_update(
 /// The body of `ast` when it is one loop over `l`'s iterator with `l`'s bounds, stepping by
 /// one (in blocks of one item).
 fn loop_body<'a>(ast: &'a Ast, l: &crate::ast::KernelLoop) -> Option<&'a Ast> {
-    match ast.sole()? {
-        Ast::For {
-            iter,
-            init,
-            cond,
-            inc,
-            body,
-        } if *iter == l.iter
-            && *init == l.init
-            && *cond == l.cond
-            && *inc == Expr::Int("1".into()) =>
-        {
-            Some(body)
-        }
-        _ => None,
-    }
+    let u = ast.unit_loop()?;
+    (*u.iter == l.iter && *u.init == l.init && *u.cond == l.cond).then_some(u.body)
 }

@@ -29,6 +29,14 @@ pub enum Ast {
     Kernel(Box<Kernel>),
 }
 
+/// A loop that steps by one, borrowed from its [`Ast::For`] ([`Ast::unit_loop`]).
+pub(crate) struct UnitLoop<'a> {
+    pub iter: &'a String,
+    pub init: &'a Expr,
+    pub cond: &'a Expr,
+    pub body: &'a Ast,
+}
+
 /// One loop of a [`Kernel`]: `for (iter = init; cond; iter += step)`, the step the kernel's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KernelLoop {
@@ -568,6 +576,25 @@ impl Ast {
                 _ => None,
             },
             other => Some(other),
+        }
+    }
+
+    /// The loop `self` is (inside blocks of one item) when it steps by one.
+    pub(crate) fn unit_loop(&self) -> Option<UnitLoop<'_>> {
+        match self.sole()? {
+            Ast::For {
+                iter,
+                init,
+                cond,
+                inc,
+                body,
+            } if *inc == Expr::Int("1".into()) => Some(UnitLoop {
+                iter,
+                init,
+                cond,
+                body,
+            }),
+            _ => None,
         }
     }
 

@@ -111,44 +111,11 @@ fn rewrite(
 }
 
 /// The node a block of one item stands for.
-fn single(ast: &Ast) -> &Ast {
-    match ast {
-        Ast::Block(items) if items.len() == 1 => single(&items[0]),
-        other => other,
-    }
-}
-
 /// The items of `ast` with nested blocks opened.
 fn flatten<'a>(ast: &'a Ast, out: &mut Vec<&'a Ast>) {
     match ast {
         Ast::Block(items) => items.iter().for_each(|i| flatten(i, out)),
         other => out.push(other),
-    }
-}
-
-/// A loop's parts, when it steps by one.
-struct Loop<'a> {
-    iter: &'a String,
-    init: &'a Expr,
-    cond: &'a Expr,
-    body: &'a Ast,
-}
-
-fn unit_loop(ast: &Ast) -> Option<Loop<'_>> {
-    match single(ast) {
-        Ast::For {
-            iter,
-            init,
-            cond,
-            inc,
-            body,
-        } if *inc == Expr::Int("1".into()) => Some(Loop {
-            iter,
-            init,
-            cond,
-            body,
-        }),
-        _ => None,
     }
 }
 
@@ -224,10 +191,10 @@ fn column_nest(
     private: &[ArrayId],
 ) -> Result<Option<Rewritten>> {
     // The shape: `j { d { statements and one loop k { statement } } }`.
-    let Some(j) = unit_loop(ast) else {
+    let Some(j) = ast.unit_loop() else {
         return Ok(None);
     };
-    let Some(d) = unit_loop(j.body) else {
+    let Some(d) = j.body.unit_loop() else {
         return Ok(None);
     };
     let mut items = Vec::new();
@@ -238,10 +205,10 @@ fn column_nest(
         match item {
             Ast::User { name, args } => users.push((name, args)),
             _ => {
-                let Some(k) = unit_loop(item) else {
+                let Some(k) = item.unit_loop() else {
                     return Ok(None);
                 };
-                let (Ast::User { name, args }, None) = (single(k.body), &reduction) else {
+                let (Some(Ast::User { name, args }), None) = (k.body.sole(), &reduction) else {
                     return Ok(None);
                 };
                 reduction = Some((k, name.as_str(), args.as_slice()));
