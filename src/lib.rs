@@ -179,7 +179,7 @@ pub struct ScopReport {
     pub coarsened: Vec<String>,
     /// Nests whose members that ended in a partial tile are one tile (`polyhedral::spread_tiles`).
     pub fitted: Vec<String>,
-    /// Task classes spread over the threads in blocks of their first dimension
+    /// Task classes spread over the threads in blocks of a dimension (the first unless named)
     /// (`taskgen::TaskClass::spread`), for the targets that run tasks.
     pub blocks: Vec<String>,
 }
@@ -773,8 +773,10 @@ fn compile_parsed(
                         (Some(p), Target::Tasks | Target::Cuda) => p
                             .classes
                             .iter()
-                            .filter(|k| k.spread)
-                            .map(|k| k.name.clone())
+                            .filter_map(|k| match k.spread? {
+                                0 => Some(k.name.clone()),
+                                dim => Some(format!("{} (dimension {dim})", k.name)),
+                            })
                             .collect(),
                         _ => Vec::new(),
                     },
@@ -1483,7 +1485,7 @@ fn compile_stages(
             .map_err(taskgen_error)?;
         if opts.no_spread {
             for class in &mut program.classes {
-                class.spread = false;
+                class.spread = None;
             }
         }
         if opts.no_interleave {

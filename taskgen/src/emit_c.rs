@@ -1337,10 +1337,10 @@ pub(crate) fn spawns(
                 );
             });
         }
-        if gpu.is_none() && class.spread {
+        if let (None, Some(dim)) = (gpu, class.spread) {
             let _ = writeln!(
                 s,
-                "      tf_st[{k}] = tf_stream_new_spread(tf_g, \"{}\", {}, tf_lo, tf_hi, 0); /* spread over the threads along its first dimension */",
+                "      tf_st[{k}] = tf_stream_new_spread(tf_g, \"{}\", {}, tf_lo, tf_hi, {dim}); /* spread over the threads along its dimension {dim} */",
                 class.name, class.n_dims
             );
         } else {
@@ -1411,7 +1411,7 @@ pub(crate) fn spawns(
             let _ = writeln!(out, "{pad}  {api}task_end(tf_g);");
             let _ = writeln!(out, "{pad}}}");
         };
-        if gpu.is_none() && class.spread {
+        if gpu.is_none() && class.spread == Some(0) {
             spread_loops(&mut s, &class.tiles, 2, &format!("{TILE_ITER}0"), &mut user);
         } else {
             c_ast::stmt(&mut s, &class.tiles, 2, &mut user);
@@ -1472,7 +1472,7 @@ fn group_spawns(n: usize, prog: &TaskProgram, group: &polyhedral::SpawnGroup) ->
         let d = prog.classes[k].n_dims.max(1);
         out.push_str(&spawn_line(&pad, n, k, p, d, args));
     };
-    if prog.classes[group.members.start].spread {
+    if prog.classes[group.members.start].spread == Some(0) {
         spread_loops(&mut s, &group.tiles, 2, &format!("{TILE_ITER}0"), &mut user);
     } else {
         c_ast::stmt(&mut s, &group.tiles, 2, &mut user);

@@ -138,10 +138,11 @@ pub struct TaskClass {
     /// Whether the tile domain was partitioned by signature (false: one guarded partition).
     pub partitioned: bool,
     pub partitions: Vec<Partition>,
-    /// Whether the tiles depend on each other only with equal coordinates 0 (a loop over that
-    /// dimension is parallel): the stream is then spread over the threads along it, each
-    /// thread's block spawned alongside the others' ([`crate::emit_c`]).
-    pub spread: bool,
+    /// The outermost dimension along which the tiles are independent for fixed outer
+    /// coordinates ([`polyhedral::independent_dims`]) and that has more than one tile: the stream is spread over the threads along
+    /// it, each thread preferring the tiles of its block of that dimension. Along dimension 0,
+    /// each thread's block is spawned alongside the others' ([`crate::emit_c`]).
+    pub spread: Option<usize>,
 }
 
 /// The task program of one SCoP.
@@ -271,8 +272,17 @@ fn without_bodies(
             .map(|d| d.relation.as_str())
             .collect();
         let barrier_inside = barriers.iter().any(|b| b.src == k && b.dst == k);
-        let spread =
-            !barrier_inside && polyhedral::first_dim_parallel(&own, &k.to_string(), n_dims)?;
+        // The outermost independent dimension that has tiles for two threads (a dimension of
+        // one tile, heat-3d's innermost, cuts into no blocks; the runtime would ignore it).
+        let spread = if barrier_inside {
+            None
+        } else {
+            polyhedral::independent_dims(&own, &k.to_string(), n_dims)?
+                .iter()
+                .enumerate()
+                .find(|&(j, &free)| free && tile_box.as_ref().is_none_or(|b| b[j].1 > b[j].0))
+                .map(|(j, _)| j)
+        };
         classes.push(TaskClass {
             name: k.to_string(),
             n_dims,

@@ -139,10 +139,11 @@ fn one_source_for_all_targets_is_a_broadcast() {
 
 /// A nest whose tiles depend on each other only along their second dimension keeps its first
 /// one parallel: its stream is spread over the threads along it. Rows that depend on the row
-/// before (tiles along dimension 0 wait for each other) are not spread, nor a nest whose tiles
-/// form a wavefront.
+/// before (tiles along dimension 0 wait for each other) are spread along dimension 1, each
+/// thread keeping its columns from row to row; a nest whose tiles form a wavefront is not
+/// spread.
 #[test]
-fn streams_are_spread_only_along_a_parallel_first_dimension() {
+fn streams_are_spread_along_their_outermost_independent_dimension() {
     let nest = |body: &str| {
         parse_text(
             "spread.c",
@@ -156,11 +157,24 @@ fn streams_are_spread_only_along_a_parallel_first_dimension() {
         assert_eq!(prog.classes.len(), 1, "{body}");
         prog.classes[0].spread
     };
-    assert!(spread("A[i][j] = A[i][j - 1] + 1.0;"), "along rows");
-    assert!(spread("A[i][j] = 2.0 * A[i][j];"), "independent tiles");
-    assert!(!spread("A[i][j] = A[i - 1][j] + 1.0;"), "down columns");
-    assert!(
-        !spread("A[i][j] = A[i - 1][j] + A[i][j - 1];"),
+    assert_eq!(
+        spread("A[i][j] = A[i][j - 1] + 1.0;"),
+        Some(0),
+        "along rows"
+    );
+    assert_eq!(
+        spread("A[i][j] = 2.0 * A[i][j];"),
+        Some(0),
+        "independent tiles"
+    );
+    assert_eq!(
+        spread("A[i][j] = A[i - 1][j] + 1.0;"),
+        Some(1),
+        "down columns"
+    );
+    assert_eq!(
+        spread("A[i][j] = A[i - 1][j] + A[i][j - 1];"),
+        None,
         "a wavefront"
     );
 }

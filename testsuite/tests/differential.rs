@@ -401,15 +401,28 @@ fn gemver_in_blocks() {
 
 /// Spread streams (a nest with a parallel outer tile loop) on 3 threads, whose blocks are of
 /// unequal sizes (gemm's 37 rows in tiles of 5: 8 tiles, blocks of 3, 3 and 2; deriche's six
-/// spread nests), and on 2 threads beside the same builds with `--tiledflow-no-spread`: the
-/// spawn order of each thread's blocks side by side must spawn every tile once (a tile left
-/// out leaves its readers stuck, one spawned twice is an error of the runtime), and the
-/// results stay cc's.
+/// spread nests; adi's stream spread along its inner dimension, the 52 blocks of rows of each
+/// sweep), and on 2 threads beside the same builds with `--tiledflow-no-spread`: the spawn order
+/// of each thread's blocks side by side must spawn every tile once (a tile left out leaves its
+/// readers stuck, one spawned twice is an error of the runtime), and the results stay cc's.
 #[test]
 fn spread_streams_in_blocks_of_unequal_sizes() {
-    for (kernel, defines) in [
-        ("gemm", &[("NI", "37"), ("NJ", "29"), ("NK", "41")][..]),
-        ("deriche", &[("W", "45"), ("H", "38")][..]),
+    for (kernel, defines, spread) in [
+        (
+            "gemm",
+            &[("NI", "37"), ("NJ", "29"), ("NK", "41")][..],
+            "tf_spread_at(tf_t,",
+        ),
+        (
+            "deriche",
+            &[("W", "45"), ("H", "38")][..],
+            "tf_spread_at(tf_t,",
+        ),
+        (
+            "adi",
+            &[("N", "260"), ("TSTEPS", "3")][..],
+            "tf_stream_new_spread(tf_g, \"N0\", 3, tf_lo, tf_hi, 2)",
+        ),
     ] {
         let tasks = |name: &str, threads: &str| {
             Variant::tiledflow_cc(format!("tasks, {name}, {threads} thread(s)"))
@@ -429,7 +442,7 @@ fn spread_streams_in_blocks_of_unequal_sizes() {
         let out = tiledflow(kernel, defines, &["--tile-sizes", "5"], &[]);
         let c = String::from_utf8_lossy(&out.stdout);
         assert!(
-            c.contains("tf_stream_new_spread(tf_g, \"N0\"") && c.contains("tf_spread_at(tf_t,"),
+            c.contains("tf_stream_new_spread(tf_g, \"N0\"") && c.contains(spread),
             "{kernel}: no spread stream to test"
         );
     }
