@@ -23,7 +23,11 @@
 //! that reuse data (a fused nest with a one-dimensional band over a matrix product) has blocks
 //! that only fit deep inside the point loops and is charged its streamed traffic; a fusion that
 //! keeps the band deep and puts a producer and its consumer in one tile is charged their shared
-//! data once. No level is charged more than a line for every access of every instance (bounding
+//! data once. Where a loop's iterations each fit L2 or the last-level cache, and two
+//! consecutive ones do together, an iteration after the first is charged only what it adds to
+//! the one before (the footprint of both less one's): the vectors every row of a matrix-vector
+//! product reads stay. Charged for every row, atax's one fused nest loaded three times its data
+//! into L2 (98 MB at EXTRALARGE for 34 MB). Not L1: there the tile code's order decides. No level is charged more than a line for every access of every instance (bounding
 //! boxes overstate what a skewed block touches).
 //!
 //! Two corrections keep the walk from jumping where caches do not. A block that is one loop
@@ -566,6 +570,7 @@ impl<'c> Walk<'_, 'c> {
         }
         let mut children: Vec<(UnionMap<'c>, f64)> =
             constant.into_values().map(|c| (c, 1.0)).collect();
+        let mut reloaded: [Option<f64>; 3] = [None; 3];
         let mut extent = children.len() as f64;
         if !varying.is_empty()? {
             let range = varying.clone().range()?.sets()?.into_iter().next();
@@ -578,18 +583,24 @@ impl<'c> Walk<'_, 'c> {
                     )?;
                     varying.clone().intersect_range(set)
                 };
-                let mut child = fixed(lo + (hi - lo) / 2)?;
+                let mut at = lo + (hi - lo) / 2;
+                let mut child = fixed(at)?;
                 if child.is_empty()? {
+                    at = lo;
                     child = fixed(lo)?;
                 }
                 extent = (hi - lo + 1) as f64;
+                if extent > 1.0 {
+                    reloaded = self.reloaded(&child, fixed(at + 1)?, fits)?;
+                }
                 children.push((child, extent));
             }
         }
         if extents.len() == level {
             extents.push(extent);
         }
-        for (child, weight) in children {
+        let n_children = children.len();
+        for (n, (child, weight)) in children.into_iter().enumerate() {
             let inner = self.block(child, level + 1, fits, extents)?;
             stats.instances += weight * inner.instances;
             stats.tiles += if level < self.tile_dims {
@@ -597,8 +608,15 @@ impl<'c> Walk<'_, 'c> {
             } else {
                 0.0
             };
-            for c in 0..3 {
-                stats.traffic[c] += weight * inner.traffic[c];
+            for ((traffic, inner), reloaded) in
+                stats.traffic.iter_mut().zip(inner.traffic).zip(reloaded)
+            {
+                // The loop's iterations after the first load only what the one before did not
+                // have, where two of them fit the cache together (`Walk::reloaded`).
+                *traffic += match reloaded {
+                    Some(new) if n + 1 == n_children => inner + (weight - 1.0) * new,
+                    _ => weight * inner,
+                };
             }
         }
         if level >= self.tile_dims {
@@ -613,6 +631,48 @@ impl<'c> Walk<'_, 'c> {
             }
         }
         Ok(stats)
+    }
+
+    /// Per cache level that the enclosing block does not fit (`fits`): where one iteration
+    /// `child` of a loop fits the cache and so does it together with the next one, `next`, the
+    /// bytes the next one loads that `child` did not (the footprint of both less `child`'s),
+    /// which the cache still holds from `child`: the vectors that every row of a matrix-vector
+    /// product reads (atax's `x` and `y` beside each row of `A`) are loaded for the first row
+    /// only, a row-major matrix walked by columns loads a line for every eighth column. `None`
+    /// where the enclosing block fits, `child` does not, or the two iterations do not together:
+    /// each iteration is then charged in full.
+    fn reloaded(
+        &self,
+        child: &UnionMap<'c>,
+        next: UnionMap<'c>,
+        fits: [bool; 3],
+    ) -> Result<[Option<f64>; 3]> {
+        let mut out = [None; 3];
+        if fits.iter().all(|&f| f) || next.is_empty()? {
+            return Ok(out);
+        }
+        let capacity = [
+            self.machine.l1_bytes,
+            self.machine.l2_bytes,
+            self.machine.llc_bytes,
+        ];
+        let one = self.footprint(child)?;
+        let mut two = None;
+        // Not L1: its blocks are a tile's rows, whose reuse from one row to the next the tile
+        // code's order decides (doitgen's fused tiles reload from L2 as charged without it).
+        for c in 1..3 {
+            if fits[c] || one > capacity[c] as f64 {
+                continue;
+            }
+            let both = match two {
+                Some(b) => b,
+                None => *two.insert(self.footprint(&child.clone().union(next.clone())?)?),
+            };
+            if both <= capacity[c] as f64 {
+                out[c] = Some((both - one).max(0.0));
+            }
+        }
+        Ok(out)
     }
 
     /// Whether the block of `schedule` (its first `level` coordinates fixed) is one loop: no
@@ -1247,7 +1307,9 @@ mod tests {
     fn a_block_a_little_larger_than_a_cache_keeps_most_of_its_data() {
         // gemm at MINI: 17 936 bytes of data (see `data_that_fits_the_caches_is_loaded_once`).
         // A last-level cache 1% smaller than that keeps nearly all of it: the traffic grows
-        // with the overflow, it does not jump to what a cache of a few rows gets.
+        // with the overflow, it does not jump to what a cache of a few rows gets. Down to half
+        // of it, B (7 680 bytes) and two rows of A and C fit, and each row loads its own rows
+        // only (`Walk::reloaded`); at a third B does not fit and is loaded for every row.
         let scop = crate::polybench_scop("gemm");
         let deps = dependences(&scop).unwrap();
         let (sched, _) = schedule(&scop, &deps, &ScheduleConfig::default()).unwrap();
@@ -1259,12 +1321,42 @@ mod tests {
         assert_eq!(whole, 17_936.0);
         let nearly = memory(17_936 * 99 / 100);
         assert!(
-            nearly > whole && nearly < 1.1 * whole,
+            nearly >= whole && nearly < 1.1 * whole,
             "{nearly} against {whole}"
         );
         let half = memory(17_936 / 2);
         let third = memory(17_936 / 3);
-        assert!(half > nearly && third >= half, "{third}, {half}, {nearly}");
+        assert!(half >= nearly && half < 1.1 * whole, "{half}, {nearly}");
+        assert!(third > 4.0 * whole, "{third}, {whole}");
+    }
+
+    #[test]
+    fn what_consecutive_rows_share_is_loaded_once() {
+        // atax at MINI fused into one nest (`tmp[i] = A[i] . x`, then `y += A[i] * tmp[i]`),
+        // tiles of 8 rows of A (each row 42 doubles, 6 lines): a tile (3 KiB of A with x and
+        // y) overflows a 2 KiB L2, one row with x and y (1.2 KiB) fits it, and so do two rows.
+        // Each row after the first loads its own row of A only: x and y stay. Charged in full
+        // for every row (x and y 38 times), L2 loaded three times the data.
+        let scop = crate::polybench_scop("atax");
+        let deps = dependences(&scop).unwrap();
+        let cfg = ScheduleConfig {
+            fuse: crate::Fuse::Max,
+            tile_sizes: Some(vec![8]),
+            ..ScheduleConfig::default()
+        };
+        let (sched, _) = schedule(&scop, &deps, &cfg).unwrap();
+        let cost = schedule_cost(&scop, &deps, &sched, &machine(2 << 10, 1 << 20)).unwrap();
+        let nest = cost
+            .nests
+            .iter()
+            .max_by(|a, b| a.instances.total_cmp(&b.instances))
+            .unwrap();
+        // Everything fits the last-level cache: its traffic is the data, each byte once.
+        assert!(nest.memory_bytes >= 38.0 * 384.0, "{cost}");
+        assert!(
+            nest.llc_bytes < 1.5 * nest.memory_bytes,
+            "L2 loads x and y again for every row: {cost}"
+        );
     }
 
     #[test]
