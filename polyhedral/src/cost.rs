@@ -77,8 +77,14 @@ use std::collections::BTreeMap;
 pub const PARAM_VALUE: i64 = 1000;
 /// Bytes of a cache line.
 pub const CACHE_LINE: f64 = 64.0;
-/// Seconds of work per statement instance (a few operations, partly vectorized).
-pub const SECONDS_PER_INSTANCE: f64 = 0.5e-9;
+/// Seconds of work per statement instance (a few operations, vectorized). atax fused into one
+/// pass at EXTRALARGE (8.2 million instances and 34 MB from memory) runs 2.1 ms on one thread of
+/// the AMD EPYC (Zen 3): at most 0.26 ns an instance with the memory's time inside it. At 0.5 ns,
+/// the work the two threads share made `min`'s two passes over `A` look cheaper than `smart`'s
+/// one; `smart` is 15% faster on one thread, 10% on two (medians of 9 and 15 runs, paired), and
+/// at MEDIUM `reuse` runs bicg 26% and mvt 32% faster than the `smart` the model kept (21 runs).
+/// No other choice changes from MEDIUM to EXTRALARGE (2mm at MINI and SMALL does).
+pub const SECONDS_PER_INSTANCE: f64 = 0.25e-9;
 /// Seconds per instance of an in-order chain (a scalar updated in place inside a loop: each
 /// addition waits for the one before): the adder's latency. durbin's sum, 8 million dependent
 /// additions, runs 4.0 ms alone on the Intel Xeon. About what an instance costs anyway, but
@@ -1257,7 +1263,13 @@ mod tests {
         }
         assert_eq!(sum(&apart, |n| n.hidden_seconds), 0.0, "{apart}");
         let hidden = sum(&fused, |n| n.hidden_seconds);
-        assert!(near(hidden, 741.0 * SECONDS_PER_INSTANCE), "{fused}");
+        // At least the update's work hides, up to the time of the chain steps it runs beside.
+        let chain = 741.0 * SECONDS_PER_CHAIN_STEP;
+        let update = 780.0 * SECONDS_PER_INSTANCE;
+        assert!(
+            hidden >= 0.95 * update.min(chain) && hidden <= 1.05 * chain,
+            "{hidden} s hidden: {fused}"
+        );
     }
 
     #[test]
