@@ -181,7 +181,7 @@ pub use ids::{DepId, NestId};
 pub use interleave::{spawn_groups, SpawnGroup, SpawnMember};
 pub use kernel::{pinned_packs, HALF_BYTES};
 pub use materialize::{copy_blocks, materialization, with_materialized, CopyBlocks, Materialized};
-pub use parallel::{independent_dims, parallel_tiles, ParallelTiles};
+pub use parallel::{full_at_every_step, independent_dims, parallel_tiles, ParallelTiles};
 pub use privatize::{
     expand_scalars, scalar_expansions, task_private, task_private_reusing, KnownPrivate,
     ScalarExpansion, TaskPrivate,

@@ -162,6 +162,59 @@ pub fn independent_dims(relations: &[&str], name: &str, n: usize) -> Result<Vec<
     parallel_dims(ctx, &rel, name, n)
 }
 
+/// Whether the tiles `domain` (ISL text: tiles `name[..]` of `n` dimensions) take every value
+/// `lo..=hi` of coordinate `j` at every value of their coordinates `0..j` that they take at
+/// all: a loop over dimension `j` then has the same blocks at every outer step, as OpenMP's
+/// static schedule cuts it (adi's 16 row blocks in each sweep). A triangular nest's shrinking
+/// inner range would leave the threads whose blocks it has left with nothing of their own.
+pub fn full_at_every_step(
+    domain: &str,
+    name: &str,
+    n: usize,
+    j: usize,
+    (lo, hi): (i64, i64),
+) -> Result<bool> {
+    if j == 0 {
+        return Ok(true);
+    }
+    let ctx = Ctx::shared()?;
+    let t = names("t", n);
+    let domain = UnionSet::read(ctx, domain).map_err(|e| input_error("tile domain", domain, e))?;
+    // The tiles' first `k` coordinates.
+    let prefix = |k: usize| -> Result<UnionSet<'_>> {
+        let keep = UnionMap::read(
+            ctx,
+            &format!("{{ {} -> {} }}", tuple(name, &t), tuple("", &t[..k])),
+        )?;
+        let mut out = UnionSet::empty(ctx)?;
+        for set in domain.sets()? {
+            out = out.union(
+                UnionMap::from_map(set.identity()?)?
+                    .apply_range(keep.clone())?
+                    .range()?,
+            )?;
+        }
+        Ok(out)
+    };
+    let widen = UnionMap::read(
+        ctx,
+        &format!(
+            "{{ {} -> {} : {lo} <= t{j} <= {hi} }}",
+            tuple("", &t[..j]),
+            tuple("", &t[..=j])
+        ),
+    )?;
+    let mut full = UnionSet::empty(ctx)?;
+    for set in prefix(j)?.sets()? {
+        full = full.union(
+            UnionMap::from_map(set.identity()?)?
+                .apply_range(widen.clone())?
+                .range()?,
+        )?;
+    }
+    full.is_subset(&prefix(j + 1)?)
+}
+
 /// `{ name[t0, t1, ..] -> name[t0 + t1, t1, ..] }` (`n >= 2`).
 fn skew_map(name: &str, n: usize) -> String {
     let t = names("t", n);
@@ -189,4 +242,26 @@ fn lex_le(name: &str, n: usize) -> String {
         tuple(name, &t),
         disjuncts.join(" or ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_at_every_step_only_where_the_inner_range_is_whole() {
+        let full = |domain: &str, j: usize, range: (i64, i64)| {
+            full_at_every_step(domain, "N0", 3, j, range).unwrap()
+        };
+        // adi's tiles: 16 row blocks in both phases of every sweep.
+        let adi = "{ N0[i0, i1, i2] : 0 < i0 <= 500 and 0 <= i1 <= 1 and 0 <= i2 <= 15 }";
+        assert!(full(adi, 2, (0, 15)));
+        assert!(full(adi, 1, (0, 1)));
+        // A triangle: the later steps have only the upper blocks.
+        let triangle = "{ N0[i0, i1, i2] : 0 <= i0 <= 7 and i0 <= i1 <= 7 and i2 = 0 }";
+        assert!(!full(triangle, 1, (0, 7)));
+        assert!(full(triangle, 0, (0, 7)), "dimension 0 has one step");
+        // A range wider than the tiles' is not whole either.
+        assert!(!full(adi, 2, (0, 16)));
+    }
 }

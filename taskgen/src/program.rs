@@ -273,15 +273,36 @@ fn without_bodies(
             .collect();
         let barrier_inside = barriers.iter().any(|b| b.src == k && b.dst == k);
         // The outermost independent dimension that has tiles for two threads (a dimension of
-        // one tile, heat-3d's innermost, cuts into no blocks; the runtime would ignore it).
+        // one tile, heat-3d's innermost, cuts into no blocks; the runtime would ignore it);
+        // an inner one only where its box is known and every outer step has all of it.
         let spread = if barrier_inside {
             None
         } else {
-            polyhedral::independent_dims(&own, &k.to_string(), n_dims)?
-                .iter()
-                .enumerate()
-                .find(|&(j, &free)| free && tile_box.as_ref().is_none_or(|b| b[j].1 > b[j].0))
-                .map(|(j, _)| j)
+            let free = polyhedral::independent_dims(&own, &k.to_string(), n_dims)?;
+            let mut spread = None;
+            for (j, &free) in free.iter().enumerate() {
+                let range = tile_box.as_ref().map(|b| b[j]);
+                if !free || range.is_some_and(|(lo, hi)| hi == lo) {
+                    continue;
+                }
+                spread = match range {
+                    _ if j == 0 => Some(0),
+                    Some(range)
+                        if polyhedral::full_at_every_step(
+                            &nest.tile_domain,
+                            &k.to_string(),
+                            n_dims,
+                            j,
+                            range,
+                        )? =>
+                    {
+                        Some(j)
+                    }
+                    _ => None,
+                };
+                break;
+            }
+            spread
         };
         classes.push(TaskClass {
             name: k.to_string(),

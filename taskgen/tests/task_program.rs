@@ -140,8 +140,8 @@ fn one_source_for_all_targets_is_a_broadcast() {
 /// A nest whose tiles depend on each other only along their second dimension keeps its first
 /// one parallel: its stream is spread over the threads along it. Rows that depend on the row
 /// before (tiles along dimension 0 wait for each other) are spread along dimension 1, each
-/// thread keeping its columns from row to row; a nest whose tiles form a wavefront is not
-/// spread.
+/// thread keeping its columns from row to row, unless the later rows have fewer columns (a
+/// triangle); a nest whose tiles form a wavefront is not spread.
 #[test]
 fn streams_are_spread_along_their_outermost_independent_dimension() {
     let nest = |body: &str| {
@@ -177,4 +177,13 @@ fn streams_are_spread_along_their_outermost_independent_dimension() {
         None,
         "a wavefront"
     );
+    // Down columns of a triangle: the later rows have only the right-hand blocks, which would
+    // all prefer one thread.
+    let triangle = parse_text(
+        "spread.c",
+        "void f(double A[256][256]) {\n#pragma scop\nfor (int i = 1; i < 256; i++)\n  for (int j = i; j < 256; j++)\n    A[i][j] = A[i - 1][j] + 1.0;\n#pragma endscop\n}\n",
+    );
+    let prog = program(&triangle);
+    assert_eq!(prog.classes.len(), 1);
+    assert_eq!(prog.classes[0].spread, None, "{}", prog.to_text());
 }
