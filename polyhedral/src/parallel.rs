@@ -80,14 +80,7 @@ pub fn parallel_tiles(
                 let domain = UnionSet::read(ctx, &nest.tile_domain).map_err(|e| {
                     input_error(&format!("tile domain of nest {name}"), &nest.tile_domain, e)
                 })?;
-                let mut tiles = UnionSet::empty(ctx)?;
-                for set in domain.sets()? {
-                    tiles = tiles.union(
-                        UnionMap::from_map(set.identity()?)?
-                            .apply_range(skew.clone())?
-                            .range()?,
-                    )?;
-                }
+                let tiles = image(ctx, &domain, &skew)?;
                 out.push(ParallelTiles {
                     tiles: tiles.coalesce()?.to_str()?,
                     wavefront: true,
@@ -186,15 +179,7 @@ pub fn full_at_every_step(
             ctx,
             &format!("{{ {} -> {} }}", tuple(name, &t), tuple("", &t[..k])),
         )?;
-        let mut out = UnionSet::empty(ctx)?;
-        for set in domain.sets()? {
-            out = out.union(
-                UnionMap::from_map(set.identity()?)?
-                    .apply_range(keep.clone())?
-                    .range()?,
-            )?;
-        }
-        Ok(out)
+        image(ctx, &domain, &keep)
     };
     let widen = UnionMap::read(
         ctx,
@@ -204,15 +189,20 @@ pub fn full_at_every_step(
             tuple("", &t[..=j])
         ),
     )?;
-    let mut full = UnionSet::empty(ctx)?;
-    for set in prefix(j)?.sets()? {
-        full = full.union(
+    image(ctx, &prefix(j)?, &widen)?.is_subset(&prefix(j + 1)?)
+}
+
+/// The image of `set` under `map`, set by set.
+fn image<'c>(ctx: &'c Ctx, set: &UnionSet<'c>, map: &UnionMap<'c>) -> Result<UnionSet<'c>> {
+    let mut out = UnionSet::empty(ctx)?;
+    for set in set.sets()? {
+        out = out.union(
             UnionMap::from_map(set.identity()?)?
-                .apply_range(widen.clone())?
+                .apply_range(map.clone())?
                 .range()?,
         )?;
     }
-    full.is_subset(&prefix(j + 1)?)
+    Ok(out)
 }
 
 /// `{ name[t0, t1, ..] -> name[t0 + t1, t1, ..] }` (`n >= 2`).
