@@ -516,10 +516,10 @@ fn decision_time(config: &Config, exe: &Path, first: f64) -> Option<f64> {
     median(&times)
 }
 
-/// The result of one run: the kernel's time, its dump, the fallback notice it printed.
 /// The OpenMP runtime's thread binding, which the runner sets for every run (see [`run_once`]).
 const OMP_PROC_BIND_ENV: &str = "OMP_PROC_BIND";
 
+/// The result of one run: the kernel's time, its dump, the fallback notice it printed.
 type RunOnce = (Option<f64>, Option<Vec<DumpedArray>>, Option<String>);
 
 /// One run with `extra_env` set: the kernel's time (when timing), its dump (when `dump`) and

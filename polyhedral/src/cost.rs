@@ -27,8 +27,9 @@
 //! consecutive ones do together, an iteration after the first is charged only what it adds to
 //! the one before (the footprint of both less one's): the vectors every row of a matrix-vector
 //! product reads stay. Charged for every row, atax's one fused nest loaded three times its data
-//! into L2 (98 MB at EXTRALARGE for 34 MB). Not L1: there the tile code's order decides. No level is charged more than a line for every access of every instance (bounding
-//! boxes overstate what a skewed block touches).
+//! into L2 (98 MB at EXTRALARGE for 34 MB). Not L1: there the tile code's order decides. No
+//! level is charged more than a line for every access of every instance (bounding boxes
+//! overstate what a skewed block touches).
 //!
 //! Two corrections keep the walk from jumping where caches do not. A block that is one loop
 //! (the innermost, every later dimension fixed) is charged its footprint at each level it does
@@ -431,6 +432,8 @@ struct BlockStats {
     tiles: f64,
     /// Bytes loaded into L1, into L2 and into the last-level cache.
     traffic: [f64; 3],
+    /// The block's footprint, where it was measured (some enclosing cache did not fit).
+    footprint: Option<f64>,
 }
 
 impl<'c> Walk<'_, 'c> {
@@ -518,13 +521,11 @@ impl<'c> Walk<'_, 'c> {
         // Caches that the block overflows by less than its own size: its footprint, and by how
         // much (0 to 1) it overflows.
         let mut nearly: [Option<(f64, f64)>; 3] = [None; 3];
+        let mut footprint = None;
         if fits.iter().any(|f| !f) {
             let bytes = self.footprint(&schedule)?;
-            let capacity = [
-                self.machine.l1_bytes,
-                self.machine.l2_bytes,
-                self.machine.llc_bytes,
-            ];
+            footprint = Some(bytes);
+            let capacity = self.capacity();
             let overflows = (0..3).any(|c| !fits[c] && bytes > capacity[c] as f64);
             let one_loop =
                 level == self.n_dims || (overflows && self.one_loop(&schedule, level)?);
@@ -546,6 +547,7 @@ impl<'c> Walk<'_, 'c> {
             instances: 0.0,
             tiles: 0.0,
             traffic,
+            footprint,
         };
         if level == self.n_dims {
             stats.instances = 1.0;
@@ -574,9 +576,9 @@ impl<'c> Walk<'_, 'c> {
             constant.clear();
             varying = schedule;
         }
-        let mut children: Vec<(UnionMap<'c>, f64)> =
-            constant.into_values().map(|c| (c, 1.0)).collect();
-        let mut reloaded: [Option<f64>; 3] = [None; 3];
+        // Each child, its weight, and for a loop's middle iteration the next one.
+        let mut children: Vec<(UnionMap<'c>, f64, Option<UnionMap<'c>>)> =
+            constant.into_values().map(|c| (c, 1.0, None)).collect();
         let mut extent = children.len() as f64;
         if !varying.is_empty()? {
             let range = varying.clone().range()?.sets()?.into_iter().next();
@@ -596,18 +598,23 @@ impl<'c> Walk<'_, 'c> {
                     child = fixed(lo)?;
                 }
                 extent = (hi - lo + 1) as f64;
-                if extent > 1.0 {
-                    reloaded = self.reloaded(&child, fixed(at + 1)?, fits)?;
-                }
-                children.push((child, extent));
+                let next = if extent > 1.0 {
+                    Some(fixed(at + 1)?)
+                } else {
+                    None
+                };
+                children.push((child, extent, next));
             }
         }
         if extents.len() == level {
             extents.push(extent);
         }
-        let n_children = children.len();
-        for (n, (child, weight)) in children.into_iter().enumerate() {
-            let inner = self.block(child, level + 1, fits, extents)?;
+        for (child, weight, next) in children {
+            let inner = self.block(child.clone(), level + 1, fits, extents)?;
+            let reloaded = match (next, inner.footprint) {
+                (Some(next), Some(one)) => self.reloaded(&child, next, one, fits)?,
+                _ => [None; 3],
+            };
             stats.instances += weight * inner.instances;
             stats.tiles += if level < self.tile_dims {
                 weight * inner.tiles
@@ -620,8 +627,8 @@ impl<'c> Walk<'_, 'c> {
                 // The loop's iterations after the first load only what the one before did not
                 // have, where two of them fit the cache together (`Walk::reloaded`).
                 *traffic += match reloaded {
-                    Some(new) if n + 1 == n_children => inner + (weight - 1.0) * new,
-                    _ => weight * inner,
+                    Some(new) => inner + (weight - 1.0) * new,
+                    None => weight * inner,
                 };
             }
         }
@@ -640,8 +647,9 @@ impl<'c> Walk<'_, 'c> {
     }
 
     /// Per cache level that the enclosing block does not fit (`fits`): where one iteration
-    /// `child` of a loop fits the cache and so does it together with the next one, `next`, the
-    /// bytes the next one loads that `child` did not (the footprint of both less `child`'s),
+    /// `child` of a loop (its footprint `one`) fits the cache and so does it together with the
+    /// next one, `next`, the bytes the next one loads that `child` did not (the footprint of
+    /// both less `child`'s),
     /// which the cache still holds from `child`: the vectors that every row of a matrix-vector
     /// product reads (atax's `x` and `y` beside each row of `A`) are loaded for the first row
     /// only, a row-major matrix walked by columns loads a line for every eighth column. `None`
@@ -651,18 +659,14 @@ impl<'c> Walk<'_, 'c> {
         &self,
         child: &UnionMap<'c>,
         next: UnionMap<'c>,
+        one: f64,
         fits: [bool; 3],
     ) -> Result<[Option<f64>; 3]> {
         let mut out = [None; 3];
         if fits.iter().all(|&f| f) || next.is_empty()? {
             return Ok(out);
         }
-        let capacity = [
-            self.machine.l1_bytes,
-            self.machine.l2_bytes,
-            self.machine.llc_bytes,
-        ];
-        let one = self.footprint(child)?;
+        let capacity = self.capacity();
         let mut two = None;
         // Not L1: its blocks are a tile's rows, whose reuse from one row to the next the tile
         // code's order decides (doitgen's fused tiles reload from L2 as charged without it).
@@ -679,6 +683,15 @@ impl<'c> Walk<'_, 'c> {
             }
         }
         Ok(out)
+    }
+
+    /// Bytes of L1, L2 and the last-level cache.
+    fn capacity(&self) -> [u64; 3] {
+        [
+            self.machine.l1_bytes,
+            self.machine.l2_bytes,
+            self.machine.llc_bytes,
+        ]
     }
 
     /// Whether the block of `schedule` (its first `level` coordinates fixed) is one loop: no

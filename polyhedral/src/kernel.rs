@@ -877,33 +877,16 @@ struct Nest<'a> {
 fn innermost_loops(ast: &Ast, n: usize) -> Option<Nest<'_>> {
     let mut loops = Vec::new();
     let mut at = ast;
-    loop {
-        match at {
-            Ast::Block(items) if items.len() == 1 => at = &items[0],
-            Ast::For {
-                iter,
-                init,
-                cond,
-                inc,
-                body,
-            } => {
-                if *inc != Expr::Int("1".into()) {
-                    return None;
-                }
-                loops.push((iter, (init, cond)));
-                at = body;
-            }
-            Ast::User { name, args } => {
-                if loops.len() < n {
-                    return None;
-                }
-                return Some(Nest {
-                    loops: loops.split_off(loops.len() - n),
-                    user: (name, args),
-                });
-            }
-            _ => return None,
-        }
+    while let Some(l) = at.unit_loop() {
+        loops.push((l.iter, (l.init, l.cond)));
+        at = l.body;
+    }
+    match at.sole()? {
+        Ast::User { name, args } if loops.len() >= n => Some(Nest {
+            loops: loops.split_off(loops.len() - n),
+            user: (name, args),
+        }),
+        _ => None,
     }
 }
 

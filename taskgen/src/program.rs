@@ -279,30 +279,23 @@ fn without_bodies(
             None
         } else {
             let free = polyhedral::independent_dims(&own, &k.to_string(), n_dims)?;
-            let mut spread = None;
-            for (j, &free) in free.iter().enumerate() {
-                let range = tile_box.as_ref().map(|b| b[j]);
-                if !free || range.is_some_and(|(lo, hi)| hi == lo) {
-                    continue;
+            let first =
+                (0..n_dims).find(|&j| free[j] && tile_box.as_ref().is_none_or(|b| b[j].1 > b[j].0));
+            match (first, &tile_box) {
+                (Some(0), _) => Some(0),
+                (Some(j), Some(b))
+                    if polyhedral::full_at_every_step(
+                        &nest.tile_domain,
+                        &k.to_string(),
+                        n_dims,
+                        j,
+                        b[j],
+                    )? =>
+                {
+                    Some(j)
                 }
-                spread = match range {
-                    _ if j == 0 => Some(0),
-                    Some(range)
-                        if polyhedral::full_at_every_step(
-                            &nest.tile_domain,
-                            &k.to_string(),
-                            n_dims,
-                            j,
-                            range,
-                        )? =>
-                    {
-                        Some(j)
-                    }
-                    _ => None,
-                };
-                break;
+                _ => None,
             }
-            spread
         };
         classes.push(TaskClass {
             name: k.to_string(),
