@@ -71,7 +71,7 @@
 //! threads, 55 -> 37 ms on one; 2mm at MEDIUM, whose fit (of 180 and 190 values) would leave
 //! its product one tile, is not fitted.
 
-use crate::cost::{schedule_cost, Machine};
+use crate::cost::{schedule_cost, Machine, ScheduleCost};
 use crate::isl::{Ctx, Set, UnionMap};
 use crate::{Dependences, Result, ScheduleConfig, TiledSchedule, WHOLE_LOOP};
 use scop_ir::Scop;
@@ -206,10 +206,22 @@ pub fn spread_tiles(
             .position(|n| n.statements == *statements && n.tile_sizes == sizes);
         Ok(at.map(|at| (tried, sched, at)))
     };
+    // The cost model's estimate of a schedule, once per schedule: the doubling of tiny tiles
+    // and the halving below ask for the same one when the first changed nothing (deriche at
+    // LARGE: 50 ms each).
+    let costs: std::cell::RefCell<Vec<(TiledSchedule, ScheduleCost)>> = Default::default();
+    let cost_of = |sched: &TiledSchedule| -> Result<ScheduleCost> {
+        if let Some((_, cost)) = costs.borrow().iter().find(|(s, _)| s == sched) {
+            return Ok(cost.clone());
+        }
+        let cost = schedule_cost(scop, deps, sched, machine)?;
+        costs.borrow_mut().push((sched.clone(), cost.clone()));
+        Ok(cost)
+    };
     // Each nest's instances per tile, by the cost model's walk; `None` when a nest has no
     // estimate (one without instances).
     let per_tile = |sched: &TiledSchedule| -> Result<Option<Vec<f64>>> {
-        let cost = schedule_cost(scop, deps, sched, machine)?;
+        let cost = cost_of(sched)?;
         Ok((cost.nests.len() == sched.nests.len()).then(|| {
             cost.nests
                 .iter()
@@ -293,7 +305,7 @@ pub fn spread_tiles(
     // make the gain asked for (by the cost model's walk, cheaper than the tile graph: ludcmp's
     // substitution has tiny tiles, 2 thousand tasks beside a product of 2.7 billion instances).
     let tiny = |sched: &TiledSchedule| -> Result<Vec<usize>> {
-        let cost = schedule_cost(scop, deps, sched, machine)?;
+        let cost = cost_of(sched)?;
         if cost.nests.len() != sched.nests.len() {
             return Ok(Vec::new());
         }

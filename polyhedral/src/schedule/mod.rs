@@ -172,13 +172,68 @@ use tiling::*;
 pub(crate) use tiling::{fit_block, fits_in_one_tile};
 
 /// Schedules and tiles `scop` so that `deps` (its dependences) are respected.
+///
+/// The result is kept for the rest of the process ([`SCHEDULED`]): asked again with equal
+/// inputs, it is given back without a second run. The driver asks for each schedule several
+/// times: the spread search tiles the chosen configuration before it halves anything, and the
+/// schedule stage then asks for the same one (deriche at LARGE: 0.15 s each time). The
+/// scheduler's own runs are shared too ([`scheduled_tree`]); this keeps the tiling after them.
 pub fn schedule(
     scop: &Scop,
     deps: &Dependences,
     cfg: &ScheduleConfig,
 ) -> Result<(TiledSchedule, Vec<Warning>)> {
-    schedule_with(scop, deps, cfg, cfg.max_operations)
+    // A thread that panicked while holding the lock left the memo whole (its changes are one
+    // push or one removal).
+    let lock = || {
+        SCHEDULED
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    };
+    if let Some(out) = lock().get(scop, deps, cfg) {
+        return Ok(out);
+    }
+    let out = schedule_with(scop, deps, cfg, cfg.max_operations)?;
+    lock().insert(scop, deps, cfg, &out);
+    Ok(out)
 }
+
+/// A schedule and the warnings that came with it.
+type Tiled = (TiledSchedule, Vec<Warning>);
+
+/// Schedules and the inputs they were computed from, the latest [`MAX_SCHEDULED`] (the oldest
+/// leaves first).
+struct Scheduled {
+    kept: Vec<(Scop, Dependences, ScheduleConfig, Tiled)>,
+}
+
+impl Scheduled {
+    const fn new() -> Self {
+        Scheduled { kept: Vec::new() }
+    }
+
+    /// The schedule of these inputs, if kept.
+    fn get(&self, scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig) -> Option<Tiled> {
+        self.kept
+            .iter()
+            .find(|(s, d, c, _)| c == cfg && d == deps && s == scop)
+            .map(|(_, _, _, out)| out.clone())
+    }
+
+    fn insert(&mut self, scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig, out: &Tiled) {
+        if self.kept.len() >= MAX_SCHEDULED {
+            self.kept.remove(0);
+        }
+        self.kept
+            .push((scop.clone(), deps.clone(), cfg.clone(), out.clone()));
+    }
+}
+
+/// How many schedules [`SCHEDULED`] keeps.
+const MAX_SCHEDULED: usize = 16;
+
+/// The schedules [`schedule`] computed in this process, by their inputs.
+static SCHEDULED: std::sync::Mutex<Scheduled> = std::sync::Mutex::new(Scheduled::new());
 
 /// [`schedule`], with `whole_budget` as the operation budget of the attempt on the whole SCoP
 /// (`cfg.max_operations` bounds the rest): tests make that attempt give up on its own.
@@ -680,6 +735,41 @@ mod tests {
     /// When scheduling the whole SCoP gives up (here: a budget of one operation for that attempt
     /// only) and scheduling inside the outermost loops succeeds, the result is the per-loop
     /// schedule, and the user is told why with a warning.
+    #[test]
+    fn kept_schedules_are_found_by_all_their_inputs_and_the_oldest_leaves_first() {
+        let scop = jacobi_1d();
+        let deps = crate::dependences(&scop).unwrap();
+        let cfg = ScheduleConfig::default();
+        let out = schedule_with(&scop, &deps, &cfg, cfg.max_operations).unwrap();
+        let mut kept = Scheduled::new();
+        kept.insert(&scop, &deps, &cfg, &out);
+        assert_eq!(kept.get(&scop, &deps, &cfg), Some(out.clone()));
+        // Any input that differs is another schedule.
+        let other_cfg = ScheduleConfig {
+            tile_sizes: Some(vec![8]),
+            ..cfg.clone()
+        };
+        assert_eq!(kept.get(&scop, &deps, &other_cfg), None);
+        let mut other_scop = scop.clone();
+        other_scop.statements.pop();
+        assert_eq!(kept.get(&other_scop, &deps, &cfg), None);
+        let other_deps = crate::dependences(&other_scop).unwrap();
+        assert_ne!(other_deps, deps);
+        assert_eq!(kept.get(&scop, &other_deps, &cfg), None);
+        // Full, it lets the first one go.
+        for k in 1..MAX_SCHEDULED {
+            let cfg = ScheduleConfig {
+                tile_sizes: Some(vec![k as i64]),
+                ..cfg.clone()
+            };
+            kept.insert(&scop, &deps, &cfg, &out);
+        }
+        assert_eq!(kept.get(&scop, &deps, &cfg), Some(out.clone()));
+        kept.insert(&scop, &deps, &other_cfg, &out);
+        assert_eq!(kept.get(&scop, &deps, &cfg), None);
+        assert_eq!(kept.get(&scop, &deps, &other_cfg), Some(out));
+    }
+
     #[test]
     fn whole_scop_attempt_that_gives_up_is_a_warning() {
         let scop = jacobi_1d();
