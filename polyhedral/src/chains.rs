@@ -49,8 +49,28 @@
 //! atax 2.61 -> 2.09 ms, gemver 16.6 -> 14.3 ms, gesummv 5.83 -> 5.43 ms, deriche 64.8 -> 62.5
 //! ms, ludcmp and syr2k level; on two threads atax 2.20 -> 1.69 ms, gemver 9.48 -> 8.81 ms,
 //! deriche and gesummv level. Recurrences keep four, the count they were measured with (adi,
-//! seidel-2d above); eight was not measured there.
+//! seidel-2d above), unless their rows run lagged ("Lagged rows" below).
 
+//!
+//! ## Lagged rows
+//!
+//! Rows of recurrences that may not run as lanes because each reads the row before at the same
+//! step (seidel-2d's skewed rows: row `r + 1` at column `c - 1` reads row `r` at column `c`,
+//! computed in the same iteration of the jammed loop) were one chain through the jammed rows
+//! in every iteration: row `r` of iteration `t` could start only when row `r - 1` of it was
+//! done, so the core needed several iterations of every row in flight, more than its window
+//! holds; eight such rows ran 1.8x slower than four. Where the plain jam is legal, the rows are
+//! tried [`LAGGED_CHAINS`] at a time with row `r` of a strip moved `r` steps later along the
+//! recurrences' innermost loop (`o_inner + (o_m mod C)`): a row then reads what the row before
+//! wrote one iteration earlier, and the rows of one iteration are independent. It is kept where
+//! [`crate::sink::order_kept`] says the order of every dependence stays (each element gets its
+//! operations in the original order: bitwise the same results); the copies at the ends of the
+//! longer loop are guarded. Where the plain jam is not legal no lagged one is tried (nussinov's
+//! lagged rows were legal, took the place of its column kernel and ran 5x slower). seidel-2d at
+//! LARGE (2-core AMD EPYC, Zen 3, paired): 3.80 -> 2.01 s on two threads (3 rounds), 7.70 ->
+//! 4.00 s on one; by hand, eight rows one step apart ran 0.653 of four plain, two steps apart
+//! 0.676, sixteen rows 0.661, four rows one step apart 0.947. No other PolyBench kernel's code
+//! changes.
 //!
 //! ## Recurrences as lanes
 //!
@@ -79,6 +99,10 @@ pub const CHAINS: i64 = 4;
 /// reductions" in the module doc).
 pub const REDUCTION_CHAINS: i64 = 8;
 
+/// How many rows of recurrences one jammed loop runs where each row lags a step behind the one
+/// before (see "Lagged rows" in the module doc).
+pub const LAGGED_CHAINS: i64 = 8;
+
 /// How many vectors of rows one jammed loop runs where its statements' rows run as vector
 /// lanes step by step (see "Recurrences as lanes" in the module doc).
 pub const LANE_VECTORS: i64 = 4;
@@ -105,6 +129,8 @@ pub(crate) fn interleave_chains<'c>(
     let mut shapes = Shapes::default();
     let mut weights = vec![0.0f64; depth];
     let mut recurrences = false;
+    // The innermost loops of the recurrences (the dimension a lagged jam shifts).
+    let mut recurrence_loops = std::collections::BTreeSet::new();
     for stmt_map in points.schedule.maps()? {
         let Some(stmt) = statement_of(scop, &stmt_map) else {
             continue;
@@ -158,6 +184,7 @@ pub(crate) fn interleave_chains<'c>(
             }
         } else if recurrent(ctx, stmt, &next[innermost], private)? {
             recurrences = true;
+            recurrence_loops.insert(innermost);
             // A recurrence may also be jammed with a point loop below the band (adi's rows,
             // under a band whose members are the time steps): any loop around it along which
             // the statement writes other elements; a strip that the tile cuts is guarded.
@@ -193,17 +220,46 @@ pub(crate) fn interleave_chains<'c>(
             (_, true) => CHAINS,
             (_, false) => REDUCTION_CHAINS,
         };
-        let mut out: Vec<String> = o.clone();
-        out[m] = format!("{v} - ({v} mod {chains})", v = o[m]);
-        out.push(format!("{} mod {chains}", o[m]));
-        let to = UnionMap::read(
-            ctx,
-            &format!("{{ {} -> {} }}", tuple("", &o), tuple("", &out)),
-        )?;
-        let schedule = points.schedule.clone().apply_range(to)?;
+        // Rows of recurrences that cannot run as lanes (each reads the row before at the same
+        // step, seidel-2d's) are tried lagged first: more of them, each a step behind the one
+        // before (see "Lagged rows" in the module doc).
+        let one_loop = match recurrence_loops.len() {
+            1 => recurrence_loops.first().copied(),
+            _ => None,
+        };
+        let lag = one_loop
+            .filter(|&inner| lanes.is_none() && inner != m && tile_sizes[m] % LAGGED_CHAINS == 0);
+        // `chains` rows jammed, each row `lag` behind the one before along the dimension given.
+        let jam = |chains: i64, lag: Option<usize>| -> Result<UnionMap<'c>> {
+            let mut out: Vec<String> = o.clone();
+            out[m] = format!("{v} - ({v} mod {chains})", v = o[m]);
+            if let Some(inner) = lag {
+                out[inner] = format!("{} + ({} mod {chains})", o[inner], o[m]);
+            }
+            out.push(format!("{} mod {chains}", o[m]));
+            let to = UnionMap::read(
+                ctx,
+                &format!("{{ {} -> {} }}", tuple("", &o), tuple("", &out)),
+            )?;
+            points.schedule.clone().apply_range(to)
+        };
+        let schedule = jam(chains, None)?;
         if !order_kept(ctx, scop, private, &points.schedule, &schedule)? {
             continue;
         }
+        // Lagged only where the plain jam is legal too: where it is not (nussinov's rows, whose
+        // cells read cells of other rows at other steps), the lag could make a jam legal that
+        // takes the place of the tile's other kernels.
+        let (chains, schedule) = match lag {
+            Some(inner) => {
+                let lagged = jam(LAGGED_CHAINS, Some(inner))?;
+                match order_kept(ctx, scop, private, &points.schedule, &lagged)? {
+                    true => (LAGGED_CHAINS, lagged),
+                    false => (chains, schedule),
+                }
+            }
+            None => (chains, schedule),
+        };
         let mut iterators = points.iterators.clone();
         iterators.push(name);
         let jammed = PointSchedule {
@@ -334,10 +390,44 @@ mod tests {
     }
 
     #[test]
-    fn rows_that_read_each_other_at_one_step_keep_four_chains() {
-        // seidel-2d's skewed rows read the row before at the same step: no lanes, four chains.
-        let (_, _, chains) = chains_of("seidel-2d", 0).expect("the row loop is jammed");
-        assert_eq!(chains, CHAINS);
+    fn rows_that_read_each_other_at_one_step_run_lagged() {
+        // seidel-2d's skewed rows read the row before at the same step: no lanes; eight rows,
+        // each a step behind the one before along the innermost loop.
+        let (jammed, m, chains) = chains_of("seidel-2d", 0).expect("the row loop is jammed");
+        assert_eq!(chains, LAGGED_CHAINS);
+        let scop = crate::polybench_scop("seidel-2d");
+        let deps = dependences(&scop).unwrap();
+        let cfg = ScheduleConfig {
+            tile_sizes: Some(vec![8]),
+            ..ScheduleConfig::default()
+        };
+        let (sched, _) = schedule(&scop, &deps, &cfg).unwrap();
+        let points = PointSchedule::of(
+            &scop,
+            &sched,
+            crate::NestId::new(0),
+            &names("t", sched.nests[0].tile_sizes.len()),
+            "c",
+        )
+        .unwrap();
+        let ranges = |schedule: &UnionMap<'_>, n: usize| -> Vec<(i64, i64)> {
+            let set = schedule.clone().range().unwrap().sets().unwrap().remove(0);
+            (0..n)
+                .map(|d| set.dim_range(d).unwrap().expect("bounded"))
+                .collect()
+        };
+        let depth = points.iterators.len();
+        let before = ranges(&points.schedule, depth);
+        let after = ranges(&jammed.schedule, depth);
+        // The jammed dimension takes the first row of each strip; one other, inside it, moves
+        // later (a row `r` of a strip runs `r` steps late there).
+        let moved: Vec<usize> = (0..depth)
+            .filter(|&d| d != m && after[d] != before[d])
+            .collect();
+        assert_eq!(moved.len(), 1, "{before:?} -> {after:?}");
+        let inner = moved[0];
+        assert!(inner > m, "the lag is along a loop inside the jammed one");
+        assert!(after[inner].1 > before[inner].1, "{before:?} -> {after:?}");
     }
 
     #[test]
