@@ -324,8 +324,9 @@ mod tests {
     use super::*;
     use crate::{dependences, schedule, ScheduleConfig};
 
-    /// The chains of nest `nest` of a PolyBench kernel at MINI, tiles of 8.
-    fn chains_of(kernel: &str, nest: usize) -> Option<(PointSchedule<'static>, usize, i64)> {
+    /// The point schedule of nest `nest` of a PolyBench kernel at MINI, tiles of 8, with the
+    /// kernel's SCoP and the nest's tile sizes.
+    fn points_of(kernel: &str, nest: usize) -> (Scop, PointSchedule<'static>, Vec<i64>) {
         let scop = crate::polybench_scop(kernel);
         let deps = dependences(&scop).unwrap();
         let cfg = ScheduleConfig {
@@ -333,7 +334,7 @@ mod tests {
             ..ScheduleConfig::default()
         };
         let (sched, _) = schedule(&scop, &deps, &cfg).unwrap();
-        let sizes = &sched.nests[nest].tile_sizes;
+        let sizes = sched.nests[nest].tile_sizes.clone();
         let points = PointSchedule::of(
             &scop,
             &sched,
@@ -342,7 +343,13 @@ mod tests {
             "c",
         )
         .unwrap();
-        interleave_chains(&scop, &points, sizes, &[]).unwrap()
+        (scop, points, sizes)
+    }
+
+    /// The chains of nest `nest` of a PolyBench kernel at MINI, tiles of 8.
+    fn chains_of(kernel: &str, nest: usize) -> Option<(PointSchedule<'static>, usize, i64)> {
+        let (scop, points, sizes) = points_of(kernel, nest);
+        interleave_chains(&scop, &points, &sizes, &[]).unwrap()
     }
 
     #[test]
@@ -395,21 +402,7 @@ mod tests {
         // each a step behind the one before along the innermost loop.
         let (jammed, m, chains) = chains_of("seidel-2d", 0).expect("the row loop is jammed");
         assert_eq!(chains, LAGGED_CHAINS);
-        let scop = crate::polybench_scop("seidel-2d");
-        let deps = dependences(&scop).unwrap();
-        let cfg = ScheduleConfig {
-            tile_sizes: Some(vec![8]),
-            ..ScheduleConfig::default()
-        };
-        let (sched, _) = schedule(&scop, &deps, &cfg).unwrap();
-        let points = PointSchedule::of(
-            &scop,
-            &sched,
-            crate::NestId::new(0),
-            &names("t", sched.nests[0].tile_sizes.len()),
-            "c",
-        )
-        .unwrap();
+        let (_, points, _) = points_of("seidel-2d", 0);
         let ranges = |schedule: &UnionMap<'_>, n: usize| -> Vec<(i64, i64)> {
             let set = schedule.clone().range().unwrap().sets().unwrap().remove(0);
             (0..n)
