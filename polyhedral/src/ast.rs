@@ -131,6 +131,10 @@ pub struct KernelWidth {
     /// whole blocks of `vectors` vectors, then single vectors, then single elements (the
     /// statement as it is), each run with the reduction loop inside it.
     pub tail: bool,
+    /// The rows of the last block where `rows` does not divide the row loop's trip count (0
+    /// where it does): the blocks of `rows` rows run while a whole one fits, then one block of
+    /// `rest` rows (`crate::kernel`'s "Six rows and the rest").
+    pub rest: i64,
 }
 
 /// The buffer of a kernel's scaled products: `[reduction - start][row]` (see

@@ -29,12 +29,14 @@
 //! The block's shape depends on the vector size, and is chosen per size ([`shapes_for`]; the
 //! generated code has one copy of the kernel per shape, under `#if` on `TF_VBYTES`):
 //!
-//! - 32-byte vectors (AVX, 16 registers): 4 rows by 2 vectors. With 4 by 4 the 16 accumulators
-//!   took every register, and GCC spilled the broadcast factors and products: on a Zen 5 core
-//!   built with `-mno-avx512f`, a standalone loop over 128 x 128 x 64 tiles ran 42-47 GFLOP/s in
-//!   4 by 4 and 57-60 in 4 by 2 (the packed vectors pinned, below); 6 by 2 ran as 4 by 2, 3 by
-//!   4 and 4 by 3 slower than 4 by 4. At LARGE on one thread (`-march=native -mno-avx512f`,
-//!   medians of 7 runs in rounds): gemm 1.33x, 2mm 1.30x, symm 1.30x, syrk 1.27x, doitgen 1.06x.
+//! - 32-byte vectors (AVX, 16 registers): 6 rows by 2 vectors where the statement packs one
+//!   operand at most, 4 by 2 otherwise (see "Six rows and the rest" below). With 4 by 4 the 16
+//!   accumulators took every register, and GCC spilled the broadcast factors and products: on a
+//!   Zen 5 core built with `-mno-avx512f`, a standalone loop over 128 x 128 x 64 tiles ran 42-47
+//!   GFLOP/s in 4 by 4 and 57-60 in 4 by 2 (the packed vectors pinned, below); 6 by 2 ran as 4
+//!   by 2 there, 3 by 4 and 4 by 3 slower than 4 by 4. At LARGE on one thread (`-march=native
+//!   -mno-avx512f`, medians of 7 runs in rounds), 4 by 2 against the jammed code: gemm 1.33x,
+//!   2mm 1.30x, symm 1.30x, syrk 1.27x, doitgen 1.06x.
 //! - 64-byte vectors (AVX-512, 32 registers): 8 rows by 2 vectors where the panel the rows read
 //!   along (the reduction's steps by the lanes: gemm's packed `B` tile) is larger than
 //!   [`PANEL_IN_L1`], 4 by 4 where it is not. Each block of rows reads the whole panel, so 8
@@ -50,9 +52,32 @@
 //!   syr2k, trmm, correlation, covariance, cholesky, lu, ludcmp and gramschmidt within 1.5%;
 //!   uniformly 8 by 2, symm (64 x 64 panels) had run 0.97x.
 //!
-//! A width takes its first shape whose rows divide the row loop's trip count and whose order is
-//! kept (see below); a row read 5 rows below before its update keeps 4 rows where 8 would run
-//! the two together.
+//! A width takes its first shape whose order is kept (see below); a row read 5 rows below
+//! before its update keeps 4 rows where 8 or 6 would run the two together.
+//!
+//! ## Six rows and the rest
+//!
+//! Without contraction (`-ffp-contract=off`, which keeps results bitwise the original's) each
+//! multiply-add is two instructions, and on a Zen 3 core (AMD EPYC, AVX2) the blocks of 4 by 2
+//! left the multipliers idle part of the time: per reduction step 8 multiplications, 8
+//! additions, 4 broadcasts and 2 loads of the panel for 8 vectors. 6 rows by 2 vectors (12
+//! accumulators, the 2 panel vectors and one broadcast: 15 of the 16 registers) share the loop
+//! and the panel's loads among 12: a standalone loop over 240 x 128 x 128 tiles of gemm's form
+//! on hot data ran 15.3 billion multiply-adds a second in 4 by 2 and 20.4 in 6 by 2 (5 by 2
+//! 19.6, 8 by 1 16.3, 4 by 3 11.5, 3 by 3 14.0). The tiles' rows are powers
+//! of two, which 6 does not divide: the blocks of 6 run while a whole one fits, then one block
+//! of the rest (2 or 4 rows of a tile of 32, 64 or 128: [`KernelWidth::rest`]), the same code
+//! with fewer rows. A statement that packs two operands (syr2k's sum of two products) would need
+//! 16 registers for the accumulators and its packed vectors, and keeps 4 by 2 (measured level
+//! with 6 by 2 on the whole kernel). Legality: the blocks split the rows into contiguous
+//! pieces that need not start at a multiple of 6 (a tile of 256 rows starts at one of 256), so
+//! the order is checked for every such split, as for lanes that end inside a block: the rows one
+//! at a time outside the rest, and all the rows of the tile in one block. Measured at LARGE
+//! (Zen 3, gcc 12, medians of per-round ratios of 7 rounds against 4 by 2, one thread / two):
+//! gemm 0.86 / 0.87, 2mm 0.91 / 0.85, 3mm 0.86 / 0.86, doitgen 0.91 / 0.90, syrk 0.92 / 0.92,
+//! lu 0.92 / 0.91, ludcmp 0.93 / 0.94, correlation 0.94 / 0.91, covariance 0.94 / 0.92, symm
+//! 0.94 / 0.98, cholesky 0.97 / 0.96, trmm 0.995 / 0.98; outputs bitwise the same, syr2k's and
+//! gramschmidt's code unchanged.
 //!
 //! Each element still sees its updates in the original order (`k` ascending for one `C[i][j]`),
 //! and each lane computes the statement's own operations on its element, so the results are
@@ -267,14 +292,19 @@ use scop_ir::{Access, AccessKind, ArrayId, Scop, Statement};
 pub const WIDTHS: [i64; 2] = [32, 64];
 
 /// The register blocks (rows, vectors) a kernel may take with vectors of `width` bytes, the
-/// first that divides the row loop's trip count and keeps the order being taken; `panel` is
-/// the bytes of the lanes by the reduction that one block of rows reads along (the packed
-/// operand's buffer, gemm's `B` tile), when its trip counts are constants. See "The register
-/// block" in the module doc: with AVX's 16 registers 4 by 2; with AVX-512's 32, 4 by 4 where
+/// first whose order is kept being taken; `panel` is the bytes of the lanes by the reduction
+/// that one block of rows reads along (the packed operand's buffer, gemm's `B` tile), when its
+/// trip counts are constants, and `packed` the statement's packed occurrences (each a vector
+/// per vector of the block at a step). See "The register block" in the module doc: with AVX's
+/// 16 registers 6 by 2 where its 12 accumulators and the packed vectors leave one register for
+/// the broadcast factor ("Six rows and the rest"), else 4 by 2; with AVX-512's 32, 4 by 4 where
 /// the panel stays in the L1 ([`PANEL_IN_L1`]) and 8 by 2 otherwise (or where its size is not
-/// known: doitgen's reduction, clipped by `min`), which reads it half as often.
-pub fn shapes_for(width: i64, panel: Option<i64>) -> &'static [(i64, i64)] {
+/// known: doitgen's reduction, clipped by `min`), which reads it half as often. A block of a
+/// power of two rows must divide the row loop's trip count; six rows end with a block of the
+/// rest ([`KernelWidth::rest`]).
+pub fn shapes_for(width: i64, panel: Option<i64>, packed: usize) -> &'static [(i64, i64)] {
     match (width >= 64, panel) {
+        (false, _) if (6 + packed as i64) * 2 < 16 => &[(6, 2), (4, 2)],
         (false, _) => &[(4, 2)],
         (true, Some(bytes)) if bytes <= PANEL_IN_L1 => &[(4, 4)],
         (true, _) => &[(8, 2), (4, 4)],
@@ -290,7 +320,7 @@ pub const PANEL_IN_L1: i64 = 32 << 10;
 /// ([`shapes_for`]).
 pub fn widest_block(elem: i64) -> i64 {
     // A panel of no bytes and one of unknown size take each of `shapes_for`'s arms.
-    let lanes = |w: i64| [Some(0), None].map(|panel| shapes_for(w, panel));
+    let lanes = |w: i64| [Some(0), None].map(|panel| shapes_for(w, panel, 0));
     WIDTHS
         .iter()
         .flat_map(|&w| lanes(w).into_iter().flatten().map(move |s| s.1 * w))
@@ -403,68 +433,29 @@ pub(crate) fn vector_kernel(
     // their blocks).
     let mut pos = [da, db, dc];
     pos.sort_unstable();
-    let kept_with = |rows: i64, run: String, in_run: String| -> Result<bool> {
+    // Whether the order keeps the order of every conflicting pair, with the rows' `block` and
+    // place in it (`in_block`) and the lanes' `run` and place in it (`in_run`): the blocks of
+    // rows, then the lanes' runs, then the reduction, then the places.
+    let kept_with = |block: &str, in_block: &str, run: &str, in_run: &str| -> Result<bool> {
         let mut out: Vec<String> = o.clone();
-        out[pos[0]] = format!("{v} - ({v} mod {rows})", v = o[row]);
-        out[pos[1]] = run;
+        out[pos[0]] = block.to_string();
+        out[pos[1]] = run.to_string();
         out[pos[2]] = o[red].clone();
-        out.push(format!("{} mod {rows}", o[row]));
-        out.push(in_run);
+        out.push(in_block.to_string());
+        out.push(in_run.to_string());
         let new = rescheduled(&sched, &o, &out)?;
         order_kept(ctx, scop, private, &sched, &new)
     };
-    // Where `lanes_may_end` (tiles partial along the lanes), lanes that end inside a block run
-    // as whole blocks, then single vectors, then (64-byte vectors) a 32-byte one, then single
-    // elements (`KernelWidth::tail`), for the widths of which one vector at least is whole (a
-    // 32-byte one for 64-byte vectors). Legal when every split of the lanes into
-    // contiguous runs keeps the order, which two orders decide: the lanes one at a time outside
-    // the reduction (pairs in different runs are ordered by their lanes) and all the lanes in
-    // one run (pairs in one run are ordered by the reduction, the row, then the lane); checked
-    // once per count of rows. Each width takes the first of its shapes (`shapes_for`) whose
-    // rows divide the row loop's trip count and whose order is kept.
-    let panel = trip_count(points, &found.loops, red).map(|depth| depth * lane_len * elem);
-    let mut runs_keep_order: Vec<(i64, bool)> = Vec::new();
-    let mut widths = Vec::new();
-    for w in WIDTHS {
-        for &(rows, vectors) in shapes_for(w, panel) {
-            let block = vectors * (w / elem);
-            if rows_len % rows != 0 {
-                continue;
-            }
-            let tail = lane_len % block != 0;
-            let kept = if !tail {
-                let v = &o[dc];
-                kept_with(
-                    rows,
-                    format!("{v} - ({v} mod {block})"),
-                    format!("{v} mod {block}"),
-                )?
-            } else if lanes_may_end && lane_len >= HALF_BYTES.min(w) / elem {
-                match runs_keep_order.iter().find(|(r, _)| *r == rows) {
-                    Some(&(_, kept)) => kept,
-                    None => {
-                        let kept = kept_with(rows, o[dc].clone(), "0".into())?
-                            && kept_with(rows, "0".into(), o[dc].clone())?;
-                        runs_keep_order.push((rows, kept));
-                        kept
-                    }
-                }
-            } else {
-                false
-            };
-            if kept {
-                widths.push(KernelWidth {
-                    bytes: w,
-                    rows,
-                    vectors,
-                    tail,
-                });
-                break;
-            }
-        }
-    }
-    let Some(widest_rows) = widths.last().map(|w| w.rows) else {
-        return Ok(None);
+    // A block of `n` of the coordinate `v`: `(block, place in it)`.
+    let aligned = |v: &str, n: i64| (format!("{v} - ({v} mod {n})"), format!("{v} mod {n}"));
+    // Any split of `v` into contiguous blocks keeps the order when two orders do: `v` one at a
+    // time outside the rest (pairs in different blocks are ordered by `v`) and all of `v` in
+    // one block (pairs in one block are ordered as inside it).
+    let any_split = |v: &str| {
+        vec![
+            (v.to_string(), "0".to_string()),
+            ("0".to_string(), v.to_string()),
+        ]
     };
     let Some(loops) = [row, dc, red]
         .iter()
@@ -497,6 +488,71 @@ pub(crate) fn vector_kernel(
     if refused && packs.is_none() {
         return Ok(None);
     }
+    // Where `lanes_may_end` (tiles partial along the lanes), lanes that end inside a block run
+    // as whole blocks, then single vectors, then (64-byte vectors) a 32-byte one, then single
+    // elements (`KernelWidth::tail`), for the widths of which one vector at least is whole (a
+    // 32-byte one for 64-byte vectors): legal when every split of the lanes into contiguous
+    // runs keeps the order (`any_split`). Rows likewise: blocks of a power of two that divides
+    // the row loop's trip count are checked as they are, other blocks (six rows and the rest:
+    // see the module doc) for any split. Each width takes the first of its shapes
+    // (`shapes_for`) whose order is kept. The checks are shared between shapes and widths.
+    let panel = trip_count(points, &found.loops, red).map(|depth| depth * lane_len * elem);
+    let packed = packs.as_ref().map_or(0, |p| p.count);
+    let mut checked: Vec<((String, String, String, String), bool)> = Vec::new();
+    let mut widths = Vec::new();
+    for w in WIDTHS {
+        for &(rows, vectors) in shapes_for(w, panel, packed) {
+            let block = vectors * (w / elem);
+            let rest = rows_len % rows;
+            if rows_len < rows || (rest != 0 && rows.count_ones() == 1) {
+                continue;
+            }
+            let row_orders = if rest == 0 && rows.count_ones() == 1 {
+                vec![aligned(&o[row], rows)]
+            } else {
+                any_split(&o[row])
+            };
+            let tail = lane_len % block != 0;
+            let lane_orders = if !tail {
+                vec![aligned(&o[dc], block)]
+            } else if lanes_may_end && lane_len >= HALF_BYTES.min(w) / elem {
+                any_split(&o[dc])
+            } else {
+                continue;
+            };
+            let mut kept = true;
+            'orders: for (b, ib) in &row_orders {
+                for (r, ir) in &lane_orders {
+                    let key = (b.clone(), ib.clone(), r.clone(), ir.clone());
+                    let ok = match checked.iter().find(|(k, _)| *k == key) {
+                        Some(&(_, ok)) => ok,
+                        None => {
+                            let ok = kept_with(b, ib, r, ir)?;
+                            checked.push((key, ok));
+                            ok
+                        }
+                    };
+                    if !ok {
+                        kept = false;
+                        break 'orders;
+                    }
+                }
+            }
+            if kept {
+                widths.push(KernelWidth {
+                    bytes: w,
+                    rows,
+                    vectors,
+                    tail,
+                    rest,
+                });
+                break;
+            }
+        }
+    }
+    let Some(widest_rows) = widths.last().map(|w| w.rows) else {
+        return Ok(None);
+    };
     let scaled = packs
         .as_ref()
         .is_some_and(|p| scop_ir::lanes::has_scaled_prefix(stmt, lane, p.red, p.frozen));
@@ -1150,16 +1206,18 @@ void f(double alpha) {{
         assert_eq!(v.lane, 2, "the statement's iterators are (i, k, j)");
         assert_eq!(v.elem_bytes, 8);
         // 32 columns by 32 steps of the reduction, 8 KiB, stay in the L1: 4 rows by 4 vectors
-        // of 8 doubles, or by 2 of 4 (AVX's 16 registers); both divide the columns.
-        let shape = |bytes, rows, vectors, tail| KernelWidth {
+        // of 8 doubles, or 6 rows by 2 vectors of 4 (AVX's 16 registers), then a block of the
+        // last 2 of the 32 rows; both divide the columns.
+        let shape = |bytes, rows, vectors, tail, rest| KernelWidth {
             bytes,
             rows,
             vectors,
             tail,
+            rest,
         };
         assert_eq!(
             v.widths,
-            vec![shape(32, 4, 2, false), shape(64, 4, 4, false)]
+            vec![shape(32, 6, 2, false, 2), shape(64, 4, 4, false, 0)]
         );
         assert_eq!(k.rows, 4);
         // 31 columns (1 to 31): whole blocks, then single vectors, then single elements, for
@@ -1168,7 +1226,7 @@ void f(double alpha) {{
         assert_eq!(found[1].loops[1].init, Expr::Int("1".into()));
         assert_eq!(
             partial.widths,
-            vec![shape(32, 4, 2, true), shape(64, 4, 4, true)]
+            vec![shape(32, 6, 2, true, 2), shape(64, 4, 4, true, 0)]
         );
         // Rows, then lanes, then the reduction innermost.
         let by_arg = |e: &Expr| match e {
@@ -1184,6 +1242,33 @@ void f(double alpha) {{
                 &by_arg(&k.args[1])
             ]
         );
+    }
+
+    #[test]
+    fn six_rows_of_32_byte_vectors_end_with_a_block_of_the_rest_unless_two_operands_are_packed() {
+        let shapes = |found: &[Kernel]| -> Vec<(i64, i64, i64)> {
+            let v = found[0].vector.as_ref().expect("vectors");
+            v.widths.iter().map(|w| (w.bytes, w.rows, w.rest)).collect()
+        };
+        // Tiles of 48 rows: eight blocks of 6, nothing left (48 lanes are no whole blocks of 4
+        // vectors of 8 doubles); the tiles of the last 16 rows: two blocks of 6, then one of 4.
+        let stmt = "C[i][j] += alpha * A[i][k] * B[k][j];";
+        let found = kernels_in_tiles(&lanes(stmt, 0, 80), 48);
+        assert_eq!(shapes(&found), vec![(32, 6, 0)], "{found:?}");
+        assert_eq!(found[1].loops[0].init, Expr::Int("48".into()));
+        assert_eq!(shapes(&found[1..]), vec![(32, 6, 4)], "{found:?}");
+        // Tiles of 32 rows: five blocks of 6, then one of 2 (see the contraction above).
+        assert_eq!(
+            shapes(&kernels(&source(stmt))),
+            vec![(32, 6, 2), (64, 4, 0)]
+        );
+        // Two packed operands (syr2k's columns `A[j][k]` and `B[j][k]`): 12 accumulators and 4
+        // packed vectors would take all 16 registers, so 4 rows by 2 vectors.
+        let two = "C[i][j] += A[j][k] * alpha * B[i][k] + B[j][k] * alpha * A[i][k];";
+        let found = kernels(&source(two));
+        let v = found[0].vector.as_ref().expect("vectors");
+        assert_eq!(v.packs.as_ref().map(|p| p.count), Some(2), "{found:?}");
+        assert_eq!(shapes(&found), vec![(32, 4, 0), (64, 4, 0)], "{found:?}");
     }
 
     #[test]
@@ -1215,18 +1300,18 @@ void f(double alpha) {{
         );
         assert_eq!(
             shapes(&kernels_in_tiles(&square, 64)),
-            vec![(32, 4, 2), (64, 4, 4)]
+            vec![(32, 6, 2), (64, 4, 4)]
         );
-        assert_eq!(shapes_for(64, Some(64 * 128 * 8)), &[(8, 2), (4, 4)]);
+        assert_eq!(shapes_for(64, Some(64 * 128 * 8), 1), &[(8, 2), (4, 4)]);
         let wide = square
             .replace("[128][128]", "[128][256]")
             .replace("j < 128", "j < 256");
         let found = kernels_in_tiles(&wide, 128);
-        assert_eq!(shapes(&found), vec![(32, 4, 2), (64, 8, 2)], "{found:?}");
+        assert_eq!(shapes(&found), vec![(32, 6, 2), (64, 8, 2)], "{found:?}");
         assert_eq!(found[0].rows, 8);
         // A row that reads the one 5 rows below before that one is updated, which an 8-row
-        // block would run beside it (each step of the reduction reading the other's partial
-        // sum): 4 rows, whose blocks keep the two apart.
+        // block or a 6-row one would run beside it (each step of the reduction reading the
+        // other's partial sum): 4 rows, whose blocks keep the two apart.
         let apart = wide
             .replace("C[128][256]", "C[136][256]")
             .replace(stmt, "C[i][j] += C[i + 5][j] * B[k][j];");

@@ -739,8 +739,8 @@ fn reduction_outside_lanes(p: usize, r: usize) -> Option<Vec<usize>> {
 /// one (gemm's last `k` tile, where `k` ends inside the tile; its last `i` tile, 40 rows of 64;
 /// its last `j` tile, 12 lanes of 64; the first `k` tile under `smart`, where the scaling of
 /// `C` sits before the products) given code of their own where a register kernel takes it
-/// ([`vector_kernel`] and [`accumulator_kernel`] need a row count that their blocks of rows divide, not a
-/// constant reduction length; tiles cut along the lanes get vector kernels whose lanes end
+/// ([`vector_kernel`] and [`accumulator_kernel`] need a constant row count, which blocks of a
+/// power of two rows must divide, not a constant reduction length; tiles cut along the lanes get vector kernels whose lanes end
 /// inside a block, or none); elsewhere they keep the general code. Each member relaxed (one at
 /// a time; only in nests where some member accumulates) gives its pieces, apart from those
 /// before, then the tiles that one statement fills ([`alone_full`]). The corners (pairs of

@@ -518,7 +518,7 @@ fn vector_kernel(
     depth: usize,
     user: &mut UserPrinter<'_>,
 ) {
-    let (rows, block_vectors) = (shape.rows, shape.vectors);
+    let rows = shape.rows;
     let one = Expr::Int("1".into());
     // Packed occurrences: their buffers, filled over the reduction and lane loops.
     let mut depth = depth;
@@ -562,25 +562,63 @@ fn vector_kernel(
         let _ = writeln!(out, "{pad}  }}");
         depth += 1;
     }
-    let steps = [
-        Expr::Int(rows.to_string()),
-        Expr::Op(
-            OpKind::Mul,
-            vec![Expr::Int(block_vectors.to_string()), vector_elements(v)],
-        ),
-        one.clone(),
-    ];
-    open_loop(out, &k.loops[0], &steps[0], depth);
+    let row_loop = &k.loops[0];
+    if shape.rest == 0 {
+        open_loop(out, row_loop, &Expr::Int(rows.to_string()), depth);
+        block_of_rows(out, k, v, shape, rows, depth + 1, user);
+        let _ = writeln!(out, "{}}}", "  ".repeat(depth));
+    } else {
+        // Blocks of `rows` while a whole one fits, then one of the rest
+        // (`KernelWidth::rest`).
+        let pad = "  ".repeat(depth);
+        let iter = &row_loop.iter;
+        let _ = writeln!(out, "{pad}{{");
+        let _ = writeln!(out, "{pad}  long {iter} = {};", expr(&row_loop.init));
+        let last = Expr::Int((rows - 1).to_string());
+        let whole = offset(&row_loop.cond, iter, last);
+        for (n, cond) in [(rows, whole), (shape.rest, row_loop.cond.clone())] {
+            let _ = writeln!(out, "{pad}  for (; {}; {iter} += {n}) {{", expr(&cond));
+            block_of_rows(out, k, v, shape, n, depth + 2, user);
+            let _ = writeln!(out, "{pad}  }}");
+        }
+        let _ = writeln!(out, "{pad}}}");
+    }
+    if v.packs.is_some() {
+        depth -= 1;
+        let _ = writeln!(out, "{}}}", "  ".repeat(depth));
+    }
+}
+
+/// The body of vector kernel `k`'s row loop for one block of `rows` rows (of the register
+/// block `shape`, or fewer: its last, `KernelWidth::rest`), at `depth`: the block's scaled
+/// products, then the loops over blocks of lanes (lanes that end inside a block,
+/// `KernelWidth::tail`, run as whole blocks, then single vectors, then with 64-byte vectors a
+/// 32-byte one, then the statement on single elements) around the reduction.
+fn block_of_rows(
+    out: &mut String,
+    k: &Kernel,
+    v: &VectorLanes,
+    shape: &KernelWidth,
+    rows: i64,
+    depth: usize,
+    user: &mut UserPrinter<'_>,
+) {
+    let block_vectors = shape.vectors;
+    let one = Expr::Int("1".into());
+    let lanes_step = Expr::Op(
+        OpKind::Mul,
+        vec![Expr::Int(block_vectors.to_string()), vector_elements(v)],
+    );
     // The scaled products of this block of rows, over the reduction loop (whose bounds
     // do not move with the rows or the lanes: `Packs`).
     if let (true, Some(p)) = (v.scaled, &v.packs) {
-        open_loop(out, &k.loops[2], &one, depth + 1);
+        open_loop(out, &k.loops[2], &one, depth);
         for r in 0..rows {
             let part = KernelPart::ScaleFill(v.lane, p.red, r as usize, p.frozen);
             let name = polyhedral::kernel_user(&k.stmt, part);
-            user(out, &name, &at_row(k, r), depth + 2);
+            user(out, &name, &at_row(k, r), depth + 1);
         }
-        let _ = writeln!(out, "{}}}", "  ".repeat(depth + 1));
+        let _ = writeln!(out, "{}}}", "  ".repeat(depth));
     }
     let name = |r: i64, pinned: Option<usize>| match &v.packs {
         Some(p) if v.scaled => polyhedral::kernel_user(
@@ -611,11 +649,12 @@ fn vector_kernel(
     // The reduction loop around `vectors` vectors of each row (the statement as it is,
     // on one element, for none), at `depth`. A whole block of a kernel with packed
     // operands loads each packed vector of the step once, for all its rows, into a
-    // register (`polyhedral::pinned_packs`).
+    // register (`polyhedral::pinned_packs`, for the block's rows).
+    let block = KernelWidth { rows, ..*shape };
     let mut run = |out: &mut String, vectors: i64, depth: usize| {
         open_loop(out, &k.loops[2], &one, depth);
         let pinned = match &v.packs {
-            Some(p) if vectors == block_vectors && polyhedral::pinned_packs(p.count, shape) => {
+            Some(p) if vectors == block_vectors && polyhedral::pinned_packs(p.count, &block) => {
                 for c in 0..vectors {
                     for n in 0..p.count {
                         let part = KernelPart::PackVector(n, v.lane, p.red, c as usize);
@@ -644,12 +683,12 @@ fn vector_kernel(
         // vectors, then (64-byte vectors) one 32-byte vector, then single elements
         // (`KernelWidth::tail`). The half vector is the statement's vector copy with
         // `TF_VD`/`TF_VF` meaning the 32-byte types for the length of its loop.
-        let pad = "  ".repeat(depth + 1);
+        let pad = "  ".repeat(depth);
         let _ = writeln!(out, "{pad}long {lane} = {};", expr(&lane_loop.init));
         let single = vector_elements(v);
         let half = Expr::Int((polyhedral::HALF_BYTES / v.elem_bytes).to_string());
         let lanes = [
-            (block_vectors, steps[1].clone(), false),
+            (block_vectors, lanes_step.clone(), false),
             (1, single, false),
             (1, half, true),
             (0, one.clone(), false),
@@ -670,20 +709,15 @@ fn vector_kernel(
                 expr(&cond),
                 expr(&step)
             );
-            run(out, vectors, depth + 2);
+            run(out, vectors, depth + 1);
             let _ = writeln!(out, "{pad}}}");
             if halved {
                 out.push_str(WHOLE_VECTORS);
             }
         }
     } else {
-        open_loop(out, lane_loop, &steps[1], depth + 1);
-        run(out, block_vectors, depth + 2);
-        let _ = writeln!(out, "{}}}", "  ".repeat(depth + 1));
-    }
-    let _ = writeln!(out, "{}}}", "  ".repeat(depth));
-    if v.packs.is_some() {
-        depth -= 1;
+        open_loop(out, lane_loop, &lanes_step, depth);
+        run(out, block_vectors, depth + 1);
         let _ = writeln!(out, "{}}}", "  ".repeat(depth));
     }
 }
