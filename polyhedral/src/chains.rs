@@ -50,7 +50,6 @@
 //! ms, ludcmp and syr2k level; on two threads atax 2.20 -> 1.69 ms, gemver 9.48 -> 8.81 ms,
 //! deriche and gesummv level. Recurrences keep four, the count they were measured with (adi,
 //! seidel-2d above), unless their rows run lagged ("Lagged rows" below).
-
 //!
 //! ## Lagged rows
 //!

@@ -504,10 +504,12 @@ pub(crate) fn vector_kernel(
         for &(rows, vectors) in shapes_for(w, panel, packed) {
             let block = vectors * (w / elem);
             let rest = rows_len % rows;
-            if rows_len < rows || (rest != 0 && rows.count_ones() == 1) {
+            // A power of two must divide the rows; its blocks are then checked as they are.
+            let power_of_two = rows.count_ones() == 1;
+            if rows_len < rows || (rest != 0 && power_of_two) {
                 continue;
             }
-            let row_orders = if rest == 0 && rows.count_ones() == 1 {
+            let row_orders = if power_of_two {
                 vec![aligned(&o[row], rows)]
             } else {
                 any_split(&o[row])
