@@ -99,7 +99,7 @@ pub(crate) fn accumulators(
     let mut kernels = Vec::new();
     collect_kernels(&mut ast, &mut kernels);
     for k in kernels {
-        if k.vector.is_none() {
+        if k.vector.is_none() && k.loops.len() == 2 && k.tail == Ast::Block(Vec::new()) {
             k.row_lanes = crate::rows::accumulator_lanes(scop, k, private)?;
         }
     }

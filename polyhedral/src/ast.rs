@@ -60,7 +60,7 @@ pub struct KernelLoop {
 /// Without, the loops are rows and the reduction: before the reduction loop each row's written
 /// element is loaded into an accumulator ([`KernelPart::Load`]), the body is `rows` instances
 /// with that element replaced by the accumulator ([`KernelPart::Accumulate`]), and after it the
-/// accumulators are stored ([`KernelPart::Store`]).
+/// accumulators are stored ([`KernelPart::Store`]) and the rows' `tail` runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Kernel {
     /// Outermost first: rows, lanes (with `vector`) and the reduction.
@@ -81,6 +81,11 @@ pub struct Kernel {
     pub fused: Option<Box<FusedUpdate>>,
     /// The code of the loops the kernel replaces, for vector sizes it was not checked for.
     pub fallback: Ast,
+    /// An accumulator kernel's other statements of each row, after its reduction loop: one copy
+    /// per row of the block (the row iterator at `row + r`), run in row order once the
+    /// accumulators are stored (`crate::kernel`'s "Accumulators with a tail"); an empty block
+    /// where the rows hold nothing but the reduction.
+    pub tail: Ast,
 }
 
 /// A statement that an accumulator kernel whose rows run as lanes ([`Kernel::row_lanes`]) runs
@@ -626,7 +631,10 @@ impl Ast {
                 }
             }
             Ast::User { .. } => {}
-            Ast::Kernel(k) => k.fallback.walk(f),
+            Ast::Kernel(k) => {
+                k.fallback.walk(f);
+                k.tail.walk(f);
+            }
         }
     }
 }

@@ -664,6 +664,7 @@ pub(crate) fn rename_users(ast: &mut Ast, rename: &dyn Fn(&str) -> Option<String
                 k.stmt = new;
             }
             rename_users(&mut k.fallback, rename);
+            rename_users(&mut k.tail, rename);
         }
     }
 }

@@ -151,7 +151,7 @@ fn substituted(e: &Expr, id: &str, by: &Expr) -> Expr {
 
 /// `e` as ISL text, collecting the identifiers it mentions; `None` for operations ISL's affine
 /// syntax does not have.
-fn isl_text(e: &Expr, ids: &mut Vec<String>) -> Option<String> {
+pub(crate) fn isl_text(e: &Expr, ids: &mut Vec<String>) -> Option<String> {
     Some(match e {
         Expr::Int(v) => v.clone(),
         Expr::Id(x) => {

@@ -91,7 +91,10 @@ pub fn body_loops(ast: &Ast, prefix: &str) -> Vec<BodyLoop> {
                 }
             }
             Ast::User { .. } => {}
-            Ast::Kernel(k) => walk(&k.fallback, prefix, out),
+            Ast::Kernel(k) => {
+                walk(&k.fallback, prefix, out);
+                walk(&k.tail, prefix, out);
+            }
         }
     }
     let mut out = Vec::new();
@@ -111,7 +114,10 @@ fn users(ast: &Ast, out: &mut Vec<String>) {
             }
         }
         Ast::User { name, .. } => out.push(name.clone()),
-        Ast::Kernel(k) => users(&k.fallback, out),
+        Ast::Kernel(k) => {
+            users(&k.fallback, out);
+            users(&k.tail, out);
+        }
     }
 }
 

@@ -69,7 +69,7 @@ use crate::chains::interleave_chains;
 use crate::column::column_buffers;
 use crate::gather::gather_operands;
 use crate::isl::{AstBuild, Ctx, Set, Side, UnionMap, UnionSet};
-use crate::kernel::vector_kernel;
+use crate::kernel::{accumulator_kernel_over, vector_kernel};
 use crate::maps::{names, pad_to_common_depth, params_prefix, projection, tuple};
 use crate::point_order::{accumulates, aliased_invariant_reads};
 use crate::rows::mark_row_lanes;
@@ -698,7 +698,20 @@ fn kernel_summaries(ast: &Ast) -> Vec<String> {
                         Some(f) => format!(" with {} in the same loop", f.stmt),
                         None => String::new(),
                     };
-                    format!("{} in {} accumulators{lanes}{with}", k.stmt, k.rows)
+                    // Rows with a tail (`crate::kernel`'s "Accumulators with a tail").
+                    let mut after: Vec<String> = Vec::new();
+                    k.tail.walk(&mut |n| {
+                        if let Ast::User { name, .. } = n {
+                            if !after.contains(name) {
+                                after.push(name.clone());
+                            }
+                        }
+                    });
+                    let tail = match after.is_empty() {
+                        true => String::new(),
+                        false => format!(" then each row's {}", after.join(", ")),
+                    };
+                    format!("{} in {} accumulators{lanes}{with}{tail}", k.stmt, k.rows)
                 }
             });
         }
@@ -753,7 +766,8 @@ fn reduction_outside_lanes(p: usize, r: usize) -> Option<Vec<usize>> {
 /// `min`, trmm's) they measured level (2mm, 3mm) or slower (trmm 0.97x, its full tiles 3%
 /// slower for the same code) and added 20% to 3mm's compile time; over triangles (syrk,
 /// syr2k: 1.01x; cholesky, lu, ludcmp: no corner got a kernel) they doubled cholesky's
-/// compile time (0.5 -> 1.2 s). Returns the code,
+/// compile time (0.5 -> 1.2 s); there the tiles full along one member only get the kernel of
+/// `rows_around_triangles` instead. Returns the code,
 /// the iterators of the members relaxed in tiles that got
 /// a kernel, and what those kernels run. Measured at LARGE on 2 threads against the full tiles
 /// alone, medians of 9 to 15 runs in rounds: gemm 60.3 -> 50.2 ms (as fast as under `min`
@@ -883,9 +897,31 @@ fn partial_reductions<'c>(
     }
     // The corners (partial along two members or three), after the tiles that one statement
     // fills, in nests of several statements over boxes (see the doc above).
-    if members.len() == 3 && statements_of(points)?.len() > 1 && rectangular(points)? {
+    let boxes = members.len() == 3 && rectangular(points)?;
+    if boxes && statements_of(points)?.len() > 1 {
         for subset in [&[0, 1][..], &[0, 2], &[1, 2], &[0, 1, 2]] {
             branches.extend(relax(subset, &mut taken, &mut kernels)?);
+        }
+    }
+    // Over triangles, the tiles full along one member only, that member's rows jammed around
+    // the reduction (see `rows_around_triangles`).
+    if members.len() == 3 && !boxes {
+        let found = rows_around_triangles(
+            scop,
+            points,
+            r,
+            tile_sizes,
+            tile_coords,
+            private,
+            &mut taken,
+        )?;
+        for (piece, kernel) in found {
+            for what in kernel_summaries(&kernel) {
+                if !kernels.contains(&what) {
+                    kernels.push(what);
+                }
+            }
+            branches.push((piece, kernel));
         }
     }
     let mut out = general;
@@ -899,6 +935,45 @@ fn partial_reductions<'c>(
         };
     }
     Ok((out, relaxed, kernels, alone))
+}
+
+/// The tiles of a three-member band over triangles that are full along one member only
+/// (cholesky's tiles on the diagonal of `j` and `k` below the diagonal of `i`), each with an
+/// accumulator kernel whose rows are that member, moved just outside the reduction `r`, with the
+/// rows' other statements as its tail (`crate::kernel`'s "Accumulators with a tail"), where one
+/// qualifies: the pieces that no piece in `taken` holds, added to it.
+fn rows_around_triangles<'c>(
+    scop: &Scop,
+    points: &PointSchedule<'c>,
+    r: usize,
+    tile_sizes: &[i64],
+    tile_coords: &[String],
+    private: &[ArrayId],
+    taken: &mut Vec<Set<'c>>,
+) -> Result<Vec<(Set<'c>, Ast)>> {
+    let p = points.n_tile;
+    let mut found = Vec::new();
+    for m in (0..p).filter(|&m| m != r) {
+        let subset: Vec<usize> = (0..p).filter(|&x| x != m).collect();
+        let row = points.iterators[m].as_str();
+        for piece in full_tiles(points, tile_sizes, tile_coords, &subset)? {
+            let mut piece = piece;
+            for t in taken.iter() {
+                piece = piece.subtract(t.clone())?;
+            }
+            if piece.is_empty()? {
+                continue;
+            }
+            let plain = points.build(Some(piece.clone()), &points.band)?;
+            if let Some(kernel) =
+                accumulator_kernel_over(scop, points, &plain, &piece, private, Some(row))?
+            {
+                taken.push(piece.clone());
+                found.push((piece, kernel));
+            }
+        }
+    }
+    Ok(found)
 }
 
 /// Whether each statement of the nest runs over a box of the band's points: its points equal
@@ -1373,7 +1448,10 @@ fn shift(ast: &mut Ast, iter: &str, by: i64) {
                 shift(e, iter, by);
             }
         }
-        Ast::Kernel(k) => shift(&mut k.fallback, iter, by),
+        Ast::Kernel(k) => {
+            shift(&mut k.fallback, iter, by);
+            shift(&mut k.tail, iter, by);
+        }
     }
 }
 

@@ -147,7 +147,10 @@ fn expand(
             }
         }
         Ast::User { .. } => {}
-        Ast::Kernel(k) => expand(&mut k.fallback, iter, lo, hi, facts, simplify),
+        Ast::Kernel(k) => {
+            expand(&mut k.fallback, iter, lo, hi, facts, simplify);
+            expand(&mut k.tail, iter, lo, hi, facts, simplify);
+        }
     }
 }
 
@@ -202,7 +205,8 @@ fn replace(ast: &mut Ast, iter: &str, u: i64) {
         Ast::Kernel(k) => {
             // A kernel's own loops and arguments are printed from its fields; a kernel inside
             // a loop that is unrolled is not made (kernels are found in the plain code).
-            replace(&mut k.fallback, iter, u)
+            replace(&mut k.fallback, iter, u);
+            replace(&mut k.tail, iter, u);
         }
     }
 }

@@ -326,7 +326,9 @@ fn mentions_loop(ast: &Ast, iter: &str) -> bool {
             mentions_loop(then, iter) || els.as_deref().is_some_and(|e| mentions_loop(e, iter))
         }
         Ast::Kernel(k) => {
-            k.loops.iter().any(|l| l.iter == iter) || mentions_loop(&k.fallback, iter)
+            k.loops.iter().any(|l| l.iter == iter)
+                || mentions_loop(&k.fallback, iter)
+                || mentions_loop(&k.tail, iter)
         }
         Ast::User { .. } => false,
     }
@@ -423,21 +425,32 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
             out.push_str("#endif\n");
         }
         None => {
+            // The loops between the rows and the reduction (`polyhedral::kernel`'s
+            // "Accumulators with a tail") run inside each block of rows.
+            let (red, mids) = k.loops[1..].split_last().expect("rows and a reduction");
             let accumulators = |out: &mut String, user: &mut UserPrinter<'_>| {
+                for (n, l) in mids.iter().enumerate() {
+                    open_loop(out, l, &one, depth + 1 + n);
+                }
+                let d = depth + 1 + mids.len();
                 for r in 0..k.rows as usize {
                     let name = polyhedral::kernel_user(&k.stmt, KernelPart::Load(r));
-                    user(out, &name, &at_row(k, r as i64), depth + 1);
+                    user(out, &name, &at_row(k, r as i64), d);
                 }
-                open_loop(out, &k.loops[1], &one, depth + 1);
-                let _ = writeln!(out, "{}TF_SCALAR_LOOP;", "  ".repeat(depth + 2));
+                open_loop(out, red, &one, d);
+                let _ = writeln!(out, "{}TF_SCALAR_LOOP;", "  ".repeat(d + 1));
                 for r in 0..k.rows as usize {
                     let name = polyhedral::kernel_user(&k.stmt, KernelPart::Accumulate(r));
-                    user(out, &name, &at_row(k, r as i64), depth + 2);
+                    user(out, &name, &at_row(k, r as i64), d + 1);
                 }
-                let _ = writeln!(out, "{}}}", "  ".repeat(depth + 1));
+                let _ = writeln!(out, "{}}}", "  ".repeat(d));
                 for r in 0..k.rows as usize {
                     let name = polyhedral::kernel_user(&k.stmt, KernelPart::Store(r));
-                    user(out, &name, &at_row(k, r as i64), depth + 1);
+                    user(out, &name, &at_row(k, r as i64), d);
+                }
+                stmt(out, &k.tail, d, user);
+                for n in (0..mids.len()).rev() {
+                    let _ = writeln!(out, "{}}}", "  ".repeat(depth + 1 + n));
                 }
             };
             let rows = |out: &mut String| {

@@ -620,6 +620,30 @@ fn recurrences_as_lanes_step_by_step() {
     }
 }
 
+/// A reduction whose rows end with other statements (cholesky's), in tiles of 16: the tiles below
+/// the diagonal of the rows and on the diagonal of the other two loops run eight rows'
+/// reductions in accumulators and then each row's other statements in row order
+/// (`polyhedral::kernel`'s "Accumulators with a tail"). The results verify bit for bit against
+/// cc at N = 128, where the last block of rows is whole, and at 100, 67 and 130, where it is
+/// cut, at every vector width this processor has, and `-v` names the kernel and its tail.
+#[test]
+fn rows_whose_reduction_ends_with_other_statements_run_eight_at_once() {
+    for extra in vector_widths() {
+        check_with(
+            "tails.c",
+            &[&[], &["-DN=67"], &["-DN=130"], &["-DN=128"]],
+            extra,
+            &["--tiledflow-tile-sizes=16"],
+            "SCoP in cholesky() at line 17: 4 statements",
+        );
+    }
+    let said = verbose("tails.c", &["--tile-sizes", "16"]);
+    assert!(
+        said.contains("S0 in 8 accumulators then each row's S1, S0, S2"),
+        "{said}"
+    );
+}
+
 /// A reduction whose loop starts at the row (trmm's `k` from `i + 1`), under `--fuse max`: the
 /// register kernel that ran a block of rows from the first row's bounds read the upper triangle
 /// of `A` (large values here, so any such term shows) and is refused now; the results verify
