@@ -99,7 +99,8 @@ pub(crate) fn accumulators(
     let mut kernels = Vec::new();
     collect_kernels(&mut ast, &mut kernels);
     for k in kernels {
-        if k.vector.is_none() && k.loops.len() == 2 && k.tail == Ast::Block(Vec::new()) {
+        let plain = k.loops.len() == 2 && k.tail == Ast::Block(Vec::new()) && !k.ragged;
+        if k.vector.is_none() && plain {
             k.row_lanes = crate::rows::accumulator_lanes(scop, k, private)?;
         }
     }

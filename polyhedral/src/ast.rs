@@ -86,6 +86,10 @@ pub struct Kernel {
     /// accumulators are stored (`crate::kernel`'s "Accumulators with a tail"); an empty block
     /// where the rows hold nothing but the reduction.
     pub tail: Ast,
+    /// An accumulator kernel whose row loop's trip count need not be a multiple of `rows`: the
+    /// blocks of `rows` rows run while a whole one fits, then the rows left one at a time
+    /// (`crate::kernel`'s "Rows that end anywhere").
+    pub ragged: bool,
 }
 
 /// A statement that an accumulator kernel whose rows run as lanes ([`Kernel::row_lanes`]) runs

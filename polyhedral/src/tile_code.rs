@@ -711,7 +711,15 @@ fn kernel_summaries(ast: &Ast) -> Vec<String> {
                         true => String::new(),
                         false => format!(" then each row's {}", after.join(", ")),
                     };
-                    format!("{} in {} accumulators{lanes}{with}{tail}", k.stmt, k.rows)
+                    let left = if k.ragged {
+                        " and single rows left"
+                    } else {
+                        ""
+                    };
+                    format!(
+                        "{} in {} accumulators{left}{lanes}{with}{tail}",
+                        k.stmt, k.rows
+                    )
                 }
             });
         }
@@ -937,11 +945,14 @@ fn partial_reductions<'c>(
     Ok((out, relaxed, kernels, alone))
 }
 
-/// The tiles of a three-member band over triangles that are full along one member only
-/// (cholesky's tiles on the diagonal of `j` and `k` below the diagonal of `i`), each with an
-/// accumulator kernel whose rows are that member, moved just outside the reduction `r`, with the
-/// rows' other statements as its tail (`crate::kernel`'s "Accumulators with a tail"), where one
-/// qualifies: the pieces that no piece in `taken` holds, added to it.
+/// The tiles of a three-member band over triangles that are full along one member only, with
+/// accumulator kernels where one qualifies: the pieces that no piece in `taken` holds, added to
+/// it. Full along a member `m` other than the reduction `r` (cholesky's tiles below the diagonal
+/// of `i` and on the diagonal of `j` and `k`), the rows are `m`'s, with the loops between them
+/// and the reduction inside each block and the rows' other statements as its tail
+/// (`crate::kernel`'s "Accumulators with a tail"); full along the reduction (cholesky's tiles
+/// on the diagonal of `i` and `j`, where `j` ends at `i - 1`), the rows are the loop around the
+/// reduction, in blocks while a whole one fits (`crate::kernel`'s "Rows that end anywhere").
 fn rows_around_triangles<'c>(
     scop: &Scop,
     points: &PointSchedule<'c>,
@@ -953,9 +964,9 @@ fn rows_around_triangles<'c>(
 ) -> Result<Vec<(Set<'c>, Ast)>> {
     let p = points.n_tile;
     let mut found = Vec::new();
-    for m in (0..p).filter(|&m| m != r) {
+    for m in 0..p {
         let subset: Vec<usize> = (0..p).filter(|&x| x != m).collect();
-        let row = points.iterators[m].as_str();
+        let row = (m != r).then(|| points.iterators[m].as_str());
         for piece in full_tiles(points, tile_sizes, tile_coords, &subset)? {
             let mut piece = piece;
             for t in taken.iter() {
@@ -966,7 +977,7 @@ fn rows_around_triangles<'c>(
             }
             let plain = points.build(Some(piece.clone()), &points.band)?;
             if let Some(kernel) =
-                accumulator_kernel_over(scop, points, &plain, &piece, private, Some(row))?
+                accumulator_kernel_over(scop, points, &plain, &piece, private, row, m == r)?
             {
                 taken.push(piece.clone());
                 found.push((piece, kernel));

@@ -428,31 +428,51 @@ fn kernel(out: &mut String, k: &Kernel, depth: usize, user: &mut UserPrinter<'_>
             // The loops between the rows and the reduction (`polyhedral::kernel`'s
             // "Accumulators with a tail") run inside each block of rows.
             let (red, mids) = k.loops[1..].split_last().expect("rows and a reduction");
-            let accumulators = |out: &mut String, user: &mut UserPrinter<'_>| {
+            let block = |out: &mut String, user: &mut UserPrinter<'_>, rows: i64, depth: usize| {
                 for (n, l) in mids.iter().enumerate() {
-                    open_loop(out, l, &one, depth + 1 + n);
+                    open_loop(out, l, &one, depth + n);
                 }
-                let d = depth + 1 + mids.len();
-                for r in 0..k.rows as usize {
+                let d = depth + mids.len();
+                for r in 0..rows as usize {
                     let name = polyhedral::kernel_user(&k.stmt, KernelPart::Load(r));
                     user(out, &name, &at_row(k, r as i64), d);
                 }
                 open_loop(out, red, &one, d);
                 let _ = writeln!(out, "{}TF_SCALAR_LOOP;", "  ".repeat(d + 1));
-                for r in 0..k.rows as usize {
+                for r in 0..rows as usize {
                     let name = polyhedral::kernel_user(&k.stmt, KernelPart::Accumulate(r));
                     user(out, &name, &at_row(k, r as i64), d + 1);
                 }
                 let _ = writeln!(out, "{}}}", "  ".repeat(d));
-                for r in 0..k.rows as usize {
+                for r in 0..rows as usize {
                     let name = polyhedral::kernel_user(&k.stmt, KernelPart::Store(r));
                     user(out, &name, &at_row(k, r as i64), d);
                 }
                 stmt(out, &k.tail, d, user);
                 for n in (0..mids.len()).rev() {
-                    let _ = writeln!(out, "{}}}", "  ".repeat(depth + 1 + n));
+                    let _ = writeln!(out, "{}}}", "  ".repeat(depth + n));
                 }
             };
+            let accumulators =
+                |out: &mut String, user: &mut UserPrinter<'_>| block(out, user, k.rows, depth + 1);
+            if k.ragged {
+                // Blocks of rows while a whole one fits, then the rows left one at a time
+                // (`polyhedral::kernel`'s "Rows that end anywhere").
+                let pad = "  ".repeat(depth);
+                let row = &k.loops[0];
+                let iter = &row.iter;
+                let _ = writeln!(out, "{pad}{{");
+                let _ = writeln!(out, "{pad}  long {iter} = {};", expr(&row.init));
+                let last = Expr::Int((k.rows - 1).to_string());
+                let whole = offset(&row.cond, iter, last);
+                for (n, cond) in [(k.rows, whole), (1, row.cond.clone())] {
+                    let _ = writeln!(out, "{pad}  for (; {}; {iter} += {n}) {{", expr(&cond));
+                    block(out, user, n, depth + 2);
+                    let _ = writeln!(out, "{pad}  }}");
+                }
+                let _ = writeln!(out, "{pad}}}");
+                return;
+            }
             let rows = |out: &mut String| {
                 open_loop(out, &k.loops[0], &Expr::Int(k.rows.to_string()), depth)
             };

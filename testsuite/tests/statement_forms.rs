@@ -623,11 +623,13 @@ fn recurrences_as_lanes_step_by_step() {
 /// A reduction whose rows end with other statements (cholesky's), in tiles of 16: the tiles below
 /// the diagonal of the rows and on the diagonal of the other two loops run eight rows'
 /// reductions in accumulators and then each row's other statements in row order
-/// (`polyhedral::kernel`'s "Accumulators with a tail"). The results verify bit for bit against
+/// (`polyhedral::kernel`'s "Accumulators with a tail"), and the tiles on the diagonal of the
+/// first two loops run blocks of eight rows of `j < i` while a whole one fits, then single rows
+/// ("Rows that end anywhere"). The results verify bit for bit against
 /// cc at N = 128, where the last block of rows is whole, and at 100, 67 and 130, where it is
 /// cut, at every vector width this processor has, and `-v` names the kernel and its tail.
 #[test]
-fn rows_whose_reduction_ends_with_other_statements_run_eight_at_once() {
+fn rows_of_triangles_run_eight_at_once_with_their_tails_and_ends() {
     for extra in vector_widths() {
         check_with(
             "tails.c",
@@ -640,6 +642,10 @@ fn rows_whose_reduction_ends_with_other_statements_run_eight_at_once() {
     let said = verbose("tails.c", &["--tile-sizes", "16"]);
     assert!(
         said.contains("S0 in 8 accumulators then each row's S1, S0, S2"),
+        "{said}"
+    );
+    assert!(
+        said.contains("S0 in 8 accumulators and single rows left"),
         "{said}"
     );
 }
