@@ -282,18 +282,19 @@
 //!
 //! ## Rows that end anywhere
 //!
-//! cholesky's tiles on the diagonal of `i` and `j` (full along `k` only) run `A[i][j] -= A[i][k]
-//! * A[j][k]` for `j` up to `i - 1`: the rows of the reduction (`j`) end inside the tile, at a
-//! row that moves with `i`, and no constant block of rows divides them. There the blocks of
-//! eight rows run while a whole one fits, then the rows left one at a time ([`Kernel::ragged`];
-//! only around the reduction alone: no tail, no loop between). A block may start at any row, so
-//! the order is checked with all the rows in one block (the reduction outside the rows): pairs
-//! in different blocks, or in rows run one at a time, keep the rows' order, and pairs in one block
-//! have the order they have in the whole block; no other access may reach a held element from
-//! any row. cholesky at LARGE, paired against the code before both kernels (9 rounds): 0.71 of
-//! the time on one thread, 0.75 on two (the tail's kernel alone: 0.88 and 0.87 in the same
-//! rounds); syr2k, whose tiles on the diagonal of `i` and `j` take it too, 0.96 and 0.94. Both
-//! outputs bitwise the same; no other PolyBench kernel's code changes.
+//! cholesky's tiles on the diagonal of `i` and `j` (full along `k` only) run
+//! `A[i][j] -= A[i][k] * A[j][k]` for `j` up to `i - 1`: the rows of the reduction (`j`) end
+//! inside the tile, at a row that moves with `i`, and no constant block of rows divides them.
+//! There the blocks of eight rows run while a whole one fits, then the rows left one at a time
+//! ([`Kernel::ragged`]; only around the reduction alone: no tail, no loop between). A block may
+//! start at any row, so the order is checked with all the rows in one block (the reduction
+//! outside the rows): pairs in different blocks, or in rows run one at a time, keep the rows'
+//! order, and pairs in one block have the order they have in the whole block; no other access
+//! may reach a held element from any row. cholesky at LARGE, paired against the code before
+//! both kernels (9 rounds): 0.71 of the time on one thread, 0.75 on two (the tail's kernel
+//! alone: 0.88 and 0.87 in the same rounds); syr2k, whose tiles on the diagonal of `i` and `j`
+//! take it too, 0.96 and 0.94. Both outputs bitwise the same; no other PolyBench kernel's code
+//! changes.
 //!
 //! ## Where gemm's time goes, and what did not help
 //!
