@@ -100,6 +100,31 @@ fn packed_with(body: &str, frozen: bool) -> Result<String, String> {
     Ok(format!("{text} / {}", fills.join(", ")))
 }
 
+/// Which packed occurrences read their lanes a row apart (`A[j][k]` for lanes `j`, whose fills
+/// read columns and run a cache line of lanes at a time) and which along a row, in the order
+/// the buffers are numbered.
+#[test]
+fn packed_occurrences_across_rows_are_told_from_those_along_a_row() {
+    let loops =
+        "for (int i = 0; i < n; i++) for (int k = 0; k < n; k++) for (int j = 0; j <= i; j++)\n  ";
+    for (stmt, want) in [
+        ("C[i][j] += alpha * A[i][k] * A[j][k];", vec![true]),
+        ("C[i][j] += alpha * A[i][k] * B[k][j];", vec![false]),
+        ("C[i][j] += A[j][k] * B[k + 1][j - 1];", vec![true, false]),
+        ("C[i][j] += B[k][j] * alpha * A[j][k];", vec![false, true]),
+    ] {
+        let scop = statements(&format!("{loops}{stmt}"));
+        let stmt = scop.statements.last().unwrap();
+        let pos = |name: &str| stmt.iterators.iter().position(|i| i == name).unwrap();
+        let (q, r) = (pos("j"), pos("k"));
+        assert_eq!(
+            packed_refusal(&scop, stmt, q, r, "double", false),
+            Ok(want.len())
+        );
+        assert_eq!(packed_across_rows(stmt, q, r, false), want, "{stmt:?}");
+    }
+}
+
 #[test]
 fn read_only_occurrences_along_the_lanes_are_packed() {
     let loops =

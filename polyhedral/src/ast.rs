@@ -174,6 +174,10 @@ pub struct Packs {
     /// that the statement reads of it, other than the one it writes, is written
     /// (`scop_ir::lanes::packed_refusal`).
     pub frozen: bool,
+    /// For each buffer, whether its occurrence reads the lanes a row apart (`A[j][k]` for lanes
+    /// `j`: `scop_ir::lanes::packed_across_rows`): its fill runs a line of lanes at a time
+    /// (`crate::kernel`'s "Columns packed a line at a time").
+    pub across_rows: Vec<bool>,
 }
 
 /// How a user node of a [`Kernel`] prints its statement (the number: the row's accumulator).

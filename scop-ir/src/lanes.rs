@@ -465,6 +465,24 @@ pub fn packed_text(
     text_of(&toks[a..b], iter, var)
 }
 
+/// For each packed occurrence of `stmt` in [`packed_text`]'s numbering (see [`packed_refusal`]),
+/// whether the lanes `q` are not its last subscript (`A[j][k]` for lanes `j`): its elements
+/// along the lanes lie a row apart, and its buffer's fill reads columns of the array.
+pub fn packed_across_rows(stmt: &Statement, q: usize, r: usize, frozen: bool) -> Vec<bool> {
+    let toks = tokens(&stmt.body);
+    occurrences(&toks)
+        .unwrap_or_default()
+        .iter()
+        .filter(|o| packable(stmt, &toks, o, q, r, frozen))
+        .map(|o| {
+            o.subscripts
+                .iter()
+                .position(|&(a, b)| toks[a..b].contains(&Tok::Iter(q)))
+                .is_some_and(|k| k + 1 < o.subscripts.len())
+        })
+        .collect()
+}
+
 /// Tokens as C text: iterator `k` printed as `iter(k)`, variable `v` as `var(v)`.
 fn text_of(
     toks: &[Tok],

@@ -584,15 +584,59 @@ fn vector_kernel(
             polyhedral::PACK_LANE_START,
             expr(&lane_loop.init)
         );
-        open_loop(out, red_loop, &one, depth + 1);
-        open_loop(out, lane_loop, &one, depth + 2);
-        for n in 0..p.count {
-            let part = KernelPart::PackFill(n, v.lane, p.red, p.frozen);
-            let name = polyhedral::kernel_user(&k.stmt, part);
-            user(out, &name, &k.args, depth + 3);
+        let (across, along): (Vec<usize>, Vec<usize>) =
+            (0..p.count).partition(|&n| p.across_rows.get(n) == Some(&true));
+        let mut fill = |out: &mut String, packs: &[usize], d: usize| {
+            for &n in packs {
+                let part = KernelPart::PackFill(n, v.lane, p.red, p.frozen);
+                let name = polyhedral::kernel_user(&k.stmt, part);
+                user(out, &name, &k.args, d);
+            }
+        };
+        if !along.is_empty() {
+            open_loop(out, red_loop, &one, depth + 1);
+            open_loop(out, lane_loop, &one, depth + 2);
+            fill(out, &along, depth + 3);
+            let _ = writeln!(out, "{pad}    }}");
+            let _ = writeln!(out, "{pad}  }}");
         }
-        let _ = writeln!(out, "{pad}    }}");
-        let _ = writeln!(out, "{pad}  }}");
+        if !across.is_empty() {
+            // A cache line of lanes at a time (`polyhedral::kernel`'s "Columns packed a line
+            // at a time"): each row read is a line, each buffer row written a line.
+            let line = 64 / v.elem_bytes;
+            let iter = &lane_loop.iter;
+            let first = format!("{iter}_line");
+            let lines = KernelLoop {
+                iter: first.clone(),
+                init: lane_loop.init.clone(),
+                cond: renamed(&lane_loop.cond, iter, &first),
+            };
+            let mut cond = Expr::Op(
+                OpKind::Lt,
+                vec![
+                    Expr::Id(iter.clone()),
+                    Expr::Op(
+                        OpKind::Add,
+                        vec![Expr::Id(first.clone()), Expr::Int(line.to_string())],
+                    ),
+                ],
+            );
+            if p.lanes % line != 0 {
+                cond = Expr::Op(OpKind::AndThen, vec![cond, lane_loop.cond.clone()]);
+            }
+            let in_line = KernelLoop {
+                iter: iter.clone(),
+                init: Expr::Id(first.clone()),
+                cond,
+            };
+            open_loop(out, &lines, &Expr::Int(line.to_string()), depth + 1);
+            open_loop(out, red_loop, &one, depth + 2);
+            open_loop(out, &in_line, &one, depth + 3);
+            fill(out, &across, depth + 4);
+            let _ = writeln!(out, "{pad}      }}");
+            let _ = writeln!(out, "{pad}    }}");
+            let _ = writeln!(out, "{pad}  }}");
+        }
         depth += 1;
     }
     let row_loop = &k.loops[0];
@@ -1266,6 +1310,15 @@ fn offset(e: &Expr, iter: &str, by: Expr) -> Expr {
             *op,
             args.iter().map(|a| offset(a, iter, by.clone())).collect(),
         ),
+        other => other.clone(),
+    }
+}
+
+/// `e` with identifier `from` renamed `to`.
+fn renamed(e: &Expr, from: &str, to: &str) -> Expr {
+    match e {
+        Expr::Id(name) if name == from => Expr::Id(to.to_string()),
+        Expr::Op(op, args) => Expr::Op(*op, args.iter().map(|a| renamed(a, from, to)).collect()),
         other => other.clone(),
     }
 }
