@@ -307,7 +307,9 @@
 //! both kernels (9 rounds): 0.71 of the time on one thread, 0.75 on two (the tail's kernel
 //! alone: 0.88 and 0.87 in the same rounds); syr2k, whose tiles on the diagonal of `i` and `j`
 //! take it too, 0.96 and 0.94. Both outputs bitwise the same; no other PolyBench kernel's code
-//! changes.
+//! changes. The whole blocks as vector lanes (`crate::rows`' "Accumulators as lanes", checked
+//! and printed so by hand in the compiler) ran level on cholesky (1.006 / 0.987 of the time)
+//! and syr2k 6% slower on one thread: they stay scalar.
 //!
 //! ## Where gemm's time goes, and what did not help
 //!
