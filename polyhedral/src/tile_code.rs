@@ -953,6 +953,8 @@ fn partial_reductions<'c>(
 /// (`crate::kernel`'s "Accumulators with a tail"); full along the reduction (cholesky's tiles
 /// on the diagonal of `i` and `j`, where `j` ends at `i - 1`), the rows are the loop around the
 /// reduction, in blocks while a whole one fits (`crate::kernel`'s "Rows that end anywhere").
+/// Compile time at LARGE (`make compile-times`, best of 3): cholesky 0.46 -> 0.52 s, lu 0.46 ->
+/// 0.50 s (where no piece qualifies), syrk and syr2k +0.03 s; the 30 kernels 14.96 -> 15.19 s.
 fn rows_around_triangles<'c>(
     scop: &Scop,
     points: &PointSchedule<'c>,
