@@ -572,6 +572,38 @@ pub(crate) fn substitute(e: &mut Expr, iter: &str, by: i64) {
     }
 }
 
+/// Replaces `iter` by `iter + by` everywhere in `ast`: loop bounds, conditions and statement
+/// arguments (a kernel's fallback and tail too; its own loops and arguments are its fields').
+pub(crate) fn shift(ast: &mut Ast, iter: &str, by: i64) {
+    match ast {
+        Ast::Block(items) => items.iter_mut().for_each(|item| shift(item, iter, by)),
+        Ast::For {
+            init,
+            cond,
+            inc,
+            body,
+            ..
+        } => {
+            for e in [init, cond, inc] {
+                substitute(e, iter, by);
+            }
+            shift(body, iter, by);
+        }
+        Ast::If { cond, then, els } => {
+            substitute(cond, iter, by);
+            shift(then, iter, by);
+            if let Some(e) = els {
+                shift(e, iter, by);
+            }
+        }
+        Ast::User { args, .. } => args.iter_mut().for_each(|a| substitute(a, iter, by)),
+        Ast::Kernel(k) => {
+            shift(&mut k.fallback, iter, by);
+            shift(&mut k.tail, iter, by);
+        }
+    }
+}
+
 impl Expr {
     /// Whether the expression uses the name `id`.
     pub fn mentions(&self, id: &str) -> bool {

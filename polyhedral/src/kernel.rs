@@ -883,7 +883,13 @@ pub(crate) fn accumulator_kernel_over(
         return Ok(None);
     }
     let tail = (0..CHAIN_ROWS)
-        .flat_map(|r| tail.iter().map(move |t| shifted(t, row_iter, r)))
+        .flat_map(|r| {
+            tail.iter().map(move |t| {
+                let mut t = t.clone();
+                crate::ast::shift(&mut t, row_iter, r);
+                t
+            })
+        })
         .collect();
     let kernel = Kernel {
         loops,
@@ -930,41 +936,6 @@ fn loop_points<'c>(
         tuple("", dims)
     );
     Ok(Some(UnionSet::read(points.context.ctx(), &text)?))
-}
-
-/// `ast` with `iter` at `iter + by` everywhere: loop bounds, conditions and arguments.
-fn shifted(ast: &Ast, iter: &str, by: i64) -> Ast {
-    let at = |e: &Expr| {
-        let mut e = e.clone();
-        crate::ast::substitute(&mut e, iter, by);
-        e
-    };
-    match ast {
-        Ast::Block(items) => Ast::Block(items.iter().map(|i| shifted(i, iter, by)).collect()),
-        Ast::For {
-            iter: it,
-            init,
-            cond,
-            inc,
-            body,
-        } => Ast::For {
-            iter: it.clone(),
-            init: at(init),
-            cond: at(cond),
-            inc: at(inc),
-            body: Box::new(shifted(body, iter, by)),
-        },
-        Ast::If { cond, then, els } => Ast::If {
-            cond: at(cond),
-            then: Box::new(shifted(then, iter, by)),
-            els: els.as_ref().map(|e| Box::new(shifted(e, iter, by))),
-        },
-        Ast::User { name, args } => Ast::User {
-            name: name.clone(),
-            args: args.iter().map(at).collect(),
-        },
-        Ast::Kernel(k) => Ast::Kernel(k.clone()),
-    }
 }
 
 /// Whether the element that `stmt` assigns through `write` can be kept in a local accumulator

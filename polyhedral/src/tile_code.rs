@@ -63,7 +63,7 @@
 use crate::apart::{
     accumulators, part_by_part, register_kernel, statement_by_statement, BLOCK_ROWS, MAX_PIECES,
 };
-use crate::ast::{flatten, substitute, Ast, Expr, OpKind, SCALAR_LOOP_USER};
+use crate::ast::{flatten, shift, Ast, Expr, OpKind, SCALAR_LOOP_USER};
 use crate::astgen::{convert_expr, guarded_inner_loop, rename_users, PointSchedule};
 use crate::chains::interleave_chains;
 use crate::column::column_buffers;
@@ -1442,29 +1442,6 @@ fn only_statements(ast: &Ast) -> bool {
         Ast::User { .. } => true,
         Ast::Block(items) => items.iter().all(only_statements),
         _ => false,
-    }
-}
-
-/// Replaces `iter` by `iter + by` in the arguments of every statement of `ast`.
-fn shift(ast: &mut Ast, iter: &str, by: i64) {
-    match ast {
-        Ast::User { args, .. } => {
-            for arg in args {
-                substitute(arg, iter, by);
-            }
-        }
-        Ast::Block(items) => items.iter_mut().for_each(|item| shift(item, iter, by)),
-        Ast::For { body, .. } => shift(body, iter, by),
-        Ast::If { then, els, .. } => {
-            shift(then, iter, by);
-            if let Some(e) = els {
-                shift(e, iter, by);
-            }
-        }
-        Ast::Kernel(k) => {
-            shift(&mut k.fallback, iter, by);
-            shift(&mut k.tail, iter, by);
-        }
     }
 }
 
