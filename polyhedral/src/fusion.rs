@@ -17,8 +17,8 @@
 //! a circle.
 
 use crate::cost::{schedule_cost, Machine, ScheduleCost};
-use crate::isl::CpuGroup;
 use crate::privatize::ScalarExpansion;
+use crate::threads::on_threads;
 use crate::{Dependences, Result, TiledSchedule};
 use scop_ir::{Scop, StmtId};
 
@@ -413,44 +413,6 @@ fn topological_components(n: usize, edges: &[(StmtId, StmtId)]) -> Vec<Vec<StmtI
     order.into_iter().map(|k| components[k].clone()).collect()
 }
 
-/// `work` on each item, each on a thread of its own (one alone runs on this thread), in order.
-/// Where no thread can be started, the item runs here.
-fn on_threads<I: Sync, T: Send>(
-    items: &[I],
-    work: impl Fn(&I) -> Result<T> + Sync,
-) -> Vec<Result<T>> {
-    if items.len() <= 1 || std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
-        return items.iter().map(&work).collect();
-    }
-    let work = &work;
-    // The candidates' CPU time counts toward the bound of the SCoP's compilation.
-    let group = CpuGroup::current();
-    let group = &group;
-    std::thread::scope(|scope| {
-        let spawned: Vec<_> = items
-            .iter()
-            .map(|item| {
-                std::thread::Builder::new()
-                    .name("fusion-candidate".into())
-                    .spawn_scoped(scope, move || {
-                        let _member = group.as_ref().map(CpuGroup::enter);
-                        work(item)
-                    })
-            })
-            .collect();
-        spawned
-            .into_iter()
-            .zip(items)
-            .map(|(handle, item)| match handle {
-                Ok(handle) => handle
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                Err(_) => work(item),
-            })
-            .collect()
-    })
-}
-
 /// Tiled depths closer than this are the same depth (a small nest of two tiled dimensions beside
 /// large ones of three does not make a schedule shallower).
 const DEPTH_TOLERANCE: f64 = 0.05;
@@ -532,26 +494,5 @@ mod tests {
         for bad in ["", "S0,,S1", "S0+", "T0", "S-1", "mini", "S0 S1"] {
             assert_eq!(Plan::parse(bad), None, "{bad:?}");
         }
-    }
-    use crate::isl::this_thread_cpu_time;
-    use std::time::Duration;
-
-    #[test]
-    fn candidate_threads_count_toward_the_group_of_their_starter() {
-        let group = std::sync::Arc::new(CpuGroup::default());
-        let _member = CpuGroup::enter(&group);
-        let before = group.used().unwrap();
-        let spin = |_: &u32| -> Result<()> {
-            let start = this_thread_cpu_time().unwrap();
-            let mut x = 0u64;
-            while this_thread_cpu_time().unwrap() - start < Duration::from_millis(60) {
-                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
-            }
-            Ok(())
-        };
-        let done = on_threads(&[1, 2, 3], spin);
-        assert!(done.iter().all(Result::is_ok));
-        let used = group.used().unwrap() - before;
-        assert!(used >= Duration::from_millis(180), "{used:?}");
     }
 }

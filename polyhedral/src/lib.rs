@@ -93,6 +93,7 @@ mod siblings;
 mod sink;
 mod spread;
 mod steps;
+mod threads;
 mod tile;
 mod tile_code;
 mod tile_graph;
