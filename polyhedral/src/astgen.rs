@@ -144,7 +144,56 @@ impl PointSchedule<'static> {
     }
 }
 
+/// A [`PointSchedule`] as text, from which another thread rebuilds it in its own ISL context
+/// (ISL's objects belong to the thread that made them): the pieces of a tile's code are built on
+/// threads of their own ([`crate::tile_code`]).
+#[derive(Clone, Debug)]
+pub(crate) struct PointsText {
+    context: String,
+    schedule: String,
+    iterators: Vec<String>,
+    separate: Option<usize>,
+    n_tile: usize,
+    cut: Vec<usize>,
+    band: Vec<usize>,
+    unroll: Option<usize>,
+    shift: Option<(usize, String)>,
+}
+
+impl PointsText {
+    /// The schedule in this thread's shared context.
+    pub(crate) fn read(&self) -> Result<PointSchedule<'static>> {
+        let ctx = Ctx::shared()?;
+        Ok(PointSchedule {
+            context: Set::read(ctx, &self.context)?,
+            schedule: UnionMap::read(ctx, &self.schedule)?,
+            iterators: self.iterators.clone(),
+            separate: self.separate,
+            n_tile: self.n_tile,
+            cut: self.cut.clone(),
+            band: self.band.clone(),
+            unroll: self.unroll,
+            shift: self.shift.clone(),
+        })
+    }
+}
+
 impl<'c> PointSchedule<'c> {
+    /// This schedule as text ([`PointsText`]).
+    pub(crate) fn to_text(&self) -> Result<PointsText> {
+        Ok(PointsText {
+            context: self.context.to_str()?,
+            schedule: self.schedule.to_str()?,
+            iterators: self.iterators.clone(),
+            separate: self.separate,
+            n_tile: self.n_tile,
+            cut: self.cut.clone(),
+            band: self.band.clone(),
+            unroll: self.unroll,
+            shift: self.shift.clone(),
+        })
+    }
+
     /// An iterator name for one more dimension: the last one's, numbered one further (`c7`
     /// after `c6`), when that is not a parameter.
     pub(crate) fn fresh_iterator(&self) -> Result<Option<String>> {

@@ -40,6 +40,20 @@
 //!
 //! Statements apart and one pass: see [`crate::apart`].
 //!
+//! ## Parts on threads
+//!
+//! The general code and each piece of full tiles are independent, and ISL's code generation for
+//! them is most of a tile's compile time, so each is built on a thread of its own
+//! (`on_threads_from_text`, [`crate::threads`]). ISL's objects belong to the thread that made
+//! them: the parts are rebuilt from the text of the point schedule, the pieces and the jammed
+//! schedule, always, so the code does not depend on which thread ran what. (Read back from
+//! text, a piece's union of tiles lost disjuncts that repeated others: floyd-warshall's and
+//! jacobi-2d's conditions of full tiles are shorter, the same sets; no other of the 270 outputs
+//! of the 30 kernels at MINI, LARGE and EXTRALARGE changed.) adi at LARGE, one nest whose general
+//! code and two pieces (its fused sweeps jammed by 16) took 0.61 s of its 1.4 s compile: 1.51 ->
+//! 1.28 s (`make compile-times`, best of 3, side by side on a 2-core Zen 3). Nests of SCoPs with
+//! several already run on two threads (`taskgen`), where these threads add little.
+//!
 //! Cut loops ([`split_aliased`]): a loop that loads an element it does not move along and stores
 //! it at one iteration (floyd-warshall's `j` loop loads `path[i][k]` and stores `path[i][j]`) is
 //! cut at that iteration, so that on the pieces around it the C compiler's run-time alias check
@@ -487,12 +501,6 @@ fn tile_code(
     tile_coords: &[String],
     private: &[ArrayId],
 ) -> Result<(Ast, TileCode)> {
-    let general = points.build(None, points.separate.as_slice())?;
-    // Operands read across the innermost loop, gathered in the tiles that are not full.
-    let (general, mut gathered) = match gather_operands(scop, points, &general, tile_coords)? {
-        Some((code, done)) => (code, done),
-        None => (general, Vec::new()),
-    };
     let p = points.n_tile;
     let in_order = points.band_in_order();
     // Which band members some statement accumulates along (the jam, the kernels' reduction).
@@ -501,26 +509,22 @@ fn tile_code(
         false => vec![false; p],
     };
     let pieces = full_tiles(points, tile_sizes, tile_coords, &[])?;
-    let (general, relaxed, relaxed_kernels, alone) = partial_reductions(
-        scop,
-        points,
-        &accumulating,
+    let parts = Parts {
+        accumulating: &accumulating,
         tile_sizes,
         tile_coords,
         private,
-        &pieces,
-        general,
-    )?;
-    let mut relaxed_kernels = relaxed_kernels;
+    };
     if pieces.is_empty() {
-        relaxed_kernels.append(&mut gathered);
+        let mut general = general_code(scop, points, &parts, &pieces, None)?;
+        general.kernels.append(&mut general.gathered);
         let code = TileCode {
-            relaxed,
-            alone,
-            kernels: relaxed_kernels,
+            relaxed: general.relaxed,
+            alone: general.alone,
+            kernels: general.kernels,
             ..TileCode::default()
         };
-        return Ok((general, code));
+        return Ok((general.code, code));
     }
     // The member to jam: the one just outside the innermost if it accumulates, else the
     // innermost other one that does, moved there (any order of a tile's point loops is legal).
@@ -547,117 +551,287 @@ fn tile_code(
     if jam.is_none() && in_order {
         chains = interleave_chains(scop, points, tile_sizes, private)?;
     }
-    let band = points.band.clone();
+    let plan = PiecePlan {
+        jam: jam.as_ref(),
+        chains: chains.as_ref(),
+        lanes_order: lanes_order.as_deref(),
+    };
+    let (general, built) = on_threads_from_text(scop, points, &parts, &pieces, &plan)?;
     let mut code = TileCode {
         full_tiles: true,
-        relaxed,
-        alone,
-        kernels: relaxed_kernels,
+        relaxed: general.relaxed,
+        alone: general.alone,
+        kernels: general.kernels,
         ..TileCode::default()
     };
-    // The tiles that are not full run the jammed rows too, each strip's copies guarded where
-    // the tile cuts it (`crate::chains`), unless the general code holds kernels of its own or
-    // the nest has more than `GENERAL_JAM_STATEMENTS` statements.
-    let mut out = general;
-    let few = statements_of(points)?.len() <= GENERAL_JAM_STATEMENTS;
-    let kernels_apart = code.relaxed.is_empty() && code.alone.is_empty();
-    if let (Some((jammed, _, _)), true, true) = (&chains, kernels_apart, few) {
-        out = jammed.build(None, jammed.separate.as_slice())?;
-        gathered.clear();
-        if let Some((code, done)) = gather_operands(scop, jammed, &out, tile_coords)? {
-            out = code;
-            gathered = done;
-        }
-    }
-    for what in gathered {
+    for what in general.gathered {
         if !code.kernels.contains(&what) {
             code.kernels.push(what);
         }
     }
-    for piece in pieces.into_iter().rev() {
-        let cond = convert_expr(
-            &AstBuild::from_context(points.context.clone())?.expr_from_set(piece.clone())?,
-        )?;
-        let mut piece_code = None;
-        let mut jammed_as = None;
-        if let Some((order, outer, inner)) = &jam {
-            let mut jammed = points
-                .with_point_order(order)?
-                .build(Some(piece.clone()), &band)?;
-            if unroll_and_jam(&mut jammed, outer, inner, JAM) {
-                jammed_as = Some((outer.clone(), JAM));
-                piece_code = Some(jammed);
-            }
+    let mut out = general.code;
+    for piece in built.into_iter().rev() {
+        code.row_blocks |= piece.row_blocks;
+        if piece.jammed_as.is_some() {
+            code.jammed = piece.jammed_as;
         }
-        if let (None, Some((jammed, m, factor))) = (&piece_code, &chains) {
-            piece_code = Some(jammed.build(Some(piece.clone()), &band)?);
-            jammed_as = Some((points.iterators[*m].clone(), *factor));
-        }
-        let plain = points.build(Some(piece.clone()), &band)?;
-        let reordered = piece_code.is_some();
-        let piece_code = piece_code.unwrap_or_else(|| plain.clone());
-        let mut kernel = vector_kernel(scop, points, &plain, &piece, private, &piece_code, false)?;
-        // With the reduction just outside the innermost loop, where the tile's own order keeps
-        // it innermost (syr2k's `k`, contiguous in all four products, until the products across
-        // the lanes are packed) or elsewhere.
-        if let (None, Some(order)) = (&kernel, &lanes_order) {
-            let reordered = points.with_point_order(order)?;
-            let plain = reordered.build(Some(piece.clone()), &band)?;
-            kernel = vector_kernel(
-                scop,
-                &reordered,
-                &plain,
-                &piece,
-                private,
-                &piece_code,
-                false,
-            )?;
-        }
-        if kernel.is_none() && !reordered {
-            kernel = accumulators(scop, points, &plain, &piece, private)?;
-        }
-        let mut what = kernel.as_ref().map(|k| vec![kernel_summary(k)]);
-        // Several statements and no kernel for them together: one after the other, each with
-        // its own kernel where one applies (see `crate::apart`).
-        if kernel.is_none() {
-            if let Some(parts) = statement_by_statement(
-                scop,
-                points,
-                &plain,
-                &piece,
-                private,
-                lanes_order.as_deref(),
-                false,
-            )? {
-                what = Some(kernel_summaries(&parts));
-                code.row_blocks |=
-                    matches!(&parts, Ast::For { iter, .. } if !points.iterators.contains(iter));
-                kernel = Some(parts);
-                jammed_as = None;
-            }
-        }
-        if jammed_as.is_some() {
-            code.jammed = jammed_as;
-        }
-        if kernel.is_none() && !reordered {
-            if let Some((columns, done)) = column_buffers(scop, points, &plain, &piece, private)? {
-                kernel = Some(columns);
-                what = Some(done);
-            }
-        }
-        for what in what.into_iter().flatten() {
+        for what in piece.what {
             if !code.kernels.contains(&what) {
                 code.kernels.push(what);
             }
         }
-        let piece_code = kernel.unwrap_or(piece_code);
         out = Ast::If {
-            cond,
-            then: Box::new(piece_code),
+            cond: piece.cond,
+            then: Box::new(piece.code),
             els: Some(Box::new(out)),
         };
     }
     Ok((out, code))
+}
+
+/// What [`tile_code`]'s parts share: the members some statement accumulates along, the tile
+/// sizes, the tile coordinates' names and the scalars kept in one variable per task.
+struct Parts<'a> {
+    accumulating: &'a [bool],
+    tile_sizes: &'a [i64],
+    tile_coords: &'a [String],
+    private: &'a [ArrayId],
+}
+
+/// The code of the tiles that are not full ([`general_code`]): the code, the members along
+/// which partial tiles run kernels, those kernels (`-v`), the statements that run a kernel alone,
+/// and the operands gathered.
+struct GeneralCode {
+    code: Ast,
+    relaxed: Vec<String>,
+    kernels: Vec<String>,
+    alone: Vec<String>,
+    gathered: Vec<String>,
+}
+
+/// The code of the tiles that no piece of `pieces` holds: the general code, with its operands
+/// gathered, kernels in the tiles partial along some members (`partial_reductions`), and, when
+/// `chains` is given and the general code holds no kernels of its own, the jammed rows instead,
+/// each strip's copies guarded where the tile cuts it (`crate::chains`), unless the nest has more
+/// than `GENERAL_JAM_STATEMENTS` statements.
+fn general_code<'c>(
+    scop: &Scop,
+    points: &PointSchedule<'c>,
+    parts: &Parts<'_>,
+    pieces: &[Set<'c>],
+    chains: Option<&(PointSchedule<'c>, usize, i64)>,
+) -> Result<GeneralCode> {
+    let general = points.build(None, points.separate.as_slice())?;
+    // Operands read across the innermost loop, gathered in the tiles that are not full.
+    let (general, mut gathered) = match gather_operands(scop, points, &general, parts.tile_coords)?
+    {
+        Some((code, done)) => (code, done),
+        None => (general, Vec::new()),
+    };
+    let (mut code, relaxed, kernels, alone) = partial_reductions(
+        scop,
+        points,
+        parts.accumulating,
+        parts.tile_sizes,
+        parts.tile_coords,
+        parts.private,
+        pieces,
+        general,
+    )?;
+    let few = statements_of(points)?.len() <= GENERAL_JAM_STATEMENTS;
+    if let (Some((jammed, _, _)), true) = (chains, few && relaxed.is_empty() && alone.is_empty()) {
+        code = jammed.build(None, jammed.separate.as_slice())?;
+        gathered.clear();
+        if let Some((jammed_code, done)) = gather_operands(scop, jammed, &code, parts.tile_coords)?
+        {
+            code = jammed_code;
+            gathered = done;
+        }
+    }
+    Ok(GeneralCode {
+        code,
+        relaxed,
+        kernels,
+        alone,
+        gathered,
+    })
+}
+
+/// How [`tile_code`] builds each piece of full tiles: the member to jam (the point order, the
+/// outer and inner iterators), the band loop jammed around the reductions ([`crate::chains`]),
+/// and the order a vector kernel may need.
+struct PiecePlan<'p, 'c> {
+    jam: Option<&'p (Vec<usize>, String, String)>,
+    chains: Option<&'p (PointSchedule<'c>, usize, i64)>,
+    lanes_order: Option<&'p [usize]>,
+}
+
+/// The code of one piece of full tiles: its condition, its code, what kernels it runs (`-v`),
+/// the loop jammed and by how much, and whether its statements run apart in blocks of rows.
+struct PieceCode {
+    cond: Expr,
+    code: Ast,
+    what: Vec<String>,
+    jammed_as: Option<(String, i64)>,
+    row_blocks: bool,
+}
+
+/// One of [`tile_code`]'s independent parts, built on a thread of its own.
+enum Part {
+    General(GeneralCode),
+    Piece(PieceCode),
+}
+
+/// The general code ([`general_code`]) and each piece's ([`piece_code`]), each built on a thread
+/// of its own ([`crate::threads`]) from the text of `points`, of the plan's jammed schedule and of
+/// the pieces, all of them so, so that the code is the same whichever threads ran. The parts are
+/// independent, and ISL's code generation for them is most of a tile's compile time: adi's
+/// general code and two pieces (its fused sweeps, jammed by 16) took 0.61 s of its 1.4 s compile
+/// at LARGE on one thread.
+fn on_threads_from_text(
+    scop: &Scop,
+    points: &PointSchedule<'_>,
+    parts: &Parts<'_>,
+    pieces: &[Set<'_>],
+    plan: &PiecePlan<'_, '_>,
+) -> Result<(GeneralCode, Vec<PieceCode>)> {
+    let points = points.to_text()?;
+    let chains = match plan.chains {
+        Some((jammed, m, factor)) => Some((jammed.to_text()?, *m, *factor)),
+        None => None,
+    };
+    let jam = plan.jam.cloned();
+    let lanes_order = plan.lanes_order.map(<[usize]>::to_vec);
+    let texts = pieces
+        .iter()
+        .map(|piece| piece.to_str())
+        .collect::<Result<Vec<String>>>()?;
+    // The general code first: it is the longest where the pieces are few.
+    let jobs: Vec<Option<usize>> = std::iter::once(None)
+        .chain((0..texts.len()).map(Some))
+        .collect();
+    let built = crate::threads::on_threads(&jobs, |job| -> Result<Part> {
+        let ctx = Ctx::shared()?;
+        let points = points.read()?;
+        let chains = match &chains {
+            Some((jammed, m, factor)) => Some((jammed.read()?, *m, *factor)),
+            None => None,
+        };
+        match job {
+            None => {
+                let pieces = texts
+                    .iter()
+                    .map(|text| Set::read(ctx, text))
+                    .collect::<Result<Vec<_>>>()?;
+                let general = general_code(scop, &points, parts, &pieces, chains.as_ref())?;
+                Ok(Part::General(general))
+            }
+            Some(k) => {
+                let plan = PiecePlan {
+                    jam: jam.as_ref(),
+                    chains: chains.as_ref(),
+                    lanes_order: lanes_order.as_deref(),
+                };
+                let piece = Set::read(ctx, &texts[*k])?;
+                let code = piece_code(scop, &points, piece, &plan, parts.private)?;
+                Ok(Part::Piece(code))
+            }
+        }
+    });
+    let mut general = None;
+    let mut codes = Vec::with_capacity(texts.len());
+    for part in built {
+        match part? {
+            Part::General(g) => general = Some(g),
+            Part::Piece(p) => codes.push(p),
+        }
+    }
+    let general = general
+        .ok_or_else(|| crate::Error::Isl("the general code of a tile was not built".into()))?;
+    Ok((general, codes))
+}
+
+/// The code of the full tiles `piece` (a set of tile coordinates): the jammed code, or a register
+/// kernel where one qualifies (see [`tile_code`]).
+fn piece_code(
+    scop: &Scop,
+    points: &PointSchedule<'_>,
+    piece: Set<'_>,
+    plan: &PiecePlan<'_, '_>,
+    private: &[ArrayId],
+) -> Result<PieceCode> {
+    let band = points.band.clone();
+    let (jam, chains, lanes_order) = (plan.jam, plan.chains, plan.lanes_order);
+    let mut row_blocks = false;
+    let cond = convert_expr(
+        &AstBuild::from_context(points.context.clone())?.expr_from_set(piece.clone())?,
+    )?;
+    let mut piece_code = None;
+    let mut jammed_as = None;
+    if let Some((order, outer, inner)) = jam {
+        let mut jammed = points
+            .with_point_order(order)?
+            .build(Some(piece.clone()), &band)?;
+        if unroll_and_jam(&mut jammed, outer, inner, JAM) {
+            jammed_as = Some((outer.clone(), JAM));
+            piece_code = Some(jammed);
+        }
+    }
+    if let (None, Some((jammed, m, factor))) = (&piece_code, chains) {
+        piece_code = Some(jammed.build(Some(piece.clone()), &band)?);
+        jammed_as = Some((points.iterators[*m].clone(), *factor));
+    }
+    let plain = points.build(Some(piece.clone()), &band)?;
+    let reordered = piece_code.is_some();
+    let piece_code = piece_code.unwrap_or_else(|| plain.clone());
+    let mut kernel = vector_kernel(scop, points, &plain, &piece, private, &piece_code, false)?;
+    // With the reduction just outside the innermost loop, where the tile's own order keeps
+    // it innermost (syr2k's `k`, contiguous in all four products, until the products across
+    // the lanes are packed) or elsewhere.
+    if let (None, Some(order)) = (&kernel, lanes_order) {
+        let reordered = points.with_point_order(order)?;
+        let plain = reordered.build(Some(piece.clone()), &band)?;
+        kernel = vector_kernel(
+            scop,
+            &reordered,
+            &plain,
+            &piece,
+            private,
+            &piece_code,
+            false,
+        )?;
+    }
+    if kernel.is_none() && !reordered {
+        kernel = accumulators(scop, points, &plain, &piece, private)?;
+    }
+    let mut what = kernel.as_ref().map(|k| vec![kernel_summary(k)]);
+    // Several statements and no kernel for them together: one after the other, each with
+    // its own kernel where one applies (see `crate::apart`).
+    if kernel.is_none() {
+        if let Some(parts) =
+            statement_by_statement(scop, points, &plain, &piece, private, lanes_order, false)?
+        {
+            what = Some(kernel_summaries(&parts));
+            row_blocks |=
+                matches!(&parts, Ast::For { iter, .. } if !points.iterators.contains(iter));
+            kernel = Some(parts);
+            jammed_as = None;
+        }
+    }
+    if kernel.is_none() && !reordered {
+        if let Some((columns, done)) = column_buffers(scop, points, &plain, &piece, private)? {
+            kernel = Some(columns);
+            what = Some(done);
+        }
+    }
+    let piece_code = kernel.unwrap_or(piece_code);
+    Ok(PieceCode {
+        cond,
+        code: piece_code,
+        what: what.unwrap_or_default(),
+        jammed_as,
+        row_blocks,
+    })
 }
 
 /// What a kernel found by [`find_kernel`] in `ast` runs, for `-v`: `S1 in 8x2 vectors of 64
