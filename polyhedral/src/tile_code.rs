@@ -1890,6 +1890,34 @@ mod tests {
         }
     }
 
+    /// A point schedule read back from its text (`PointsText`, from which the parts of a tile's
+    /// code are built on threads) builds the same code as the schedule itself: the general code
+    /// and the code of each piece of full tiles, for nests with kernels (gemm), triangles (lu)
+    /// and time-skewed tiles (jacobi-2d).
+    #[test]
+    fn a_point_schedule_read_back_from_its_text_builds_the_same_code() {
+        for kernel in ["gemm", "lu", "jacobi-2d"] {
+            let (scop, sched) = scheduled(kernel, 4);
+            let p = sched.nests[0].tile_sizes.len();
+            let points = PointSchedule::of(&scop, &sched, NestId(0), &names("t", p), "c").unwrap();
+            let again = points.to_text().unwrap().read().unwrap();
+            let general = |s: &PointSchedule<'_>| s.build(None, s.separate.as_slice()).unwrap();
+            assert_eq!(general(&points), general(&again), "{kernel}");
+            let pieces =
+                full_tiles(&points, &sched.nests[0].tile_sizes, &names("t", p), &[]).unwrap();
+            assert!(!pieces.is_empty(), "{kernel}");
+            for piece in pieces {
+                let text = piece.to_str().unwrap();
+                let read = Set::read(Ctx::shared().unwrap(), &text).unwrap();
+                assert_eq!(
+                    points.build(Some(piece), &points.band).unwrap(),
+                    again.build(Some(read), &again.band).unwrap(),
+                    "{kernel}: {text}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn corners_of_nests_over_boxes_get_kernels() {
         // gemm at MINI (C is 20 x 25, k runs to 30) with 16-wide tiles: the tile of rows 16-19,
