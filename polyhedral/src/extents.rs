@@ -3,12 +3,10 @@
 //! user's (the driver's autotuning harness) allocates its arrays from them. Also the constant
 //! bounding box of a tile space, which the task program declares its streams with.
 
-use crate::ast::Expr;
-use crate::astgen::convert_expr;
-use crate::isl::{AstBuild, Ctx, Set};
+use crate::isl::{Ctx, Set};
 use crate::scop::ScopSets;
 use crate::{Error, Result};
-use scop_ir::{ArrayId, Scop};
+use scop_ir::Scop;
 
 /// The values tried, largest first, for a parameter the caller does not give: the cost model's
 /// [`crate::cost::PARAM_VALUE`], halved until the arrays' declared extents hold what the SCoP
@@ -134,58 +132,6 @@ fn extents_at(
     Ok(Ok(extents))
 }
 
-/// The rows of an array that a SCoP writes, from the first to the last that any of its accesses
-/// reaches (the first subscript's smallest and largest values), as expressions of the
-/// parameters: the generated code advises the system to back them with huge pages before the
-/// SCoP runs (`taskgen`'s control program), since their pages may be first touched by the tasks.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WrittenRows {
-    pub array: ArrayId,
-    pub first: Expr,
-    pub last: Expr,
-}
-
-/// [`WrittenRows`] of every array (not scalar) that `scop` writes, in [`Scop::arrays`] order;
-/// an array whose first subscript ISL cannot bound by the parameters is left out. Where the
-/// parameters' values leave an array untouched, its expressions mean nothing (the generated code
-/// checks that the last row is not before the first).
-pub fn written_rows(scop: &Scop) -> Result<Vec<WrittenRows>> {
-    let ctx = Ctx::shared()?;
-    let sets = ScopSets::parse(ctx, scop)?;
-    let touched = sets
-        .reads
-        .clone()
-        .union(sets.writes.clone())?
-        .intersect_domain(sets.domains.clone())?
-        .range()?;
-    let build = AstBuild::from_context(sets.context.clone())?;
-    let mut out = Vec::new();
-    for set in touched.sets()? {
-        let Some(name) = set.tuple_name() else {
-            continue;
-        };
-        let Some(array) = scop.arrays.iter().find(|a| a.isl_name == name) else {
-            continue;
-        };
-        if !array.written || array.rank == 0 || set.n_dims()? == 0 {
-            continue;
-        }
-        let bound = |max: bool| -> Option<Expr> {
-            let expr = build.expr_from_dim_bound(set.clone(), 0, max).ok()?;
-            convert_expr(&expr).ok()
-        };
-        if let (Some(first), Some(last)) = (bound(false), bound(true)) {
-            out.push(WrittenRows {
-                array: array.id,
-                first,
-                last,
-            });
-        }
-    }
-    out.sort_by_key(|r| r.array);
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,42 +139,6 @@ mod tests {
     fn scop(src: &str) -> Scop {
         let (file, _) = frontend::parse_source("t.c", src, &frontend::Options::default()).unwrap();
         file.scops.into_iter().next().unwrap()
-    }
-
-    /// The rows each written array's accesses reach, reads included, as expressions of the
-    /// parameters (evaluated here at `n = 10` and `n = 37`); arrays only read and scalars get
-    /// none.
-    #[test]
-    fn written_rows_span_every_access_of_the_arrays_written() {
-        let s = scop(
-            "void f(int n, double A[100][100], double B[100][100], double *x, double *y)
-{
-  double t;
-#pragma scop
-  for (int i = 1; i < n; i++) {
-    t = x[i + 2];
-    for (int j = 0; j < n; j++)
-      A[i + 1][j] = B[i - 1][j] + A[2 * i][j] + t;
-    y[i - 1] = t;
-  }
-#pragma endscop
-}
-",
-        );
-        let rows = written_rows(&s).unwrap();
-        let names: Vec<&str> = rows
-            .iter()
-            .map(|r| s.array(r.array).name.as_str())
-            .collect();
-        assert_eq!(names, ["A", "y"]);
-        for n in [10, 37] {
-            let env = vec![("n".to_string(), n)];
-            let at = |e: &Expr| crate::ast::testing::eval(e, &env);
-            // A: written at rows 2 .. n, read at rows 2 .. 2 n - 2.
-            assert_eq!((at(&rows[0].first), at(&rows[0].last)), (2, 2 * n - 2));
-            // y: rows 0 .. n - 2.
-            assert_eq!((at(&rows[1].first), at(&rows[1].last)), (0, n - 2));
-        }
     }
 
     #[test]

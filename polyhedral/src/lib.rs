@@ -171,7 +171,7 @@ pub use ast::{
 pub use astgen::{classes_ast, nest_body_ast, points_ast, tile_sources_ast};
 pub use cost::{schedule_cost, Machine, NestCost, ScheduleCost};
 pub use deps::dependences;
-pub use extents::{constant_box, run_sizes, written_rows, RunSizes, WrittenRows};
+pub use extents::{constant_box, run_sizes, RunSizes};
 pub use fold::{fold_element_scalars, Folded};
 pub use fusion::{block_plans, choose_fusion, Candidate, Plan};
 pub use gpu::{

@@ -150,9 +150,6 @@ pub(crate) fn emit_file_with(
             {
                 out.push_str(BLOCKS_ROW);
             }
-            if scops.iter().any(|sc| !sc.program.written_rows.is_empty()) {
-                out.push_str(HUGE_PAGES);
-            }
             if let Some(prelude) = prelude {
                 out.push_str(prelude);
             }
@@ -1046,6 +1043,15 @@ const BLOCKS_ROW: &str =
 /// `madvise` mode, as on this project's machines, gives none otherwise): doitgen at LARGE ran in
 /// 67 ms instead of 80 on 2 threads and 117 instead of 146 on one (medians of 9 and 7 runs, AMD
 /// EPYC). Elsewhere, and when the advice is refused, it is plain `malloc`.
+///
+/// The same advice for the rows of the user's arrays that a SCoP writes was built and not kept:
+/// back to back, deriche at LARGE (its three outputs, 106 MB, first touched in the kernel) ran
+/// 0.48-0.66 of its time, but a run started after a few idle seconds ran 2.1-2.4x slower than
+/// without (0.26 s against 0.11-0.125 s on one thread, three rounds with 4 s pauses), and the
+/// runner's five runs of each program were bimodal (0.04 s or 0.30 s): on this project's VMs the
+/// guest reports its free high-order pages to the host (virtio-balloon), so huge pages come from
+/// memory the host must fault in again, where 4 KiB pages are reused warm. doitgen's copies
+/// here (omp target, 27 MB) measured level either way in the same test.
 const COPIES_ALLOC: &str = "\
 #if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
 extern int madvise(void *, __SIZE_TYPE__, int);
@@ -1060,28 +1066,6 @@ static void *tf_copies_alloc(__SIZE_TYPE__ n) {
   }
 #endif
   return p;
-}
-";
-
-/// The advice that the rows `from .. to` (bytes from `base`) of an array the SCoP writes be
-/// backed by huge pages, for the 2 MiB-aligned part of them when it holds two or more (see
-/// `control_program`). THP in `madvise` mode, as on this project's machines, gives none otherwise.
-/// Elsewhere, and when the advice is refused (memory that is not anonymous), nothing changes.
-const HUGE_PAGES: &str = "\
-#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
-extern int madvise(void *, __SIZE_TYPE__, int);
-#endif
-static inline TF_UNUSED void tf_huge_pages(const void *base, long from, long to) {
-#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
-  const unsigned long h = 2ul << 20; /* a huge page */
-  if (to - from >= (long)(2 * h)) {
-    unsigned long lo = ((unsigned long)base + (unsigned long)from + h - 1) & ~(h - 1);
-    unsigned long hi = ((unsigned long)base + (unsigned long)to) & ~(h - 1);
-    if (hi > lo) (void)madvise((void *)lo, hi - lo, 14 /* MADV_HUGEPAGE */);
-  }
-#else
-  (void)base; (void)from; (void)to;
-#endif
 }
 ";
 
@@ -1100,24 +1084,6 @@ fn control_program(n: usize, sc: &ScopCode<'_>, target: Target) -> String {
             Target::Cuda => "CUDA kernels when a GPU is there, dataflow tasks otherwise",
         }
     );
-    // The rows of the arrays the SCoP writes on huge pages where the system backs them so
-    // (`HUGE_PAGES`): their pages may be first touched by the tasks, inside the user's timed
-    // code, one fault per 4 KiB otherwise (deriche's three outputs at LARGE, 106 MB: 26 000
-    // faults, 40% of its time on one thread).
-    for rows in &prog.written_rows {
-        let a = scop.array(rows.array);
-        let copies = sc.materialized.iter().any(|m| m.name == a.name);
-        if copies || !matches!(capture(a), Capture::Array | Capture::Direct) {
-            continue;
-        }
-        let _ = writeln!(
-            s,
-            "    tf_huge_pages({n}, (long)({first}) * (long)sizeof({n}[0]), ((long)({last}) + 1) * (long)sizeof({n}[0]));",
-            n = a.name,
-            first = c_ast::expr(&rows.first),
-            last = c_ast::expr(&rows.last),
-        );
-    }
     // Where the tile grids start, from the arrays' addresses (`polyhedral::align`).
     for line in &prog.row_lines {
         let _ = writeln!(

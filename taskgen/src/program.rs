@@ -163,9 +163,6 @@ pub struct TaskProgram {
     /// ([`polyhedral::spawn_groups`]; a member is the class of that index), in execution order,
     /// their loops over the host's dimension 0 named [`TILE_ITER`]`0`.
     pub spawn_groups: Vec<polyhedral::SpawnGroup>,
-    /// The rows of each array the SCoP writes ([`polyhedral::written_rows`]), which the code
-    /// that replaces the SCoP advises the system to back with huge pages.
-    pub written_rows: Vec<polyhedral::WrittenRows>,
 }
 
 /// Names `prefix0, prefix1, ...`.
@@ -328,7 +325,6 @@ fn without_bodies(
             .iter()
             .filter_map(|n| n.row_line.clone())
             .collect(),
-        written_rows: polyhedral::written_rows(scop)?,
     })
 }
 

@@ -945,32 +945,6 @@ fn fusion_candidates_that_lose_a_private_scalar_are_not_chosen() {
     assert!(!square.contains("fuse S0+S1,S2: no estimate"), "{square}");
 }
 
-/// The rows of the arrays a SCoP writes are advised onto huge pages before it runs
-/// (`polyhedral::written_rows`, `tf_huge_pages`): 2mm at MINI writes `tmp` and `D`, rows 0 to 15
-/// each (NI = 16), and only reads `A`, `B` and `C`; the helper is defined once.
-#[test]
-fn the_rows_of_written_arrays_are_advised_onto_huge_pages() {
-    let out = run(tool("tiledflow").args(polybench_args("2mm", "MINI", &["-o", "-"]))).expect(0);
-    for name in ["tmp", "D"] {
-        let call = format!(
-            "tf_huge_pages({name}, (long)(0) * (long)sizeof({name}[0]), ((long)(15) + 1) * (long)sizeof({name}[0]));"
-        );
-        assert!(out.stdout.contains(&call), "{call}\n{}", out.said());
-    }
-    for name in ["A", "B", "C"] {
-        let call = format!("tf_huge_pages({name},");
-        assert!(!out.stdout.contains(&call), "{call}\n{}", out.said());
-    }
-    assert_eq!(
-        out.stdout
-            .matches("static inline TF_UNUSED void tf_huge_pages(")
-            .count(),
-        1,
-        "{}",
-        out.said()
-    );
-}
-
 /// What the CPU tile code got is visible: `-v` names floyd-warshall's cut loop and symm's array of
 /// copies (and `--emit tasks` gemm's full tiles and jammed `k` loop, where the cuda target says
 /// nothing: `testsuite/data/stages/gemm_tasks.c`).
