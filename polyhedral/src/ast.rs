@@ -572,36 +572,9 @@ pub(crate) fn substitute(e: &mut Expr, iter: &str, by: i64) {
     }
 }
 
-/// Replaces `iter` by `iter + by` everywhere in `ast`: loop bounds, conditions and statement
-/// arguments (a kernel's fallback and tail too; its own loops and arguments are its fields').
+/// Replaces `iter` by `iter + by` everywhere in `ast` ([`Ast::exprs_mut`]).
 pub(crate) fn shift(ast: &mut Ast, iter: &str, by: i64) {
-    match ast {
-        Ast::Block(items) => items.iter_mut().for_each(|item| shift(item, iter, by)),
-        Ast::For {
-            init,
-            cond,
-            inc,
-            body,
-            ..
-        } => {
-            for e in [init, cond, inc] {
-                substitute(e, iter, by);
-            }
-            shift(body, iter, by);
-        }
-        Ast::If { cond, then, els } => {
-            substitute(cond, iter, by);
-            shift(then, iter, by);
-            if let Some(e) = els {
-                shift(e, iter, by);
-            }
-        }
-        Ast::User { args, .. } => args.iter_mut().for_each(|a| substitute(a, iter, by)),
-        Ast::Kernel(k) => {
-            shift(&mut k.fallback, iter, by);
-            shift(&mut k.tail, iter, by);
-        }
-    }
+    ast.exprs_mut(&mut |e| substitute(e, iter, by));
 }
 
 impl Expr {
@@ -655,6 +628,39 @@ impl Ast {
                 _ => None,
             },
             other => Some(other),
+        }
+    }
+
+    /// Calls `f` on every expression the printed code holds: loop bounds, conditions and
+    /// statement arguments, a kernel's fallback and tail too (its own loops and arguments are
+    /// printed from its fields; kernels are found in code no rewrite has touched yet).
+    pub(crate) fn exprs_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        match self {
+            Ast::Block(items) => items.iter_mut().for_each(|item| item.exprs_mut(f)),
+            Ast::For {
+                init,
+                cond,
+                inc,
+                body,
+                ..
+            } => {
+                for e in [init, cond, inc] {
+                    f(e);
+                }
+                body.exprs_mut(f);
+            }
+            Ast::If { cond, then, els } => {
+                f(cond);
+                then.exprs_mut(f);
+                if let Some(e) = els {
+                    e.exprs_mut(f);
+                }
+            }
+            Ast::User { args, .. } => args.iter_mut().for_each(f),
+            Ast::Kernel(k) => {
+                k.fallback.exprs_mut(f);
+                k.tail.exprs_mut(f);
+            }
         }
     }
 

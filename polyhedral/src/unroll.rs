@@ -178,37 +178,10 @@ fn replace_expr(e: &mut Expr, iter: &str, u: i64) {
     }
 }
 
-/// `ast` with every use of `iter` replaced by `u` (loops over other iterators are kept).
+/// `ast` with every use of `iter` replaced by `u` (loops over other iterators are kept;
+/// [`Ast::exprs_mut`]).
 fn replace(ast: &mut Ast, iter: &str, u: i64) {
-    match ast {
-        Ast::Block(items) => items.iter_mut().for_each(|a| replace(a, iter, u)),
-        Ast::For {
-            init,
-            cond,
-            inc,
-            body,
-            ..
-        } => {
-            for e in [init, cond, inc] {
-                replace_expr(e, iter, u);
-            }
-            replace(body, iter, u);
-        }
-        Ast::If { cond, then, els } => {
-            replace_expr(cond, iter, u);
-            replace(then, iter, u);
-            if let Some(els) = els {
-                replace(els, iter, u);
-            }
-        }
-        Ast::User { args, .. } => args.iter_mut().for_each(|a| replace_expr(a, iter, u)),
-        Ast::Kernel(k) => {
-            // A kernel's own loops and arguments are printed from its fields; a kernel inside
-            // a loop that is unrolled is not made (kernels are found in the plain code).
-            replace(&mut k.fallback, iter, u);
-            replace(&mut k.tail, iter, u);
-        }
-    }
+    ast.exprs_mut(&mut |e| replace_expr(e, iter, u));
 }
 
 /// Splits the condition `e` into terms: `Some(b)` when it is decided (`b`), otherwise `None`
