@@ -212,11 +212,27 @@ impl Scheduled {
         Scheduled { kept: Vec::new() }
     }
 
-    /// The schedule of these inputs, if kept.
+    /// The schedule of these inputs, if kept; or, asked with
+    /// [`ScheduleConfig::widen_products`], the one kept without it where no band could be
+    /// widened: widening acts only on bands of three members or more (`tiling::coarsen_band`),
+    /// and a nest's tile sizes are its band's members, so a schedule whose nests all have fewer
+    /// is what the same inputs give with it. The driver asks for the chosen fusion candidate
+    /// with it after the candidates were scheduled without it; deriche, adi and ludcmp at
+    /// LARGE have no such band and were tiled a second time for nothing (deriche 0.15-0.24 s).
     fn get(&self, scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig) -> Option<Tiled> {
+        let same = |c: &ScheduleConfig, out: &Tiled| {
+            c == cfg
+                || (cfg.widen_products
+                    && *c
+                        == ScheduleConfig {
+                            widen_products: false,
+                            ..cfg.clone()
+                        }
+                    && out.0.nests.iter().all(|n| n.tile_sizes.len() < 3))
+        };
         self.kept
             .iter()
-            .find(|(s, d, c, _)| c == cfg && d == deps && s == scop)
+            .find(|(s, d, c, out)| same(c, out) && d == deps && s == scop)
             .map(|(_, _, _, out)| out.clone())
     }
 
@@ -575,6 +591,31 @@ impl fmt::Display for TiledSchedule {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A schedule asked for with `widen_products` after the same inputs were scheduled without
+    /// it is what scheduling with it gives: the one kept where no band has three members
+    /// (deriche's nests), gemm's product tiled again for its wider tiles.
+    #[test]
+    fn a_schedule_kept_without_widening_serves_only_where_no_band_could_widen() {
+        for kernel in ["gemm", "deriche"] {
+            let scop = crate::polybench_scops_at(kernel, "LARGE")
+                .into_iter()
+                .next()
+                .expect("a SCoP");
+            let deps = crate::dependences(&scop).unwrap();
+            let plain = ScheduleConfig::default();
+            let wide = ScheduleConfig {
+                widen_products: true,
+                ..plain.clone()
+            };
+            let (kept, _) = schedule(&scop, &deps, &plain).unwrap();
+            let (asked, _) = schedule(&scop, &deps, &wide).unwrap();
+            let (fresh, _) = schedule_with(&scop, &deps, &wide, wide.max_operations).unwrap();
+            assert_eq!(asked, fresh, "{kernel}");
+            let wider = kept.nests.iter().zip(&fresh.nests).any(|(a, b)| a != b);
+            assert_eq!(wider, kernel == "gemm", "{kernel}: {kept:?}\n{fresh:?}");
+        }
+    }
 
     /// A time loop is an iterator that no subscript of the statement depends on: heat-3d's and
     /// jacobi-2d's `t`; doitgen's product (`r, q, p, s` each in some subscript) and gemm's update
