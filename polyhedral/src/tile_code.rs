@@ -621,14 +621,12 @@ fn general_code<'c>(
     pieces: &[Set<'c>],
     chains: Option<&(PointSchedule<'c>, usize, i64)>,
 ) -> Result<GeneralCode> {
-    let general = points.build(None, points.separate.as_slice())?;
-    // Operands read across the innermost loop, gathered in the tiles that are not full.
-    let (general, mut gathered) = match gather_operands(scop, points, &general, parts.tile_coords)?
-    {
-        Some((code, done)) => (code, done),
-        None => (general, Vec::new()),
-    };
-    let (mut code, relaxed, kernels, alone) = partial_reductions(
+    let Relaxed {
+        branches,
+        relaxed,
+        kernels,
+        alone,
+    } = partial_reductions(
         scop,
         points,
         parts.accumulating,
@@ -636,18 +634,25 @@ fn general_code<'c>(
         parts.tile_coords,
         parts.private,
         pieces,
-        general,
     )?;
+    // The jammed schedule where the chains ask for it and nothing was relaxed; the plain one
+    // otherwise. Only the one used is built (deriche's first two nests spent 55-120 ms each on
+    // a plain build that the jammed one replaced).
     let few = statements_of(points)?.len() <= GENERAL_JAM_STATEMENTS;
-    if let (Some((jammed, _, _)), true) = (chains, few && relaxed.is_empty() && alone.is_empty()) {
-        code = jammed.build(None, jammed.separate.as_slice())?;
-        gathered.clear();
-        if let Some((jammed_code, done)) = gather_operands(scop, jammed, &code, parts.tile_coords)?
-        {
-            code = jammed_code;
-            gathered = done;
-        }
-    }
+    let (built, with_branches) = match chains {
+        Some((jammed, _, _)) if few && relaxed.is_empty() && alone.is_empty() => (jammed, false),
+        _ => (points, true),
+    };
+    let general = built.build(None, built.separate.as_slice())?;
+    // Operands read across the innermost loop, gathered in the tiles that are not full.
+    let (general, gathered) = match gather_operands(scop, built, &general, parts.tile_coords)? {
+        Some((code, done)) => (code, done),
+        None => (general, Vec::new()),
+    };
+    let code = match with_branches {
+        true => graft(points, general, branches)?,
+        false => general,
+    };
     Ok(GeneralCode {
         code,
         relaxed,
@@ -949,8 +954,8 @@ fn reduction_outside_lanes(p: usize, r: usize) -> Option<Vec<usize>> {
 /// slower for the same code) and added 20% to 3mm's compile time; over triangles (syrk,
 /// syr2k: 1.01x; cholesky, lu, ludcmp: no corner got a kernel) they doubled cholesky's
 /// compile time (0.5 -> 1.2 s); there the tiles full along one member only get the kernel of
-/// `rows_around_triangles` instead. Returns the code,
-/// the iterators of the members relaxed in tiles that got
+/// `rows_around_triangles` instead. Returns the pieces with their code ([`graft`] puts them
+/// before the general code), the iterators of the members relaxed in tiles that got
 /// a kernel, and what those kernels run. Measured at LARGE on 2 threads against the full tiles
 /// alone, medians of 9 to 15 runs in rounds: gemm 60.3 -> 50.2 ms (as fast as under `min`
 /// now), 2mm 4%, 3mm 2.6%, symm 2-11%, syr2k 2%, trmm 1.5% faster, cholesky, lu and trisolv
@@ -965,14 +970,13 @@ fn partial_reductions<'c>(
     tile_coords: &[String],
     private: &[ArrayId],
     full: &[Set<'c>],
-    general: Ast,
-) -> Result<PartialCode> {
+) -> Result<Relaxed<'c>> {
     let p = points.n_tile;
     if p < 2 || !points.band_in_order() {
-        return Ok((general, Vec::new(), Vec::new(), Vec::new()));
+        return Ok(Relaxed::default());
     }
     let Some(r) = (0..p).rev().find(|&m| accumulating.get(m) == Some(&true)) else {
-        return Ok((general, Vec::new(), Vec::new(), Vec::new()));
+        return Ok(Relaxed::default());
     };
     let lanes_order = reduction_outside_lanes(p, r);
     // The members that may be relaxed: the rows of a two-member band (matrix-vector products'
@@ -1106,6 +1110,32 @@ fn partial_reductions<'c>(
             branches.push((piece, kernel));
         }
     }
+    Ok(Relaxed {
+        branches,
+        relaxed,
+        kernels,
+        alone,
+    })
+}
+
+/// What [`partial_reductions`] found: the pieces of tiles with code of their own, in order, the
+/// iterators of the members relaxed in tiles that got a kernel, what those kernels run, and the
+/// statements that fill tiles alone ([`alone_full`]).
+#[derive(Default)]
+struct Relaxed<'c> {
+    branches: Vec<(Set<'c>, Ast)>,
+    relaxed: Vec<String>,
+    kernels: Vec<String>,
+    alone: Vec<String>,
+}
+
+/// `general` with each of `branches` (a piece of tiles and its code) tested before it, the
+/// first first.
+fn graft<'c>(
+    points: &PointSchedule<'c>,
+    general: Ast,
+    branches: Vec<(Set<'c>, Ast)>,
+) -> Result<Ast> {
     let mut out = general;
     for (piece, kernel) in branches.into_iter().rev() {
         let cond =
@@ -1116,7 +1146,7 @@ fn partial_reductions<'c>(
             els: Some(Box::new(out)),
         };
     }
-    Ok((out, relaxed, kernels, alone))
+    Ok(out)
 }
 
 /// The tiles of a three-member band over triangles that are full along one member only, with
@@ -1226,10 +1256,6 @@ fn for_every_shift(points: &PointSchedule<'_>, piece: &Set<'_>) -> Result<bool> 
     }
     Ok(true)
 }
-
-/// What [`partial_reductions`] gives: the code, the members relaxed, the kernels, and the
-/// statements that got kernels alone ([`alone_full`]).
-type PartialCode = (Ast, Vec<String>, Vec<String>, Vec<String>);
 
 /// Tiles that one statement fills while the others have a few instances there: cholesky's tiles
 /// just right of the diagonal blocks (`j` in the block after `k`'s), where the update
