@@ -68,6 +68,7 @@
 
 use crate::isl::{Ctx, Set, Side, UnionMap, UnionSet};
 use crate::maps::{input_error, projection};
+use crate::memo::Memo;
 use crate::scop::{stmt_of_name, ScopSets};
 use crate::tile_size::element_bytes;
 use crate::{parallel_tiles, Dependences, Error, Result, TiledSchedule};
@@ -284,7 +285,34 @@ impl std::fmt::Display for ScheduleCost {
 
 /// The estimated cost of `sched` (a tiled schedule of `scop`, whose dependences are `deps`) on
 /// `machine`.
+///
+/// The estimate is kept for the rest of the process ([`ESTIMATED`]): the fusion stage estimates
+/// each candidate, and the spread search asks again for the chosen one before it changes any
+/// tile size (deriche at LARGE: 75 ms on the compiler's critical path).
 pub fn schedule_cost(
+    scop: &Scop,
+    deps: &Dependences,
+    sched: &TiledSchedule,
+    machine: &Machine,
+) -> Result<ScheduleCost> {
+    let kept =
+        ESTIMATED.find(|(s, d, t, m), _| t == sched && m == machine && d == deps && s == scop);
+    if let Some(cost) = kept {
+        return Ok(cost);
+    }
+    let cost = estimate(scop, deps, sched, machine)?;
+    ESTIMATED.insert(
+        (scop.clone(), deps.clone(), sched.clone(), machine.clone()),
+        cost.clone(),
+    );
+    Ok(cost)
+}
+
+/// The estimates [`schedule_cost`] made in this process, the latest 16, by their inputs.
+static ESTIMATED: Memo<(Scop, Dependences, TiledSchedule, Machine), ScheduleCost> = Memo::new(16);
+
+/// [`schedule_cost`], estimated.
+fn estimate(
     scop: &Scop,
     deps: &Dependences,
     sched: &TiledSchedule,

@@ -80,6 +80,7 @@ mod isl;
 mod kernel;
 mod maps;
 mod materialize;
+mod memo;
 mod parallel;
 mod parametric;
 mod point_order;

@@ -206,17 +206,11 @@ pub fn spread_tiles(
             .position(|n| n.statements == *statements && n.tile_sizes == sizes);
         Ok(at.map(|at| (tried, sched, at)))
     };
-    // The cost model's estimate of a schedule, once per schedule: the doubling of tiny tiles
-    // and the halving below ask for the same one when the first changed nothing (deriche at
-    // LARGE: 50 ms each).
-    let costs: std::cell::RefCell<Vec<(TiledSchedule, ScheduleCost)>> = Default::default();
+    // The cost model's estimate of a schedule (kept by `schedule_cost`: the fusion stage made it
+    // for the schedule chosen, and the doubling of tiny tiles and the halving below ask for the
+    // same one when the first changed nothing).
     let cost_of = |sched: &TiledSchedule| -> Result<ScheduleCost> {
-        if let Some((_, cost)) = costs.borrow().iter().find(|(s, _)| s == sched) {
-            return Ok(cost.clone());
-        }
-        let cost = schedule_cost(scop, deps, sched, machine)?;
-        costs.borrow_mut().push((sched.clone(), cost.clone()));
-        Ok(cost)
+        schedule_cost(scop, deps, sched, machine)
     };
     // Each nest's instances per tile, by the cost model's walk; `None` when a nest has no
     // estimate (one without instances).

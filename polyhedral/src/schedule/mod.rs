@@ -149,6 +149,7 @@ use crate::isl::{
     ScheduleOption, Set, ThreadCpuClock, UnionMap, UnionSet,
 };
 use crate::maps::{names, pad_to_common_depth, projection, tuple};
+use crate::memo::Memo;
 use crate::parametric::{concrete_tree, parametric_copy, ParametricProblem};
 use crate::point_order::point_order;
 use crate::scop::{stmt_of_name, ScopSets};
@@ -173,8 +174,8 @@ pub(crate) use tiling::{fit_block, fits_in_one_tile};
 
 /// Schedules and tiles `scop` so that `deps` (its dependences) are respected.
 ///
-/// The result is kept for the rest of the process ([`SCHEDULED`]): asked again with equal
-/// inputs, it is given back without a second run. The driver asks for each schedule several
+/// The result is kept for the rest of the process ([`SCHEDULED`], a [`Memo`]): asked again
+/// with equal inputs, it is given back without a second run. The driver asks for each schedule several
 /// times: the spread search tiles the chosen configuration before it halves anything, and the
 /// schedule stage then asks for the same one (deriche at LARGE: 0.15 s each time). The
 /// scheduler's own runs are shared too ([`scheduled_tree`]); this keeps the tiling after them.
@@ -183,73 +184,52 @@ pub fn schedule(
     deps: &Dependences,
     cfg: &ScheduleConfig,
 ) -> Result<(TiledSchedule, Vec<Warning>)> {
-    // A thread that panicked while holding the lock left the memo whole (its changes are one
-    // push or one removal).
-    let lock = || {
-        SCHEDULED
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    };
-    if let Some(out) = lock().get(scop, deps, cfg) {
+    if let Some(out) = kept_schedule(&SCHEDULED, scop, deps, cfg) {
         return Ok(out);
     }
     let out = schedule_with(scop, deps, cfg, cfg.max_operations)?;
-    lock().insert(scop, deps, cfg, &out);
+    SCHEDULED.insert((scop.clone(), deps.clone(), cfg.clone()), out.clone());
     Ok(out)
 }
 
 /// A schedule and the warnings that came with it.
 type Tiled = (TiledSchedule, Vec<Warning>);
 
-/// Schedules and the inputs they were computed from, the latest [`MAX_SCHEDULED`] (the oldest
-/// leaves first).
-struct Scheduled {
-    kept: Vec<(Scop, Dependences, ScheduleConfig, Tiled)>,
-}
-
-impl Scheduled {
-    const fn new() -> Self {
-        Scheduled { kept: Vec::new() }
-    }
-
-    /// The schedule of these inputs, if kept; or, asked with
-    /// [`ScheduleConfig::widen_products`], the one kept without it where no band could be
-    /// widened: widening acts only on bands of three members or more (`tiling::coarsen_band`),
-    /// and a nest's tile sizes are its band's members, so a schedule whose nests all have fewer
-    /// is what the same inputs give with it. The driver asks for the chosen fusion candidate
-    /// with it after the candidates were scheduled without it; deriche, adi and ludcmp at
-    /// LARGE have no such band and were tiled a second time for nothing (deriche 0.15-0.24 s).
-    fn get(&self, scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig) -> Option<Tiled> {
-        let same = |c: &ScheduleConfig, out: &Tiled| {
-            c == cfg
-                || (cfg.widen_products
-                    && *c
-                        == ScheduleConfig {
-                            widen_products: false,
-                            ..cfg.clone()
-                        }
-                    && out.0.nests.iter().all(|n| n.tile_sizes.len() < 3))
-        };
-        self.kept
-            .iter()
-            .find(|(s, d, c, out)| same(c, out) && d == deps && s == scop)
-            .map(|(_, _, _, out)| out.clone())
-    }
-
-    fn insert(&mut self, scop: &Scop, deps: &Dependences, cfg: &ScheduleConfig, out: &Tiled) {
-        if self.kept.len() >= MAX_SCHEDULED {
-            self.kept.remove(0);
-        }
-        self.kept
-            .push((scop.clone(), deps.clone(), cfg.clone(), out.clone()));
-    }
-}
+/// Schedules by their inputs.
+type Schedules = Memo<(Scop, Dependences, ScheduleConfig), Tiled>;
 
 /// How many schedules [`SCHEDULED`] keeps.
 const MAX_SCHEDULED: usize = 16;
 
 /// The schedules [`schedule`] computed in this process, by their inputs.
-static SCHEDULED: std::sync::Mutex<Scheduled> = std::sync::Mutex::new(Scheduled::new());
+static SCHEDULED: Schedules = Memo::new(MAX_SCHEDULED);
+
+/// The schedule `kept` holds for these inputs. Asked with [`ScheduleConfig::widen_products`],
+/// the one kept without it serves where no band could be widened: widening acts only on bands
+/// of three members or more (`tiling::coarsen_band`), and a nest's tile sizes are its band's
+/// members, so a schedule whose nests all have fewer is what the same inputs give with it. The
+/// driver asks for the chosen fusion candidate with it after the candidates were scheduled
+/// without it; deriche, adi and ludcmp at LARGE have no such band and were tiled a second time
+/// for nothing (deriche 0.15-0.24 s).
+fn kept_schedule(
+    kept: &Schedules,
+    scop: &Scop,
+    deps: &Dependences,
+    cfg: &ScheduleConfig,
+) -> Option<Tiled> {
+    kept.find(|(s, d, c), out| {
+        (c == cfg
+            || (cfg.widen_products
+                && *c
+                    == ScheduleConfig {
+                        widen_products: false,
+                        ..cfg.clone()
+                    }
+                && out.0.nests.iter().all(|n| n.tile_sizes.len() < 3)))
+            && d == deps
+            && s == scop
+    })
+}
 
 /// [`schedule`], with `whole_budget` as the operation budget of the attempt on the whole SCoP
 /// (`cfg.max_operations` bounds the rest): tests make that attempt give up on its own.
@@ -782,33 +762,33 @@ mod tests {
         let deps = crate::dependences(&scop).unwrap();
         let cfg = ScheduleConfig::default();
         let out = schedule_with(&scop, &deps, &cfg, cfg.max_operations).unwrap();
-        let mut kept = Scheduled::new();
-        kept.insert(&scop, &deps, &cfg, &out);
-        assert_eq!(kept.get(&scop, &deps, &cfg), Some(out.clone()));
+        let kept: Schedules = Memo::new(MAX_SCHEDULED);
+        kept.insert((scop.clone(), deps.clone(), cfg.clone()), out.clone());
+        assert_eq!(kept_schedule(&kept, &scop, &deps, &cfg), Some(out.clone()));
         // Any input that differs is another schedule.
         let other_cfg = ScheduleConfig {
             tile_sizes: Some(vec![8]),
             ..cfg.clone()
         };
-        assert_eq!(kept.get(&scop, &deps, &other_cfg), None);
+        assert_eq!(kept_schedule(&kept, &scop, &deps, &other_cfg), None);
         let mut other_scop = scop.clone();
         other_scop.statements.pop();
-        assert_eq!(kept.get(&other_scop, &deps, &cfg), None);
+        assert_eq!(kept_schedule(&kept, &other_scop, &deps, &cfg), None);
         let other_deps = crate::dependences(&other_scop).unwrap();
         assert_ne!(other_deps, deps);
-        assert_eq!(kept.get(&scop, &other_deps, &cfg), None);
+        assert_eq!(kept_schedule(&kept, &scop, &other_deps, &cfg), None);
         // Full, it lets the first one go.
         for k in 1..MAX_SCHEDULED {
             let cfg = ScheduleConfig {
                 tile_sizes: Some(vec![k as i64]),
                 ..cfg.clone()
             };
-            kept.insert(&scop, &deps, &cfg, &out);
+            kept.insert((scop.clone(), deps.clone(), cfg.clone()), out.clone());
         }
-        assert_eq!(kept.get(&scop, &deps, &cfg), Some(out.clone()));
-        kept.insert(&scop, &deps, &other_cfg, &out);
-        assert_eq!(kept.get(&scop, &deps, &cfg), None);
-        assert_eq!(kept.get(&scop, &deps, &other_cfg), Some(out));
+        assert_eq!(kept_schedule(&kept, &scop, &deps, &cfg), Some(out.clone()));
+        kept.insert((scop.clone(), deps.clone(), other_cfg.clone()), out.clone());
+        assert_eq!(kept_schedule(&kept, &scop, &deps, &cfg), None);
+        assert_eq!(kept_schedule(&kept, &scop, &deps, &other_cfg), Some(out));
     }
 
     #[test]
