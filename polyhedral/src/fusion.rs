@@ -18,7 +18,7 @@
 
 use crate::cost::{schedule_cost, Machine, ScheduleCost};
 use crate::privatize::ScalarExpansion;
-use crate::threads::on_threads;
+use crate::threads::on_cores;
 use crate::{Dependences, Result, TiledSchedule};
 use scop_ir::{Scop, StmtId};
 
@@ -176,13 +176,14 @@ pub fn choose_fusion(
         tried.extend(block_plans(scop, deps)?.into_iter().map(Plan::Blocks));
     }
     let configs: Vec<crate::ScheduleConfig> = tried.iter().map(|p| p.config(cfg)).collect();
-    // Each candidate is scheduled, and then estimated, on a thread of its own (ISL contexts are
-    // one per thread). The scheduler's outcomes are shared by every thread (`schedule`'s memo):
+    // The candidates are scheduled, and then estimated, on one thread per core (ISL contexts are
+    // one per thread), taken in `PREFERENCE`'s order (`crate::threads::on_cores`: `smart` on the
+    // whole SCoP, usually the longest, first). The scheduler's outcomes are shared by every thread (`schedule`'s memo):
     // the problems that candidates have in common run once (a block that several plans share),
     // and scheduling the chosen one again costs no second run. The estimates wait until every
     // schedule is known: heuristics often agree (one strongly connected component), and a
     // schedule seen before has the same estimate.
-    let schedules = on_threads(&configs, |cfg| {
+    let schedules = on_cores(&configs, |cfg| {
         crate::schedule(scop, deps, cfg).and_then(|(sched, _)| match coarsen {
             Some(n) => crate::coarsen(&sched, n),
             None => Ok(sched),
@@ -198,7 +199,7 @@ pub fn choose_fusion(
         .filter(|&k| first_seen[k].is_none())
         .filter_map(|k| schedules[k].as_ref().ok().map(|sched| (k, sched)))
         .collect();
-    let estimates = on_threads(&fresh, |(_, sched)| {
+    let estimates = on_cores(&fresh, |(_, sched)| {
         let (unexpanded, needed) = private;
         if !needed.is_empty() {
             let kept = crate::task_private(unexpanded, needed, sched)?;
