@@ -196,6 +196,7 @@ pub use rows::{
 pub use schedule::{run_bounded, schedule};
 use scop_ir::StmtId;
 pub use spread::{spread_tiles, Spread, SpreadKind};
+pub use threads::on_cores;
 pub use tile::tile_dependences;
 pub use tile_code::{tile_body_ast, unroll_and_jam, TileCode};
 pub use tile_graph::{

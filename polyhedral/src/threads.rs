@@ -1,6 +1,7 @@
 //! Work on threads: each item of a list on a thread of its own ([`on_threads`]: the pieces of a
 //! tile's code, [`crate::tile_code`]), or the items taken in the list's order by one thread per
-//! core ([`on_cores`]: the fusion candidates, [`crate::fusion`]); the results in the list's
+//! core ([`on_cores`]: the fusion candidates, [`crate::fusion`], and the task program's nests'
+//! tile code); the results in the list's
 //! order. ISL's objects belong to the thread that made them, so the items and the results cross
 //! threads as plain data (text, ASTs); each thread works in its own shared ISL context
 //! (`Ctx::shared`).
@@ -51,7 +52,7 @@ pub(crate) fn on_threads<I: Sync, T: Send>(
 /// fusion candidates are (`smart` on the whole SCoP first), the longest runs on a core of its
 /// own instead of sharing one with the others: ludcmp's three heuristics on two cores took
 /// 0.77 s with a thread each, `smart`'s 0.48 s of CPU stretched by the other two.
-pub(crate) fn on_cores<I: Sync, T: Send>(
+pub fn on_cores<I: Sync, T: Send>(
     items: &[I],
     work: impl Fn(&I) -> Result<T> + Sync,
 ) -> Vec<Result<T>> {

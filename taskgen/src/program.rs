@@ -374,42 +374,13 @@ fn nest_bodies(
             }
         }
     };
-    // The nests are independent: with several, a second thread takes its share (each thread has
-    // its own ISL context; a nest's code does not depend on which thread builds it), the next
-    // nest going to whichever thread is free; the results are put back in nest order.
-    let n = sched.nests.len();
-    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-    if cores < 2 || n < 2 {
-        return (0..n).map(body).collect();
-    }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let take = || {
-        let mut done = Vec::new();
-        loop {
-            let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            if k >= n {
-                return done;
-            }
-            done.push((k, body(k)));
-        }
-    };
-    let mut done = std::thread::scope(|scope| {
-        let helper = std::thread::Builder::new()
-            .name("task-bodies".into())
-            .spawn_scoped(scope, take);
-        // Without a helper this thread takes every nest.
-        let mut done = take();
-        if let Ok(handle) = helper {
-            done.extend(
-                handle
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            );
-        }
-        done
-    });
-    done.sort_by_key(|(k, _)| *k);
-    done.into_iter().map(|(_, result)| result).collect()
+    // The nests are independent: with several, a thread per core takes them in order (each
+    // thread has its own ISL context; a nest's code does not depend on which thread builds it),
+    // the next nest going to whichever thread is free; the results come back in nest order.
+    let nests: Vec<usize> = (0..sched.nests.len()).collect();
+    polyhedral::on_cores(&nests, |&k| body(k))
+        .into_iter()
+        .collect()
 }
 
 /// The partitions of nest `k` and the code enumerating its tiles: the tile graph's classes

@@ -451,21 +451,12 @@ fn scheduled_tree_as_given<'c>(
 pub(crate) fn has_read_reuse(scop: &Scop) -> Result<bool> {
     let ctx = Ctx::shared()?;
     let sets = ScopSets::parse(ctx, scop)?;
-    let written: Vec<&str> = scop
-        .arrays
-        .iter()
-        .filter(|a| a.written)
-        .map(|a| a.isl_name.as_str())
-        .collect();
     let mut read = Vec::new();
-    for map in sets.reads.maps()? {
-        let (Some(stmt), Some(array)) = (
+    for map in read_only(scop, &sets)? {
+        if let (Some(stmt), Some(array)) = (
             map.tuple_name(crate::isl::Side::In),
             map.tuple_name(crate::isl::Side::Out),
-        ) else {
-            continue;
-        };
-        if !written.contains(&array.as_str()) {
+        ) {
             read.push((stmt, array, map.range()?));
         }
     }
@@ -485,25 +476,35 @@ pub(crate) fn has_read_reuse(scop: &Scop) -> Result<bool> {
     Ok(false)
 }
 
-/// For [`Fuse::Reuse`]: the pairs of instances of two different statements that read the same
-/// element of an array the SCoP never writes, the first one before the second in the source
-/// order. As proximity constraints they ask the scheduler to bring the two reads close.
-fn read_reuse<'c>(scop: &Scop, sets: &ScopSets<'c>) -> Result<UnionMap<'c>> {
-    let ctx = sets.domains.ctx();
+/// The reads of `scop` (`sets`, its sets) from arrays it never writes, one map per statement
+/// and array.
+fn read_only<'c>(scop: &Scop, sets: &ScopSets<'c>) -> Result<Vec<crate::isl::Map<'c>>> {
     let written: Vec<&str> = scop
         .arrays
         .iter()
         .filter(|a| a.written)
         .map(|a| a.isl_name.as_str())
         .collect();
-    let mut reads = UnionMap::empty(ctx)?;
+    let mut read = Vec::new();
     for map in sets.reads.maps()? {
         let read_only = map
             .tuple_name(crate::isl::Side::Out)
             .is_some_and(|name| !written.contains(&name.as_str()));
         if read_only {
-            reads = reads.union(UnionMap::from_map(map)?)?;
+            read.push(map);
         }
+    }
+    Ok(read)
+}
+
+/// For [`Fuse::Reuse`]: the pairs of instances of two different statements that read the same
+/// element of an array the SCoP never writes, the first one before the second in the source
+/// order. As proximity constraints they ask the scheduler to bring the two reads close.
+fn read_reuse<'c>(scop: &Scop, sets: &ScopSets<'c>) -> Result<UnionMap<'c>> {
+    let ctx = sets.domains.ctx();
+    let mut reads = UnionMap::empty(ctx)?;
+    for map in read_only(scop, sets)? {
+        reads = reads.union(UnionMap::from_map(map)?)?;
     }
     let same = reads.clone().apply_range(reads.reverse()?)?;
     let mut across = UnionMap::empty(ctx)?;
