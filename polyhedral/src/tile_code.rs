@@ -78,7 +78,7 @@ use crate::apart::{
     accumulators, part_by_part, register_kernel, statement_by_statement, BLOCK_ROWS, MAX_PIECES,
 };
 use crate::ast::{flatten, shift, Ast, Expr, OpKind, SCALAR_LOOP_USER};
-use crate::astgen::{convert_expr, guarded_inner_loop, rename_users, PointSchedule};
+use crate::astgen::{convert_expr, guarded_inner_loop, rename_users, PointSchedule, PointsText};
 use crate::chains::interleave_chains;
 use crate::column::column_buffers;
 use crate::gather::gather_operands;
@@ -611,15 +611,16 @@ struct GeneralCode {
 
 /// The code of the tiles that no piece of `pieces` holds: the general code, with its operands
 /// gathered, kernels in the tiles partial along some members (`partial_reductions`), and, when
-/// `chains` is given and the general code holds no kernels of its own, the jammed rows instead,
-/// each strip's copies guarded where the tile cuts it (`crate::chains`), unless the nest has more
-/// than `GENERAL_JAM_STATEMENTS` statements.
+/// `chains` is given (the text of the jammed schedule, read only where it is used) and the
+/// general code holds no kernels of its own, the jammed rows instead, each strip's copies
+/// guarded where the tile cuts it (`crate::chains`), unless the nest has more than
+/// `GENERAL_JAM_STATEMENTS` statements.
 fn general_code<'c>(
     scop: &Scop,
     points: &PointSchedule<'c>,
     parts: &Parts<'_>,
     pieces: &[Set<'c>],
-    chains: Option<&(PointSchedule<'c>, usize, i64)>,
+    chains: Option<&(PointsText, usize, i64)>,
 ) -> Result<GeneralCode> {
     let Relaxed {
         branches,
@@ -638,10 +639,18 @@ fn general_code<'c>(
     // The jammed schedule where the chains ask for it and nothing was relaxed; the plain one
     // otherwise. Only the one used is built (deriche's first two nests spent 55-120 ms each on
     // a plain build that the jammed one replaced).
+    // The jammed schedule is read from its text only then (adi's, 3.5 kB with `mod`
+    // constraints, took 48 ms to read, for a general code of too many statements to jam).
     let few = statements_of(points)?.len() <= GENERAL_JAM_STATEMENTS;
-    let (built, with_branches) = match chains {
-        Some((jammed, _, _)) if few && relaxed.is_empty() && alone.is_empty() => (jammed, false),
-        _ => (points, true),
+    let jammed = match chains {
+        Some((jammed, _, _)) if few && relaxed.is_empty() && alone.is_empty() => {
+            Some(jammed.read()?)
+        }
+        _ => None,
+    };
+    let (built, with_branches) = match &jammed {
+        Some(jammed) => (jammed, false),
+        None => (points, true),
     };
     let general = built.build(None, built.separate.as_slice())?;
     // Operands read across the innermost loop, gathered in the tiles that are not full.
@@ -718,10 +727,6 @@ fn on_threads_from_text(
     let built = crate::threads::on_threads(&jobs, |job| -> Result<Part> {
         let ctx = Ctx::shared()?;
         let points = points.read()?;
-        let chains = match &chains {
-            Some((jammed, m, factor)) => Some((jammed.read()?, *m, *factor)),
-            None => None,
-        };
         match job {
             None => {
                 let pieces = texts
@@ -732,6 +737,10 @@ fn on_threads_from_text(
                 Ok(Part::General(general))
             }
             Some(k) => {
+                let chains = match &chains {
+                    Some((jammed, m, factor)) => Some((jammed.read()?, *m, *factor)),
+                    None => None,
+                };
                 let plan = PiecePlan {
                     jam: jam.as_ref(),
                     chains: chains.as_ref(),
