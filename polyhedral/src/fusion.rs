@@ -178,9 +178,9 @@ pub fn choose_fusion(
     let configs: Vec<crate::ScheduleConfig> = tried.iter().map(|p| p.config(cfg)).collect();
     // The candidates are scheduled, and then estimated, on one thread per core (ISL contexts are
     // one per thread), taken in `PREFERENCE`'s order (`crate::threads::on_cores`: `smart` on the
-    // whole SCoP, usually the longest, first). The scheduler's outcomes are shared by every thread (`schedule`'s memo):
-    // the problems that candidates have in common run once (a block that several plans share),
-    // and scheduling the chosen one again costs no second run. The estimates wait until every
+    // whole SCoP, usually the longest, first). The scheduler's outcomes are shared by every
+    // thread (`schedule`'s memo): the problems that candidates have in common run once (a block
+    // that several plans share), and scheduling the chosen one again costs no second run. The estimates wait until every
     // schedule is known: heuristics often agree (one strongly connected component), and a
     // schedule seen before has the same estimate.
     let schedules = on_cores(&configs, |cfg| {

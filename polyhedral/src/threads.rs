@@ -1,10 +1,9 @@
 //! Work on threads: each item of a list on a thread of its own ([`on_threads`]: the pieces of a
 //! tile's code, [`crate::tile_code`]), or the items taken in the list's order by one thread per
 //! core ([`on_cores`]: the fusion candidates, [`crate::fusion`], and the task program's nests'
-//! tile code); the results in the list's
-//! order. ISL's objects belong to the thread that made them, so the items and the results cross
-//! threads as plain data (text, ASTs); each thread works in its own shared ISL context
-//! (`Ctx::shared`).
+//! tile code); the results in the list's order. ISL's objects belong to the thread that made
+//! them, so the items and the results cross threads as plain data (text, ASTs); each thread
+//! works in its own shared ISL context (`Ctx::shared`).
 
 use crate::isl::CpuGroup;
 use crate::Result;

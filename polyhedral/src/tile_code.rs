@@ -636,11 +636,11 @@ fn general_code<'c>(
         parts.private,
         pieces,
     )?;
-    // The jammed schedule where the chains ask for it and nothing was relaxed; the plain one
-    // otherwise. Only the one used is built (deriche's first two nests spent 55-120 ms each on
-    // a plain build that the jammed one replaced).
-    // The jammed schedule is read from its text only then (adi's, 3.5 kB with `mod`
-    // constraints, took 48 ms to read, for a general code of too many statements to jam).
+    // The jammed schedule where the chains ask for it and nothing was relaxed, the plain one
+    // with the relaxed pieces otherwise: only the one used is read from its text and built
+    // (deriche's first two nests built a plain code that their jammed rows replaced, 55-120 ms
+    // each; adi's general code, of too many statements to jam, read its 3.5 kB jammed schedule
+    // with `mod` constraints, 48 ms).
     let few = statements_of(points)?.len() <= GENERAL_JAM_STATEMENTS;
     let jammed = match chains {
         Some((jammed, _, _)) if few && relaxed.is_empty() && alone.is_empty() => {
@@ -648,19 +648,16 @@ fn general_code<'c>(
         }
         _ => None,
     };
-    let (built, with_branches) = match &jammed {
-        Some(jammed) => (jammed, false),
-        None => (points, true),
-    };
+    let built = jammed.as_ref().unwrap_or(points);
     let general = built.build(None, built.separate.as_slice())?;
     // Operands read across the innermost loop, gathered in the tiles that are not full.
     let (general, gathered) = match gather_operands(scop, built, &general, parts.tile_coords)? {
         Some((code, done)) => (code, done),
         None => (general, Vec::new()),
     };
-    let code = match with_branches {
-        true => graft(points, general, branches)?,
-        false => general,
+    let code = match jammed {
+        Some(_) => general,
+        None => graft(points, general, branches)?,
     };
     Ok(GeneralCode {
         code,
