@@ -627,3 +627,35 @@ fn points_ast_of_a_set_isl_cannot_coalesce_visits_each_point_once() {
     }
     assert!(visited_some);
 }
+
+/// Classes shaped by `%` guards (a random SCoP's, `tests/data/classes_past_the_budget.txt`: one
+/// tile dimension, 4 classes, the last of 50 disjuncts with divisions) took ISL's AST generator
+/// over 20 s (the last class alone as long). Past `CLASSES_BUDGET` operations `classes_ast` gives
+/// up with an ISL error, which the task program answers with one partition whose inputs are
+/// guarded (taskgen's `nest_partitions`).
+#[test]
+fn classes_past_the_budget_are_given_up() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/classes_past_the_budget.txt");
+    let text = std::fs::read_to_string(path).unwrap();
+    let classes: Vec<Vec<String>> = text.lines().map(|l| vec![l.to_string()]).collect();
+    assert_eq!(classes.len(), 4);
+    let scop = common::scop(&["N"], "[N] -> { : N >= 0 }", &[], vec![]);
+    match classes_ast(&scop, &classes, "c", &[]) {
+        Err(polyhedral::Error::Isl(msg)) => {
+            assert!(msg.contains("ISL operations"), "{msg}")
+        }
+        other => panic!("expected the budget's error, got {other:?}"),
+    }
+    // The same classes without the last are within the budget.
+    let ast = classes_ast(&scop, &classes[..3], "c", &[]).unwrap();
+    for n in [4, 65, 66, 200] {
+        let classes_of_zero: Vec<String> = common::run(&ast, &[("N", n)])
+            .into_iter()
+            .filter(|(_, point)| point[0] == 0)
+            .map(|(class, _)| class)
+            .collect();
+        let want = if n <= 65 { "P0" } else { "P1" };
+        assert_eq!(classes_of_zero, [want], "N = {n}\n{}", common::show(&ast));
+    }
+}
