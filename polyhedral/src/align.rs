@@ -84,7 +84,7 @@ pub fn follows_lines(
     nests: &[crate::Nest],
 ) -> Result<Vec<Option<usize>>> {
     let ctx = crate::isl::Ctx::shared()?;
-    let deps = crate::deps::IslDeps::parse(ctx, deps)?.all()?;
+    let deps = crate::deps::all_of(ctx, deps)?;
     nests
         .iter()
         .enumerate()

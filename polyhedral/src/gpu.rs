@@ -42,7 +42,6 @@
 //! from the parameters at run time; an array never touched has none.
 
 use crate::ast::Ast;
-use crate::deps::IslDeps;
 use crate::isl::{Ctx, Set, UnionMap, UnionSet};
 use crate::maps::{input_error, names, pad_to_common_depth, projection, tuple};
 use crate::scop::ScopSets;
@@ -140,7 +139,7 @@ pub fn parallel_loops(
     })?;
     let ctx = Ctx::shared()?;
     let sets = ScopSets::parse(ctx, scop)?;
-    let all = IslDeps::parse(ctx, deps)?.all()?;
+    let all = crate::deps::all_of(ctx, deps)?;
     let schedule = UnionMap::read(ctx, &the_nest.schedule)
         .map_err(|e| input_error("nest schedule", &the_nest.schedule, e))?;
     let (schedule, depth) = pad_to_common_depth(schedule)?;

@@ -23,7 +23,6 @@
 //! Dependences between different nests need nothing here: the nests run one after the other,
 //! each parallel loop ending in a barrier.
 
-use crate::deps::IslDeps;
 use crate::isl::{Ctx, UnionMap, UnionSet};
 use crate::maps::{input_error, names, tuple};
 use crate::scop::ScopSets;
@@ -53,7 +52,7 @@ pub fn parallel_tiles(
 ) -> Result<Vec<ParallelTiles>> {
     let ctx = Ctx::shared()?;
     let sets = ScopSets::parse(ctx, scop)?;
-    let all = IslDeps::parse(ctx, deps)?.all()?;
+    let all = crate::deps::all_of(ctx, deps)?;
     let all = all
         .intersect_domain(sets.domains.clone())?
         .intersect_range(sets.domains.clone())?;

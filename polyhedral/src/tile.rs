@@ -2,7 +2,6 @@
 //! `tile_map_dst ∘ dep ∘ tile_map_src⁻¹`, without the pairs inside one tile (a tile runs its
 //! instances in schedule order, so they need no synchronization).
 
-use crate::deps::IslDeps;
 use crate::isl::{Ctx, Side, UnionMap};
 use crate::maps::{input_error, lex_lt, nest_of_name};
 use crate::scop::parse_domains;
@@ -19,7 +18,7 @@ pub fn tile_dependences(
 ) -> Result<Vec<TileDep>> {
     let ctx = Ctx::shared()?;
     let domains = parse_domains(ctx, scop)?;
-    let all = IslDeps::parse(ctx, deps)?.all()?;
+    let all = crate::deps::all_of(ctx, deps)?;
     let all = all
         .intersect_domain(domains.clone())?
         .intersect_range(domains)?;

@@ -23,6 +23,7 @@ use std::collections::HashMap;
 pub fn verify(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<()> {
     let ctx = Ctx::shared()?;
     let domains = parse_domains(ctx, scop)?;
+    let all = crate::deps::all_of(ctx, deps)?;
     let deps = IslDeps::parse(ctx, deps)?;
     let mut problems = Vec::new();
 
@@ -133,7 +134,7 @@ pub fn verify(scop: &Scop, deps: &Dependences, sched: &TiledSchedule) -> Result<
     // repeat its flow ones), so each pair is checked once, in the union of the kinds without
     // repeated pieces; only when some pair goes backward is each kind checked, for the report.
     let mut all_respected = true;
-    for pair in statement_pairs(&deps.all()?, &covered)? {
+    for pair in statement_pairs(&all, &covered)? {
         if !respected(&pair)? {
             all_respected = false;
             break;

@@ -14,7 +14,7 @@ use super::*;
 /// dependence from the first to the second, self-dependences included), sorted.
 pub(crate) fn statement_edges(deps: &Dependences) -> Result<Vec<(StmtId, StmtId)>> {
     let ctx = Ctx::shared()?;
-    let all = IslDeps::parse(ctx, deps)?.all()?;
+    let all = crate::deps::all_of(ctx, deps)?;
     let mut edges = Vec::new();
     for map in all.maps()? {
         let from = map.tuple_name(crate::isl::Side::In);

@@ -143,7 +143,6 @@ mod solve;
 mod tiling;
 
 use crate::cost::{band_rows, BandRows, BandTiles};
-use crate::deps::IslDeps;
 use crate::isl::{
     this_thread_cpu_time, CpuGroup, Ctx, NodeKind, Schedule, ScheduleConstraints, ScheduleNode,
     ScheduleOption, Set, ThreadCpuClock, UnionMap, UnionSet,
@@ -259,7 +258,7 @@ fn schedule_with(
             Vec::new(),
         ));
     }
-    let deps = IslDeps::parse(ctx, deps)?.all()?;
+    let deps = crate::deps::all_of(ctx, deps)?;
     let deps = deps
         .intersect_domain(sets.domains.clone())?
         .intersect_range(sets.domains.clone())?;
@@ -930,7 +929,10 @@ mod point_order_tests {
                 ctx.set_tile_scale_tile_loops(false).unwrap();
                 ctx.set_tile_shift_point_loops(false).unwrap();
                 let sets = ScopSets::parse(&ctx, &scop).unwrap();
-                let all = IslDeps::parse(&ctx, &deps).unwrap().all().unwrap();
+                let all = crate::deps::IslDeps::parse(&ctx, &deps)
+                    .unwrap()
+                    .all()
+                    .unwrap();
                 let tree = scheduled_tree(&sets.domains, &sets.context, &all, None, None, &cfg)
                     .unwrap()
                     .unwrap();
