@@ -12,6 +12,8 @@
 //! [`golden`] runs the stage tests held as data (`testsuite/data/stages/`): printed forms of
 //! the compiler's stages against expectations in files.
 //!
+//! [`par`] spreads one test's items (kernels, builds) over the cores.
+//!
 //! [`nvrtc`] compiles CUDA source for a GPU architecture with NVRTC (from `make deps`), for the
 //! cuda target's tests.
 //!
@@ -35,6 +37,7 @@ pub mod differential;
 pub mod dump;
 pub mod golden;
 pub mod nvrtc;
+pub mod par;
 pub mod paths;
 pub mod process;
 pub mod random_program;

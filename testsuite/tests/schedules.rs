@@ -11,6 +11,7 @@
 //! kernel runs with two different tile sizes and two different heuristics. Sizes are MINI, plus
 //! SMALL for the kernels in [`AT_SMALL`] (one of each kind: a stencil, a solver, a reduction).
 
+use testsuite::par::on_cores;
 use testsuite::{differential, kernel_names, Variant};
 
 const TILES: [&str; 3] = ["1", "4", "512"];
@@ -45,18 +46,21 @@ fn every_kernel_under_rotating_tile_sizes_fusions_and_targets() {
         "expected the 30 PolyBench kernels, found {}",
         names.len()
     );
-    let mut failures = Vec::new();
-    for (n, name) in names.iter().enumerate() {
+    // The kernels side by side, one per core (`testsuite::par`).
+    let positions: Vec<usize> = (0..names.len()).collect();
+    let failures: Vec<String> = on_cores(&positions, |&n| {
+        let name = &names[n];
         let mut sizes: Vec<&[(&str, &str)]> = vec![&[("MINI_DATASET", "")]];
         if AT_SMALL.contains(&name.as_str()) {
             sizes.push(&[("SMALL_DATASET", "")]);
         }
-        for defines in sizes {
-            if let Err(e) = differential(name, defines, &variants(n)) {
-                failures.push(format!("{e:#}"));
-            }
-        }
-    }
+        sizes
+            .into_iter()
+            .filter_map(|defines| differential(name, defines, &variants(n)).err())
+            .map(|e| format!("{e:#}"))
+            .collect::<Vec<_>>()
+    })
+    .concat();
     assert!(
         failures.is_empty(),
         "{} kernel run(s) failed:\n{}",

@@ -4,6 +4,7 @@
 //! counter named in a comment) would be blamed on the user.
 
 use std::process::Command;
+use testsuite::par::on_cores;
 use testsuite::paths::{
     kernel_dir, kernel_names, kernel_path, reference_cc, tool_path, utilities_dir,
 };
@@ -27,14 +28,16 @@ fn generated_code_of_every_kernel_compiles_without_warnings() {
         .prefix("tiledflow-warnings.")
         .tempdir()
         .unwrap();
-    let mut found = Vec::new();
-    for kernel in kernel_names().unwrap() {
+    // The kernels side by side, one per core (`testsuite::par`).
+    let kernels = kernel_names().unwrap();
+    let found: Vec<String> = on_cores(&kernels, |kernel| {
+        let mut found = Vec::new();
         for target in ["tasks", "seq", "omp"] {
             let out = dir.path().join(format!("{kernel}-{target}.c"));
             let status = Command::new(tool_path("tiledflow").unwrap())
                 .args(["--target", target, "-DMINI_DATASET", "-I"])
                 .arg(utilities_dir())
-                .arg(kernel_path(&kernel))
+                .arg(kernel_path(kernel))
                 .arg("-o")
                 .arg(&out)
                 .status()
@@ -59,7 +62,7 @@ fn generated_code_of_every_kernel_compiles_without_warnings() {
                     ])
                     .arg(utilities_dir())
                     .arg("-I")
-                    .arg(kernel_dir(&kernel))
+                    .arg(kernel_dir(kernel))
                     .args(width.iter())
                     .arg(&out)
                     .arg("-o")
@@ -76,7 +79,9 @@ fn generated_code_of_every_kernel_compiles_without_warnings() {
                 }
             }
         }
-    }
+        found
+    })
+    .concat();
     assert!(
         found.is_empty(),
         "warnings in generated code:\n{}",
