@@ -182,6 +182,10 @@ pub struct ScopReport {
     /// Task classes spread over the threads in blocks of a dimension (the first unless named)
     /// (`taskgen::TaskClass::spread`), for the targets that run tasks.
     pub blocks: Vec<String>,
+    /// Task classes whose tiles are one partition with guarded inputs instead of a partition by
+    /// signature (`taskgen::TaskClass::partitioned`: too many classes, or classes past
+    /// `polyhedral::CLASSES_BUDGET`), for the targets that run tasks.
+    pub guarded: Vec<String>,
 }
 
 /// The cost model's choice of fusion for one SCoP.
@@ -402,7 +406,7 @@ impl ScopReport {
             format!(", tile code: {}", special.join("; "))
         };
         // What else was done, each list after its label (the lists of nests by `; `).
-        let lists: [(&str, &[String], &str); 10] = [
+        let lists: [(&str, &[String], &str); 11] = [
             ("in arrays of copies", &self.materialized, ", "),
             ("scalars folded into elements", &self.folded, "; "),
             ("retimed", &self.retimed, "; "),
@@ -419,6 +423,11 @@ impl ScopReport {
             (
                 "tiles spread over the threads in blocks",
                 &self.blocks,
+                ", ",
+            ),
+            (
+                "tiles not partitioned (inputs guarded)",
+                &self.guarded,
                 ", ",
             ),
         ];
@@ -777,6 +786,15 @@ fn compile_parsed(
                                 0 => Some(k.name.clone()),
                                 dim => Some(format!("{} (dimension {dim})", k.name)),
                             })
+                            .collect(),
+                        _ => Vec::new(),
+                    },
+                    guarded: match (&c.program, opts.target) {
+                        (Some(p), Target::Tasks | Target::Cuda) => p
+                            .classes
+                            .iter()
+                            .filter(|k| !k.partitioned)
+                            .map(|k| k.name.clone())
                             .collect(),
                         _ => Vec::new(),
                     },

@@ -148,3 +148,25 @@ fn random_programs_part_2() {
 fn random_programs_part_3() {
     run_part(3);
 }
+
+/// Seed 5's tile classes are shaped by its `%` guards past the ISL budget of their loops
+/// (`polyhedral::CLASSES_BUDGET`; 20 s of ISL's AST generator without it): its nest runs as one
+/// partition whose inputs are guarded, which `-v` says (`random_programs_part_1` checks its
+/// results).
+#[test]
+fn classes_past_the_budget_leave_one_guarded_partition() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("p5.c");
+    std::fs::write(&src, generate(5)).unwrap();
+    let out = std::process::Command::new(tool_path("tiledflow").expect("the workspace is built"))
+        .args(["-v", "-o", "-"])
+        .arg(&src)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("tiles not partitioned (inputs guarded): N0"),
+        "{said}"
+    );
+}
