@@ -195,12 +195,12 @@ fn build_and_run_original(
 }
 
 /// Builds and runs one variant and compares its dump with `expected`.
-fn check_variant(
+/// Builds `variant` as `exe`.
+fn build_variant(
     src: &Path,
     flags: &[String],
     variant: &Variant,
     exe: &Path,
-    expected: &[DumpedArray],
     options: &DifferentialOptions,
 ) -> Result<()> {
     let mut all_flags = flags.to_vec();
@@ -214,6 +214,17 @@ fn check_variant(
         options.compile_timeout,
     )
     .context("building")?;
+    Ok(())
+}
+
+/// Runs `exe` (built for `variant`) in the variant's environment and compares its dump with
+/// `expected`.
+fn run_variant(
+    variant: &Variant,
+    exe: &Path,
+    expected: &[DumpedArray],
+    options: &DifferentialOptions,
+) -> Result<()> {
     let env: Vec<(&str, &str)> = variant
         .run_env
         .iter()
@@ -250,7 +261,9 @@ pub fn differential(kernel: &str, defines: &[(&str, &str)], variants: &[Variant]
 /// [`original_flags`], and with each variant (same flags, then the variant's arguments); runs
 /// all of them and requires each variant to exit successfully and dump the same arrays as the
 /// reference, under `options.tolerance`. Every variant is checked; the error lists each failing
-/// one with the kernel, the defines and what went wrong.
+/// one with the kernel, the defines and what went wrong. Variants with the same driver, arguments
+/// and build environment (tasks on 1 and on 2 threads) are built once and run each in its own
+/// environment.
 pub fn differential_with(
     kernel: &str,
     defines: &[(&str, &str)],
@@ -266,9 +279,27 @@ pub fn differential_with(
     let src = kernel_source(kernel)?;
     let flags = original_flags(defines)?;
     let mut failures = Vec::new();
+    // Variants that differ only in how they run (threads) share one build: the first one's.
+    let mut built: Vec<(&Variant, PathBuf)> = Vec::new();
     for (idx, variant) in variants.iter().enumerate() {
-        let exe = dir.path().join(format!("variant-{idx}"));
-        if let Err(e) = check_variant(&src, &flags, variant, &exe, &expected, options) {
+        let same_build = |(v, _): &&(&Variant, PathBuf)| {
+            v.driver == variant.driver
+                && v.args == variant.args
+                && v.compile_env == variant.compile_env
+        };
+        let exe = match built.iter().find(same_build) {
+            Some((_, exe)) => exe.clone(),
+            None => {
+                let exe = dir.path().join(format!("variant-{idx}"));
+                if let Err(e) = build_variant(&src, &flags, variant, &exe, options) {
+                    failures.push(format!("variant `{}`: {e:#}", variant.name));
+                    continue;
+                }
+                built.push((variant, exe.clone()));
+                exe
+            }
+        };
+        if let Err(e) = run_variant(variant, &exe, &expected, options) {
             failures.push(format!("variant `{}`: {e:#}", variant.name));
         }
     }

@@ -591,6 +591,43 @@ fn differential_reports_variants_that_do_not_build_run_or_dump() {
     }
 }
 
+/// Variants that differ only in how they run share one build, and each runs in its own
+/// environment: a driver that counts its builds makes a program exiting with `$EXIT_WITH`.
+#[test]
+fn variants_that_differ_only_in_their_run_share_one_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let count = tmp.path().join("builds");
+    let counting = fake_driver(
+        tmp.path(),
+        "counting-cc",
+        &format!(
+            "echo build >> {count}\n\
+             out=\nwhile [ $# -gt 0 ]; do if [ \"$1\" = -o ]; then out=$2; fi; shift; done\n\
+             printf '#include <stdlib.h>\\nint main(void) {{ return atoi(getenv(\"EXIT_WITH\")); }}\\n' \
+             | cc -x c - -o \"$out\"",
+            count = count.display()
+        ),
+    );
+    let variants = [
+        Variant::new("exits 0", &counting).env("EXIT_WITH", "0"),
+        Variant::new("exits 3", &counting).env("EXIT_WITH", "3"),
+        Variant::new("exits 4, built again", &counting)
+            .arg("-DOTHER")
+            .env("EXIT_WITH", "4"),
+    ];
+    let err = error_text(differential("gemm", &[("MINI_DATASET", "")], &variants));
+    for part in [
+        "3 of 3 variant(s) failed",
+        "variant `exits 0`: reading its dump",
+        "variant `exits 3`: the program failed (exit status 3)",
+        "variant `exits 4, built again`: the program failed (exit status 4)",
+    ] {
+        assert!(err.contains(part), "{err}\n--- lacks {part:?}");
+    }
+    let builds = std::fs::read_to_string(&count).unwrap();
+    assert_eq!(builds.lines().count(), 2, "{builds}");
+}
+
 #[test]
 fn differential_rejects_unknown_kernels_and_bad_defines() {
     let err = error_text(differential("no-such-kernel", &[], &[]));
