@@ -668,16 +668,20 @@ pub fn classes_ast(
     if !order.is_empty() {
         iterators = order.iter().map(|&d| iterators[d].clone()).collect();
     }
-    // Only classes with divisions are bounded: those without take what they take (the
-    // parametric jacobi-2d's 11 classes of tiles of 5 need tens of millions of operations).
-    let budget = if divided { CLASSES_BUDGET } else { 0 };
-    ctx.set_max_operations(budget);
-    let over = || budget > 0 && ctx.quota_hit();
+    // Only classes with divisions are bounded (and only then is the context's budget touched):
+    // those without take what they take (the parametric jacobi-2d's 11 classes of tiles of 5
+    // need more than 8 million operations).
+    if divided {
+        ctx.set_max_operations(CLASSES_BUDGET);
+    }
+    let over = || divided && ctx.quota_hit();
     let built = match build_named(context.clone(), whole, &iterators, None) {
         Err(_) if !over() => build_named(context, pieces, &iterators, None),
         other => other,
     };
-    ctx.set_max_operations(0);
+    if divided {
+        ctx.set_max_operations(0);
+    }
     let mut ast = match built {
         Err(_) if over() => {
             return Err(Error::Isl(format!(
