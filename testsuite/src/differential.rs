@@ -38,6 +38,14 @@ impl Variant {
         }
     }
 
+    /// Whether `other` is built exactly as this variant is (driver, arguments, build
+    /// environment): the two may differ only in how they run.
+    fn builds_as(&self, other: &Variant) -> bool {
+        self.driver == other.driver
+            && self.args == other.args
+            && self.compile_env == other.compile_env
+    }
+
     /// A variant built by the system `cc` (useful to test the harness itself, or as a baseline).
     pub fn cc(name: impl Into<String>) -> Self {
         Variant::new(name, "cc")
@@ -194,7 +202,6 @@ fn build_and_run_original(
     Ok(arrays)
 }
 
-/// Builds and runs one variant and compares its dump with `expected`.
 /// Builds `variant` as `exe`.
 fn build_variant(
     src: &Path,
@@ -282,12 +289,7 @@ pub fn differential_with(
     // Variants that differ only in how they run (threads) share one build: the first one's.
     let mut built: Vec<(&Variant, PathBuf)> = Vec::new();
     for (idx, variant) in variants.iter().enumerate() {
-        let same_build = |(v, _): &&(&Variant, PathBuf)| {
-            v.driver == variant.driver
-                && v.args == variant.args
-                && v.compile_env == variant.compile_env
-        };
-        let exe = match built.iter().find(same_build) {
+        let exe = match built.iter().find(|(v, _)| v.builds_as(variant)) {
             Some((_, exe)) => exe.clone(),
             None => {
                 let exe = dir.path().join(format!("variant-{idx}"));

@@ -1,6 +1,8 @@
 //! Work items of one test spread over the machine's cores. The test harness runs test functions
 //! side by side, but a single test that builds and runs every kernel in a loop (the warnings
-//! check, the scheduling variants) keeps one core busy while the others wait for it.
+//! check, the scheduling variants) keeps one core busy while the others wait for it. (The
+//! compiler has its own `polyhedral::on_cores`; this crate drives the built binaries and does
+//! not link the compiler's crates.)
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;

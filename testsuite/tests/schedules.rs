@@ -47,9 +47,8 @@ fn every_kernel_under_rotating_tile_sizes_fusions_and_targets() {
         names.len()
     );
     // The kernels side by side, one per core (`testsuite::par`).
-    let positions: Vec<usize> = (0..names.len()).collect();
-    let failures: Vec<String> = on_cores(&positions, |&n| {
-        let name = &names[n];
+    let positions: Vec<(usize, &String)> = names.iter().enumerate().collect();
+    let failures: Vec<String> = on_cores(&positions, |&(n, name)| {
         let mut sizes: Vec<&[(&str, &str)]> = vec![&[("MINI_DATASET", "")]];
         if AT_SMALL.contains(&name.as_str()) {
             sizes.push(&[("SMALL_DATASET", "")]);
